@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "WebRecord",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "WebRecord", targets: ["WebRecord"]),
+        .library(name: "WebRecordTesting", targets: ["WebRecordTesting"]),
+        .executable(name: "webrecord", targets: ["webrecord"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "WebRecordSQLite",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "WebRecord", dependencies: ["WebRecordSQLite"]),
+        .target(name: "WebRecordTesting", dependencies: ["WebRecord"]),
+        .executableTarget(name: "webrecord", dependencies: ["WebRecord"]),
+        .testTarget(
+            name: "WebRecordTests",
+            dependencies: ["WebRecord", "WebRecordTesting"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "webrecordTests",
+            dependencies: ["WebRecord", "WebRecordTesting"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

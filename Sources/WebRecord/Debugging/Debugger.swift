@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+
+/// Collects every error met while a request or population runs.
+///
+/// MMRecord's debugger, kept: a failure carries it, and so does a success, with the
+/// non-fatal entries (a missing primary key, a value of the wrong type, an empty result)
+/// that did not stop the work.
+///
+/// For example:
+///
+/// ```swift
+/// let result = try await store.startRequest(entity: "Post", urn: "posts")
+/// for warning in result.debugger.errors where !warning.isFatal {
+///     print(warning)
+/// }
+/// ```
+public final class Debugger: Sendable, CustomStringConvertible {
+    private struct State {
+        var errors: [WebRecordError] = []
+        var primaryError: WebRecordError?
+        var responseObject: JSONValue?
+    }
+
+    private let state = Mutex(State())
+
+    /// The entity the request started from.
+    public let initialEntity: String?
+
+    /// Creates an empty debugger for a request on `initialEntity`.
+    public init(initialEntity: String? = nil) {
+        self.initialEntity = initialEntity
+    }
+
+    /// Every error met, in the order met, fatal and non-fatal.
+    public var errors: [WebRecordError] { state.withLock { $0.errors } }
+
+    /// The non-fatal errors only.
+    public var warnings: [WebRecordError] { state.withLock { $0.errors.filter { !$0.isFatal } } }
+
+    /// The fatal error that ended the work, if any.
+    public var primaryError: WebRecordError? { state.withLock { $0.primaryError } }
+
+    /// The response the work was about, once known.
+    public var responseObject: JSONValue? { state.withLock { $0.responseObject } }
+
+    /// Whether any error was recorded with the given code.
+    public func contains(_ code: WebRecordError.Code) -> Bool {
+        state.withLock { $0.errors.contains { $0.code == code } }
+    }
+
+    /// Records an error. The first fatal one becomes the ``primaryError``.
+    public func record(_ error: WebRecordError) {
+        WebRecord.logger.log(error.isFatal ? .error : .warning, error.description, entity: error.entity)
+        state.withLock { state in
+            state.errors.append(error)
+            if error.isFatal, state.primaryError == nil { state.primaryError = error }
+        }
+    }
+
+    /// Records the response object the work is about.
+    public func setResponseObject(_ response: JSONValue?) {
+        state.withLock { $0.responseObject = response }
+    }
+
+    /// A summary: the count of errors and each on its own line.
+    public var description: String {
+        let errors = self.errors
+        if errors.isEmpty { return "Debugger: no errors" }
+        return (["Debugger: \(errors.count) error(s)"] + errors.map { "  \($0)" }).joined(separator: "\n")
+    }
+}
+
+/// A fatal failure delivered with its ``Debugger``.
+///
+/// Thrown by requests and populations. ``error`` is the primary error and ``debugger``
+/// holds every error met, the response object and the initial entity.
+public struct WebRecordFailure: Error, Sendable, CustomStringConvertible {
+    /// The fatal error that ended the work.
+    public let error: WebRecordError
+    /// Everything recorded while the work ran.
+    public let debugger: Debugger
+
+    /// Creates a failure; the error is recorded on the debugger if it is not there yet.
+    public init(_ error: WebRecordError, debugger: Debugger) {
+        self.error = error
+        self.debugger = debugger
+        if debugger.primaryError == nil { debugger.record(error) }
+    }
+
+    /// The error's code.
+    public var code: WebRecordError.Code { error.code }
+
+    /// The primary error's description.
+    public var description: String { error.description }
+}

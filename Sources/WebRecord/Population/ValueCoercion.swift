@@ -1,0 +1,157 @@
+import Foundation
+
+/// Strict, type-directed conversion of response values into stored values (DESIGN §3.10).
+///
+/// - integer: JSON integers, integral doubles in range, and strings that are whole numbers
+///   (`"12"`, `"-3"`); `"12abc"` and `1.5` are rejected.
+/// - double: numbers and numeric strings.
+/// - decimal: numbers and numeric strings, kept exact from strings.
+/// - boolean: `true`/`false`, `0`/`1`, and the strings "true", "false", "yes", "no", "1", "0" (any case).
+/// - string: strings; numbers and booleans are written as their JSON text.
+/// - date: ISO-8601 strings (fraction and zone optional), Unix seconds as a number, then the
+///   attribute's `dateFormat` and the schema's `dateFormats`.
+/// - data: base64 strings. uuid: UUID strings. url: absolute or relative URL strings.
+/// - json: anything.
+struct ValueCoercion: Sendable {
+    let dateFormats: [String]
+    private let formatters: DateFormatterCache
+
+    init(dateFormats: [String]) {
+        self.dateFormats = dateFormats
+        self.formatters = DateFormatterCache()
+    }
+
+    /// The stored value for `value`, or nil when it cannot be coerced. JSON null is `.null`.
+    func storedValue(_ value: JSONValue, for attribute: Attribute) -> DatabaseValue? {
+        if case .null = value { return .null }
+        switch attribute.type {
+        case .string:
+            switch value {
+            case .string(let text): return .text(text)
+            case .integer(let number): return .text(String(number))
+            case .double(let number): return .text(Self.text(of: number))
+            case .bool(let flag): return .text(flag ? "true" : "false")
+            default: return nil
+            }
+        case .integer:
+            return Self.integer(value).map { .integer($0) }
+        case .double:
+            switch value {
+            case .integer(let number): return .real(Double(number))
+            case .double(let number): return .real(number)
+            case .string(let text): return Self.strictDouble(text).map { .real($0) }
+            default: return nil
+            }
+        case .decimal:
+            switch value {
+            case .integer(let number): return .text(String(number))
+            case .double(let number): return DecimalCoding.decimal(from: Self.text(of: number)).map { .text(DecimalCoding.string(from: $0)) }
+            case .string(let text): return DecimalCoding.decimal(from: text).map { .text(DecimalCoding.string(from: $0)) }
+            default: return nil
+            }
+        case .boolean:
+            switch value {
+            case .bool(let flag): return .integer(flag ? 1 : 0)
+            case .integer(let number) where number == 0 || number == 1: return .integer(number)
+            case .string(let text):
+                switch text.lowercased() {
+                case "true", "yes", "1": return .integer(1)
+                case "false", "no", "0": return .integer(0)
+                default: return nil
+                }
+            default: return nil
+            }
+        case .date:
+            return date(value, format: attribute.dateFormat).flatMap {
+                DateCoding.isStorable($0) ? .text(DateCoding.string(from: $0)) : nil
+            }
+        case .data:
+            guard let text = value.stringValue, let data = Data(base64Encoded: text) else { return nil }
+            return .blob(data)
+        case .uuid:
+            guard let text = value.stringValue, let uuid = UUID(uuidString: text) else { return nil }
+            return .text(uuid.uuidString)
+        case .url:
+            guard let text = value.stringValue, !text.isEmpty, URL(string: text) != nil else { return nil }
+            return .text(text)
+        case .json:
+            return .text(value.serialized())
+        }
+    }
+
+    /// The primary-key form of a value: normalized to the attribute's type so `"5"` matches 5.
+    func keyValue(_ value: JSONValue, for attribute: Attribute) -> DatabaseValue? {
+        guard let stored = storedValue(value, for: attribute), !stored.isNull else { return nil }
+        return stored
+    }
+
+    // MARK: - Helpers
+
+    static func integer(_ value: JSONValue) -> Int64? {
+        switch value {
+        case .integer(let number): return number
+        case .double(let number):
+            guard number.rounded() == number, number >= -9.223372036854775808e18, number < 9.223372036854775808e18 else { return nil }
+            return Int64(number)
+        case .string(let text): return strictInteger(text)
+        default: return nil
+        }
+    }
+
+    static func strictInteger(_ text: String) -> Int64? {
+        var body = Substring(text)
+        if body.first == "+" { body = body.dropFirst() }
+        guard !body.isEmpty, body.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 45 }) else { return nil }
+        return Int64(body)
+    }
+
+    static func strictDouble(_ text: String) -> Double? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || "+-.eE".utf8.contains($0) }),
+            let number = Double(text), number.isFinite
+        else { return nil }
+        return number
+    }
+
+    static func text(of number: Double) -> String {
+        if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
+        return "\(number)"
+    }
+
+    private func date(_ value: JSONValue, format: String?) -> Date? {
+        switch value {
+        case .integer(let seconds): return Date(timeIntervalSince1970: Double(seconds))
+        case .double(let seconds): return seconds.isFinite ? Date(timeIntervalSince1970: seconds) : nil
+        case .string(let text):
+            if let date = DateCoding.date(fromISO8601: text) { return date }
+            for pattern in (format.map { [$0] } ?? []) + dateFormats {
+                if let date = formatters.date(from: text, format: pattern) { return date }
+            }
+            return nil
+        default: return nil
+        }
+    }
+}
+
+/// DateFormatters for the schema's custom formats, made once per format.
+///
+/// `@unchecked Sendable` is safe: the cache dictionary and each formatter are used only under the lock.
+final class DateFormatterCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var formatters: [String: DateFormatter] = [:]
+
+    func date(from text: String, format: String) -> Date? {
+        lock.lock()
+        defer { lock.unlock() }
+        let formatter: DateFormatter
+        if let cached = formatters[format] {
+            formatter = cached
+        } else {
+            formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = format
+            formatters[format] = formatter
+        }
+        return formatter.date(from: text)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A validated set of entities, loaded from one or more schema files.
+///
+/// For example:
+///
+/// ```swift
+/// let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/AppNet.json"))
+/// let post = schema.entity(named: "Post")
+/// ```
+///
+/// Loading checks everything at once and throws a ``SchemaError`` that lists every
+/// problem, each naming its file, entity and property. The format is documented in
+/// `Docs/SchemaFormat.md`.
+public struct Schema: Sendable {
+    /// The schema format version. Always 1 for now.
+    public let version: Int
+    /// Date formats (Unicode TR35 patterns) tried after ISO-8601 when reading dates.
+    public let dateFormats: [String]
+    /// Every entity, in declaration order.
+    public let entities: [Entity]
+    private let index: [String: Int]
+
+    /// Loads and validates one schema file.
+    ///
+    /// - Throws: ``SchemaError`` listing every problem, or when the file cannot be read.
+    public init(contentsOf url: URL) throws(SchemaError) {
+        try self.init(contentsOf: [url])
+    }
+
+    /// Loads and validates several schema files as one schema. Relationships may cross files.
+    ///
+    /// - Throws: ``SchemaError`` listing every problem in every file.
+    public init(contentsOf urls: [URL]) throws(SchemaError) {
+        var sources: [(file: String, data: Data)] = []
+        var problems: [SchemaProblem] = []
+        for url in urls {
+            let file = url.isFileURL ? url.relativePath : url.absoluteString
+            do {
+                sources.append((file, try Data(contentsOf: url)))
+            } catch {
+                let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
+                problems.append(SchemaProblem(file: file, message: reason))
+            }
+        }
+        if !problems.isEmpty { throw SchemaError(problems: problems) }
+        try self.init(sources: sources)
+    }
+
+    /// Loads and validates a schema from JSON text, as if read from a file named `fileName`.
+    ///
+    /// - Throws: ``SchemaError`` listing every problem.
+    public init(json: String, fileName: String = "schema.json") throws(SchemaError) {
+        try self.init(sources: [(fileName, Data(json.utf8))])
+    }
+
+    /// Loads and validates a schema from the contents of several files.
+    ///
+    /// - Parameter sources: each file's name (used in problems) and contents.
+    /// - Throws: ``SchemaError`` listing every problem.
+    public init(sources: [(file: String, data: Data)]) throws(SchemaError) {
+        var problems: [SchemaProblem] = []
+        var declarations: [EntityDeclaration] = []
+        var dateFormats: [String] = []
+        for source in sources {
+            var reader = SchemaFileReader(file: source.file)
+            reader.read(source.data)
+            problems += reader.problems
+            declarations += reader.entities
+            dateFormats += reader.dateFormats.filter { !dateFormats.contains($0) }
+        }
+        var resolver = SchemaResolver(declarations: declarations)
+        let entities = resolver.resolve()
+        problems += resolver.problems
+        if !problems.isEmpty { throw SchemaError(problems: problems) }
+        self.init(entities: entities, dateFormats: dateFormats)
+    }
+
+    /// Creates a schema from entities already resolved (inherited properties included).
+    /// Used by ``init(sources:)``; the entities are not validated again.
+    init(entities: [Entity], dateFormats: [String], version: Int = 1) {
+        self.version = version
+        self.dateFormats = dateFormats
+        self.entities = entities
+        var index: [String: Int] = [:]
+        for (offset, entity) in entities.enumerated() { index[entity.name] = offset }
+        self.index = index
+    }
+
+    /// The entity with this name, if the schema has one.
+    public func entity(named name: String) -> Entity? {
+        index[name].map { entities[$0] }
+    }
+
+    /// The entity with this name, or an `invalidEntityDescription` error.
+    func requireEntity(_ name: String) throws(WebRecordError) -> Entity {
+        guard let entity = entity(named: name) else { throw WebRecordError.unknownEntity(name) }
+        return entity
+    }
+
+    /// The entities at the roots of their hierarchies: one table each.
+    public var rootEntities: [Entity] {
+        entities.filter(\.isRoot)
+    }
+
+    /// The entity and all its descendants, the entity first.
+    public func hierarchy(from name: String) -> [Entity] {
+        guard let entity = entity(named: name) else { return [] }
+        return [entity] + entity.subentityNames.flatMap { hierarchy(from: $0) }
+    }
+
+    /// Whether `name` is `ancestor` or one of its descendants.
+    public func entity(_ name: String, isKindOf ancestor: String) -> Bool {
+        var current: String? = name
+        while let candidate = current {
+            if candidate == ancestor { return true }
+            current = entity(named: candidate)?.parentName
+        }
+        return false
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// A Swift type that a record's attribute can be read as.
+///
+/// For example:
+///
+/// ```swift
+/// let text: String? = post["text"]
+/// let date: Date? = post["date"]
+/// ```
+public protocol AttributeValue: Sendable {
+    /// The value for a stored column value of an attribute of `type`, or nil when it does not convert.
+    init?(storedValue: DatabaseValue, type: AttributeType)
+}
+
+extension String: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        switch storedValue {
+        case .text(let text): self = text
+        case .integer(let number) where type != .boolean: self = String(number)
+        case .real(let number): self = String(number)
+        default: return nil
+        }
+    }
+}
+
+extension Int64: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        switch storedValue {
+        case .integer(let number): self = number
+        case .real(let number) where number.rounded() == number && abs(number) < 9.2e18: self = Int64(number)
+        case .text(let text) where type == .decimal: guard let number = Int64(text) else { return nil }; self = number
+        default: return nil
+        }
+    }
+}
+
+extension Int: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        guard let number = Int64(storedValue: storedValue, type: type) else { return nil }
+        self = Int(number)
+    }
+}
+
+extension Int32: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        guard let number = Int64(storedValue: storedValue, type: type), let narrow = Int32(exactly: number) else { return nil }
+        self = narrow
+    }
+}
+
+extension Double: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        switch storedValue {
+        case .integer(let number): self = Double(number)
+        case .real(let number): self = number
+        case .text(let text) where type == .decimal: guard let number = Double(text) else { return nil }; self = number
+        default: return nil
+        }
+    }
+}
+
+extension Decimal: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        switch storedValue {
+        case .text(let text): guard let value = DecimalCoding.decimal(from: text) else { return nil }; self = value
+        case .integer(let number): self = Decimal(number)
+        case .real(let number): self = Decimal(number)
+        default: return nil
+        }
+    }
+}
+
+extension Bool: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        guard case .integer(let number) = storedValue else { return nil }
+        self = number != 0
+    }
+}
+
+extension Date: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        switch storedValue {
+        case .text(let text): guard let date = DateCoding.date(fromISO8601: text) else { return nil }; self = date
+        case .real(let seconds): self = Date(timeIntervalSince1970: seconds)
+        case .integer(let seconds): self = Date(timeIntervalSince1970: Double(seconds))
+        default: return nil
+        }
+    }
+}
+
+extension Data: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        switch storedValue {
+        case .blob(let data): self = data
+        case .text(let text): self = Data(text.utf8)
+        default: return nil
+        }
+    }
+}
+
+extension UUID: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        guard case .text(let text) = storedValue, let uuid = UUID(uuidString: text) else { return nil }
+        self = uuid
+    }
+}
+
+extension URL: AttributeValue {
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        guard case .text(let text) = storedValue, let url = URL(string: text) else { return nil }
+        self = url
+    }
+}
+
+extension JSONValue: AttributeValue {
+    /// The attribute as JSON: `json` attributes parsed, dates as ISO-8601 text, data as base64,
+    /// booleans as true/false, everything else as its natural JSON type.
+    public init?(storedValue: DatabaseValue, type: AttributeType) {
+        switch (storedValue, type) {
+        case (.null, _): self = .null
+        case (.text(let text), .json):
+            guard let value = try? JSONReader().read(text) else { return nil }
+            self = value
+        case (.integer(let number), .boolean): self = .bool(number != 0)
+        case (.integer(let number), _): self = .integer(number)
+        case (.real(let number), _): self = .double(number)
+        case (.text(let text), _): self = .string(text)
+        case (.blob(let data), _): self = .string(data.base64EncodedString())
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+internal import WebRecordSQLite
+
+/// One SQLite connection: the thin layer every store operation goes through.
+///
+/// Not `Sendable`: a ``RecordStore`` owns its connections and hands one out only inside
+/// its `read` and `write` closures, one thread at a time. Statements are prepared once and
+/// cached for the life of the connection.
+public final class Connection {
+    let handle: OpaquePointer
+    /// The file path, or ":memory:".
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+    /// Called with each SQL statement run (used by test stores to count queries).
+    var sqlObserver: (@Sendable (String) -> Void)?
+
+    /// Opens a connection.
+    init(path: String, readOnly: Bool = false, busyTimeout: TimeInterval = 5, createMode: mode_t? = nil) throws(WebRecordError) {
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        let isNewFile = path != ":memory:" && !path.hasPrefix("file:") && !FileManager.default.fileExists(atPath: path)
+        if isNewFile, let createMode, !readOnly {
+            // Create the file ourselves so it gets the requested mode, whatever the umask.
+            let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, createMode)
+            if fd >= 0 {
+                fchmod(fd, createMode)
+                close(fd)
+            }
+        }
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw WebRecordError.store(code: code, message: "cannot open '\(path)': \(message)", sql: nil)
+        }
+        handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, Int32(max(0, min(busyTimeout * 1000, Double(Int32.max)))))
+        _ = webrecord_sqlite3_db_config_defensive(db, 1)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Running SQL
+
+    /// Runs one or more SQL statements that bind nothing and return nothing.
+    public func execute(_ sql: String) throws(WebRecordError) {
+        sqlObserver?(sql)
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw WebRecordError.store(code: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// Runs a statement with bound arguments, returning nothing.
+    public func execute(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) {
+        let statement = try cachedStatement(sql)
+        try statement.execute(arguments)
+    }
+
+    /// A prepared statement for `sql`, reused across calls.
+    public func cachedStatement(_ sql: String) throws(WebRecordError) -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        let statement = try Statement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Rows of `sql`, each as an array of column values.
+    public func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws(WebRecordError) -> [[DatabaseValue]] {
+        let statement = try cachedStatement(sql)
+        var rows: [[DatabaseValue]] = []
+        try statement.forEachRow(arguments) { statement in rows.append(statement.rowValues()) }
+        return rows
+    }
+
+    /// The first column of the first row of `sql`, if any.
+    public func scalar(_ sql: String, _ arguments: [DatabaseValue] = []) throws(WebRecordError) -> DatabaseValue? {
+        try rows(sql, arguments).first?.first
+    }
+
+    /// The rowid of the last row inserted.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// The number of rows changed by the last statement.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether a transaction is open.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// The largest number of `?` a statement may hold.
+    public var maximumVariableCount: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// `BEGIN IMMEDIATE` takes the write lock at once, so a busy store is met (and waited
+    /// for, up to the busy timeout) before any work is done.
+    public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    func errorMessage() -> String { String(cString: sqlite3_errmsg(handle)) }
+}
+
+@available(*, unavailable)
+extension Connection: Sendable {}
+
+extension WebRecordError {
+    static func store(code: Int32, message: String, sql: String?) -> WebRecordError {
+        var error = WebRecordError(.storeError, message)
+        error.sqliteCode = code
+        error.sql = sql
+        return error
+    }
+}

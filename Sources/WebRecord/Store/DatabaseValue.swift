@@ -1,0 +1,91 @@
+import Foundation
+
+/// A value as SQLite stores it: one of its five storage classes.
+public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+
+    /// Whether the value is SQL NULL.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    public var description: String {
+        switch self {
+        case .null: "NULL"
+        case .integer(let value): String(value)
+        case .real(let value): String(value)
+        case .text(let value): "'\(value)'"
+        case .blob(let value): "<\(value.count) bytes>"
+        }
+    }
+}
+
+/// A Swift value that can be bound as an SQL argument.
+///
+/// For example:
+///
+/// ```swift
+/// let posts = try store.fetch("Post", where: "text LIKE ? AND id > ?", arguments: ["%swift%", 100])
+/// ```
+public protocol DatabaseValueConvertible: Sendable {
+    /// The value to bind.
+    var databaseValue: DatabaseValue { get }
+}
+
+extension DatabaseValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { self }
+}
+
+extension String: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(self) }
+}
+
+extension Int: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+}
+
+extension Int64: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(self) }
+}
+
+extension Int32: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+}
+
+extension Double: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .real(self) }
+}
+
+extension Bool: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+}
+
+extension Data: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .blob(self) }
+}
+
+extension Date: DatabaseValueConvertible {
+    /// Dates bind as WebRecord stores them: ISO-8601 UTC text with milliseconds.
+    public var databaseValue: DatabaseValue { .text(DateCoding.string(from: self)) }
+}
+
+extension UUID: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(uuidString) }
+}
+
+extension URL: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(absoluteString) }
+}
+
+extension Decimal: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(DecimalCoding.string(from: self)) }
+}
+
+extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
+}

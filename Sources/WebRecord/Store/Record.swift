@@ -1,0 +1,154 @@
+import Foundation
+
+/// A stored record: a snapshot of one row, with typed access to its attributes and
+/// navigation of its relationships.
+///
+/// Subclass it per entity for typed accessors, MMRecord-style, and register the subclass on
+/// the store:
+///
+/// ```swift
+/// final class Post: Record {
+///     override class var keyPathForResponseObject: String? { "data" }
+///     var text: String? { self["text"] }
+///     var user: User? { related("user") }
+/// }
+/// store.register(Post.self)
+/// ```
+///
+/// A record is an immutable snapshot taken when it was fetched or populated; fetch it again to
+/// see later changes. Relationships are loaded from the store each time they are asked for.
+///
+/// `@unchecked Sendable` is safe: every stored property is an immutable `let` of a Sendable
+/// type. Subclasses must keep to that (computed accessors, as above).
+open class Record: @unchecked Sendable, CustomStringConvertible {
+    /// The record's entity (the concrete one, for a sub-entity).
+    public let entity: Entity
+    /// The row's `_id` in its table.
+    public let rowID: Int64
+    /// The store the record lives in.
+    public let store: RecordStore
+    /// The row's column values by column name.
+    public let storedValues: [String: DatabaseValue]
+
+    /// Creates a record from a row. The store calls this; subclasses inherit it.
+    public required init(entity: Entity, rowID: Int64, storedValues: [String: DatabaseValue], store: RecordStore) {
+        self.entity = entity
+        self.rowID = rowID
+        self.storedValues = storedValues
+        self.store = store
+    }
+
+    // MARK: - Hooks for subclasses
+
+    /// The entity a subclass stands for. Default: the class's name.
+    open class var entityName: String {
+        String(describing: self)
+    }
+
+    /// Where this entity's records are in a dictionary response; overrides the schema's
+    /// `keyPathForResponseObject` when non-nil.
+    open class var keyPathForResponseObject: String? { nil }
+
+    /// Picks the sub-entity for a response dictionary in code (DESIGN §3.13); nil defers to the
+    /// schema's discriminator.
+    ///
+    /// - Parameters:
+    ///   - dictionary: the record's dictionary in the response.
+    ///   - entity: the entity being populated.
+    /// - Returns: the name of a sub-entity of `entity`, or nil.
+    open class func subentityName(for dictionary: JSONObject, of entity: Entity) -> String? { nil }
+
+    /// The URN that refreshes this record alone, for detail requests. Default nil.
+    open var recordDetailURN: String? { nil }
+
+    // MARK: - Attributes
+
+    /// The value of an attribute, converted to the type asked for; nil when null, unknown or
+    /// not convertible.
+    public subscript<T: AttributeValue>(_ name: String) -> T? {
+        guard let attribute = entity.attribute(named: name), let stored = storedValues[name], !stored.isNull else {
+            return nil
+        }
+        return T(storedValue: stored, type: attribute.type)
+    }
+
+    /// The value of an attribute as JSON, the form `webrecord export` writes: dates as ISO-8601,
+    /// data as base64, booleans as true/false. Nil when the entity has no such attribute.
+    public func jsonValue(_ name: String) -> JSONValue? {
+        guard let attribute = entity.attribute(named: name) else { return nil }
+        return JSONValue(storedValue: storedValues[name] ?? .null, type: attribute.type)
+    }
+
+    /// The record's primary-key value as JSON: one value, or an array for a composite key, or
+    /// the owner's key for a relationship key. Nil when the entity has none or it is not set.
+    public var primaryKeyValue: JSONValue? {
+        guard let key = entity.primaryKey else { return nil }
+        switch key {
+        case .attribute(let name):
+            return jsonValue(name).flatMap { $0.isNull ? nil : $0 }
+        case .composite(let names):
+            return .array(names.map { jsonValue($0) ?? .null })
+        case .relationship(let name):
+            return related(name)?.primaryKeyValue
+        }
+    }
+
+    // MARK: - Relationships
+
+    /// The record related by a to-one relationship, or nil.
+    public func related<T: Record>(_ name: String, as type: T.Type = T.self) -> T? {
+        (try? store.relatedRecords(of: self, relationship: name, limit: 1))?.first as? T
+    }
+
+    /// The records related by a to-many relationship: in stored order when ordered, else by `_id`.
+    public func relatedRecords<T: Record>(_ name: String, as type: T.Type = T.self) -> [T] {
+        ((try? store.relatedRecords(of: self, relationship: name, limit: nil)) ?? []).compactMap { $0 as? T }
+    }
+
+    /// Like ``relatedRecords(_:as:)`` but throws instead of returning empty on a store error or
+    /// an unknown relationship.
+    public func fetchRelated(_ name: String) throws -> [Record] {
+        try store.relatedRecords(of: self, relationship: name, limit: nil)
+    }
+
+    // MARK: - Decoding
+
+    /// Decodes the record into a `Decodable` type.
+    ///
+    /// The record is seen as a JSON object of its attributes (by name, in the ``jsonValue(_:)``
+    /// form) plus each to-one relationship as the destination's primary-key value. Dates decode
+    /// from their ISO-8601 text.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// struct PostSummary: Decodable { var id: String; var text: String?; var date: Date? }
+    /// let summary = try post.decode(PostSummary.self)
+    /// ```
+    ///
+    /// - Throws: `DecodingError` when the record does not fit the type.
+    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        var object = JSONObject()
+        for attribute in entity.attributes {
+            object[attribute.name] = jsonValue(attribute.name) ?? .null
+        }
+        for relationship in entity.relationships where !relationship.isToMany {
+            object[relationship.name] = related(relationship.name, as: Record.self)?.primaryKeyValue ?? .null
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = DateCoding.date(fromISO8601: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO-8601 date: \(text)")
+            }
+            return date
+        }
+        return try decoder.decode(T.self, from: Data(JSONValue.object(object).serialized().utf8))
+    }
+
+    /// `Entity(_id: N, key: value)`.
+    open var description: String {
+        "\(entity.name)(_id: \(rowID)" + (primaryKeyValue.map { ", key: \($0.serialized())" } ?? "") + ")"
+    }
+}

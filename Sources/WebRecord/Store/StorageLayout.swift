@@ -1,0 +1,223 @@
+/// How a schema maps onto SQLite tables. Documented in `Docs/StorageLayout.md`.
+///
+/// - One table per root entity, named after it, holding its whole hierarchy.
+/// - `_id INTEGER PRIMARY KEY` (the rowid) and `_entity TEXT` (the concrete entity) in each.
+/// - One column per attribute, named after it.
+/// - A to-one relationship is a foreign-key column named after it, holding the destination's `_id`.
+///   A one-to-many keeps that column on the to-one side only; an ordered one also keeps
+///   `_position_<name>` there. A one-to-one keeps it on one side: the side whose primary key
+///   is the relationship, else the side whose `Entity.relationship` sorts first.
+/// - A many-to-many, or a to-many with no inverse, is a join table `_<Entity>_<relationship>`
+///   with `owner`, `target` and, when ordered, `position` (and `inverse_position`).
+/// - A unique index `_pk_<Table>` on the primary-key column(s).
+struct StorageLayout: Sendable, Equatable {
+    struct Column: Sendable, Hashable {
+        enum Role: Sendable, Hashable {
+            case system
+            case attribute(AttributeType)
+            case foreignKey(table: String)
+            case position
+        }
+
+        var name: String
+        var role: Role
+
+        var sqlType: String {
+            switch role {
+            case .system: name == "_entity" ? "TEXT" : "INTEGER"
+            case .attribute(let type): type.sqlType
+            case .foreignKey, .position: "INTEGER"
+            }
+        }
+
+        /// How the column is described in the store's metadata (compared on open).
+        var signature: String {
+            switch role {
+            case .system: "system"
+            case .attribute(let type): "attribute \(type.rawValue)"
+            case .foreignKey(let table): "foreign key to \(table)"
+            case .position: "position"
+            }
+        }
+    }
+
+    struct Table: Sendable, Equatable {
+        var name: String
+        var columns: [Column]
+        var primaryKeyColumns: [String]
+        var indexedColumns: [String]
+    }
+
+    struct JoinTable: Sendable, Equatable {
+        var name: String
+        var ownerTable: String
+        var targetTable: String
+        var hasPosition: Bool
+        var hasInversePosition: Bool
+    }
+
+    /// Where one relationship's links live.
+    enum RelationshipStorage: Sendable, Equatable {
+        /// This entity's table holds `column`, the destination's `_id`.
+        case foreignKeyHere(column: String, positionColumn: String?)
+        /// The destination's table holds `column`, this record's `_id` (the inverse side of a to-one).
+        case foreignKeyThere(table: String, column: String, positionColumn: String?)
+        /// A join table; `selfColumn` holds this record's `_id`, `otherColumn` the destination's.
+        case joinTable(table: String, selfColumn: String, otherColumn: String, positionColumn: String?)
+    }
+
+    var tables: [Table]
+    var joinTables: [JoinTable]
+    /// entity name -> relationship name -> storage
+    var relationships: [String: [String: RelationshipStorage]]
+
+    func table(named name: String) -> Table? { tables.first { $0.name == name } }
+
+    func storage(of relationship: String, in entity: String) -> RelationshipStorage? {
+        relationships[entity]?[relationship]
+    }
+
+    init(schema: Schema) {
+        var tables: [Table] = []
+        var joinTables: [JoinTable] = []
+        var storage: [String: [String: RelationshipStorage]] = [:]
+
+        func rootName(_ name: String) -> String { schema.entity(named: name)?.rootName ?? name }
+
+        // Decide each relationship's storage first.
+        var foreignKeysByTable: [String: [Column]] = [:]
+        for entity in schema.entities {
+            for relationship in entity.relationships where relationship.entityName == entity.name {
+                let inverse = relationship.inverse.flatMap {
+                    schema.entity(named: relationship.destination)?.relationship(named: $0)
+                }
+                let here = rootName(entity.name)
+                let there = rootName(relationship.destination)
+                let result: RelationshipStorage
+                switch (relationship.isToMany, inverse?.isToMany) {
+                case (false, nil), (false, true?):
+                    let position = inverse?.isOrdered == true ? "_position_\(relationship.name)" : nil
+                    result = .foreignKeyHere(column: relationship.name, positionColumn: position)
+                    foreignKeysByTable[here, default: []].append(Column(name: relationship.name, role: .foreignKey(table: there)))
+                    if let position { foreignKeysByTable[here, default: []].append(Column(name: position, role: .position)) }
+                case (false, false?):
+                    guard let inverse else { continue }
+                    if Self.holdsOneToOneKey(relationship, inverse: inverse, schema: schema) {
+                        result = .foreignKeyHere(column: relationship.name, positionColumn: nil)
+                        foreignKeysByTable[here, default: []].append(Column(name: relationship.name, role: .foreignKey(table: there)))
+                    } else {
+                        result = .foreignKeyThere(table: there, column: inverse.name, positionColumn: nil)
+                    }
+                case (true, false?):
+                    guard let inverse else { continue }
+                    let position = relationship.isOrdered ? "_position_\(inverse.name)" : nil
+                    result = .foreignKeyThere(table: there, column: inverse.name, positionColumn: position)
+                case (true, nil), (true, true?):
+                    let owns = inverse.map { Self.sortKey(relationship) <= Self.sortKey($0) } ?? true
+                    if owns {
+                        let name = "_\(relationship.entityName)_\(relationship.name)"
+                        joinTables.append(JoinTable(
+                            name: name, ownerTable: here, targetTable: there, hasPosition: relationship.isOrdered,
+                            hasInversePosition: inverse?.isOrdered ?? false))
+                        result = .joinTable(table: name, selfColumn: "owner", otherColumn: "target",
+                                            positionColumn: relationship.isOrdered ? "position" : nil)
+                    } else if let inverse {
+                        let name = "_\(inverse.entityName)_\(inverse.name)"
+                        result = .joinTable(table: name, selfColumn: "target", otherColumn: "owner",
+                                            positionColumn: relationship.isOrdered ? "inverse_position" : nil)
+                    } else {
+                        continue
+                    }
+                }
+                storage[entity.name, default: [:]][relationship.name] = result
+            }
+        }
+        // Sub-entities inherit their ancestors' storage.
+        for entity in schema.entities {
+            for relationship in entity.relationships where relationship.entityName != entity.name {
+                if let inherited = storage[relationship.entityName]?[relationship.name] {
+                    storage[entity.name, default: [:]][relationship.name] = inherited
+                }
+            }
+        }
+
+        for root in schema.rootEntities {
+            var columns = [Column(name: "_id", role: .system), Column(name: "_entity", role: .system)]
+            var indexed: [String] = []
+            for entity in schema.hierarchy(from: root.name) {
+                for attribute in entity.attributes where attribute.entityName == entity.name {
+                    columns.append(Column(name: attribute.name, role: .attribute(attribute.type)))
+                    if attribute.isIndexed { indexed.append(attribute.name) }
+                }
+            }
+            for column in foreignKeysByTable[root.name] ?? [] {
+                columns.append(column)
+                if case .foreignKey = column.role { indexed.append(column.name) }
+            }
+            let primaryKeyColumns = root.primaryKey?.propertyNames ?? []
+            tables.append(Table(
+                name: root.name, columns: columns, primaryKeyColumns: primaryKeyColumns,
+                indexedColumns: indexed.filter { !(primaryKeyColumns.count == 1 && primaryKeyColumns[0] == $0) }))
+        }
+        self.tables = tables
+        self.joinTables = joinTables
+        self.relationships = storage
+    }
+
+    private static func sortKey(_ relationship: Relationship) -> String {
+        "\(relationship.entityName).\(relationship.name)"
+    }
+
+    private static func holdsOneToOneKey(_ relationship: Relationship, inverse: Relationship, schema: Schema) -> Bool {
+        let selfIsKey = schema.entity(named: relationship.entityName)?.primaryKey == .relationship(relationship.name)
+        let otherIsKey = schema.entity(named: inverse.entityName)?.primaryKey == .relationship(inverse.name)
+        if selfIsKey != otherIsKey { return selfIsKey }
+        return sortKey(relationship) < sortKey(inverse)
+    }
+
+    // MARK: - DDL
+
+    func createStatements(for table: Table) -> [String] {
+        let columns = table.columns.map { column -> String in
+            switch column.role {
+            case .system: column.name == "_id" ? "\"_id\" INTEGER PRIMARY KEY" : "\"_entity\" TEXT NOT NULL"
+            case .foreignKey(let target): "\(quote(column.name)) INTEGER REFERENCES \(quote(target))(\"_id\") ON DELETE SET NULL"
+            default: "\(quote(column.name)) \(column.sqlType)"
+            }
+        }
+        var statements = ["CREATE TABLE \(quote(table.name)) (\(columns.joined(separator: ", ")))"]
+        statements += indexStatements(for: table, onlyColumns: nil)
+        return statements
+    }
+
+    func indexStatements(for table: Table, onlyColumns: Set<String>?) -> [String] {
+        var statements: [String] = []
+        if !table.primaryKeyColumns.isEmpty, onlyColumns == nil {
+            let columns = table.primaryKeyColumns.map(quote).joined(separator: ", ")
+            statements.append("CREATE UNIQUE INDEX IF NOT EXISTS \(quote("_pk_\(table.name)")) ON \(quote(table.name))(\(columns))")
+        }
+        for column in table.indexedColumns where onlyColumns?.contains(column) ?? true {
+            statements.append("CREATE INDEX IF NOT EXISTS \(quote("_index_\(table.name)_\(column)")) ON \(quote(table.name))(\(quote(column)))")
+        }
+        return statements
+    }
+
+    func createStatements(for join: JoinTable) -> [String] {
+        var columns = [
+            "\"owner\" INTEGER NOT NULL REFERENCES \(quote(join.ownerTable))(\"_id\") ON DELETE CASCADE",
+            "\"target\" INTEGER NOT NULL REFERENCES \(quote(join.targetTable))(\"_id\") ON DELETE CASCADE",
+        ]
+        if join.hasPosition { columns.append("\"position\" INTEGER") }
+        if join.hasInversePosition { columns.append("\"inverse_position\" INTEGER") }
+        columns.append("PRIMARY KEY (\"owner\", \"target\")")
+        return [
+            "CREATE TABLE \(quote(join.name)) (\(columns.joined(separator: ", "))) WITHOUT ROWID",
+            "CREATE INDEX IF NOT EXISTS \(quote("_index_\(join.name)_target")) ON \(quote(join.name))(\"target\")",
+        ]
+    }
+}
+
+/// Quotes an SQL identifier. Identifiers come only from validated schemas; quoting is a second guard.
+func quote(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+import WebRecord
+
+/// A throwaway store that records every SQL statement it runs, so tests can count queries.
+///
+/// For example:
+///
+/// ```swift
+/// let test = try RecordingStore(schema: schema)
+/// _ = try ResponsePopulation(store: test.store).populate(response, entity: "Post")
+/// #expect(test.statements(matching: "SELECT").count == 5)
+/// ```
+///
+/// The store lives in a fresh temporary file (a real SQLite file, in WAL mode), removed when
+/// the `RecordingStore` is released; pass `inMemory: true` for an in-memory one.
+public final class RecordingStore: Sendable {
+    /// The store.
+    public let store: RecordStore
+    /// The store file's path, or nil for an in-memory store.
+    public let path: String?
+    private let directory: URL?
+    private let log = SQLLog()
+
+    /// Creates a throwaway store for `schema`.
+    ///
+    /// - Throws: ``WebRecordError`` when the store cannot be created.
+    public init(schema: Schema, inMemory: Bool = false) throws {
+        var configuration = RecordStore.Configuration()
+        configuration.sqlObserver = { [log] sql in log.append(sql) }
+        if inMemory {
+            directory = nil
+            path = nil
+            store = try RecordStore(inMemory: schema, configuration: configuration)
+        } else {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("webrecord-test-\(UUID().uuidString)", isDirectory: true)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let path = directory.appendingPathComponent("store.sqlite").path
+            self.directory = directory
+            self.path = path
+            store = try RecordStore(path: path, schema: schema, configuration: configuration)
+        }
+    }
+
+    deinit {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// Every statement run so far, in order.
+    public var statements: [String] { log.lines.withLock { $0 } }
+
+    /// The statements run so far that start with `prefix` (case-insensitive), such as "SELECT".
+    public func statements(matching prefix: String) -> [String] {
+        statements.filter { $0.uppercased().hasPrefix(prefix.uppercased()) }
+    }
+
+    /// Forgets the statements recorded so far.
+    public func resetStatements() {
+        log.lines.withLock { $0.removeAll() }
+    }
+}
+
+/// The statements a recording store ran, shared with its SQL observer.
+final class SQLLog: Sendable {
+    let lines = Mutex<[String]>([])
+
+    func append(_ sql: String) {
+        lines.withLock { $0.append(sql) }
+    }
+}
