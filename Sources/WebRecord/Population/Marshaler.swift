@@ -1,0 +1,154 @@
+/// Sets attributes and wires relationships on resolved proto-records (pipeline steps 5 and 6).
+///
+/// The marshaler works on each row's ``RowState``: it coerces each attribute present in the
+/// dictionary (strictly, DESIGN §3.9–3.10) and writes foreign keys and positions for
+/// relationships. What lives outside the rows it touches (join tables, members dropped by a
+/// `replace` merge, the other side of a one-to-one) becomes a ``LinkOperation`` that the
+/// ``PopulationWriter`` runs. Inverses stay consistent because each relationship pair is
+/// stored once (see `StorageLayout`).
+struct Marshaler {
+    let store: RecordStore
+    let options: PopulationOptions
+    let coercion: ValueCoercion
+    let debugger: Debugger
+    private(set) var operations: [LinkOperation] = []
+
+    init(store: RecordStore, options: PopulationOptions, coercion: ValueCoercion, debugger: Debugger) {
+        self.store = store
+        self.options = options
+        self.coercion = coercion
+        self.debugger = debugger
+    }
+
+    // MARK: - Attributes
+
+    /// Sets the attributes the dictionary holds; for a new row, the defaults of the rest.
+    func populateAttributes(of proto: ProtoRecord, representation: Representation) {
+        guard let row = proto.row else { return }
+        row.entityName = proto.entity.name
+        for mapped in representation.attributes {
+            let attribute = mapped.property
+            guard let (raw, keyPath) = mapped.value(in: proto.dictionary) else {
+                if row.isNew, let defaultValue = attribute.defaultValue,
+                    let stored = coercion.storedValue(defaultValue, for: attribute)
+                {
+                    row.values[attribute.name] = stored
+                }
+                continue
+            }
+            var value = raw
+            if let name = attribute.transformer {
+                guard let transform = ValueTransformers.transformer(named: name) else {
+                    debugger.record(WebRecordError(
+                        .invalidEntityDescription, "no value transformer is registered as '\(name)'", isFatal: false,
+                        entity: proto.entity.name, property: attribute.name, keyPath: keyPath))
+                    continue
+                }
+                guard let transformed = transform(raw) else {
+                    debugger.record(.typeMismatch(
+                        entity: proto.entity.name, property: attribute.name, keyPath: keyPath, value: raw,
+                        expected: "a value transformer '\(name)' accepts"))
+                    continue
+                }
+                value = transformed
+            }
+            if value.isNull, !attribute.isOptional {
+                debugger.record(WebRecordError(
+                    .typeMismatch, "null for a non-optional attribute; the stored value is kept", isFatal: false,
+                    entity: proto.entity.name, property: attribute.name, keyPath: keyPath, value: value))
+                continue
+            }
+            guard let stored = coercion.storedValue(value, for: attribute) else {
+                debugger.record(.typeMismatch(
+                    entity: proto.entity.name, property: attribute.name, keyPath: keyPath, value: value,
+                    expected: "a \(attribute.type.rawValue)"))
+                continue
+            }
+            row.values[attribute.name] = stored
+        }
+    }
+
+    // MARK: - Relationships
+
+    /// Wires every relationship the response set on `proto`.
+    mutating func wireRelationships(of proto: ProtoRecord) {
+        guard let row = proto.row else { return }
+        for (name, members) in proto.relationships {
+            guard let relationship = proto.entity.relationship(named: name),
+                let storage = store.layout.storage(of: name, in: proto.entity.name)
+            else { continue }
+            let cleared = proto.clearedRelationships.contains(name)
+            let rows = members.compactMap(\.row)
+            switch storage {
+            case .foreignKeyHere(let column, let positionColumn):
+                let target = rows.first
+                let value: DatabaseValue = target.map { .integer($0.rowID) } ?? .null
+                if (row.values[column] ?? .null) != value {
+                    row.values[column] = value
+                    if let positionColumn { row.values[positionColumn] = .null }
+                    if let target, !target.isNew, isOneToOne(relationship) {
+                        operations.append(.clearOthers(table: row.table, column: column, value: .integer(target.rowID), keep: row.rowID))
+                    }
+                }
+            case .foreignKeyThere(let table, let column, let positionColumn):
+                if !relationship.isToMany {
+                    let target = rows.first
+                    if let target {
+                        if (target.values[column] ?? .null) != .integer(row.rowID) {
+                            target.values[column] = .integer(row.rowID)
+                            if !row.isNew {
+                                operations.append(.clearOthers(table: table, column: column, value: .integer(row.rowID), keep: target.rowID))
+                            }
+                        }
+                    } else if cleared, !row.isNew {
+                        operations.append(.clearOthers(table: table, column: column, value: .integer(row.rowID), keep: nil))
+                    }
+                    continue
+                }
+                for (position, member) in rows.enumerated() {
+                    member.values[column] = .integer(row.rowID)
+                    if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }
+                }
+                let policy = cleared ? .replace : mergePolicy(relationship, entity: proto.entity)
+                operations.append(.foreignKeyMembers(
+                    owner: row, table: table, column: column, positionColumn: positionColumn,
+                    members: rows.map(\.rowID), replace: policy == .replace, deleteRule: relationship.deleteRule,
+                    destination: relationship.destination))
+            case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
+                let policy = cleared ? .replace : mergePolicy(relationship, entity: proto.entity)
+                operations.append(.joinMembers(
+                    owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
+                    positionColumn: positionColumn, members: rows.map(\.rowID), replace: policy == .replace,
+                    deleteRule: relationship.deleteRule, destination: relationship.destination))
+            }
+        }
+    }
+
+    private func mergePolicy(_ relationship: Relationship, entity: Entity) -> Relationship.MergePolicy {
+        options.mergePolicies["\(entity.name).\(relationship.name)"]
+            ?? options.mergePolicies["\(relationship.entityName).\(relationship.name)"]
+            ?? relationship.mergePolicy
+    }
+
+    private func isOneToOne(_ relationship: Relationship) -> Bool {
+        guard !relationship.isToMany, let inverseName = relationship.inverse,
+            let inverse = store.schema.entity(named: relationship.destination)?.relationship(named: inverseName)
+        else { return false }
+        return !inverse.isToMany
+    }
+}
+
+/// A change to links outside the rows a population holds, run by the ``PopulationWriter``.
+enum LinkOperation {
+    /// `UPDATE table SET column = NULL WHERE column = value AND _id <> keep` (one-to-one exclusivity).
+    case clearOthers(table: String, column: String, value: DatabaseValue, keep: Int64?)
+    /// A to-many kept as a foreign key on the members: members not listed are dropped when
+    /// `replace`, and moved after the listed ones when ordered.
+    case foreignKeyMembers(
+        owner: RowState, table: String, column: String, positionColumn: String?, members: [Int64], replace: Bool,
+        deleteRule: Relationship.DeleteRule, destination: String)
+    /// A to-many kept in a join table.
+    case joinMembers(
+        owner: RowState, table: String, selfColumn: String, otherColumn: String, positionColumn: String?,
+        members: [Int64], replace: Bool, deleteRule: Relationship.DeleteRule, destination: String)
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Options that shape one population: where the records are, how keys are found, what
+/// is done before populating, and which orphans are deleted.
+///
+/// For example:
+///
+/// ```swift
+/// var options = PopulationOptions()
+/// options.keyPath = "response.venues"
+/// options.primaryKeyInjection = { entity, dictionary, parent in
+///     entity.name == "Counts" ? parent?.primaryKeyValue : nil
+/// }
+/// options.deleteOrphans = .all
+/// ```
+public struct PopulationOptions: Sendable {
+    /// Overrides the entity's `keyPathForResponseObject` for this request. An empty string means
+    /// the response itself holds the records.
+    public var keyPath: String?
+
+    /// Supplies a primary key when a dictionary has none (DESIGN §3.5).
+    ///
+    /// Called with the entity, the dictionary and the parent proto-record (nil at the top
+    /// level), before duplicates are detected. Return nil to leave the key missing.
+    public var primaryKeyInjection: (@Sendable (Entity, JSONObject, ProtoRecord?) -> JSONValue?)?
+
+    /// Changes each dictionary before its primary key is read (DESIGN §3.8).
+    public var prePopulation: (@Sendable (Entity, inout JSONObject) -> Void)?
+
+    /// Decides, for each orphan candidate, whether to delete it (DESIGN §3.14).
+    ///
+    /// Called with the orphan, the populated top-level records, the response and a stop flag;
+    /// set the flag to end orphan deletion. Candidates are the stored records of the requested
+    /// entity (scoped by ``orphanScope``) that the response did not contain.
+    public var orphanDeletion: (@Sendable (Record, [Record], JSONValue, inout Bool) -> Bool)?
+
+    /// Declarative orphan deletion: delete every record of the requested entity that the
+    /// response did not contain. Nil (the default) deletes nothing unless ``orphanDeletion`` is set.
+    public var deleteOrphans: OrphanRule?
+
+    /// Per-relationship merge policies, keyed `"Entity.relationship"`, overriding the schema.
+    public var mergePolicies: [String: Relationship.MergePolicy] = [:]
+
+    /// The maximum nesting depth of records in a response; deeper is a fatal
+    /// `invalidResponseFormat`. Default 64.
+    public var maximumRecordDepth: Int = 64
+
+    /// Creates default options.
+    public init() {}
+}
+
+/// Which stored records count as orphans when a response did not contain them.
+public struct OrphanRule: Sendable {
+    /// A condition over the entity's columns with `?` placeholders, scoping the candidates.
+    public var predicate: String?
+    /// The values for the predicate's placeholders.
+    public var arguments: [any DatabaseValueConvertible]
+
+    /// Every record of the requested entity.
+    public static let all = OrphanRule(predicate: nil, arguments: [])
+
+    /// The records of the requested entity matching a predicate.
+    ///
+    /// For example: `.matching("user = ?", [userRowID])`.
+    public static func matching(_ predicate: String, _ arguments: [any DatabaseValueConvertible] = []) -> OrphanRule {
+        OrphanRule(predicate: predicate, arguments: arguments)
+    }
+}
+
+/// How many records one population inserted, updated, left unchanged and deleted.
+public struct ChangeCounts: Sendable, Hashable {
+    /// Records created.
+    public var inserted = 0
+    /// Records whose stored values changed.
+    public var updated = 0
+    /// Records the response named whose stored values were already as given.
+    public var unchanged = 0
+    /// Records deleted (orphans, replaced members with cascade, cascades).
+    public var deleted = 0
+
+    /// Zero counts.
+    public init() {}
+
+    static func + (lhs: ChangeCounts, rhs: ChangeCounts) -> ChangeCounts {
+        var sum = lhs
+        sum.inserted += rhs.inserted
+        sum.updated += rhs.updated
+        sum.unchanged += rhs.unchanged
+        sum.deleted += rhs.deleted
+        return sum
+    }
+}
+
+/// What a population produced: the records in response order, the debugger and the counts.
+public struct PopulationResult: Sendable {
+    /// The top-level records, in response order, without repeats.
+    public var records: [Record]
+    /// Every error met, non-fatal ones included.
+    public var debugger: Debugger
+    /// Counts per entity.
+    public var changesByEntity: [String: ChangeCounts]
+
+    /// The counts over all entities.
+    public var changes: ChangeCounts {
+        changesByEntity.values.reduce(ChangeCounts(), +)
+    }
+
+    /// Creates a result.
+    public init(records: [Record], debugger: Debugger, changesByEntity: [String: ChangeCounts]) {
+        self.records = records
+        self.debugger = debugger
+        self.changesByEntity = changesByEntity
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+
+/// Populates a store from one response: MMRecord's population, in one transaction.
+///
+/// The steps, in order (DESIGN §3):
+/// 1. take the records at the key path;
+/// 2. build proto-records, merging duplicates (``ProtoRecordBuilder``);
+/// 3. fetch the stored records they name, one batched query per table (``RecordResolver``);
+/// 4. create what is missing;
+/// 5. pre-populate and populate attributes (``Marshaler``);
+/// 6. wire relationships, keeping inverses consistent;
+/// 7. delete orphans;
+/// 8. commit once.
+///
+/// For example:
+///
+/// ```swift
+/// let response = try JSONReader().read(data)
+/// let result = try ResponsePopulation(store: store).populate(response, entity: "Post")
+/// print(result.records.count, result.changes.inserted)
+/// ```
+///
+/// A fatal error rolls everything back: the store is left exactly as it was, and the failure
+/// carries the ``Debugger``.
+public struct ResponsePopulation: Sendable {
+    /// The store populated.
+    public let store: RecordStore
+    /// The options of this population.
+    public let options: PopulationOptions
+
+    /// Creates a population for `store`.
+    public init(store: RecordStore, options: PopulationOptions = PopulationOptions()) {
+        self.store = store
+        self.options = options
+    }
+
+    /// Populates the store from `response`, for records of `entity`.
+    ///
+    /// - Parameters:
+    ///   - response: the parsed response.
+    ///   - entity: the entity the response's records are (or the root of their hierarchy).
+    ///   - debugger: where errors are collected; a new one by default.
+    /// - Returns: the top-level records in response order, the debugger, and change counts.
+    /// - Throws: ``WebRecordFailure`` on a fatal error, after rolling back.
+    public func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) throws(WebRecordFailure) -> PopulationResult {
+        let debugger = debugger ?? Debugger(initialEntity: entity)
+        debugger.setResponseObject(response)
+        do {
+            return try populateOrThrow(response, entityName: entity, debugger: debugger)
+        } catch let error as WebRecordError {
+            throw WebRecordFailure(error, debugger: debugger)
+        } catch let failure as WebRecordFailure {
+            throw failure
+        } catch {
+            throw WebRecordFailure(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
+        }
+    }
+
+    private func populateOrThrow(_ response: JSONValue, entityName: String, debugger: Debugger) throws -> PopulationResult {
+        let entity = try store.schema.requireEntity(entityName)
+        let (values, keyPath) = try records(in: response, entity: entity)
+        if values.isEmpty {
+            debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
+        }
+        let coercion = ValueCoercion(dateFormats: store.schema.dateFormats)
+        let builder = ProtoRecordBuilder(store: store, options: options, coercion: coercion, debugger: debugger)
+        let topLevel = try builder.build(values, entity: entity, keyPath: keyPath)
+        let protos = builder.protoRecords
+        if WebRecord.logger.isEnabled(.trace) {
+            WebRecord.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
+        }
+        if orphanRuleApplies == false, protos.isEmpty {
+            return PopulationResult(records: [], debugger: debugger, changesByEntity: [:])
+        }
+        return try store.write { connection in
+            try Task.checkCancellation()
+            var resolver = RecordResolver(store: store, connection: connection, debugger: debugger)
+            try resolver.resolve(protos)
+
+            var marshaler = Marshaler(store: store, options: options, coercion: coercion, debugger: debugger)
+            for proto in protos {
+                marshaler.populateAttributes(of: proto, representation: builder.representation(of: proto.entity))
+            }
+            for proto in protos {
+                marshaler.wireRelationships(of: proto)
+            }
+            let rows = protos.compactMap(\.row)
+            var writer = PopulationWriter(store: store, connection: connection)
+            try writer.writeRows(rows)
+            var deleter = RecordDeleter(store: store, connection: connection, debugger: debugger)
+            try writer.writeLinks(marshaler.operations, deleter: &deleter)
+
+            var changes: [String: ChangeCounts] = [:]
+            for proto in protos {
+                guard let row = proto.row else { continue }
+                var counts = changes[proto.entity.name] ?? ChangeCounts()
+                if row.isNew {
+                    counts.inserted += 1
+                    WebRecord.logger.log(.debug, "created \(proto) _id \(row.rowID)", entity: proto.entity.name)
+                } else if row.isChanged || writer.relinkedOwners.contains(ObjectIdentifier(row)) {
+                    counts.updated += 1
+                    WebRecord.logger.log(.debug, "updated \(proto) _id \(row.rowID)", entity: proto.entity.name)
+                } else {
+                    counts.unchanged += 1
+                }
+                changes[proto.entity.name] = counts
+            }
+
+            var records = topLevel.compactMap { proto in
+                proto.row.map { store.makeRecord(entity: proto.entity, rowID: $0.rowID, values: Self.snapshot($0)) }
+            }
+            try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
+                .run(entity: entity, keep: Set(topLevel.compactMap(\.rowID)), results: records, response: response, deleter: &deleter)
+            for (name, count) in deleter.deleted {
+                changes[name, default: ChangeCounts()].deleted += count
+            }
+            if writer.touchedOtherRows || !deleter.deleted.isEmpty {
+                records = try refetch(records, connection: connection)
+            }
+            try Task.checkCancellation()
+            return PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
+        }
+    }
+
+    private var orphanRuleApplies: Bool {
+        options.deleteOrphans != nil || options.orphanDeletion != nil
+    }
+
+    // MARK: - Step 1: the key path
+
+    /// The records at the key path (DESIGN §3.1): an array response ignores the key path, a
+    /// single object becomes one record, a missing or null key path is an empty result.
+    private func records(in response: JSONValue, entity: Entity) throws(WebRecordError) -> ([JSONValue], String?) {
+        if case .array(let elements) = response { return (elements, nil) }
+        guard case .object = response else {
+            throw WebRecordError(
+                .invalidResponseFormat, "the response is \(response.typeName); expected an object or an array",
+                entity: entity.name, value: response)
+        }
+        let keyPath = options.keyPath ?? store.recordClass(for: entity.name).keyPathForResponseObject
+            ?? entity.keyPathForResponseObject
+        guard let keyPath, !keyPath.isEmpty else { return ([response], nil) }
+        switch response.value(atKeyPath: keyPath) {
+        case nil, .null?: return ([], keyPath)
+        case .array(let elements)?: return (elements, keyPath)
+        case .object?: return ([response.value(atKeyPath: keyPath) ?? .null], keyPath)
+        case let other?:
+            throw WebRecordError(
+                .invalidResponseFormat, "the value at '\(keyPath)' is \(other.typeName); expected an object or an array",
+                entity: entity.name, keyPath: keyPath, value: other)
+        }
+    }
+
+    // MARK: - Results
+
+    static func snapshot(_ row: RowState) -> [String: DatabaseValue] {
+        var values = row.original
+        for (key, value) in row.values { values[key] = value }
+        return values
+    }
+
+    private func refetch(_ records: [Record], connection: Connection) throws(WebRecordError) -> [Record] {
+        var byTable: [String: [Int64]] = [:]
+        for record in records { byTable[record.entity.rootName, default: []].append(record.rowID) }
+        var fresh: [String: Record] = [:]
+        for (table, ids) in byTable {
+            var start = 0
+            while start < ids.count {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                start += 500
+                let sql = "SELECT * FROM \(quote(table)) WHERE \"_id\" IN (\(RecordResolver.placeholders(chunk.count)))"
+                for record in try store.records(sql, chunk.map { .integer($0) }, on: connection) {
+                    fresh["\(table)#\(record.rowID)"] = record
+                }
+            }
+        }
+        return records.compactMap { fresh["\($0.entity.rootName)#\($0.rowID)"] }
+    }
+
+    static func describeGraph(_ protos: [ProtoRecord]) -> String {
+        protos.map { proto in
+            let links = proto.relationships.keys.sorted().map { name in
+                "\(name) -> [" + (proto.relationships[name] ?? []).map(\.description).joined(separator: ", ") + "]"
+            }
+            return "  \(proto)" + (links.isEmpty ? "" : " { " + links.joined(separator: "; ") + " }")
+        }.joined(separator: "\n")
+    }
+}
+
+extension RecordStore {
+    /// Populates the store from one response, in one transaction.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let result = try store.populate(try JSONReader().read(data), entity: "Post")
+    /// ```
+    ///
+    /// - Throws: ``WebRecordFailure`` on a fatal error; the store is left as it was.
+    public func populate(
+        _ response: JSONValue, entity: String, options: PopulationOptions = PopulationOptions()
+    ) throws(WebRecordFailure) -> PopulationResult {
+        try ResponsePopulation(store: self, options: options).populate(response, entity: entity)
+    }
+}
