@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "WebRecord", targets: ["WebRecord"]),
         .library(name: "WebRecordTesting", targets: ["WebRecordTesting"]),
         .executable(name: "webrecord", targets: ["webrecord"]),
+        .executable(name: "webrecord-bench", targets: ["webrecord-bench"]),
     ],
     targets: [
         .systemLibrary(
@@ -17,6 +18,7 @@ let package = Package(
         .target(name: "WebRecord", dependencies: ["WebRecordSQLite"]),
         .target(name: "WebRecordTesting", dependencies: ["WebRecord"]),
         .executableTarget(name: "webrecord", dependencies: ["WebRecord"]),
+        .executableTarget(name: "webrecord-bench", dependencies: ["WebRecord"]),
         .testTarget(
             name: "WebRecordTests",
             dependencies: ["WebRecord", "WebRecordTesting"],

@@ -203,3 +203,37 @@ extension RecordStore {
         try ResponsePopulation(store: self, options: options).populate(response, entity: entity)
     }
 }
+
+extension ResponsePopulation {
+    /// Deletes the orphans of a multi-response request, once all of it has been populated: the
+    /// stored records of `entity` (scoped by the options' rule) whose `_id` is not in `keeping`.
+    ///
+    /// Paged requests populate each page without orphan deletion, collect the `_id`s of every
+    /// page's top-level records, and call this after the last page, in its own transaction.
+    ///
+    /// - Parameters:
+    ///   - entity: the requested entity.
+    ///   - keeping: the `_id`s of every top-level record of every page.
+    ///   - results: the records passed to the orphan closure as the populated records.
+    ///   - response: the response passed to the orphan closure (the last page's).
+    ///   - debugger: where errors are collected.
+    /// - Returns: deleted counts by entity.
+    /// - Throws: ``WebRecordFailure`` after rolling back.
+    public func deleteOrphans(
+        of entity: String, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger
+    ) throws(WebRecordFailure) -> [String: Int] {
+        do {
+            let entity = try store.schema.requireEntity(entity)
+            return try store.write { connection in
+                var deleter = RecordDeleter(store: store, connection: connection, debugger: debugger)
+                try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
+                    .run(entity: entity, keep: keeping, results: results, response: response, deleter: &deleter)
+                return deleter.deleted
+            }
+        } catch let error as WebRecordError {
+            throw WebRecordFailure(error, debugger: debugger)
+        } catch {
+            throw WebRecordFailure(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+print("webrecord-bench: not written yet")
