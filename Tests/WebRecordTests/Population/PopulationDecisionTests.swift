@@ -35,7 +35,7 @@ import WebRecordTesting
     }
 
     @Test func aRecordSubclassOverridesTheKeyPath() throws {
-        final class Post: Record {
+        final class Post: Record, @unchecked Sendable {
             override class var keyPathForResponseObject: String? { "posts" }
         }
         let test = try makeDecisionStore()
@@ -375,7 +375,7 @@ import WebRecordTesting
     }
 
     @Test func aCodeHookCanChooseTheSubEntity() throws {
-        final class Shape: Record {
+        final class Shape: Record, @unchecked Sendable {
             override class func subentityName(for dictionary: JSONObject, of entity: Entity) -> String? {
                 dictionary["side"] != nil ? "Square" : nil
             }

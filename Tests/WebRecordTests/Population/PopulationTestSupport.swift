@@ -147,3 +147,10 @@ func withLogging<T>(_ level: LoggingLevel, recorder: InMemoryLogRecorder, _ body
     }
     return try body()
 }
+
+/// The logging level in force when no test has changed it.
+func defaultLoggingLevel() -> LoggingLevel {
+    loggingLock.lock()
+    defer { loggingLock.unlock() }
+    return WebRecord.loggingLevel
+}
