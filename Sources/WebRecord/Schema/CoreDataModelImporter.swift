@@ -290,6 +290,18 @@ private struct ModelConverter {
         if entity.primaryKey == nil {
             entity.primaryKey = propertyLevelPrimaryKey.map(ImportedPrimaryKey.single) ?? uniquenessConstraintKey(of: node)
         }
+        // A primary-key attribute keeps no default (Core Data's Integer 0): every record created
+        // without a key would share it, and WebRecord's validator refuses that.
+        let keyNames: [String]
+        switch entity.primaryKey {
+        case .single(let name)?: keyNames = [name]
+        case .composite(let names)?: keyNames = names
+        case nil: keyNames = []
+        }
+        entity.attributes = entity.attributes.map { name, definition in
+            guard keyNames.contains(name), case .object(let members) = definition else { return (name, definition) }
+            return (name, .object(members.filter { $0.0 != "default" }))
+        }
         return entity
     }
 

@@ -211,7 +211,7 @@ import Testing
                   "primaryKey": "id",
                   "attributes": {
                     "height": { "type": "integer", "default": 0 },
-                    "id": { "type": "integer", "default": 0 },
+                    "id": { "type": "integer" },
                     "url": { "type": "string" },
                     "width": { "type": "integer", "default": 0 }
                   },
