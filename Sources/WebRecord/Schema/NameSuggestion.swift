@@ -6,7 +6,12 @@ package enum NameSuggestion {
         var best: (name: String, distance: Int)?
         for candidate in candidates {
             let distance = editDistance(lowered, Array(candidate.lowercased().utf8))
-            if distance < (best?.distance ?? Int.max) { best = (candidate, distance) }
+            // Ties go to the alphabetically first candidate, so a hint never depends on the
+            // order of a dictionary's keys.
+            if let current = best, distance > current.distance || (distance == current.distance && candidate >= current.name) {
+                continue
+            }
+            best = (candidate, distance)
         }
         guard let best else { return nil }
         let limit = max(2, lowered.count / 3)

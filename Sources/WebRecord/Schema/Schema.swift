@@ -30,6 +30,10 @@ public struct Schema: Sendable {
 
     /// Loads and validates several schema files as one schema. Relationships may cross files.
     ///
+    /// A file that cannot be read is a problem like any other: the files that can be read are
+    /// still checked, so one run reports everything. Cross-file checks (destinations, inverses,
+    /// parents) are skipped while a file is missing, since they would only repeat its absence.
+    ///
     /// - Throws: ``SchemaError`` listing every problem in every file.
     public init(contentsOf urls: [URL]) throws(SchemaError) {
         var sources: [(file: String, data: Data)] = []
@@ -43,7 +47,14 @@ public struct Schema: Sendable {
                 problems.append(SchemaProblem(file: file, message: reason))
             }
         }
-        if !problems.isEmpty { throw SchemaError(problems: problems) }
+        if !problems.isEmpty {
+            for source in sources {
+                var reader = SchemaFileReader(file: source.file)
+                reader.read(source.data)
+                problems += reader.problems
+            }
+            throw SchemaError(problems: problems)
+        }
         try self.init(sources: sources)
     }
 

@@ -12,6 +12,9 @@ struct EntityDeclaration: Sendable {
     var discriminator: SubentityDiscriminator?
     var attributes: [Attribute] = []
     var relationships: [Relationship] = []
+    /// Properties declared but too broken to read (an unknown type, no destination). They are
+    /// already reported; the resolver does not report them again as missing where they are used.
+    var unreadableProperties: [String] = []
 }
 
 /// Reads the JSON of one schema file into entity declarations, noting every problem of shape.
@@ -44,19 +47,24 @@ struct SchemaFileReader {
         do {
             root = try JSONReader().read(data)
         } catch {
+            // The problem's own line and column say where; keep them out of the message.
+            let reason = error.message.replacingOccurrences(of: " at line \(error.line), column \(error.column)", with: "")
             problems.append(
-                SchemaProblem(file: file, message: "malformed JSON: \(error.message)", line: error.line, column: error.column))
+                SchemaProblem(file: file, message: "malformed JSON: \(reason)", line: error.line, column: error.column))
             return
+        }
+        for duplicate in DuplicateKeyScanner.duplicates(in: data) {
+            noteDuplicate(duplicate)
         }
         guard let top = root.objectValue else {
             problem(nil, nil, "the file must hold a JSON object, not \(root.typeName)")
             return
         }
         checkKeys(top, allowed: Self.topLevelKeys, entity: nil, property: nil, what: "schema")
-        if let version = top["version"], version.int64Value != 1 {
+        if let version = Self.nonNull(top["version"]), version.int64Value != 1 {
             problem(nil, nil, "unsupported version \(version); this WebRecord reads version 1")
         }
-        if let formats = top["dateFormats"] {
+        if let formats = Self.nonNull(top["dateFormats"]) {
             if let list = formats.arrayValue, list.allSatisfy({ $0.stringValue != nil }) {
                 dateFormats = list.compactMap(\.stringValue)
             } else {
@@ -90,36 +98,48 @@ struct SchemaFileReader {
         entity.isAbstract = bool(object["abstract"], entity: name, property: nil, key: "abstract") ?? false
         entity.keyPathForResponseObject = string(
             object["keyPathForResponseObject"], entity: name, property: nil, key: "keyPathForResponseObject")
+        if let path = entity.keyPathForResponseObject {
+            checkKeyPath(path, entity: name, property: nil, key: "keyPathForResponseObject")
+        }
         switch object["primaryKey"] {
         case nil, .null?:
             break
         case .string(let key)?:
             entity.primaryKey = [key]
         case .array(let parts)? where !parts.isEmpty && parts.allSatisfy({ $0.stringValue != nil }):
-            entity.primaryKey = parts.compactMap(\.stringValue)
+            let names = parts.compactMap(\.stringValue)
+            var seen = Set<String>()
+            for part in names where !seen.insert(part).inserted {
+                problem(name, part, "the primary key names '\(part)' twice")
+            }
+            entity.primaryKey = names
             entity.primaryKeyIsComposite = parts.count > 1
         case let other?:
             problem(name, nil, "'primaryKey' must be a property name or a non-empty array of names, not \(other.typeName)")
         }
-        if let discriminator = object["subentities"] {
+        if let discriminator = Self.nonNull(object["subentities"]) {
             entity.discriminator = readDiscriminator(discriminator, entity: name)
         }
-        if let attributes = object["attributes"] {
+        if let attributes = Self.nonNull(object["attributes"]) {
             if let members = attributes.objectValue {
                 for (attributeName, spec) in members {
                     if let attribute = readAttribute(attributeName, spec, entity: name) {
                         entity.attributes.append(attribute)
+                    } else {
+                        entity.unreadableProperties.append(attributeName)
                     }
                 }
             } else {
                 problem(name, nil, "'attributes' must be an object")
             }
         }
-        if let relationships = object["relationships"] {
+        if let relationships = Self.nonNull(object["relationships"]) {
             if let members = relationships.objectValue {
                 for (relationshipName, spec) in members {
                     if let relationship = readRelationship(relationshipName, spec, entity: name) {
                         entity.relationships.append(relationship)
+                    } else {
+                        entity.unreadableProperties.append(relationshipName)
                     }
                 }
             } else {
@@ -135,6 +155,10 @@ struct SchemaFileReader {
             return nil
         }
         checkKeys(object, allowed: ["key", "map", "present"], entity: entity, property: nil, what: "subentities")
+        if object["present"] != nil, object["key"] != nil || object["map"] != nil {
+            problem(entity, nil, "'subentities' takes either 'key' and 'map' or 'present', not both")
+            return nil
+        }
         if let present = object["present"] {
             guard let pairs = present.objectValue, pairs.allSatisfy({ $0.value.stringValue != nil }), !pairs.isEmpty else {
                 problem(entity, nil, "'subentities.present' must map keys to entity names")
@@ -148,6 +172,7 @@ struct SchemaFileReader {
             problem(entity, nil, "'subentities' needs 'key' (a key path) and 'map' (values to entity names)")
             return nil
         }
+        checkKeyPath(key, entity: entity, property: nil, key: "subentities.key")
         var table: [String: String] = [:]
         for (value, target) in map { table[value] = target.stringValue }
         return .value(key: key, map: table)
@@ -162,27 +187,33 @@ struct SchemaFileReader {
             return nil
         }
         checkKeys(object, allowed: Self.attributeKeys, entity: entity, property: name, what: "attribute")
-        guard let typeName = object["type"]?.stringValue else {
-            problem(entity, name, "missing 'type' (one of \(AttributeType.allCases.map(\.rawValue).joined(separator: ", ")))")
+        let typeNames = AttributeType.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let typeValue = object["type"], !typeValue.isNull else {
+            problem(entity, name, "missing 'type' (one of \(typeNames))")
+            return nil
+        }
+        guard let typeName = typeValue.stringValue else {
+            problem(entity, name, "'type' must be a string (one of \(typeNames)), not \(typeValue.typeName)")
             return nil
         }
         guard let type = AttributeType(rawValue: typeName) else {
-            let hint = NameSuggestion.hint(for: typeName, in: AttributeType.allCases.map(\.rawValue))
-            problem(entity, name, "unknown type '\(typeName)'\(hint)")
+            let suggestion = Self.coreDataTypeNames[typeName.lowercased()]
+                ?? NameSuggestion.closest(to: typeName, in: AttributeType.allCases.map(\.rawValue))
+            problem(entity, name, "unknown type '\(typeName)'\(suggestion.map { " (did you mean '\($0)'?)" } ?? "")")
             return nil
         }
         let attribute = Attribute(
             name: name, entityName: entity, type: type,
             keyPaths: keyPaths(object["key"], name: name, entity: entity),
             isOptional: bool(object["optional"], entity: entity, property: name, key: "optional") ?? true,
-            defaultValue: object["default"].flatMap { $0.isNull ? nil : $0 },
+            defaultValue: Self.nonNull(object["default"]),
             isIndexed: bool(object["indexed"], entity: entity, property: name, key: "indexed") ?? false,
             dateFormat: string(object["dateFormat"], entity: entity, property: name, key: "dateFormat"),
             transformer: string(object["transformer"], entity: entity, property: name, key: "transformer"))
         if attribute.dateFormat != nil, type != .date {
             problem(entity, name, "'dateFormat' applies only to date attributes")
         }
-        if let defaultValue = attribute.defaultValue, !Self.defaultFits(defaultValue, type) {
+        if let defaultValue = attribute.defaultValue, !defaultFits(defaultValue, attribute) {
             problem(entity, name, "default \(defaultValue.serialized()) is not a valid \(type.rawValue)")
         }
         return attribute
@@ -195,8 +226,12 @@ struct SchemaFileReader {
             return nil
         }
         checkKeys(object, allowed: Self.relationshipKeys, entity: entity, property: name, what: "relationship")
-        guard let destination = object["destination"]?.stringValue else {
+        guard let destinationValue = object["destination"], !destinationValue.isNull else {
             problem(entity, name, "missing 'destination'")
+            return nil
+        }
+        guard let destination = destinationValue.stringValue, !destination.isEmpty else {
+            problem(entity, name, "'destination' must be an entity name, not \(destinationValue.typeName)")
             return nil
         }
         let toMany = bool(object["toMany"], entity: entity, property: name, key: "toMany") ?? false
@@ -236,23 +271,35 @@ struct SchemaFileReader {
         case .array(let list)? where list.allSatisfy({ $0.stringValue != nil }): paths = list.compactMap(\.stringValue)
         case let other?: problem(entity, name, "'key' must be a key path or an array of key paths, not \(other.typeName)")
         }
-        for path in paths where path.isEmpty || path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
-            problem(entity, name, "key path '\(path)' has an empty component")
+        for path in paths {
+            checkKeyPath(path, entity: entity, property: name, key: "key")
         }
         if !paths.contains(name) { paths.append(name) }
         return paths
     }
 
-    static func defaultFits(_ value: JSONValue, _ type: AttributeType) -> Bool {
-        switch type {
-        case .string, .url, .uuid, .decimal, .date: value.stringValue != nil || (type == .decimal && value.doubleValue != nil)
-        case .integer: value.int64Value != nil
-        case .double: value.doubleValue != nil
-        case .boolean: value.boolValue != nil
-        case .data: value.stringValue.map { Data(base64Encoded: $0) != nil } ?? false
-        case .json: true
-        }
+    /// The value unless it is absent or JSON null. (A bare `nil` in a closure returning
+    /// `JSONValue` would be `JSONValue.null`, since JSONValue is nil-literal expressible.)
+    static func nonNull(_ value: JSONValue?) -> JSONValue? {
+        guard let value, !value.isNull else { return Optional<JSONValue>.none }
+        return value
     }
+
+    /// Whether a default is a value a response could carry for the attribute: it must pass the
+    /// same coercion as response values (DESIGN §3.10), with the file's `dateFormats`.
+    private func defaultFits(_ value: JSONValue, _ attribute: Attribute) -> Bool {
+        guard let stored = ValueCoercion(dateFormats: dateFormats).storedValue(value, for: attribute) else { return false }
+        return !stored.isNull
+    }
+
+    /// Core Data's attribute type names (and a few common spellings), mapped to WebRecord's,
+    /// for the "did you mean" of an unknown type.
+    static let coreDataTypeNames: [String: String] = [
+        "integer 16": "integer", "integer 32": "integer", "integer 64": "integer", "int": "integer",
+        "int16": "integer", "int32": "integer", "int64": "integer", "float": "double", "number": "double",
+        "bool": "boolean", "binary": "data", "binary data": "data", "transformable": "json", "uri": "url",
+        "str": "string", "text": "string",
+    ]
 
     // MARK: - Checks
 
@@ -270,6 +317,39 @@ struct SchemaFileReader {
         } else if name.lowercased().hasPrefix("sqlite_") {
             problem(entity, property, "\(what) '\(name)' starts with 'sqlite_', which SQLite reserves")
         }
+    }
+
+    /// A key path is dot-separated and none of its components is empty.
+    private mutating func checkKeyPath(_ path: String, entity: String?, property: String?, key: String) {
+        if path.isEmpty || path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+            problem(entity, property, "'\(key)' key path '\(path)' has an empty component")
+        }
+    }
+
+    /// Reports a key written twice in one JSON object, which JSON readers resolve by keeping the last.
+    private mutating func noteDuplicate(_ duplicate: DuplicateKeyScanner.Duplicate) {
+        let path = duplicate.path
+        let place = "line \(duplicate.line), column \(duplicate.column)"
+        var entity: String?
+        var property: String?
+        var message = "duplicate key '\(duplicate.key)' at \(place); only the last value would be used"
+        if path.first == "entities" {
+            if path.count == 1 {
+                entity = duplicate.key
+                message = "entity declared twice in this file (again at \(place))"
+            } else {
+                entity = path[1]
+                if path.count == 3, path[2] == "attributes" || path[2] == "relationships" {
+                    property = duplicate.key
+                    message = "declared twice in '\(path[2])' (again at \(place))"
+                } else if path.count >= 4, path[2] == "attributes" || path[2] == "relationships" {
+                    property = path[3]
+                }
+            }
+        }
+        problems.append(SchemaProblem(
+            file: file, entity: entity, property: property, message: message,
+            line: entity == nil ? duplicate.line : nil, column: entity == nil ? duplicate.column : nil))
     }
 
     private mutating func checkKeys(
@@ -300,5 +380,139 @@ struct SchemaFileReader {
 
     private mutating func problem(_ entity: String?, _ property: String?, _ message: String) {
         problems.append(SchemaProblem(file: file, entity: entity, property: property, message: message))
+    }
+}
+
+// MARK: - Duplicate keys
+
+/// Finds keys written twice in one JSON object.
+///
+/// ``JSONReader`` keeps the last of duplicate keys, as most JSON readers do, so an entity or
+/// attribute declared twice would silently replace the first. This scan walks the bytes of a
+/// document the reader has already accepted and reports each repeat with its path and place.
+struct DuplicateKeyScanner {
+    /// One repeated key.
+    struct Duplicate: Sendable, Hashable {
+        /// The keys leading to the object that holds the repeat (array elements are skipped).
+        var path: [String]
+        /// The repeated key.
+        var key: String
+        /// The 1-based line of the repeat.
+        var line: Int
+        /// The 1-based column, in bytes, of the repeat.
+        var column: Int
+    }
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var line = 1
+    private var lineStart = 0
+    private var found: [Duplicate] = []
+
+    /// Every repeated key in `data`, in document order. `data` must be well-formed JSON.
+    static func duplicates(in data: Data) -> [Duplicate] {
+        var scanner = DuplicateKeyScanner(bytes: [UInt8](data))
+        scanner.value(path: [])
+        return scanner.found
+    }
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    private mutating func value(path: [String]) {
+        skipWhitespace()
+        guard index < bytes.count else { return }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): object(path: path)
+        case UInt8(ascii: "["): array(path: path)
+        case UInt8(ascii: "\""): _ = string()
+        default:
+            while index < bytes.count, !Self.isDelimiter(bytes[index]) { index += 1 }
+        }
+    }
+
+    private mutating func object(path: [String]) {
+        index += 1
+        var keys = Set<String>()
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { return }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return
+            }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            let line = line
+            let column = index - lineStart + 1
+            guard let key = string() else { return }
+            if !keys.insert(key).inserted {
+                found.append(Duplicate(path: path, key: key, line: line, column: column))
+            }
+            skipWhitespace()
+            if index < bytes.count, bytes[index] == UInt8(ascii: ":") { index += 1 }
+            value(path: path + [key])
+        }
+    }
+
+    private mutating func array(path: [String]) {
+        index += 1
+        while true {
+            skipWhitespace()
+            guard index < bytes.count else { return }
+            switch bytes[index] {
+            case UInt8(ascii: "]"):
+                index += 1
+                return
+            case UInt8(ascii: ","):
+                index += 1
+            default:
+                let start = index
+                value(path: path)
+                if index == start { index += 1 }
+            }
+        }
+    }
+
+    /// Reads a string token and decodes it with the same rules as the reader.
+    private mutating func string() -> String? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        let start = index
+        index += 1
+        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
+            index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+        }
+        index = min(index + 1, bytes.count)
+        return (try? JSONReader().read(Array(bytes[start..<index])))?.stringValue
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x0A:
+                line += 1
+                lineStart = index + 1
+            case 0x0D:
+                if index + 1 >= bytes.count || bytes[index + 1] != 0x0A {
+                    line += 1
+                    lineStart = index + 1
+                }
+            case 0x20, 0x09:
+                break
+            default:
+                return
+            }
+            index += 1
+        }
+    }
+
+    private static func isDelimiter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D: true
+        default: false
+        }
     }
 }

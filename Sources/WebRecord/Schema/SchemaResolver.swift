@@ -6,6 +6,8 @@
 struct SchemaResolver {
     private let declarations: [EntityDeclaration]
     private var byName: [String: EntityDeclaration] = [:]
+    /// The offsets in `declarations` of the declarations kept: the first of each name.
+    private var accepted = Set<Int>()
     private(set) var problems: [SchemaProblem] = []
 
     init(declarations: [EntityDeclaration]) {
@@ -15,20 +17,19 @@ struct SchemaResolver {
     mutating func resolve() -> [Entity] {
         indexDeclarations()
         let cyclic = findInheritanceCycles()
-        var resolved: [String: Entity] = [:]
-        for declaration in declarations where byName[declaration.name]?.file == declaration.file {
+        var entities: [Entity] = []
+        for (offset, declaration) in declarations.enumerated() where accepted.contains(offset) {
             guard !cyclic.contains(declaration.name) else { continue }
-            resolved[declaration.name] = inherit(declaration)
+            entities.append(inherit(declaration))
         }
-        let order = declarations.map(\.name).filter { resolved[$0] != nil }
-        var seen = Set<String>()
-        let entities = order.filter { seen.insert($0).inserted }.compactMap { resolved[$0] }
+        let resolved = Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for entity in entities {
             checkPrimaryKey(entity, in: resolved)
             checkRelationships(entity, in: resolved)
             checkDiscriminator(entity, in: resolved)
         }
-        checkHierarchyColumns(entities)
+        checkHierarchyColumns(entities, in: resolved)
+        checkJoinTables(entities, in: resolved)
         return entities
     }
 
@@ -36,14 +37,18 @@ struct SchemaResolver {
 
     private mutating func indexDeclarations() {
         var lowered: [String: EntityDeclaration] = [:]
-        for declaration in declarations {
+        for (offset, declaration) in declarations.enumerated() {
             if let earlier = lowered[declaration.name.lowercased()] {
-                let same = earlier.name == declaration.name ? "" : " '\(earlier.name)' (names are case-insensitive in SQLite)"
-                problem(declaration, nil, "duplicate entity name; also declared\(same) in \(earlier.file)")
+                if earlier.name == declaration.name {
+                    problem(declaration, nil, "duplicate entity name; also declared in \(earlier.file)")
+                } else {
+                    problem(declaration, nil, "duplicate entity name; also declared as '\(earlier.name)' in \(earlier.file) (names are case-insensitive in SQLite)")
+                }
                 continue
             }
             lowered[declaration.name.lowercased()] = declaration
             byName[declaration.name] = declaration
+            accepted.insert(offset)
         }
         for declaration in declarations {
             if let parent = declaration.parent, byName[parent] == nil {
@@ -89,15 +94,18 @@ struct SchemaResolver {
         let chain = lineage(of: declaration)
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
-        var names: [String: String] = [:]  // lowercased property name -> declaring entity
+        var names: [String: PropertyName] = [:]  // lowercased property name -> first declaration
         for ancestor in chain {
+            let isOwn = ancestor.name == declaration.name
             for attribute in ancestor.attributes {
-                if noteProperty(attribute.name, in: ancestor, names: &names, isOwn: ancestor.name == declaration.name) {
+                let property = PropertyName(name: attribute.name, kind: "attribute", entity: ancestor.name)
+                if noteProperty(property, in: ancestor, names: &names, isOwn: isOwn) {
                     attributes.append(attribute)
                 }
             }
             for relationship in ancestor.relationships {
-                if noteProperty(relationship.name, in: ancestor, names: &names, isOwn: ancestor.name == declaration.name) {
+                let property = PropertyName(name: relationship.name, kind: "relationship", entity: ancestor.name)
+                if noteProperty(property, in: ancestor, names: &names, isOwn: isOwn) {
                     relationships.append(relationship)
                 }
             }
@@ -115,7 +123,9 @@ struct SchemaResolver {
                 primaryKey = Self.primaryKey(names, composite: ancestor.primaryKeyIsComposite, attributes: attributes)
             }
         }
-        let subentities = declarations.filter { $0.parent == declaration.name && byName[$0.name]?.file == $0.file }
+        let subentities = declarations.enumerated()
+            .filter { accepted.contains($0.offset) && $0.element.parent == declaration.name }
+            .map(\.element)
         return Entity(
             name: declaration.name, parentName: declaration.parent, isAbstract: declaration.isAbstract,
             primaryKey: primaryKey,
@@ -126,20 +136,30 @@ struct SchemaResolver {
             fileName: declaration.file)
     }
 
+    /// A property's name, kind and declaring entity, for duplicate messages.
+    private struct PropertyName {
+        var name: String
+        var kind: String
+        var entity: String
+    }
+
     /// Notes a property name; reports a duplicate once (on the declaring entity). Returns whether to keep it.
     private mutating func noteProperty(
-        _ name: String, in owner: EntityDeclaration, names: inout [String: String], isOwn: Bool
+        _ property: PropertyName, in owner: EntityDeclaration, names: inout [String: PropertyName], isOwn: Bool
     ) -> Bool {
-        let key = name.lowercased()
-        if let first = names[key] {
-            if isOwn {
-                let where_ = first == owner.name ? "" : " (inherited from \(first))"
-                problem(owner, name, "duplicate property name\(where_)")
-            }
-            return false
+        let key = property.name.lowercased()
+        guard let first = names[key] else {
+            names[key] = property
+            return true
         }
-        names[key] = owner.name
-        return true
+        guard isOwn else { return false }
+        let caseNote = first.name == property.name ? "" : " (names are case-insensitive in SQLite)"
+        if first.entity == owner.name {
+            problem(owner, property.name, "duplicate property name; also declared as \(first.kind) '\(first.name)'\(caseNote)")
+        } else {
+            problem(owner, property.name, "duplicate property name; \(first.entity) already declares \(first.kind) '\(first.name)'\(caseNote)")
+        }
+        return false
     }
 
     private static func primaryKey(_ names: [String], composite: Bool, attributes: [Attribute]) -> PrimaryKey {
@@ -159,14 +179,23 @@ struct SchemaResolver {
                 if !attribute.type.canBePrimaryKey {
                     problem(entity, name, "a \(attribute.type.rawValue) attribute cannot be a primary key")
                 }
+                if attribute.defaultValue != nil {
+                    problem(entity, name, "a primary key attribute cannot have a default; every record created without a key would share it")
+                }
             } else if let relationship = entity.relationship(named: name) {
                 if case .composite = key {
                     problem(entity, name, "a composite primary key is made of attributes; '\(name)' is a relationship")
                 } else if relationship.isToMany {
                     problem(entity, name, "a primary key relationship must be to-one")
+                } else if let inverseName = relationship.inverse,
+                    let destination = entities[relationship.destination],
+                    destination.primaryKey == .relationship(inverseName)
+                {
+                    problem(entity, name, "\(destination.name) is identified by '\(inverseName)', the inverse of this primary key; only one side of a one-to-one can identify the other")
                 }
-            } else {
+            } else if !unreadableProperties(of: entity.name).contains(name) {
                 let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
+                    + unreadableProperties(of: entity.name)
                 problem(entity, name, "primary key names no property\(NameSuggestion.hint(for: name, in: names))")
             }
         }
@@ -183,14 +212,17 @@ struct SchemaResolver {
             }
             guard let inverseName = relationship.inverse else { continue }
             guard let inverse = destination.relationship(named: inverseName) else {
+                if unreadableProperties(of: destination.name).contains(inverseName) { continue }
                 let hint = NameSuggestion.hint(for: inverseName, in: destination.relationships.map(\.name))
                 problem(entity, relationship.name, "inverse '\(inverseName)' does not exist on \(destination.name)\(hint)")
                 continue
             }
-            let pointsBack = Self.isKind(entity.name, of: inverse.destination, in: entities)
-            if !pointsBack || (inverse.inverse != nil && inverse.inverse != relationship.name) {
-                let target = inverse.inverse.map { "\(inverse.destination).\($0)" } ?? inverse.destination
-                problem(entity, relationship.name, "inverse \(destination.name).\(inverseName) does not point back (it points to \(target))")
+            guard let inverseOfInverse = inverse.inverse else {
+                problem(entity, relationship.name, "inverse \(destination.name).\(inverseName) does not point back (it has no 'inverse'; add \"inverse\": \"\(relationship.name)\")")
+                continue
+            }
+            if inverseOfInverse != relationship.name || !Self.isKind(entity.name, of: inverse.destination, in: entities) {
+                problem(entity, relationship.name, "inverse \(destination.name).\(inverseName) does not point back (it points to \(inverse.destination).\(inverseOfInverse))")
             }
         }
     }
@@ -198,29 +230,69 @@ struct SchemaResolver {
     private mutating func checkDiscriminator(_ entity: Entity, in entities: [String: Entity]) {
         guard let discriminator = entity.subentityDiscriminator else { return }
         for name in discriminator.entityNames {
-            if entities[name] == nil || name == entity.name || !Self.isKind(name, of: entity.name, in: entities) {
+            if byName[name] == nil {
+                let descendants = entities.keys.filter { $0 != entity.name && Self.isKind($0, of: entity.name, in: entities) }
+                problem(entity, nil, "subentities names '\(name)', which is not an entity\(NameSuggestion.hint(for: name, in: descendants))")
+            } else if name == entity.name || !Self.isKind(name, of: entity.name, in: entities) {
                 problem(entity, nil, "subentities names '\(name)', which is not a sub-entity of \(entity.name)")
             }
         }
     }
 
     /// One table holds a hierarchy, so two entities in it may not declare the same column name.
-    private mutating func checkHierarchyColumns(_ entities: [Entity]) {
-        var columns: [String: [String: String]] = [:]  // root -> lowercased name -> declaring entity
+    ///
+    /// An entity and its ancestor declaring one name is a duplicate already reported by
+    /// inheritance; this check reports the rest: siblings and cousins.
+    private mutating func checkHierarchyColumns(_ entities: [Entity], in resolved: [String: Entity]) {
+        // root -> lowercased name -> the entities declaring it, with the name as they spell it
+        var columns: [String: [String: [(entity: String, name: String)]]] = [:]
         for entity in entities {
-            for name in entity.attributes.filter({ $0.entityName == entity.name }).map(\.name)
-                + entity.relationships.filter({ $0.entityName == entity.name }).map(\.name)
-            {
+            let own = entity.attributes.filter { $0.entityName == entity.name }.map(\.name)
+                + entity.relationships.filter { $0.entityName == entity.name }.map(\.name)
+            for name in own {
                 let key = name.lowercased()
-                if let other = columns[entity.rootName]?[key], other != entity.name,
-                    !Self.isKind(entity.name, of: other, in: Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) }))
-                {
-                    problem(entity, name, "\(other) declares '\(name)' too; one table holds the \(entity.rootName) hierarchy, so names must differ")
+                let others = columns[entity.rootName]?[key] ?? []
+                let clash = others.first { other in
+                    other.entity != entity.name && !Self.isKind(entity.name, of: other.entity, in: resolved)
+                        && !Self.isKind(other.entity, of: entity.name, in: resolved)
+                }
+                if let clash {
+                    let caseNote = clash.name == name ? "" : " (names are case-insensitive in SQLite)"
+                    problem(entity, name, "\(clash.entity) declares '\(clash.name)' too; one table holds the \(entity.rootName) hierarchy, so names must differ\(caseNote)")
                 } else {
-                    columns[entity.rootName, default: [:]][key] = entity.name
+                    columns[entity.rootName, default: [:]][key, default: []].append((entity.name, name))
                 }
             }
         }
+    }
+
+    /// Join tables are named `_<Entity>_<relationship>`; two such names may not meet, nor meet
+    /// the store's own `_webrecord_metadata` table.
+    private mutating func checkJoinTables(_ entities: [Entity], in resolved: [String: Entity]) {
+        var names: [String: String] = ["_webrecord_metadata": "WebRecord's metadata table"]
+        for entity in entities {
+            for relationship in entity.relationships where relationship.entityName == entity.name && relationship.isToMany {
+                let inverse = relationship.inverse.flatMap { resolved[relationship.destination]?.relationship(named: $0) }
+                if let inverse {
+                    // A one-to-many keeps a column on the to-one side; a many-to-many has one join
+                    // table, named by the side that sorts first.
+                    if !inverse.isToMany { continue }
+                    if "\(inverse.entityName).\(inverse.name)" < "\(entity.name).\(relationship.name)" { continue }
+                }
+                let table = "_\(entity.name)_\(relationship.name)"
+                if let other = names[table.lowercased()] {
+                    problem(entity, relationship.name, "its join table '\(table)' has the same name as \(other); rename one of them")
+                } else {
+                    names[table.lowercased()] = "the join table of \(entity.name).\(relationship.name)"
+                }
+            }
+        }
+    }
+
+    /// The properties of the entity and its ancestors that were declared but could not be read.
+    private func unreadableProperties(of name: String) -> [String] {
+        guard let declaration = byName[name] else { return [] }
+        return lineage(of: declaration).flatMap(\.unreadableProperties)
     }
 
     private static func isKind(_ name: String, of ancestor: String, in entities: [String: Entity]) -> Bool {

@@ -82,10 +82,18 @@ extension Date: AttributeValue {
     public init?(storedValue: DatabaseValue, type: AttributeType) {
         switch storedValue {
         case .text(let text): guard let date = DateCoding.date(fromISO8601: text) else { return nil }; self = date
-        case .real(let seconds): self = Date(timeIntervalSince1970: seconds)
-        case .integer(let seconds): self = Date(timeIntervalSince1970: Double(seconds))
+        case .real(let seconds) where Self.acceptsUnixSeconds(type): self = Date(timeIntervalSince1970: seconds)
+        case .integer(let seconds) where Self.acceptsUnixSeconds(type): self = Date(timeIntervalSince1970: Double(seconds))
         default: return nil
         }
+    }
+}
+
+extension Date {
+    /// Whether a number stored for an attribute of `type` reads as seconds since 1970: for a
+    /// date written by another tool, or a numeric timestamp; never for a boolean.
+    fileprivate static func acceptsUnixSeconds(_ type: AttributeType) -> Bool {
+        type == .date || type == .integer || type == .double
     }
 }
 

@@ -9,7 +9,9 @@ import Foundation
 enum DateCoding {
     /// The stored text for a date.
     static func string(from date: Date) -> String {
-        let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        // To the nearest millisecond: a date parsed from `…42.005Z` is 42.00499999… seconds in
+        // binary floating point, and must be written back as `.005`, not `.004`.
+        let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded(.toNearestOrAwayFromZero)
         let milliseconds = Int64(totalMilliseconds)
         let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
         let remainder = milliseconds - days * 86_400_000

@@ -117,7 +117,9 @@ open class Record: @unchecked Sendable, CustomStringConvertible {
     ///
     /// The record is seen as a JSON object of its attributes (by name, in the ``jsonValue(_:)``
     /// form) plus each to-one relationship as the destination's primary-key value. Dates decode
-    /// from their ISO-8601 text.
+    /// from their ISO-8601 text (or from seconds since 1970 for a numeric attribute). Decimals
+    /// are JSON numbers written with all their digits, so they decode into `Decimal` exactly
+    /// (or into `Double`).
     ///
     /// For example:
     ///
@@ -126,25 +128,42 @@ open class Record: @unchecked Sendable, CustomStringConvertible {
     /// let summary = try post.decode(PostSummary.self)
     /// ```
     ///
+    /// - Parameter type: the type to decode.
+    /// - Returns: the decoded value.
     /// - Throws: `DecodingError` when the record does not fit the type.
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        var object = JSONObject()
+        var members: [String] = []
         for attribute in entity.attributes {
-            object[attribute.name] = jsonValue(attribute.name) ?? .null
+            members.append(JSONValue.string(attribute.name).serialized() + ":" + decodingText(of: attribute))
         }
         for relationship in entity.relationships where !relationship.isToMany {
-            object[relationship.name] = related(relationship.name, as: Record.self)?.primaryKeyValue ?? .null
+            let key = related(relationship.name, as: Record.self)?.primaryKeyValue ?? .null
+            members.append(JSONValue.string(relationship.name).serialized() + ":" + key.serialized())
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
+            if let seconds = try? container.decode(Double.self) {
+                return Date(timeIntervalSince1970: seconds)
+            }
             let text = try container.decode(String.self)
             guard let date = DateCoding.date(fromISO8601: text) else {
                 throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an ISO-8601 date: \(text)")
             }
             return date
         }
-        return try decoder.decode(T.self, from: Data(JSONValue.object(object).serialized().utf8))
+        return try decoder.decode(T.self, from: Data(("{" + members.joined(separator: ",") + "}").utf8))
+    }
+
+    /// An attribute as JSON text for ``decode(_:)``: the ``jsonValue(_:)`` form, except that a
+    /// decimal is a JSON number with all its digits rather than a string.
+    private func decodingText(of attribute: Attribute) -> String {
+        if attribute.type == .decimal, let stored = storedValues[attribute.name],
+            let decimal = Decimal(storedValue: stored, type: .decimal), !decimal.isNaN
+        {
+            return DecimalCoding.string(from: decimal)
+        }
+        return (jsonValue(attribute.name) ?? .null).serialized()
     }
 
     /// `Entity(_id: N, key: value)`.

@@ -45,8 +45,18 @@ extension RecordStore {
             entity, predicate: predicate, arguments: arguments, includingSubentities: includingSubentities)
         var order: [String] = []
         for sort in orderBy {
-            guard entity.attribute(named: sort.name) != nil || entity.relationship(named: sort.name).map({ !$0.isToMany }) == true else {
-                throw WebRecordError.unknownProperty(sort.name, entity: entity.name)
+            if entity.attribute(named: sort.name) == nil {
+                guard let relationship = entity.relationship(named: sort.name), !relationship.isToMany else {
+                    throw WebRecordError.unknownProperty(sort.name, entity: entity.name)
+                }
+                // Only a to-one whose key column is in this entity's table can be sorted by; a
+                // one-to-one kept on the other side has no column here.
+                guard case .foreignKeyHere? = layout.storage(of: relationship.name, in: entity.name) else {
+                    throw WebRecordError(
+                        .invalidArgument,
+                        "cannot sort \(entity.name) by '\(sort.name)': its key is kept in \(relationship.destination)'s table",
+                        entity: entity.name, property: sort.name)
+                }
             }
             order.append("\(quote(sort.name)) \(sort.ascending ? "ASC" : "DESC")")
         }

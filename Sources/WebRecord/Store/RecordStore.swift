@@ -39,6 +39,8 @@ public final class RecordStore: Sendable {
     private let writer: SerializedConnection
     private let reader: SerializedConnection
     private let classes = Mutex<[String: RecordClass]>([:])
+    /// The servers registered on this store (see `RecordStore+Servers.swift`).
+    let servers = Mutex<ServerRegistry>(ServerRegistry())
 
     /// Opens (creating if needed) the store file at `path` for `schema`.
     ///

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// The layout the store was made with is kept in `_webrecord_metadata` (key `layout`). On open,
 /// the schema's layout is compared with it:
-/// - a new table, column, join table or index is added;
+/// - a new table, column, join table or index is added (an attribute newly marked `indexed`
+///   gets its index);
 /// - a column whose type or role changed, a changed primary key, or a join table whose shape
 ///   changed is an `incompatibleStore` error naming every change, and nothing is written;
 /// - a column the schema no longer has is kept, unused, and stays recorded, so it cannot come
@@ -81,6 +82,11 @@ struct StoreMigrator {
         var storedJoins = stored?["joinTables"]?.objectValue ?? [:]
         var statements: [String] = []
         var changes: [String] = []
+        let existingIndexes = Set(
+            try connection.rows("SELECT name FROM sqlite_master WHERE type = 'index'").compactMap { row -> String? in
+                if case .text(let name)? = row.first { return name }
+                return nil
+            })
 
         for table in layout.tables {
             guard let old = storedTables[table.name]?.objectValue else {
@@ -93,7 +99,6 @@ struct StoreMigrator {
             if oldKey != table.primaryKeyColumns {
                 changes.append("\(table.name): primary key changed from \(Self.list(oldKey)) to \(Self.list(table.primaryKeyColumns))")
             }
-            var added: Set<String> = []
             for column in table.columns {
                 if let signature = columns[column.name]?.stringValue {
                     if signature != column.signature {
@@ -102,10 +107,11 @@ struct StoreMigrator {
                 } else {
                     statements.append(addColumnStatement(column, table: table.name))
                     columns[column.name] = .string(column.signature)
-                    added.insert(column.name)
                 }
             }
-            statements += layout.indexStatements(for: table, onlyColumns: added)
+            // Indexes on new columns, and on existing attributes newly marked `indexed`.
+            let missingIndexes = table.indexedColumns.filter { !existingIndexes.contains("_index_\(table.name)_\($0)") }
+            statements += layout.indexStatements(for: table, onlyColumns: Set(missingIndexes))
             var updated = old
             updated["columns"] = .object(columns)
             storedTables[table.name] = .object(updated)

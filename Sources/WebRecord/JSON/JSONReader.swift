@@ -1,0 +1,293 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A strict RFC 8259 JSON reader that turns UTF-8 bytes into a ``JSONValue``.
+///
+/// The reader works directly on the input bytes and validates everything in a single pass:
+///
+/// - **Grammar.** Exactly RFC 8259: whitespace is only space, tab, line feed and carriage
+///   return; the top-level value may be any value, scalars included; no trailing commas, no
+///   comments, no `NaN` or `Infinity`, no leading zeros, no leading `+`, no single quotes.
+///   Anything other than whitespace after the top-level value is an error.
+/// - **Encoding.** The input must be UTF-8. Strings are validated as they are scanned:
+///   overlong forms, UTF-8-encoded surrogates (U+D800–U+DFFF), code points above U+10FFFF,
+///   stray continuation bytes and truncated sequences are rejected (``JSONReaderError/Kind/invalidUTF8``).
+///   A UTF-8 byte order mark at the start is rejected too (``JSONReaderError/Kind/unexpectedCharacter``):
+///   RFC 8259 forbids emitting one, and web services do not.
+/// - **Strings.** Control characters U+0000–U+001F must be escaped. `\u` escapes that form
+///   a UTF-16 surrogate pair are combined into one scalar; a lone or mismatched surrogate
+///   escape is rejected (``JSONReaderError/Kind/invalidUnicodeEscape``), because a Swift
+///   `String` cannot hold it.
+/// - **Numbers.** A number with no fraction and no exponent that fits `Int64` becomes
+///   ``JSONValue/integer(_:)`` (`-0` becomes `.integer(0)`). Every other number becomes
+///   ``JSONValue/double(_:)``, correctly rounded (the same `Double` that `strtod` returns).
+///   A number whose magnitude overflows `Double` (such as `1e400`) is rejected
+///   (``JSONReaderError/Kind/invalidNumber``) rather than stored as an infinity; one that
+///   underflows (such as `1e-400`) becomes `0.0` or a subnormal.
+/// - **Objects.** Keys keep their first-seen order. When a key is repeated in one object,
+///   the last value wins and keeps the position of the first occurrence.
+/// - **Depth.** Arrays and objects may nest at most ``maximumDepth`` levels
+///   (``defaultMaximumDepth``, 512, unless configured); deeper input throws
+///   ``JSONReaderError/Kind/tooDeep``. The reader itself is iterative, so no input can
+///   overflow the stack while reading.
+///
+/// Errors carry a 1-based line and column (see ``JSONReaderError``).
+///
+/// ```swift
+/// let reader = JSONReader()
+/// let value = try reader.read(#"{"data": [{"id": 1, "user": {"name": "alice"}}]}"#)
+/// value.value(atKeyPath: "data.0.user.name")   // .string("alice")
+/// ```
+///
+/// `JSONReader` is a small value type; reading allocates its scratch space per call, so one
+/// reader can be shared by concurrent tasks.
+public struct JSONReader: Sendable {
+    /// The default maximum nesting depth of arrays and objects: 512.
+    ///
+    /// 512 levels is far beyond what any web service returns, and low enough that the
+    /// recursive operations on the resulting value (equality, hashing, deallocation) stay well
+    /// within a 512 KB secondary-thread stack. (Reading and serialization are iterative.)
+    public static let defaultMaximumDepth: Int = 512
+
+    /// The maximum nesting depth of arrays and objects.
+    ///
+    /// `[[1]]` has depth 2; a scalar has depth 0, so `0` allows only a scalar at the top
+    /// level. Input that nests deeper throws ``JSONReaderError/Kind/tooDeep``, reported at
+    /// the bracket that opens the level too many.
+    ///
+    /// Reading is iterative and never overflows the stack, but the value that results is
+    /// destroyed, compared and hashed recursively: keep this limit in the thousands at most.
+    public var maximumDepth: Int
+
+    /// Creates a reader.
+    ///
+    /// - Parameter maximumDepth: The maximum nesting depth of arrays and objects; defaults
+    ///   to ``defaultMaximumDepth`` (512).
+    public init(maximumDepth: Int = JSONReader.defaultMaximumDepth) {
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Reads one JSON value from UTF-8 bytes.
+    ///
+    /// - Parameter bytes: The complete JSON text, UTF-8 encoded, without a byte order mark.
+    /// - Returns: The top-level value.
+    /// - Throws: ``JSONReaderError`` when the bytes are not one valid JSON value, with the
+    ///   kind of problem and where it is.
+    public func read(_ bytes: UnsafeRawBufferPointer) throws(JSONReaderError) -> JSONValue {
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            throw JSONReaderError(JSONParseFailure(.emptyInput, at: 0), in: UnsafeBufferPointer(start: nil, count: 0))
+        }
+        let result = base.withMemoryRebound(to: UInt8.self, capacity: bytes.count) {
+            pointer -> Result<JSONValue, JSONReaderError> in
+            let buffer = UnsafeBufferPointer(start: pointer, count: bytes.count)
+            do throws(JSONParseFailure) {
+                var parser = JSONParser(pointer, count: bytes.count, maximumDepth: maximumDepth)
+                return .success(try parser.parseDocument())
+            } catch {
+                return .failure(JSONReaderError(error, in: buffer))
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads one JSON value from UTF-8 data.
+    ///
+    /// - Parameter data: The complete JSON text, UTF-8 encoded, without a byte order mark.
+    /// - Returns: The top-level value.
+    /// - Throws: ``JSONReaderError`` when the data is not one valid JSON value.
+    public func read(_ data: Data) throws(JSONReaderError) -> JSONValue {
+        let result = data.withUnsafeBytes { bytes -> Result<JSONValue, JSONReaderError> in
+            do throws(JSONReaderError) {
+                return .success(try read(bytes))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads one JSON value from UTF-8 bytes.
+    ///
+    /// - Parameter bytes: The complete JSON text, UTF-8 encoded, without a byte order mark.
+    /// - Returns: The top-level value.
+    /// - Throws: ``JSONReaderError`` when the bytes are not one valid JSON value.
+    public func read(_ bytes: [UInt8]) throws(JSONReaderError) -> JSONValue {
+        let result = bytes.withUnsafeBytes { bytes -> Result<JSONValue, JSONReaderError> in
+            do throws(JSONReaderError) {
+                return .success(try read(bytes))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Reads one JSON value from a string.
+    ///
+    /// The string's UTF-8 form is read; it is always valid UTF-8, but a leading U+FEFF
+    /// (byte order mark) is still rejected.
+    ///
+    /// - Parameter string: The complete JSON text.
+    /// - Returns: The top-level value.
+    /// - Throws: ``JSONReaderError`` when the text is not one valid JSON value.
+    public func read(_ string: String) throws(JSONReaderError) -> JSONValue {
+        var string = string
+        let result = string.withUTF8 { bytes -> Result<JSONValue, JSONReaderError> in
+            do throws(JSONReaderError) {
+                return .success(try read(UnsafeRawBufferPointer(bytes)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}
+
+/// An error thrown by ``JSONReader`` for input that is not one valid JSON value.
+///
+/// The position is that of the first offending byte: the unexpected character, the first
+/// byte of an invalid number, the backslash of an invalid escape, the first byte of an
+/// invalid UTF-8 sequence, the bracket that nests too deep, or the end of the input for
+/// ``Kind/unexpectedEnd``.
+///
+/// Lines are separated by LF, CR LF or a lone CR. Columns count **bytes** (not characters)
+/// from the start of the line, so a line that starts with `"é",` has its comma at column 5.
+///
+/// ```swift
+/// do {
+///     _ = try JSONReader().read("{\n  \"a\": 1,\n}")
+/// } catch {
+///     error.kind      // .unexpectedCharacter
+///     error.line      // 3
+///     error.column    // 1
+///     error.message   // "unexpected character '}' at line 3, column 1 (expected a string key)"
+/// }
+/// ```
+public struct JSONReaderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kinds of problem the reader reports.
+    public enum Kind: Sendable, Hashable {
+        /// The input ends in the middle of a value.
+        case unexpectedEnd
+        /// A byte that cannot start or continue the expected token (including a byte order
+        /// mark, a comment, a single quote, or a trailing comma's closing bracket).
+        case unexpectedCharacter
+        /// A malformed number (leading zero, missing digits, `+`), or one that overflows `Double`.
+        case invalidNumber
+        /// A backslash followed by a character that is not a JSON escape.
+        case invalidEscape
+        /// A `\u` escape with bad hex digits, or a lone or mismatched UTF-16 surrogate.
+        case invalidUnicodeEscape
+        /// Bytes in a string that are not well-formed UTF-8.
+        case invalidUTF8
+        /// An unescaped control character (U+0000–U+001F) in a string.
+        case controlCharacterInString
+        /// Arrays and objects nest deeper than ``JSONReader/maximumDepth``.
+        case tooDeep
+        /// Something other than whitespace follows the top-level value.
+        case trailingContent
+        /// The input is empty or only whitespace.
+        case emptyInput
+    }
+
+    /// What went wrong.
+    public var kind: Kind
+    /// The 1-based line of the offending byte.
+    public var line: Int
+    /// The 1-based column of the offending byte, counted in bytes from the start of its line.
+    public var column: Int
+    /// The 0-based byte offset of the offending byte in the input.
+    public var offset: Int
+    /// A human-readable explanation that includes the line and column, such as
+    /// `"unexpected character '}' at line 3, column 14 (expected a value)"`.
+    public var message: String
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - kind: What went wrong.
+    ///   - line: The 1-based line.
+    ///   - column: The 1-based column, in bytes.
+    ///   - offset: The 0-based byte offset.
+    ///   - message: A human-readable explanation.
+    public init(kind: Kind, line: Int, column: Int, offset: Int, message: String) {
+        self.kind = kind
+        self.line = line
+        self.column = column
+        self.offset = offset
+        self.message = message
+    }
+
+    /// The ``message``, which includes the line and column.
+    public var description: String { message }
+
+    /// Builds the public error for an internal failure, locating it in the input.
+    init(_ failure: JSONParseFailure, in input: UnsafeBufferPointer<UInt8>) {
+        let offset = min(max(failure.offset, 0), input.count)
+        var line = 1
+        var lineStart = 0
+        var index = 0
+        while index < offset {
+            let byte = input[index]
+            if byte == 0x0A {
+                line += 1
+                lineStart = index + 1
+            } else if byte == 0x0D {
+                if index + 1 < input.count && input[index + 1] == 0x0A {
+                    // CR LF: the LF ends the line.
+                } else {
+                    line += 1
+                    lineStart = index + 1
+                }
+            }
+            index += 1
+        }
+        let column = offset - lineStart + 1
+        let place = "at line \(line), column \(column)"
+        let found = Self.describeByte(at: offset, in: input)
+        var text: String
+        switch failure.kind {
+        case .unexpectedEnd:
+            text = "unexpected end of input \(place)"
+        case .unexpectedCharacter:
+            text = "unexpected character \(found) \(place)"
+        case .invalidNumber:
+            text = "invalid number \(place)"
+        case .invalidEscape:
+            text = "invalid escape sequence \(place)"
+        case .invalidUnicodeEscape:
+            text = "invalid \\u escape \(place)"
+        case .invalidUTF8:
+            text = "invalid UTF-8 \(found) in string \(place)"
+        case .controlCharacterInString:
+            text = "unescaped control character \(found) in string \(place)"
+        case .tooDeep:
+            text = "arrays and objects nest deeper than \(failure.limit) levels \(place)"
+        case .trailingContent:
+            text = "unexpected character \(found) after the JSON value \(place)"
+        case .emptyInput:
+            text = "empty input, no JSON value \(place)"
+        }
+        if let detail = failure.detail {
+            text += " (\(detail))"
+        }
+        self.init(kind: failure.kind, line: line, column: column, offset: offset, message: text)
+    }
+
+    /// A short, printable rendering of the byte at `offset`, for messages.
+    private static func describeByte(at offset: Int, in input: UnsafeBufferPointer<UInt8>) -> String {
+        guard offset < input.count else { return "end of input" }
+        let byte = input[offset]
+        if byte < 0x20 {
+            let hex = String(byte, radix: 16, uppercase: true)
+            return "U+" + String(repeating: "0", count: 4 - hex.count) + hex
+        }
+        if byte < 0x7F {
+            return "'" + String(UnicodeScalar(byte)) + "'"
+        }
+        let hex = String(byte, radix: 16, uppercase: true)
+        return "byte 0x" + (hex.count < 2 ? "0" : "") + hex
+    }
+}

@@ -1,0 +1,215 @@
+/// A JSON value, as read by ``JSONReader`` or built in code.
+///
+/// Numbers keep the distinction the document makes: a number written without fraction or
+/// exponent that fits `Int64` exactly is ``integer(_:)``; every other number is
+/// ``double(_:)``. `.integer(1)` and `.double(1.0)` are therefore different values; use
+/// ``int64Value`` or ``doubleValue`` to read a number whatever its case.
+///
+/// Values can be written as Swift literals:
+///
+/// ```swift
+/// let post: JSONValue = [
+///     "id": 12,
+///     "text": "Hello",
+///     "user": ["username": "alice", "verified": true],
+///     "annotations": [],
+///     "reply_to": nil,
+/// ]
+/// post.value(atKeyPath: "user.username")?.stringValue   // "alice"
+/// ```
+public enum JSONValue: Sendable, Hashable {
+    /// The JSON `null` literal.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// A number with no fraction and no exponent that fits `Int64` exactly (`-0` is `0`).
+    case integer(Int64)
+    /// Every other number: one with a fraction or an exponent, or outside the `Int64` range.
+    case double(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object, keys in first-seen order.
+    case object(JSONObject)
+}
+
+extension JSONValue {
+    /// Accesses the member of an object.
+    ///
+    /// - Parameter key: The member name.
+    /// - Returns: The member's value, or `nil` when `self` is not an object or has no such key.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let object) = self else { return nil }
+        return object[key]
+    }
+
+    /// Accesses an element of an array.
+    ///
+    /// - Parameter index: A zero-based position.
+    /// - Returns: The element, or `nil` when `self` is not an array or `index` is out of range.
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let array) = self, array.indices.contains(index) else { return nil }
+        return array[index]
+    }
+
+    /// Returns the value at a dotted key path, such as `"response.venues"` or `"avatar_image.url"`.
+    ///
+    /// Each component is an object key. A component made only of ASCII digits also indexes
+    /// an array, so `"items.0.id"` reads the `id` of the first element of `items`. Keys that
+    /// contain a dot cannot be reached with a key path; use ``subscript(key:)`` instead.
+    ///
+    /// - Parameter keyPath: Components separated by `.`. An empty path denotes `self`.
+    /// - Returns: The value, or `nil` when any step is missing (a missing key, an index out
+    ///   of range, or a step into a value that is neither an object nor an array).
+    public func value(atKeyPath keyPath: String) -> JSONValue? {
+        if keyPath.isEmpty { return self }
+        var path = keyPath
+        return path.withUTF8 { bytes -> JSONValue? in
+            var current = self
+            let count = bytes.count
+            var start = 0
+            while true {
+                var end = start
+                while end < count && bytes[end] != UInt8(ascii: ".") { end += 1 }
+                let component = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                switch current {
+                case .object(let object):
+                    guard let member = object.value(forKeyBytes: component) else { return nil }
+                    current = member
+                case .array(let array):
+                    guard let index = Self.arrayIndex(component), index < array.count else { return nil }
+                    current = array[index]
+                default:
+                    return nil
+                }
+                if end == count { return current }
+                start = end + 1
+            }
+        }
+    }
+
+    /// Parses an all-digits component as an array index; nil otherwise (or when absurdly large).
+    private static func arrayIndex(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+        var index = 0
+        for byte in bytes {
+            let digit = Int(byte) - 48
+            guard digit >= 0 && digit <= 9 else { return nil }
+            index = index * 10 + digit
+        }
+        return index
+    }
+
+    /// Whether the value is ``null``.
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
+    /// The string, when the value is a ``string(_:)``; `nil` otherwise.
+    public var stringValue: String? {
+        if case .string(let string) = self { return string }
+        return nil
+    }
+
+    /// The object, when the value is an ``object(_:)``; `nil` otherwise.
+    public var objectValue: JSONObject? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+
+    /// The elements, when the value is an ``array(_:)``; `nil` otherwise.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let array) = self { return array }
+        return nil
+    }
+
+    /// The Boolean, when the value is a ``bool(_:)``; `nil` otherwise (no conversion from
+    /// numbers or strings).
+    public var boolValue: Bool? {
+        if case .bool(let bool) = self { return bool }
+        return nil
+    }
+
+    /// The number as an `Int64`: an ``integer(_:)``, or a ``double(_:)`` that is integral and
+    /// within the `Int64` range (so `1e3` gives `1000`, `1.5` gives `nil`).
+    public var int64Value: Int64? {
+        switch self {
+        case .integer(let integer): return integer
+        case .double(let double): return Int64(exactly: double)
+        default: return nil
+        }
+    }
+
+    /// The number as a `Double`: a ``double(_:)``, or an ``integer(_:)`` converted (rounded to
+    /// the nearest `Double` when its magnitude exceeds 2^53).
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let integer): return Double(integer)
+        case .double(let double): return double
+        default: return nil
+        }
+    }
+
+    /// The JSON name of the value's type, for messages: `"null"`, `"boolean"`, `"integer"`,
+    /// `"number"`, `"string"`, `"array"` or `"object"`.
+    public var typeName: String {
+        switch self {
+        case .null: return "null"
+        case .bool: return "boolean"
+        case .integer: return "integer"
+        case .double: return "number"
+        case .string: return "string"
+        case .array: return "array"
+        case .object: return "object"
+        }
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral {
+    /// Creates a ``string(_:)`` from a string literal.
+    public init(stringLiteral value: String) { self = .string(value) }
+}
+
+extension JSONValue: ExpressibleByIntegerLiteral {
+    /// Creates an ``integer(_:)`` from an integer literal.
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+}
+
+extension JSONValue: ExpressibleByFloatLiteral {
+    /// Creates a ``double(_:)`` from a floating-point literal.
+    public init(floatLiteral value: Double) { self = .double(value) }
+}
+
+extension JSONValue: ExpressibleByBooleanLiteral {
+    /// Creates a ``bool(_:)`` from `true` or `false`.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+}
+
+extension JSONValue: ExpressibleByArrayLiteral {
+    /// Creates an ``array(_:)`` from an array literal.
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+}
+
+extension JSONValue: ExpressibleByDictionaryLiteral {
+    /// Creates an ``object(_:)`` from a dictionary literal, keeping the literal's key order.
+    ///
+    /// A repeated key follows ``JSONObject``'s rule: the last value wins, at the first position.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(JSONObject(elements.map { (key: $0.0, value: $0.1) }))
+    }
+}
+
+extension JSONValue: ExpressibleByNilLiteral {
+    /// Creates ``null`` from `nil`.
+    ///
+    /// Where a `JSONValue?` is expected, `nil` means "no value" rather than JSON `null`;
+    /// write `.null` there.
+    public init(nilLiteral: ()) { self = .null }
+}
+
+extension JSONValue: CustomStringConvertible {
+    /// The value as compact JSON text (``serialized(sortedKeys:prettyPrinted:)`` with defaults).
+    public var description: String { serialized() }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// One request of a batch.
+public struct BatchRequest: Sendable {
+    /// The entity requested.
+    public var entity: String
+    /// The URN.
+    public var urn: String
+    /// The parameters.
+    public var data: JSONValue?
+    /// The request's options.
+    public var options: RequestOptions
+
+    /// Creates a batch member.
+    public init(entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions()) {
+        self.entity = entity
+        self.urn = urn
+        self.data = data
+        self.options = options
+    }
+}
+
+extension RecordStore {
+    /// Runs several requests, at most `maximumConcurrentRequests` at a time, and returns once
+    /// every one has delivered, success or failure: one result per request, in the order given.
+    ///
+    /// An empty batch returns at once. Each request is its own transaction; one failing does
+    /// not stop the others.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let results = await store.startBatch([
+    ///     BatchRequest(entity: "Post", urn: "posts/1"),
+    ///     BatchRequest(entity: "User", urn: "users/2"),
+    /// ])
+    /// ```
+    public func startBatch(
+        _ requests: [BatchRequest], maximumConcurrentRequests: Int = 4
+    ) async -> [Result<RequestResult, WebRecordFailure>] {
+        guard !requests.isEmpty else { return [] }
+        let limit = max(1, maximumConcurrentRequests)
+        return await withTaskGroup(of: (Int, Result<RequestResult, WebRecordFailure>).self) { group in
+            var results = [Result<RequestResult, WebRecordFailure>?](repeating: nil, count: requests.count)
+            var next = 0
+            func launch(_ index: Int) {
+                let request = requests[index]
+                group.addTask { (index, await self.result(of: request)) }
+            }
+            while next < min(limit, requests.count) {
+                launch(next)
+                next += 1
+            }
+            for await (index, result) in group {
+                results[index] = result
+                if next < requests.count {
+                    launch(next)
+                    next += 1
+                }
+            }
+            return results.enumerated().map { index, result in
+                result ?? .failure(WebRecordFailure(.cancelled(entity: requests[index].entity), debugger: Debugger(initialEntity: requests[index].entity)))
+            }
+        }
+    }
+
+    private func result(of request: BatchRequest) async -> Result<RequestResult, WebRecordFailure> {
+        do throws(WebRecordFailure) {
+            return .success(try await startRequest(
+                entity: request.entity, urn: request.urn, data: request.data, options: request.options))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Runs a batch MMRecord-style: `completion` fires once, on `callbackQueue`, after every
+    /// request has delivered. A thin wrapper over ``startBatch(_:maximumConcurrentRequests:)``.
+    ///
+    /// - Returns: the task running the batch.
+    @discardableResult
+    public func startBatch(
+        _ requests: [BatchRequest], maximumConcurrentRequests: Int = 4, callbackQueue: DispatchQueue = .main,
+        completion: @escaping @Sendable ([Result<RequestResult, WebRecordFailure>]) -> Void
+    ) -> Task<Void, Never> {
+        Task {
+            let results = await startBatch(requests, maximumConcurrentRequests: maximumConcurrentRequests)
+            callbackQueue.async { completion(results) }
+        }
+    }
+}

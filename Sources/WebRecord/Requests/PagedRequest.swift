@@ -1,0 +1,241 @@
+import Foundation
+
+/// Options of a paged request: the request's options, how far to page, and progress.
+public struct PagingOptions: Sendable {
+    /// The options of each page's request. Orphan deletion set here (``PopulationOptions/deleteOrphans``
+    /// or ``PopulationOptions/orphanDeletion``) runs once, after the last page, with every page's records.
+    public var request: RequestOptions
+    /// How the server's responses page, when the server gives no page manager of its own.
+    public var pagination: Pagination?
+    /// The most pages to request. Nil: until the last page.
+    public var maximumPages: Int?
+    /// Updated as pages arrive: `completedUnitCount` counts records populated, and
+    /// `totalUnitCount` is the total once a page manager knows it (-1 until then).
+    public var progress: Progress?
+    /// Called after each page with the counts so far.
+    public var onProgress: (@Sendable (PagingProgress) -> Void)?
+
+    /// Creates paging options.
+    public init(
+        request: RequestOptions = RequestOptions(), pagination: Pagination? = nil, maximumPages: Int? = nil,
+        progress: Progress? = nil, onProgress: (@Sendable (PagingProgress) -> Void)? = nil
+    ) {
+        self.request = request
+        self.pagination = pagination
+        self.maximumPages = maximumPages
+        self.progress = progress
+        self.onProgress = onProgress
+    }
+}
+
+/// How far a paged request has come.
+public struct PagingProgress: Sendable, Hashable {
+    /// Pages fetched and populated so far.
+    public var pagesFetched: Int
+    /// Top-level records populated so far.
+    public var recordsPopulated: Int
+    /// The total number of records, when a page manager knows it.
+    public var totalRecords: Int?
+    /// Seconds since the request started.
+    public var elapsed: TimeInterval
+}
+
+/// One page of a paged request: its records, its page manager and the counts so far.
+public struct Page: Sendable {
+    /// The 0-based index of the page.
+    public var index: Int
+    /// The page's top-level records, in response order.
+    public var records: [Record]
+    /// The page's full result: debugger, change counts, response.
+    public var result: RequestResult
+    /// The page manager that knows the next page; nil when the server pages no further.
+    public var pageManager: (any PageManager)?
+    /// The counts so far, this page included.
+    public var progress: PagingProgress
+    /// Whether this is the last page: no next page, or the page limit reached.
+    public var isLast: Bool
+    /// Deleted counts by entity from orphan deletion across all pages; set on the last page only.
+    public var orphansDeleted: [String: Int]
+}
+
+/// The pages of a paged request, as an `AsyncSequence`.
+///
+/// Each page is populated in its own transaction and handed over; pages already delivered are
+/// not kept, so memory stays bounded by one page. Orphan deletion waits for the last page and
+/// uses the union of every page's records; if any page fails, the sequence throws
+/// ``WebRecordFailure`` and nothing is deleted (earlier pages stay populated).
+///
+/// For example:
+///
+/// ```swift
+/// for try await page in Post.pages(urn: "stream/0/posts", in: store) {
+///     print("page \(page.index): \(page.records.count) posts")
+/// }
+/// ```
+public struct PageSequence: AsyncSequence, Sendable {
+    public typealias Element = Page
+    public typealias Failure = any Error
+
+    let store: RecordStore
+    let entity: String
+    let urn: String
+    let data: JSONValue?
+    let options: PagingOptions
+    let recordClass: Record.Type?
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(sequence: self)
+    }
+
+    /// Requests pages one at a time as they are asked for.
+    public struct Iterator: AsyncIteratorProtocol {
+        let sequence: PageSequence
+        private var state = PagingState()
+
+        init(sequence: PageSequence) {
+            self.sequence = sequence
+        }
+
+        public mutating func next() async throws -> Page? {
+            try await sequence.store.nextPage(of: sequence, state: &state)
+        }
+    }
+}
+
+/// What a paged request carries from page to page: keys seen, counts, where to go next.
+struct PagingState {
+    var index = 0
+    var finished = false
+    var nextURN: String?
+    var nextData: JSONValue?
+    var previousPageManager: (any PageManager)?
+    var keep = Set<Int64>()
+    var records = 0
+    var total: Int?
+    let started = Date()
+}
+
+extension RecordStore {
+    /// The pages of a request for `entity`, as an `AsyncSequence`.
+    ///
+    /// - Parameters:
+    ///   - entity: the entity requested.
+    ///   - urn: the first page's URN.
+    ///   - data: the first page's parameters.
+    ///   - options: request options, pagination, page limit and progress.
+    /// - Returns: the pages; iterating requests them.
+    public func pages(entity: String, urn: String, data: JSONValue? = nil, options: PagingOptions = PagingOptions()) -> PageSequence {
+        PageSequence(store: self, entity: entity, urn: urn, data: data, options: options, recordClass: nil)
+    }
+
+    /// Requests pages for `entity`, MMRecord-style: `pageBlock` gets each page and returns
+    /// whether to request the next one; `completion` fires once, after the last page or the
+    /// first failure, on `callbackQueue`.
+    ///
+    /// A thin wrapper over ``pages(entity:urn:data:options:)``.
+    ///
+    /// - Returns: the task running the request, for cancellation.
+    @discardableResult
+    public func startPagedRequest(
+        entity: String, urn: String, data: JSONValue? = nil, options: PagingOptions = PagingOptions(),
+        callbackQueue: DispatchQueue = .main,
+        pageBlock: @escaping @Sendable (Page) -> Bool,
+        completion: @escaping @Sendable (Result<Int, WebRecordFailure>) -> Void
+    ) -> Task<Void, Never> {
+        let sequence = pages(entity: entity, urn: urn, data: data, options: options)
+        return Task {
+            var count = 0
+            do {
+                for try await page in sequence {
+                    count += 1
+                    let wantsMore = await withCheckedContinuation { continuation in
+                        callbackQueue.async { continuation.resume(returning: pageBlock(page)) }
+                    }
+                    if !wantsMore { break }
+                }
+                let pages = count
+                callbackQueue.async { completion(.success(pages)) }
+            } catch {
+                let failure = error as? WebRecordFailure
+                    ?? WebRecordFailure(WebRecordError(.serverError, "\(error)", entity: entity, cause: error), debugger: Debugger(initialEntity: entity))
+                callbackQueue.async { completion(.failure(failure)) }
+            }
+        }
+    }
+
+    /// Fetches, populates and returns the next page, or nil after the last.
+    func nextPage(of sequence: PageSequence, state: inout PagingState) async throws -> Page? {
+        guard !state.finished else { return nil }
+        var requestOptions = sequence.options.request
+        let orphanOptions = requestOptions.population
+        requestOptions.population.deleteOrphans = nil
+        requestOptions.population.orphanDeletion = nil
+
+        let isFirst = state.index == 0
+        let urn = isFirst ? sequence.urn : (state.nextURN ?? sequence.urn)
+        let data = isFirst ? (sequence.options.pagination?.firstPageData(sequence.data) ?? sequence.data) : state.nextData
+        let prepared = try prepareRequest(
+            entity: sequence.entity, urn: urn, data: data, options: requestOptions, recordClass: sequence.recordClass)
+        var request = prepared.request
+        request.page = PageInformation(index: state.index, previousPageManager: state.previousPageManager)
+        let result = try await run(
+            PreparedRequest(server: prepared.server, request: request, debugger: prepared.debugger), options: requestOptions)
+
+        let pageManager = result.pageManager
+            ?? sequence.options.pagination?.pageManager(for: result.response, of: request)
+        state.keep.formUnion(result.records.map(\.rowID))
+        state.records += result.records.count
+        if let total = pageManager?.totalResultsCount { state.total = total }
+        let index = state.index
+        state.index += 1
+        state.previousPageManager = pageManager
+        state.nextURN = pageManager?.nextPageURN
+        state.nextData = pageManager?.nextPageData
+        let reachedLimit = sequence.options.maximumPages.map { state.index >= $0 } ?? false
+        let isLast = pageManager?.canRequestNextPage != true || state.nextURN == nil || result.records.isEmpty || reachedLimit
+        let progress = PagingProgress(
+            pagesFetched: state.index, recordsPopulated: state.records, totalRecords: state.total,
+            elapsed: Date().timeIntervalSince(state.started))
+        if let foundation = sequence.options.progress {
+            foundation.totalUnitCount = Int64(state.total ?? -1)
+            foundation.completedUnitCount = Int64(state.records)
+        }
+        sequence.options.onProgress?(progress)
+
+        var deleted: [String: Int] = [:]
+        if isLast {
+            state.finished = true
+            if orphanOptions.deleteOrphans != nil || orphanOptions.orphanDeletion != nil {
+                if Task.isCancelled {
+                    throw WebRecordFailure(.cancelled(entity: sequence.entity), debugger: result.debugger)
+                }
+                deleted = try ResponsePopulation(store: self, options: orphanOptions).deleteOrphans(
+                    of: sequence.entity, keeping: state.keep, results: result.records, response: result.response.body,
+                    debugger: result.debugger)
+            }
+        }
+        return Page(
+            index: index, records: result.records, result: result, pageManager: pageManager, progress: progress,
+            isLast: isLast, orphansDeleted: deleted)
+    }
+}
+
+extension Record {
+    /// The pages of a request for this class's entity, as an `AsyncSequence`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
+    /// options.request.population.deleteOrphans = .all     // after the last page, across all pages
+    /// for try await page in Post.pages(urn: "posts", in: store, options: options) {
+    ///     render(page.records)
+    /// }
+    /// ```
+    public static func pages(
+        urn: String, data: JSONValue? = nil, in store: RecordStore, options: PagingOptions = PagingOptions()
+    ) -> PageSequence {
+        PageSequence(
+            store: store, entity: requestEntityName(in: store), urn: urn, data: data, options: options, recordClass: self)
+    }
+}

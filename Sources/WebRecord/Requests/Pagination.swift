@@ -1,0 +1,191 @@
+import Foundation
+
+/// The built-in ways web APIs page their results, each a ``PageManager`` factory.
+///
+/// Use one from a ``Server`` subclass's `pageManager(for:of:)`, or from the command line
+/// (`webrecord populate --paginate KIND`):
+///
+/// ```swift
+/// final class ADNServer: HTTPServer {
+///     override func pageManager(for response: ServerResponse, of request: ServerRequest) -> (any PageManager)? {
+///         Pagination.cursor(keyPath: "meta.min_id", parameter: "before_id").pageManager(for: response, of: request)
+///     }
+/// }
+/// ```
+///
+/// Every kind stops when the response names no next page. A paged request also stops at a page
+/// that populated no records, and at its page limit.
+public enum Pagination: Sendable, Hashable, CustomStringConvertible {
+    /// The next page's URL (or URN) is in the body at a key path (`next-url:KEYPATH`).
+    case nextURL(keyPath: String)
+    /// The next page's URL is in the HTTP `Link` header, `rel="next"` (`link-header`).
+    case linkHeader
+    /// A cursor in the body at a key path is sent back as a query parameter (`cursor:KEYPATH:PARAM`).
+    /// Paging stops when the cursor is missing, null, empty or the same as the one just sent.
+    case cursor(keyPath: String, parameter: String)
+    /// Pages are numbered from 1 in a query parameter (`page:PARAM`). Paging stops at an empty
+    /// page, or at the total when `totalKeyPath` gives it.
+    case pageNumber(parameter: String, totalKeyPath: String? = nil)
+    /// An offset and a limit in query parameters (`offset:PARAM:LIMITPARAM:LIMIT`). Paging stops
+    /// at an empty or short page.
+    case offset(parameter: String, limitParameter: String, limit: Int)
+
+    /// Parses the command line's `--paginate` value.
+    ///
+    /// - Parameter specification: `next-url:KEYPATH`, `link-header`, `cursor:KEYPATH:PARAM`,
+    ///   `page:PARAM` or `offset:PARAM:LIMITPARAM:LIMIT`.
+    /// - Returns: nil when the value is not one of those.
+    public init?(specification: String) {
+        let parts = specification.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        switch (parts.first, parts.count) {
+        case ("next-url", 2) where !parts[1].isEmpty:
+            self = .nextURL(keyPath: parts[1])
+        case ("link-header", 1):
+            self = .linkHeader
+        case ("cursor", 3) where !parts[1].isEmpty && !parts[2].isEmpty:
+            self = .cursor(keyPath: parts[1], parameter: parts[2])
+        case ("page", 2) where !parts[1].isEmpty:
+            self = .pageNumber(parameter: parts[1])
+        case ("offset", 4) where !parts[1].isEmpty && !parts[2].isEmpty:
+            guard let limit = Int(parts[3]), limit > 0 else { return nil }
+            self = .offset(parameter: parts[1], limitParameter: parts[2], limit: limit)
+        default:
+            return nil
+        }
+    }
+
+    /// The `--paginate` text for this kind.
+    public var description: String {
+        switch self {
+        case .nextURL(let keyPath): "next-url:\(keyPath)"
+        case .linkHeader: "link-header"
+        case .cursor(let keyPath, let parameter): "cursor:\(keyPath):\(parameter)"
+        case .pageNumber(let parameter, _): "page:\(parameter)"
+        case .offset(let parameter, let limitParameter, let limit): "offset:\(parameter):\(limitParameter):\(limit)"
+        }
+    }
+
+    /// The parameters of the first page's request, merged into `data`.
+    ///
+    /// Page numbers start at 1 and offsets at 0 with the limit; the other kinds send nothing extra.
+    public func firstPageData(_ data: JSONValue?) -> JSONValue? {
+        switch self {
+        case .pageNumber(let parameter, _):
+            return Self.merging(data, [parameter: .integer(1)])
+        case .offset(let parameter, let limitParameter, let limit):
+            return Self.merging(data, [parameter: .integer(0), limitParameter: .integer(Int64(limit))])
+        case .nextURL, .linkHeader, .cursor:
+            return data
+        }
+    }
+
+    /// The page manager for one page.
+    ///
+    /// - Parameters:
+    ///   - response: the page just fetched.
+    ///   - request: the request that fetched it.
+    /// - Returns: the page manager; its ``PageManager/nextPageURN`` is nil on the last page.
+    public func pageManager(for response: ServerResponse, of request: ServerRequest) -> any PageManager {
+        let index = request.page?.index ?? 0
+        switch self {
+        case .nextURL(let keyPath):
+            let next = response.body.value(atKeyPath: keyPath)?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+            return BuiltInPageManager(nextPageURN: next, nextPageData: nil, currentPageIndex: index)
+        case .linkHeader:
+            let next = response.header("Link").flatMap { Self.nextLink(in: $0, relativeTo: response.url) }
+            return BuiltInPageManager(nextPageURN: next, nextPageData: nil, currentPageIndex: index)
+        case .cursor(let keyPath, let parameter):
+            var cursor: JSONValue?
+            switch response.body.value(atKeyPath: keyPath) {
+            case .string(let text)? where !text.isEmpty: cursor = .string(text)
+            case .integer(let number)?: cursor = .integer(number)
+            default: cursor = nil
+            }
+            if let sent = request.data?[parameter], sent == cursor { cursor = nil }
+            return BuiltInPageManager(
+                nextPageURN: cursor == nil ? nil : request.urn,
+                nextPageData: cursor.map { Self.merging(request.data, [parameter: $0]) } ?? nil,
+                currentPageIndex: index)
+        case .pageNumber(let parameter, let totalKeyPath):
+            let current = request.data?[parameter]?.int64Value ?? Int64(index + 1)
+            let total = totalKeyPath.flatMap { response.body.value(atKeyPath: $0)?.int64Value }
+            let perPage = Self.count(in: response.body)
+            var more = perPage != 0
+            if let total, let perPage, perPage > 0, current * Int64(perPage) >= total { more = false }
+            return BuiltInPageManager(
+                nextPageURN: more ? request.urn : nil,
+                nextPageData: Self.merging(request.data, [parameter: .integer(current + 1)]),
+                currentPageIndex: Int(current - 1), totalResultsCount: total.map(Int.init), resultsPerPage: perPage)
+        case .offset(let parameter, let limitParameter, let limit):
+            let current = request.data?[parameter]?.int64Value ?? 0
+            let count = Self.count(in: response.body)
+            let more = count.map { $0 >= limit } ?? true
+            return BuiltInPageManager(
+                nextPageURN: more ? request.urn : nil,
+                nextPageData: Self.merging(request.data, [parameter: .integer(current + Int64(limit)), limitParameter: .integer(Int64(limit))]),
+                currentPageIndex: Int(current) / limit, resultsPerPage: limit)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The number of records in a page body when it is an array, or an object with one array
+    /// member (the usual `{"data": [...], "meta": {...}}` shape); nil when unknown.
+    static func count(in body: JSONValue) -> Int? {
+        if let array = body.arrayValue { return array.count }
+        guard let object = body.objectValue else { return nil }
+        let arrays = object.compactMap { $0.value.arrayValue }
+        return arrays.count == 1 ? arrays[0].count : nil
+    }
+
+    static func merging(_ data: JSONValue?, _ extra: JSONObject) -> JSONValue {
+        var object = data?.objectValue ?? JSONObject()
+        for (key, value) in extra { object[key] = value }
+        return .object(object)
+    }
+
+    /// The `rel="next"` target of an RFC 8288 Link header, resolved against the response URL.
+    static func nextLink(in header: String, relativeTo base: URL?) -> String? {
+        for link in header.split(separator: ",") {
+            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let target = parts.first, target.hasPrefix("<"), target.hasSuffix(">") else { continue }
+            let isNext = parts.dropFirst().contains { parameter in
+                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard pair.count == 2, pair[0].lowercased() == "rel" else { return false }
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+                    .split(separator: " ").contains("next")
+            }
+            guard isNext else { continue }
+            let text = String(target.dropFirst().dropLast())
+            if let base, let url = URL(string: text, relativeTo: base) { return url.absoluteString }
+            return text
+        }
+        return nil
+    }
+}
+
+/// The page manager the built-in ``Pagination`` kinds return.
+public struct BuiltInPageManager: PageManager {
+    /// The next page's URN, nil on the last page.
+    public var nextPageURN: String?
+    /// The next page's parameters.
+    public var nextPageData: JSONValue?
+    /// This page's 0-based index, when known.
+    public var currentPageIndex: Int?
+    /// The total number of results, when the response says.
+    public var totalResultsCount: Int?
+    /// Results per page, when known.
+    public var resultsPerPage: Int?
+
+    /// Creates a page manager.
+    public init(
+        nextPageURN: String?, nextPageData: JSONValue?, currentPageIndex: Int? = nil, totalResultsCount: Int? = nil,
+        resultsPerPage: Int? = nil
+    ) {
+        self.nextPageURN = nextPageURN
+        self.nextPageData = nextPageData
+        self.currentPageIndex = currentPageIndex
+        self.totalResultsCount = totalResultsCount
+        self.resultsPerPage = resultsPerPage
+    }
+}

@@ -1,0 +1,84 @@
+import Dispatch
+import Foundation
+
+extension RecordRequesting {
+    /// Starts a request and calls back on a queue, for code written in MMRecord's style.
+    ///
+    /// A thin wrapper over ``startRequest(urn:data:in:options:)``: it runs the request in a
+    /// `Task` and calls exactly one of the blocks on `callbackQueue`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// Post.startRequest(urn: "stream/0/posts/stream/global", in: store, domain: "timeline",
+    ///                   resultBlock: { posts in self.posts = posts },
+    ///                   failureBlock: { failure in print(failure.debugger) })
+    /// // later: store.cancelRequests(inDomain: "timeline")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - urn: the resource to fetch.
+    ///   - data: the parameters.
+    ///   - store: the store to populate.
+    ///   - options: the request's options.
+    ///   - domain: a cancellation domain; overrides ``RequestOptions/domain`` when not nil.
+    ///   - callbackQueue: where the blocks are called; default the main queue.
+    ///   - resultBlock: called with the records on success.
+    ///   - failureBlock: called with the failure (and its debugger); a cancelled request's
+    ///     failure has code `cancelled`.
+    /// - Returns: the task running the request; cancelling it cancels the request.
+    @discardableResult
+    public static func startRequest(
+        urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions(),
+        domain: String? = nil, callbackQueue: DispatchQueue = .main,
+        resultBlock: @escaping @Sendable ([Self]) -> Void,
+        failureBlock: (@Sendable (WebRecordFailure) -> Void)? = nil
+    ) -> Task<Void, Never> {
+        var options = options
+        if let domain { options.domain = domain }
+        return Task { [options] in
+            do throws(WebRecordFailure) {
+                let records = try await startRequest(urn: urn, data: data, in: store, options: options)
+                callbackQueue.async { resultBlock(records) }
+            } catch {
+                callbackQueue.async { failureBlock?(error) }
+            }
+        }
+    }
+}
+
+extension RecordStore {
+    /// Starts a request by entity name and calls back on a queue, for code written in
+    /// MMRecord's style.
+    ///
+    /// A thin wrapper over ``startRequest(entity:urn:data:options:)``.
+    ///
+    /// - Parameters:
+    ///   - entity: the entity the response's records are.
+    ///   - urn: the resource to fetch.
+    ///   - data: the parameters.
+    ///   - options: the request's options.
+    ///   - domain: a cancellation domain; overrides ``RequestOptions/domain`` when not nil.
+    ///   - callbackQueue: where the blocks are called; default the main queue.
+    ///   - resultBlock: called with the result on success.
+    ///   - failureBlock: called with the failure (and its debugger).
+    /// - Returns: the task running the request; cancelling it cancels the request.
+    @discardableResult
+    public func startRequest(
+        entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions(),
+        domain: String? = nil, callbackQueue: DispatchQueue = .main,
+        resultBlock: @escaping @Sendable (RequestResult) -> Void,
+        failureBlock: (@Sendable (WebRecordFailure) -> Void)? = nil
+    ) -> Task<Void, Never> {
+        var options = options
+        if let domain { options.domain = domain }
+        return Task { [options] in
+            do throws(WebRecordFailure) {
+                let result = try await startRequest(entity: entity, urn: urn, data: data, options: options)
+                callbackQueue.async { resultBlock(result) }
+            } catch {
+                callbackQueue.async { failureBlock?(error) }
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// The requests a ``Record`` class can start, returning instances of itself.
+///
+/// Every ``Record`` conforms. The methods live in a protocol extension only so that they can
+/// return `[Self]` (`Post.startRequest` returns `[Post]`); there is nothing to implement.
+public protocol RecordRequesting: Record {}
+
+extension Record: RecordRequesting {}
+
+extension RecordRequesting {
+    /// Fetches a response for this class's entity and populates the store with it,
+    /// MMRecord-style.
+    ///
+    /// The entity is the one the class is registered for on the store
+    /// (`store.register(Post.self)`), else the class's ``entityName``.
+    /// The server is looked up through the class chain (see ``RecordStore/register(_:for:)``).
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
+    /// print(posts.first?.text ?? "")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - urn: the resource to fetch.
+    ///   - data: the parameters: the query for `GET`, the JSON body otherwise.
+    ///   - store: the store to populate.
+    ///   - options: the request's options.
+    /// - Returns: the top-level records, in response order, as instances of this class.
+    /// - Throws: ``WebRecordFailure`` carrying the ``Debugger`` (see
+    ///   ``RecordStore/startRequest(entity:urn:data:options:)``).
+    public static func startRequest(
+        urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions()
+    ) async throws(WebRecordFailure) -> [Self] {
+        try await startRequestForResult(urn: urn, data: data, in: store, options: options).records.map(Self.typed)
+    }
+
+    /// Like ``startRequest(urn:data:in:options:)`` but returns the whole ``RequestResult``:
+    /// debugger, change counts, custom response and page manager.
+    ///
+    /// - Parameters:
+    ///   - urn: the resource to fetch.
+    ///   - data: the parameters.
+    ///   - store: the store to populate.
+    ///   - options: the request's options.
+    /// - Returns: the result; its records are instances of this class.
+    /// - Throws: ``WebRecordFailure`` carrying the ``Debugger``.
+    public static func startRequestForResult(
+        urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions()
+    ) async throws(WebRecordFailure) -> RequestResult {
+        var result = try await store.startRequest(
+            entity: requestEntityName(in: store), urn: urn, data: data, options: options, recordClass: self)
+        result.records = result.records.map(Self.typed)
+        return result
+    }
+}
+
+extension Record {
+    /// Delivers this class's records already in the store at once, then the request's result.
+    ///
+    /// See ``RecordStore/startRequestFetchingFirst(entity:urn:data:options:localFetch:)``.
+    ///
+    /// - Parameters:
+    ///   - urn: the resource to fetch.
+    ///   - data: the parameters.
+    ///   - store: the store to populate.
+    ///   - options: the request's options.
+    ///   - localFetch: fetches the local records; by default every record of the entity.
+    /// - Returns: a stream of ``RequestUpdate/local(_:)`` then ``RequestUpdate/remote(_:)``.
+    public static func startRequestFetchingFirst(
+        urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions(),
+        localFetch: (@Sendable (RecordStore) throws -> [Record])? = nil
+    ) -> AsyncThrowingStream<RequestUpdate, any Error> {
+        store.startRequestFetchingFirst(
+            entity: requestEntityName(in: store), urn: urn, data: data, options: options, recordClass: self,
+            localFetch: localFetch)
+    }
+
+    /// Requests this record alone from its ``recordDetailURN`` and populates the response.
+    ///
+    /// The server is the one for the record's class and entity.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// final class Venue: Record {
+    ///     override var recordDetailURN: String? { (self["id"] as String?).map { "venues/\($0)" } }
+    /// }
+    /// let result = try await venue.startDetailRequest()
+    /// ```
+    ///
+    /// - Parameter options: the request's options.
+    /// - Returns: the request's result.
+    /// - Throws: ``WebRecordFailure``: `invalidArgument` when the record has no detail URN,
+    ///   else as for ``RecordStore/startRequest(entity:urn:data:options:)``.
+    public func startDetailRequest(options: RequestOptions = RequestOptions()) async throws(WebRecordFailure) -> RequestResult {
+        guard let urn = recordDetailURN else {
+            throw WebRecordFailure(
+                WebRecordError(
+                    .invalidArgument, "\(type(of: self)) gives no recordDetailURN for \(self)", entity: entity.name),
+                debugger: Debugger(initialEntity: entity.name))
+        }
+        return try await store.startRequest(
+            entity: entity.name, urn: urn, data: nil, options: options, recordClass: type(of: self))
+    }
+
+    /// Refreshes this record from its ``recordDetailURN`` and returns its new snapshot.
+    ///
+    /// A record is an immutable snapshot; the returned one holds the values the detail
+    /// response stored.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let fresh = try await venue.refresh()
+    /// ```
+    ///
+    /// - Parameter options: the request's options.
+    /// - Returns: the record as stored after the request.
+    /// - Throws: ``WebRecordFailure``: as for ``startDetailRequest(options:)``, or `notFound`
+    ///   when the record is no longer in the store afterwards.
+    public func refresh(options: RequestOptions = RequestOptions()) async throws(WebRecordFailure) -> Self {
+        let result = try await startDetailRequest(options: options)
+        let fetched: [Record]
+        do {
+            fetched = try store.fetch(entity.name, where: "\"_id\" = ?", arguments: [rowID], limit: 1)
+        } catch {
+            throw WebRecordFailure(error, debugger: result.debugger)
+        }
+        guard let record = fetched.first else {
+            throw WebRecordFailure(
+                WebRecordError(.notFound, "\(self) is no longer in the store after its detail request", entity: entity.name),
+                debugger: result.debugger)
+        }
+        return Self.typed(record)
+    }
+
+    // MARK: - Helpers
+
+    /// The entity a request through this class populates.
+    static func requestEntityName(in store: RecordStore) -> String {
+        store.entityName(registeredFor: self) ?? entityName
+    }
+
+    /// `record` as an instance of this class: itself when it is one, else a copy of its row.
+    static func typed(_ record: Record) -> Self {
+        if let typed = record as? Self { return typed }
+        return Self(entity: record.entity, rowID: record.rowID, storedValues: record.storedValues, store: record.store)
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+extension RecordStore {
+    /// Fetches a response from the entity's server and populates the store with it.
+    ///
+    /// The steps: find the server (``RequestOptions/server``, else the registered one); send
+    /// the request; compute ``RequestOptions/customResponse``; populate the response in one
+    /// transaction; ask the server for a page manager.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let result = try await store.startRequest(entity: "Post", urn: "stream/0/posts/stream/global")
+    /// for post in result.records { print(post["text"] as String?) }
+    /// ```
+    ///
+    /// A request for an entity with no server fails at once with `undefinedServer`. A request
+    /// cancelled (by its task or its domain) before its population begins fails with
+    /// `cancelled` and leaves the store untouched; once the population has begun, the request
+    /// completes.
+    ///
+    /// - Parameters:
+    ///   - entity: the entity the response's records are.
+    ///   - urn: the resource to fetch.
+    ///   - data: the parameters: the query for `GET`, the JSON body otherwise.
+    ///   - options: population, server, domain, headers, method and custom response.
+    /// - Returns: the records in response order, the debugger, the change counts and more.
+    /// - Throws: ``WebRecordFailure`` carrying the ``Debugger``: `undefinedServer`,
+    ///   `invalidEntityDescription` (an unknown entity), `serverError`,
+    ///   `invalidResponseFormat`, `cancelled`, or a population error.
+    public func startRequest(
+        entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions()
+    ) async throws(WebRecordFailure) -> RequestResult {
+        try await startRequest(entity: entity, urn: urn, data: data, options: options, recordClass: nil)
+    }
+
+    /// Delivers the entity's records already in the store at once, then starts the request and
+    /// delivers its result: MMRecord's fetch-first, as a stream.
+    ///
+    /// The stream yields exactly ``RequestUpdate/local(_:)`` then ``RequestUpdate/remote(_:)``,
+    /// and finishes; a failure of the request finishes it with the ``WebRecordFailure``.
+    /// When the entity has no server, the stream fails with `undefinedServer` before
+    /// delivering anything. Stopping the iteration cancels the request.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// for try await update in store.startRequestFetchingFirst(entity: "Post", urn: "posts") {
+    ///     switch update {
+    ///     case .local(let cached): show(cached)        // at once
+    ///     case .remote(let result): show(result.records) // when the server has answered
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - entity: the entity the response's records are.
+    ///   - urn: the resource to fetch.
+    ///   - data: the parameters.
+    ///   - options: the request's options.
+    ///   - localFetch: fetches the local records; by default every record of the entity, in
+    ///     insertion order.
+    /// - Returns: a stream of the two deliveries.
+    public func startRequestFetchingFirst(
+        entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions(),
+        localFetch: (@Sendable (RecordStore) throws -> [Record])? = nil
+    ) -> AsyncThrowingStream<RequestUpdate, any Error> {
+        startRequestFetchingFirst(
+            entity: entity, urn: urn, data: data, options: options, recordClass: nil, localFetch: localFetch)
+    }
+
+    // MARK: - Implementation
+
+    func startRequestFetchingFirst(
+        entity: String, urn: String, data: JSONValue?, options: RequestOptions, recordClass: Record.Type?,
+        localFetch: (@Sendable (RecordStore) throws -> [Record])?
+    ) -> AsyncThrowingStream<RequestUpdate, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<RequestUpdate, any Error>.makeStream()
+        let task = Task { [self] in
+            do throws(WebRecordFailure) {
+                let prepared = try prepareRequest(entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
+                let local: [Record]
+                do {
+                    local = try localFetch?(self) ?? fetch(entity)
+                } catch {
+                    throw WebRecordFailure(
+                        error as? WebRecordError ?? WebRecordError(.storeError, "the local fetch failed: \(error)"),
+                        debugger: prepared.debugger)
+                }
+                continuation.yield(.local(local))
+                let result = try await run(prepared, options: options)
+                continuation.yield(.remote(result))
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    func startRequest(
+        entity: String, urn: String, data: JSONValue?, options: RequestOptions, recordClass: Record.Type?
+    ) async throws(WebRecordFailure) -> RequestResult {
+        let prepared = try prepareRequest(entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
+        return try await run(prepared, options: options)
+    }
+
+    /// A request ready to send: its server, its ``ServerRequest`` and its debugger.
+    struct PreparedRequest: Sendable {
+        let server: any Server
+        let request: ServerRequest
+        let debugger: Debugger
+    }
+
+    /// Finds the server and builds the request; fails at once when either is impossible.
+    func prepareRequest(
+        entity: String, urn: String, data: JSONValue?, options: RequestOptions, recordClass: Record.Type?
+    ) throws(WebRecordFailure) -> PreparedRequest {
+        let debugger = Debugger(initialEntity: entity)
+        guard schema.entity(named: entity) != nil else {
+            throw WebRecordFailure(.unknownEntity(entity), debugger: debugger)
+        }
+        guard let server = options.server ?? self.server(forEntity: entity, recordClass: recordClass) else {
+            throw WebRecordFailure(.undefinedServer(entity: entity), debugger: debugger)
+        }
+        let request = ServerRequest(
+            urn: urn, data: data, method: options.method, headers: options.headers, domain: options.domain,
+            timeout: options.timeout, entityName: entity)
+        return PreparedRequest(server: server, request: request, debugger: debugger)
+    }
+
+    /// Runs a prepared request, registered under its domain.
+    func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordFailure) -> RequestResult {
+        do {
+            return try await RequestCancellation.shared.run(domain: options.domain) { [self] in
+                try await perform(prepared, options: options)
+            }
+        } catch let failure as WebRecordFailure {
+            throw failure
+        } catch {
+            throw WebRecordFailure(.cancelled(entity: prepared.request.entityName), debugger: prepared.debugger)
+        }
+    }
+
+    private func perform(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordFailure) -> RequestResult {
+        let (server, request, debugger) = (prepared.server, prepared.request, prepared.debugger)
+        let entity = request.entityName
+        WebRecord.logger.log(.debug, "request \(request.method) '\(HTTPRedaction.redactedURN(request.urn))'", entity: entity)
+        if Task.isCancelled { throw WebRecordFailure(.cancelled(entity: entity), debugger: debugger) }
+
+        let response: ServerResponse
+        do {
+            response = try await server.response(for: request)
+        } catch {
+            throw Self.failure(for: error, request: request, debugger: debugger)
+        }
+        debugger.setResponseObject(response.body)
+
+        var customResponse: (any Sendable)?
+        if let closure = options.customResponse {
+            do {
+                customResponse = try closure(response.body)
+            } catch let error as WebRecordError {
+                throw WebRecordFailure(error, debugger: debugger)
+            } catch {
+                throw WebRecordFailure(
+                    WebRecordError(
+                        .invalidResponseFormat, "the custom-response closure failed: \(error)", entity: entity,
+                        cause: error),
+                    debugger: debugger)
+            }
+        }
+
+        // The last point where cancelling leaves the store untouched without a rollback.
+        if Task.isCancelled { throw WebRecordFailure(.cancelled(entity: entity), debugger: debugger) }
+        let population: PopulationResult
+        do {
+            population = try ResponsePopulation(store: self, options: options.population)
+                .populate(response.body, entity: entity, debugger: debugger)
+        } catch {
+            // The population rolled back; a cancellation noticed inside it is still a cancellation.
+            if error.error.code == .cancelled || error.error.cause is CancellationError {
+                let cancelled = WebRecordError.cancelled(entity: entity)
+                if !debugger.contains(.cancelled) { debugger.record(cancelled) }
+                throw WebRecordFailure(cancelled, debugger: debugger)
+            }
+            throw error
+        }
+        let pageManager = server.pageManager(for: response, of: request)
+        WebRecord.logger.log(
+            .debug, "request '\(HTTPRedaction.redactedURN(request.urn))' populated \(population.records.count) record(s)", entity: entity)
+        return RequestResult(
+            records: population.records, debugger: debugger, changesByEntity: population.changesByEntity,
+            customResponse: customResponse, response: response, request: request, pageManager: pageManager)
+    }
+
+    /// The failure for an error a server threw.
+    private static func failure(for error: any Error, request: ServerRequest, debugger: Debugger) -> WebRecordFailure {
+        let entity = request.entityName
+        if Task.isCancelled || error is CancellationError {
+            return WebRecordFailure(.cancelled(entity: entity), debugger: debugger)
+        }
+        if let failure = error as? WebRecordFailure {
+            return failure.debugger === debugger ? failure : WebRecordFailure(failure.error, debugger: debugger)
+        }
+        if var error = error as? WebRecordError {
+            if error.entity == nil { error.entity = entity }
+            return WebRecordFailure(error, debugger: debugger)
+        }
+        return WebRecordFailure(
+            WebRecordError(
+                .serverError, "the server failed for URN '\(HTTPRedaction.redactedURN(request.urn))': \(error)", entity: entity,
+                cause: error),
+            debugger: debugger)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Options of one request: how to populate, which server, and what to send.
+///
+/// For example:
+///
+/// ```swift
+/// var options = RequestOptions()
+/// options.domain = "timeline"                     // cancel with store.cancelRequests(inDomain:)
+/// options.headers["Authorization"] = "Bearer \(token)"
+/// options.population.deleteOrphans = .all
+/// options.customResponse = { response in response.value(atKeyPath: "meta.max_id")?.stringValue }
+/// let result = try await store.startRequest(entity: "Post", urn: "posts/stream", options: options)
+/// let maxID = result.customResponse as? String
+/// ```
+public struct RequestOptions: Sendable {
+    /// How the response populates the store: key path, key injection, orphans.
+    public var population: PopulationOptions
+    /// The server for this request, overriding the registered one.
+    public var server: (any Server)?
+    /// A cancellation domain: ``RecordStore/cancelRequests(inDomain:)`` or
+    /// ``Server/cancelRequests(inDomain:)`` cancels every request started with it.
+    public var domain: String?
+    /// Headers for this request, added to (and overriding) the server's.
+    public var headers: [String: String]
+    /// The HTTP method. Default `GET`.
+    public var method: String
+    /// The longest one attempt may take, in seconds; nil for the server's default.
+    public var timeout: TimeInterval?
+    /// Computes an extra value from the raw response, returned as
+    /// ``RequestResult/customResponse`` (MMRecord's custom response block).
+    ///
+    /// It runs before the response populates the store; an error it throws fails the request
+    /// (with the error as the cause of an `invalidResponseFormat`, unless it throws a
+    /// ``WebRecordError``) and nothing is populated.
+    public var customResponse: (@Sendable (JSONValue) throws -> (any Sendable)?)?
+
+    /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - population: how the response populates the store.
+    ///   - server: a server overriding the registered one.
+    ///   - domain: a cancellation domain.
+    ///   - headers: headers for this request.
+    ///   - method: the HTTP method; default `GET`.
+    ///   - timeout: the longest one attempt may take, in seconds.
+    ///   - customResponse: computes an extra value from the raw response.
+    public init(
+        population: PopulationOptions = PopulationOptions(), server: (any Server)? = nil, domain: String? = nil,
+        headers: [String: String] = [:], method: String = "GET", timeout: TimeInterval? = nil,
+        customResponse: (@Sendable (JSONValue) throws -> (any Sendable)?)? = nil
+    ) {
+        self.population = population
+        self.server = server
+        self.domain = domain
+        self.headers = headers
+        self.method = method
+        self.timeout = timeout
+        self.customResponse = customResponse
+    }
+}

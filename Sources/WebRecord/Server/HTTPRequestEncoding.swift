@@ -1,0 +1,157 @@
+import Foundation
+
+/// How ``HTTPServer`` turns request parameters into a query string or a body.
+///
+/// For `GET`, the parameters must be a JSON object (or null). Each member becomes a query
+/// item: a string as is, a number or boolean as its JSON text, an array as one item per
+/// element (`tag=a&tag=b`), an object as its JSON text; a null member is left out. Names and
+/// values are percent-encoded so that only RFC 3986's unreserved characters stay literal (a
+/// `+` is sent as `%2B`, never read as a space). For other methods the parameters are the
+/// JSON body.
+enum HTTPRequestEncoding {
+    /// The query items for GET parameters, in the object's order.
+    static func queryItems(_ data: JSONValue?, urn: String) throws(WebRecordError) -> [(name: String, value: String)] {
+        guard let data else { return [] }
+        switch data {
+        case .null:
+            return []
+        case .object(let object):
+            var items: [(name: String, value: String)] = []
+            for (name, value) in object {
+                switch value {
+                case .null:
+                    continue
+                case .array(let elements):
+                    for element in elements where !element.isNull {
+                        items.append((name, text(of: element)))
+                    }
+                default:
+                    items.append((name, text(of: value)))
+                }
+            }
+            return items
+        default:
+            throw WebRecordError.invalidRequest(
+                "the parameters of a GET request must be a JSON object, not \(data.typeName)", urn: urn)
+        }
+    }
+
+    /// A parameter value as query text.
+    static func text(of value: JSONValue) -> String {
+        switch value {
+        case .string(let string): string
+        case .bool(let bool): bool ? "true" : "false"
+        case .integer(let integer): String(integer)
+        default: value.serialized()
+        }
+    }
+
+    /// Percent-encodes everything but RFC 3986's unreserved characters.
+    static func percentEncoded(_ text: String) -> String {
+        var output = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                output.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return output
+    }
+
+    /// `url` with `items` appended to its query.
+    static func url(_ url: URL, appending items: [(name: String, value: String)], urn: String) throws(WebRecordError) -> URL {
+        guard !items.isEmpty else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            throw WebRecordError.invalidRequest("cannot add parameters to \(url.absoluteString)", urn: urn)
+        }
+        let encoded = items.map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }.joined(separator: "&")
+        if let existing = components.percentEncodedQuery, !existing.isEmpty {
+            components.percentEncodedQuery = existing + "&" + encoded
+        } else {
+            components.percentEncodedQuery = encoded
+        }
+        guard let result = components.url else {
+            throw WebRecordError.invalidRequest("cannot add parameters to \(url.absoluteString)", urn: urn)
+        }
+        return result
+    }
+}
+
+/// Redacts secrets from what is logged and from error messages.
+///
+/// A header, query parameter or JSON member is secret when ``WebRecord/isSecret(_:)`` says so:
+/// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and the names in
+/// ``WebRecord/secretNames``.
+enum HTTPRedaction {
+    static let placeholder = "<redacted>"
+
+    /// The URL with secret query values and any password replaced.
+    static func redactedURL(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.absoluteString }
+        if components.password != nil { components.password = placeholder }
+        if let query = components.percentEncodedQuery, !query.isEmpty {
+            components.percentEncodedQuery = query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = String(parts[0])
+                let decoded = name.removingPercentEncoding ?? name
+                guard parts.count > 1, WebRecord.isSecret(decoded) else { return String(pair) }
+                return name + "=" + HTTPRequestEncoding.percentEncoded(placeholder)
+            }.joined(separator: "&")
+        }
+        return components.string ?? url.absoluteString
+    }
+
+    /// A URN with the values of secret query parameters replaced.
+    static func redactedURN(_ urn: String) -> String {
+        guard let start = urn.firstIndex(of: "?") else { return urn }
+        let query = urn[urn.index(after: start)...]
+        let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            guard parts.count > 1, WebRecord.isSecret(name.removingPercentEncoding ?? name) else { return String(pair) }
+            return name + "=" + placeholder
+        }
+        return String(urn[...start]) + redacted.joined(separator: "&")
+    }
+
+    /// The headers as one line, `Name: value; ...`, sorted by name, secrets redacted.
+    static func headerLine(_ headers: [String: String]) -> String {
+        headers.keys.sorted { $0.lowercased() < $1.lowercased() }.map { name in
+            "\(name): " + (WebRecord.isSecret(name) ? placeholder : headers[name] ?? "")
+        }.joined(separator: "; ")
+    }
+
+    /// The value with every member whose name is secret replaced, at any depth.
+    static func redactedJSON(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let object):
+            var result = JSONObject()
+            for (name, member) in object {
+                result[name] = WebRecord.isSecret(name) ? .string(placeholder) : redactedJSON(member)
+            }
+            return .object(result)
+        case .array(let elements):
+            return .array(elements.map(redactedJSON))
+        default:
+            return value
+        }
+    }
+
+    /// A body for the log: its JSON with secrets redacted, at most 500 characters, or its size.
+    static func bodyLine(_ body: Data?) -> String? {
+        guard let body, !body.isEmpty else { return nil }
+        guard let value = try? JSONReader().read(body) else { return "\(body.count) bytes" }
+        let text = redactedJSON(value).serialized()
+        return text.count <= 500 ? text : String(text.prefix(497)) + "..."
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
+}

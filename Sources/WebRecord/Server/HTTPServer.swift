@@ -1,0 +1,318 @@
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A ``Server`` for a JSON web API, on URLSession: subclass it for your API.
+///
+/// It resolves a request's URN against ``baseURL``, sends the parameters in the query (for
+/// `GET`) or as a JSON body (otherwise), adds the default and per-request headers, and parses
+/// the JSON response. For example, a server for an App.net-style API that pages through a
+/// `meta.min_id` cursor:
+///
+/// ```swift
+/// final class ADNServer: HTTPServer, @unchecked Sendable {
+///     init(token: String) {
+///         super.init(baseURL: URL(string: "https://api.app.net/")!,
+///                    headers: ["Authorization": "Bearer \(token)"])
+///     }
+///     override func pageManager(for response: ServerResponse, of request: ServerRequest) -> (any PageManager)? {
+///         ADNPageManager(response: response, request: request)
+///     }
+/// }
+/// ```
+///
+/// Behaviour:
+/// - **URNs.** A URN that is a full `http` or `https` URL is used as is. Any other URN is a
+///   path below ``baseURL``: the base is treated as a directory (a missing trailing `/` is
+///   added) and leading slashes of the URN are dropped, so `posts`, `/posts` and
+///   `https://api.example.com/v1` give `https://api.example.com/v1/posts`. A URN may carry
+///   its own query; `GET` parameters are appended to it.
+/// - **Headers.** `Accept: application/json`, then ``defaultHeaders``, then the request's own
+///   headers, each overriding the one before.
+/// - **Timeouts.** One attempt, from sending to the last byte of the body, may take at most
+///   the request's ``ServerRequest/timeout`` or ``timeout``; then it fails with `serverError`.
+/// - **Status.** A status outside 200–299 after redirects is a `serverError` whose
+///   ``WebRecordError/httpStatus`` is the status and whose message ends with an excerpt of the
+///   body (at most 200 characters).
+/// - **Retries.** A `GET` (or `HEAD`) answered 429 or 503 is retried up to ``maxRetries``
+///   times. The wait is the response's `Retry-After` (seconds or an HTTP date) when it has
+///   one, else ``retryDelay`` doubled on each retry; either is capped at ``maximumRetryDelay``.
+///   Other methods are never retried: they may not be idempotent.
+/// - **Content type.** A `Content-Type` of `application/json` or any `+json` type (such as
+///   `application/vnd.api+json`) is parsed; any other type is an `invalidResponseFormat`. A
+///   response with no `Content-Type` at all is accepted when its body parses as JSON. A 204 or
+///   205 status has body ``JSONValue/null``.
+/// - **Bodies.** Parsed with ``JSONReader``. A body that is not valid JSON, or that ended
+///   before its `Content-Length`, is an `invalidResponseFormat`; the parse error gives the
+///   line and column.
+/// - **Redirects** are followed (URLSession's default).
+/// - **TLS** is verified by URLSession as configured by the system. `HTTPServer`'s session
+///   delegate handles no authentication challenge, so an invalid certificate is never accepted.
+/// - **Transport errors** (connection refused, DNS failure, reset) are a `serverError` whose
+///   ``WebRecordError/cause`` is a ``TransportError``.
+/// - **Cancellation** of the calling task cancels the transfer, and the request fails with
+///   `cancelled`.
+/// - **Logging.** At ``LoggingLevel/all`` every request and response is logged at `.trace`,
+///   with `Authorization`, `Cookie` and the ``WebRecord/secretNames`` redacted from headers,
+///   query and JSON body.
+///
+/// Subclasses override ``urlRequest(for:)`` to build requests differently (signing, another
+/// encoding), ``decodeResponse(data:response:request:)`` to read responses differently (an
+/// error envelope, another format), and ``pageManager(for:of:)`` to page.
+///
+/// `@unchecked Sendable` is safe: every stored property is an immutable `let` of a `Sendable`
+/// type, of `URLSession` (thread-safe) or of its delegate (whose state is behind a mutex).
+/// Subclasses must keep to immutable state.
+open class HTTPServer: Server, @unchecked Sendable {
+    /// The URL that URNs are resolved against.
+    public let baseURL: URL
+    /// Headers sent with every request (authentication, API keys, a user agent).
+    public let defaultHeaders: [String: String]
+    /// The longest one attempt may take, in seconds, when the request does not say. Default 60.
+    public let timeout: TimeInterval
+    /// How many times a `GET` answered 429 or 503 is retried. Default 2.
+    public let maxRetries: Int
+    /// The first retry's wait when the response has no `Retry-After`, doubled on each retry.
+    /// Default 0.5 seconds.
+    public let retryDelay: TimeInterval
+    /// The longest wait before a retry, whatever `Retry-After` says. Default 30 seconds.
+    public let maximumRetryDelay: TimeInterval
+    /// The session requests are sent with.
+    public let session: URLSession
+    /// Routes the session's events to the transfer they belong to.
+    let sessionDelegate: HTTPSessionDelegate
+
+    /// Creates a server for the API at `baseURL`.
+    ///
+    /// - Parameters:
+    ///   - baseURL: the URL URNs are resolved against.
+    ///   - configuration: the session configuration; by default an ephemeral one (no disk
+    ///     cache, no persistent cookies).
+    ///   - headers: headers sent with every request.
+    ///   - timeout: the longest one attempt may take, in seconds; default 60.
+    ///   - maxRetries: how many times a `GET` answered 429 or 503 is retried; default 2.
+    ///   - retryDelay: the first retry's wait without `Retry-After`; default 0.5 seconds.
+    ///   - maximumRetryDelay: the cap on any wait before a retry; default 30 seconds.
+    public init(
+        baseURL: URL, configuration: URLSessionConfiguration = .ephemeral, headers: [String: String] = [:],
+        timeout: TimeInterval = 60, maxRetries: Int = 2, retryDelay: TimeInterval = 0.5,
+        maximumRetryDelay: TimeInterval = 30
+    ) {
+        self.baseURL = baseURL
+        self.defaultHeaders = headers
+        self.timeout = timeout
+        self.maxRetries = max(0, maxRetries)
+        self.retryDelay = max(0, retryDelay)
+        self.maximumRetryDelay = max(0, maximumRetryDelay)
+        let sessionDelegate = HTTPSessionDelegate()
+        self.sessionDelegate = sessionDelegate
+        self.session = URLSession(configuration: configuration, delegate: sessionDelegate, delegateQueue: nil)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    // MARK: - Server
+
+    /// Fetches the response for `request`, retrying a `GET` answered 429 or 503.
+    ///
+    /// - Parameter request: the request.
+    /// - Returns: the decoded response.
+    /// - Throws: ``WebRecordError``: `serverError`, `invalidResponseFormat`, `invalidArgument`
+    ///   (a URN or parameters that cannot be sent) or `cancelled`.
+    open func response(for request: ServerRequest) async throws -> ServerResponse {
+        let urlRequest = try urlRequest(for: request)
+        let method = (urlRequest.httpMethod ?? "GET").uppercased()
+        let limit = request.timeout ?? timeout
+        var attempt = 0
+        while true {
+            if Task.isCancelled { throw WebRecordError.cancelled(entity: request.entityName) }
+            let (data, response) = try await send(urlRequest, timeout: limit, entity: request.entityName)
+            if attempt < maxRetries, ["GET", "HEAD"].contains(method), [429, 503].contains(response.statusCode) {
+                let delay = retryWait(for: response, attempt: attempt)
+                WebRecord.logger.log(
+                    .debug, "HTTP \(response.statusCode); retry \(attempt + 1) of \(maxRetries) in \(delay) s",
+                    entity: request.entityName, metadata: ["url": WebRecordError.redacted(urlRequest.url)])
+                do {
+                    try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+                } catch {
+                    throw WebRecordError.cancelled(entity: request.entityName)
+                }
+                attempt += 1
+                continue
+            }
+            return try decodeResponse(data: data, response: response, request: request)
+        }
+    }
+
+    /// Returns nil: override to page.
+    ///
+    /// - Parameters:
+    ///   - response: the response just fetched.
+    ///   - request: the request that fetched it.
+    /// - Returns: a page manager, or nil when the response is not paged.
+    open func pageManager(for response: ServerResponse, of request: ServerRequest) -> (any PageManager)? {
+        nil
+    }
+
+    /// Cancels the requests in flight started with `domain`, through the shared registry.
+    ///
+    /// - Parameter domain: the domain.
+    open func cancelRequests(inDomain domain: String) {
+        RequestCancellation.shared.cancel(domain: domain)
+    }
+
+    // MARK: - Hooks
+
+    /// The URL a URN stands for (see the type's documentation for the rules).
+    ///
+    /// - Parameter urn: the URN.
+    /// - Returns: the absolute URL, without the request's parameters.
+    /// - Throws: ``WebRecordError`` `invalidArgument` when the URN does not make a URL.
+    open func url(for urn: String) throws -> URL {
+        let lowercased = urn.lowercased()
+        if lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") {
+            guard let url = URL(string: urn), url.host != nil else {
+                throw WebRecordError.invalidRequest("not a valid URL", urn: urn)
+            }
+            return url
+        }
+        var base = baseURL.absoluteString
+        if let queryStart = base.firstIndex(where: { $0 == "?" || $0 == "#" }) { base = String(base[..<queryStart]) }
+        if !base.hasSuffix("/") { base += "/" }
+        let path = String(urn.drop { $0 == "/" })
+        guard let url = URL(string: base + path) else {
+            throw WebRecordError.invalidRequest("does not make a valid URL below \(base)", urn: urn)
+        }
+        return url
+    }
+
+    /// Builds the URLRequest for a request: URL, method, headers, parameters and timeout.
+    ///
+    /// Override to sign requests or encode parameters differently; call `super` to start from
+    /// the default.
+    ///
+    /// - Parameter request: the request.
+    /// - Returns: the URLRequest to send.
+    /// - Throws: ``WebRecordError`` `invalidArgument` when the URN or parameters cannot be sent.
+    open func urlRequest(for request: ServerRequest) throws -> URLRequest {
+        let method = request.method.uppercased()
+        var url = try url(for: request.urn)
+        var body: Data?
+        if method == "GET" || method == "HEAD" {
+            url = try HTTPRequestEncoding.url(
+                url, appending: try HTTPRequestEncoding.queryItems(request.data, urn: request.urn), urn: request.urn)
+        } else if let data = request.data {
+            body = Data(data.serializedBytes())
+        }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = method
+        let limit = request.timeout ?? timeout
+        // URLSession's own (idle) timeout is a backstop; ``send`` enforces `limit` precisely.
+        urlRequest.timeoutInterval = max(1, limit.rounded(.up)) + 1
+        var headers = ["Accept": "application/json"]
+        if body != nil { headers["Content-Type"] = "application/json" }
+        // Later sources override earlier ones whatever the case of the names.
+        for source in [defaultHeaders, request.headers] {
+            for (name, value) in source {
+                if let existing = headers.keys.first(where: { $0.caseInsensitiveCompare(name) == .orderedSame }) {
+                    headers[existing] = nil
+                }
+                headers[name] = value
+            }
+        }
+        for (name, value) in headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        urlRequest.httpBody = body
+        return urlRequest
+    }
+
+    /// Turns a complete HTTP response into a ``ServerResponse``: checks the status and the
+    /// content type, then parses the body.
+    ///
+    /// Override to read an API's error envelope or another format; call `super` for the
+    /// default checks.
+    ///
+    /// - Parameters:
+    ///   - data: the body.
+    ///   - response: the HTTP response (after redirects).
+    ///   - request: the request it answers.
+    /// - Returns: the response.
+    /// - Throws: ``WebRecordError``: `serverError` for a status outside 200–299,
+    ///   `invalidResponseFormat` for a content type that is not JSON or a body that does not
+    ///   parse.
+    open func decodeResponse(data: Data, response: HTTPURLResponse, request: ServerRequest) throws -> ServerResponse {
+        let url = response.url
+        let headers = Self.headers(of: response)
+        let status = response.statusCode
+        guard (200..<300).contains(status) else {
+            throw WebRecordError.httpStatus(status, url: url, body: data)
+        }
+        if status == 204 || status == 205 || request.method.uppercased() == "HEAD" {
+            return ServerResponse(body: .null, headers: headers, statusCode: status, url: url)
+        }
+        let contentType = headers.first { $0.key.caseInsensitiveCompare("Content-Type") == .orderedSame }?.value
+            .trimmingCharacters(in: .whitespaces)
+        if let contentType, !contentType.isEmpty, !Self.isJSONContentType(contentType) {
+            throw WebRecordError.notJSON(contentType: contentType, url: url, body: data)
+        }
+        do {
+            let body = try JSONReader().read(data)
+            return ServerResponse(body: body, headers: headers, statusCode: status, url: url)
+        } catch {
+            throw WebRecordError.invalidJSON(error, source: WebRecordError.redacted(url))
+        }
+    }
+
+    // MARK: - Helpers for subclasses
+
+    /// Whether a `Content-Type` value names JSON: `application/json` or any `+json` type,
+    /// parameters such as `charset` ignored.
+    ///
+    /// - Parameter contentType: the header's value.
+    /// - Returns: true for a JSON type.
+    public static func isJSONContentType(_ contentType: String) -> Bool {
+        let mime = (contentType.split(separator: ";").first.map(String.init) ?? "")
+            .trimmingCharacters(in: .whitespaces).lowercased()
+        let parts = mime.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty else { return false }
+        return mime == "application/json" || parts[1].hasSuffix("+json")
+    }
+
+    /// The response's headers as `[String: String]`.
+    ///
+    /// - Parameter response: the HTTP response.
+    /// - Returns: its headers.
+    public static func headers(of response: HTTPURLResponse) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            headers[String(describing: name)] = String(describing: value)
+        }
+        return headers
+    }
+
+    /// How long to wait before retry number `attempt + 1`.
+    func retryWait(for response: HTTPURLResponse, attempt: Int) -> TimeInterval {
+        let headers = Self.headers(of: response)
+        let retryAfter = headers.first { $0.key.caseInsensitiveCompare("Retry-After") == .orderedSame }?.value
+        if let retryAfter, let seconds = Self.retryAfterSeconds(retryAfter, now: Date()) {
+            return min(seconds, maximumRetryDelay)
+        }
+        return min(retryDelay * pow(2, Double(attempt)), maximumRetryDelay)
+    }
+
+    /// A `Retry-After` value in seconds: a number of seconds, or an HTTP date from now.
+    static func retryAfterSeconds(_ value: String, now: Date) -> TimeInterval? {
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(trimmed) { return TimeInterval(max(0, seconds)) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: trimmed) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+extension RecordStore {
+    /// Registers a server for a Record class: requests made through the class, its
+    /// subclasses, and the entities the class is registered for go to `server`.
+    ///
+    /// A registration on a base class covers its subclasses; a subclass registered on its own
+    /// overrides it. The order in which registrations are looked up is given in
+    /// ``ServerRegistry/server(forEntity:recordClass:schema:)``.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// store.register(Post.self)                      // records of "Post" are Posts
+    /// store.register(ADNServer(), for: ADNRecord.self) // Post, User... subclass ADNRecord
+    /// let posts = try await Post.startRequest(urn: "posts/stream/global", in: store)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - server: the server.
+    ///   - recordClass: the class.
+    public func register(_ server: any Server, for recordClass: Record.Type) {
+        servers.withLock { $0.register(server, for: recordClass) }
+    }
+
+    /// Registers a server for an entity and its sub-entities, by name.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// store.register(try JSONFileServer(root: responses), forEntity: "Venue")
+    /// let result = try await store.startRequest(entity: "Venue", urn: "venues/search")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - server: the server.
+    ///   - entityName: the entity.
+    public func register(_ server: any Server, forEntity entityName: String) {
+        servers.withLock { $0.register(server, forEntity: entityName) }
+    }
+
+    /// The server a request on `entityName` goes to, or nil when none is registered.
+    ///
+    /// - Parameters:
+    ///   - entityName: the entity.
+    ///   - recordClass: the class the request is made through; by default the class registered
+    ///     for the entity (or ``Record``).
+    /// - Returns: the most specific registered server.
+    public func server(forEntity entityName: String, recordClass: Record.Type? = nil) -> (any Server)? {
+        let recordClass = recordClass ?? self.recordClass(for: entityName)
+        return servers.withLock { $0.server(forEntity: entityName, recordClass: recordClass, schema: schema) }
+    }
+
+    /// Cancels every request in flight that was started with ``RequestOptions/domain`` equal to
+    /// `domain`, whatever its server or store. Each fails with `cancelled` and leaves its store
+    /// untouched.
+    ///
+    /// - Parameter domain: the domain.
+    public func cancelRequests(inDomain domain: String) {
+        RequestCancellation.shared.cancel(domain: domain)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Synchronization
+import WebRecord
+
+/// A ``LogHandler`` that keeps every event in memory, for tests.
+///
+/// WebRecord's logging level and handler are global, and tests run in parallel: use
+/// ``capture(level:_:)``, which installs a fresh handler and level for the duration of its body
+/// and serializes with every other capture in the process, then restores what was there.
+///
+/// For example:
+///
+/// ```swift
+/// let (_, events) = try await InMemoryLogHandler.capture(level: .all) {
+///     try await store.startRequest(entity: "Post", urn: "posts")
+/// }
+/// #expect(!events.contains { $0.description.contains("secret-token") })
+/// ```
+public final class InMemoryLogHandler: LogHandler {
+    private let stored = Mutex<[LogEvent]>([])
+
+    /// Creates an empty handler.
+    public init() {}
+
+    /// Keeps the event.
+    public func log(event: LogEvent) {
+        stored.withLock { $0.append(event) }
+    }
+
+    /// Every event kept, in order.
+    public var events: [LogEvent] { stored.withLock { $0 } }
+
+    /// The messages of the events kept, in order.
+    public var messages: [String] { events.map(\.message) }
+
+    /// Forgets the events kept so far.
+    public func removeAll() {
+        stored.withLock { $0.removeAll() }
+    }
+
+    /// Runs `body` with a fresh in-memory handler installed at `level`, then restores the
+    /// previous handler and level.
+    ///
+    /// Captures are serialized process-wide, so two tests capturing at once do not see each
+    /// other's settings. Code that logs from other tasks during the capture (other tests
+    /// running in parallel) may still add events: filter them by what your test logs.
+    ///
+    /// - Parameters:
+    ///   - level: the logging level during the capture.
+    ///   - body: the code to run.
+    /// - Returns: what `body` returns, and the events logged while it ran.
+    /// - Throws: what `body` throws, after restoring the previous settings.
+    public static func capture<T: Sendable>(
+        level: LoggingLevel, _ body: @Sendable () async throws -> T
+    ) async throws -> (T, [LogEvent]) {
+        await CaptureLock.shared.acquire()
+        let handler = InMemoryLogHandler()
+        let previousHandler = WebRecord.logHandler
+        let previousLevel = WebRecord.loggingLevel
+        WebRecord.logHandler = handler
+        WebRecord.loggingLevel = level
+        func restore() async {
+            WebRecord.loggingLevel = previousLevel
+            WebRecord.logHandler = previousHandler
+            await CaptureLock.shared.release()
+        }
+        do {
+            let value = try await body()
+            await restore()
+            return (value, handler.events)
+        } catch {
+            await restore()
+            throw error
+        }
+    }
+}
+
+/// A process-wide asynchronous lock for ``InMemoryLogHandler/capture(level:_:)``.
+private actor CaptureLock {
+    static let shared = CaptureLock()
+    private var held = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        if !held {
+            held = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        if waiters.isEmpty {
+            held = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import WebRecord
+
+/// `webrecord export --schema SCHEMA --db DB --entity NAME`: an entity's records as a JSON array.
+enum ExportCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "export",
+        abstract: "Print an entity's records as a JSON array, sorted by primary key.",
+        discussion: """
+            Attributes appear by name (dates as ISO-8601 UTC text, data as base64); a to-one
+            relationship as the destination's primary-key value or null; a to-many as an array
+            of those values, in stored order when ordered, ascending otherwise. The store must
+            already exist.
+            """,
+        options: [
+            OptionSpec(
+                name: "--schema", valueName: "schema", help: "A schema file. Repeat it to load several files as one schema.",
+                isRequired: true, isRepeatable: true),
+            OptionSpec(name: "--db", valueName: "db", help: "The store file (SQLite); it must exist.", isRequired: true),
+            OptionSpec(name: "--entity", valueName: "name", help: "The entity to export, sub-entities included.", isRequired: true),
+        ],
+        arguments: [])
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let schema = try StoreAccess.loadSchema(arguments.values("--schema"))
+        let entity = try StoreAccess.requireEntity(arguments.value("--entity") ?? "", in: schema)
+        let path = arguments.value("--db") ?? ""
+        let json = try export(entity: entity.name, schema: schema, path: path)
+        Output.out(bytes: json.serializedBytes(prettyPrinted: true) + [UInt8(ascii: "\n")])
+        return ExitStatus.success
+    }
+
+    /// Opens the existing store, exports, and lets the store close before returning.
+    private static func export(entity: String, schema: Schema, path: String) throws -> JSONValue {
+        let store = try StoreAccess.openExisting(path: path, schema: schema)
+        do {
+            return try store.exportJSON(entity: entity)
+        } catch {
+            throw Failure("\(path): \(StoreAccess.describe(error))")
+        }
+    }
+}

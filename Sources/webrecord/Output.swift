@@ -1,0 +1,30 @@
+import Foundation
+
+/// Writes to standard output and standard error.
+///
+/// Results go to stdout, everything else (errors, warnings, progress) to stderr, so a
+/// script can pipe stdout into another tool.
+enum Output {
+    /// Writes text to standard output.
+    static func out(_ text: String) {
+        write(Data(text.utf8), to: .standardOutput)
+    }
+
+    /// Writes bytes to standard output.
+    static func out(bytes: [UInt8]) {
+        write(Data(bytes), to: .standardOutput)
+    }
+
+    /// Writes text to standard error.
+    static func err(_ text: String) {
+        write(Data(text.utf8), to: .standardError)
+    }
+
+    /// Whether standard error is a terminal (progress and notes are shown only there).
+    static var isErrorTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+    private static func write(_ data: Data, to handle: FileHandle) {
+        guard !data.isEmpty else { return }
+        try? handle.write(contentsOf: data)
+    }
+}

@@ -1,0 +1,90 @@
+import WebRecord
+
+/// The counts of a `populate` run, summed over its sources, and how they are printed.
+struct PopulationSummary {
+    struct Warning {
+        var code: String
+        var message: String
+    }
+
+    let schema: Schema
+    /// Top-level records, summed over the sources.
+    var records = 0
+    var total = ChangeCounts()
+    var byEntity: [String: ChangeCounts] = [:]
+    var warnings: [Warning] = []
+
+    init(schema: Schema) {
+        self.schema = schema
+    }
+
+    mutating func add(_ result: PopulationResult) {
+        records += result.records.count
+        for (entity, counts) in result.changesByEntity {
+            total = Self.sum(total, counts)
+            byEntity[entity] = Self.sum(byEntity[entity] ?? ChangeCounts(), counts)
+        }
+        warnings += result.debugger.warnings.map { Warning(code: "\($0.code)", message: Self.message(of: $0)) }
+    }
+
+    /// The entities with counts, in schema order (any unknown to the schema last, by name).
+    var entityNames: [String] {
+        let declared = schema.entities.map(\.name).filter { byEntity[$0] != nil }
+        let others = byEntity.keys.filter { schema.entity(named: $0) == nil }.sorted()
+        return declared + others
+    }
+
+    /// The `--json` summary object.
+    var json: JSONValue {
+        var entities = JSONObject()
+        for name in entityNames {
+            entities[name] = Self.json(byEntity[name] ?? ChangeCounts())
+        }
+        var object = JSONObject()
+        object["records"] = .integer(Int64(records))
+        if case .object(let counts) = Self.json(total) {
+            for (key, value) in counts { object[key] = value }
+        }
+        object["entities"] = .object(entities)
+        object["warnings"] = .array(warnings.map { .object(["code": .string($0.code), "message": .string($0.message)]) })
+        return .object(object)
+    }
+
+    /// The human summary: a total line, a line per entity and the warning count.
+    func text(entity: String) -> String {
+        var text = "Populated \(records) \(entity) \(records == 1 ? "record" : "records"): \(Self.describe(total))\n"
+        for name in entityNames {
+            text += "  \(name): \(Self.describe(byEntity[name] ?? ChangeCounts()))\n"
+        }
+        text += "\(warnings.count) \(warnings.count == 1 ? "warning" : "warnings")\n"
+        return text
+    }
+
+    private static func sum(_ a: ChangeCounts, _ b: ChangeCounts) -> ChangeCounts {
+        var sum = a
+        sum.inserted += b.inserted
+        sum.updated += b.updated
+        sum.unchanged += b.unchanged
+        sum.deleted += b.deleted
+        return sum
+    }
+
+    private static func json(_ counts: ChangeCounts) -> JSONValue {
+        [
+            "inserted": .integer(Int64(counts.inserted)), "updated": .integer(Int64(counts.updated)),
+            "unchanged": .integer(Int64(counts.unchanged)), "deleted": .integer(Int64(counts.deleted)),
+        ]
+    }
+
+    private static func describe(_ counts: ChangeCounts) -> String {
+        "\(counts.inserted) inserted, \(counts.updated) updated, \(counts.unchanged) unchanged, \(counts.deleted) deleted"
+    }
+
+    /// A warning's message with its location: `Post.date, key path 'created_at': expected ...`.
+    static func message(of error: WebRecordError) -> String {
+        var location: [String] = []
+        if let entity = error.entity { location.append(error.property.map { "\(entity).\($0)" } ?? entity) }
+        if let keyPath = error.keyPath { location.append("key path '\(keyPath)'") }
+        return (location.isEmpty ? "" : location.joined(separator: ", ") + ": ") + error.message
+    }
+}

@@ -1,0 +1,527 @@
+import Foundation
+import Testing
+
+@testable import WebRecord
+
+/// Reads `text`, returning the error the reader throws (nil when it accepts the input).
+func jsonReadError(_ text: String, maximumDepth: Int = JSONReader.defaultMaximumDepth) -> JSONReaderError? {
+    jsonReadError(Array(text.utf8), maximumDepth: maximumDepth)
+}
+
+/// Reads `bytes`, returning the error the reader throws (nil when it accepts the input).
+func jsonReadError(_ bytes: [UInt8], maximumDepth: Int = JSONReader.defaultMaximumDepth) -> JSONReaderError? {
+    do {
+        _ = try JSONReader(maximumDepth: maximumDepth).read(bytes)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+@Suite("JSON reader: values and numbers")
+struct JSONReaderValueTests {
+    @Test("Scalars are accepted at the top level, surrounded by whitespace")
+    func topLevelScalars() throws {
+        let reader = JSONReader()
+        #expect(try reader.read("1") == .integer(1))
+        #expect(try reader.read(" \t\r\n true \n") == .bool(true))
+        #expect(try reader.read("false") == .bool(false))
+        #expect(try reader.read("null") == .null)
+        #expect(try reader.read("\"x\"") == .string("x"))
+        #expect(try reader.read("[]") == .array([]))
+        #expect(try reader.read("{}") == .object(JSONObject()))
+    }
+
+    @Test("A nested document reads into the expected value")
+    func nestedDocument() throws {
+        let value = try JSONReader().read(
+            #"{"meta": {"code": 200}, "data": [{"id": "1", "n": -2.5, "ok": true, "tags": [], "x": null}]}"#)
+        let expected: JSONValue = [
+            "meta": ["code": 200],
+            "data": [["id": "1", "n": -2.5, "ok": true, "tags": [], "x": nil]],
+        ]
+        #expect(value == expected)
+        #expect(value.objectValue?.keys == ["meta", "data"])
+    }
+
+    @Test("Int64 bounds: exact integers stay integers, beyond them become doubles")
+    func integerBounds() throws {
+        let reader = JSONReader()
+        #expect(try reader.read("9223372036854775807") == .integer(Int64.max))
+        #expect(try reader.read("9223372036854775808") == .double(9_223_372_036_854_775_808.0))
+        #expect(try reader.read("-9223372036854775808") == .integer(Int64.min))
+        #expect(try reader.read("-9223372036854775809") == .double(-9_223_372_036_854_775_809.0))
+        #expect(try reader.read("18446744073709551616") == .double(18_446_744_073_709_551_616.0))
+        #expect(try reader.read("123456789012345678901234567890") == .double(1.2345678901234568e29))
+        #expect(try reader.read("0") == .integer(0))
+        #expect(try reader.read("-0") == .integer(0))
+        #expect(try reader.read("9007199254740993") == .integer(9_007_199_254_740_993))
+    }
+
+    @Test("Fractions and exponents always make doubles")
+    func doublesFromSyntax() throws {
+        let reader = JSONReader()
+        #expect(try reader.read("1.0") == .double(1))
+        #expect(try reader.read("1e2") == .double(100))
+        #expect(try reader.read("1E+2") == .double(100))
+        #expect(try reader.read("5e-1") == .double(0.5))
+        #expect(try reader.read("-0.0") == .double(-0.0))
+        let negativeZero = try #require(try reader.read("-0.0").doubleValue)
+        #expect(negativeZero.sign == .minus)
+        let zeroExponent = try #require(try reader.read("-0e5").doubleValue)
+        #expect(zeroExponent == 0 && zeroExponent.sign == .minus)
+    }
+
+    @Test(
+        "Doubles equal what strtod gives",
+        arguments: [
+            "0.1", "1e-7", "5e-324", "1.7976931348623157e308", "2.2250738585072014e-308",
+            "2.2250738585072011e-308", "4.9406564584124654e-324", "0.30000000000000004", "3.141592653589793",
+            "1e23", "8.98846567431158e307", "9007199254740993.0", "9007199254740992.5", "1.00000000000000011102230246251565404236316680908203125",
+            "123456789012345678901234567890.5", "0.000000000000000000000000000000001", "7.038531e-26", "2.5e-5",
+            "-1.5e-10", "1e22", "1e-22", "4503599627370496.5", "4503599627370497.5", "1448997445238699.0",
+            "0.1e1", "100e-2", "12345678901234567890e-10",
+        ])
+    func doublesMatchStrtod(_ text: String) throws {
+        let expected = try #require(Double(text))
+        let value = try JSONReader().read(text)
+        guard case .double(let double) = value else {
+            Issue.record("\(text) read as \(value)")
+            return
+        }
+        #expect(double.bitPattern == expected.bitPattern, "\(text): \(double) != \(expected)")
+    }
+
+    @Test("Doubles round-trip: 0.1, 1e-7, 5e-324, 1.7976931348623157e308")
+    func doubleRoundTrip() throws {
+        for double in [0.1, 1e-7, Double.leastNonzeroMagnitude, 1.7976931348623157e308, -2.5, 1e300, 123.456] {
+            let text = JSONValue.double(double).serialized()
+            #expect(try JSONReader().read(text) == .double(double), "\(text)")
+        }
+    }
+
+    @Test("Random doubles in several notations equal Double(_:)")
+    func randomDoubles() throws {
+        var generator = JSONTestRandom(seed: 0x5EED)
+        let reader = JSONReader()
+        for _ in 0..<3000 {
+            let double = Double(bitPattern: generator.next() & 0x7FEF_FFFF_FFFF_FFFF)
+            let small = Double(generator.next() % 1_000_000_000) / 1000
+            for candidate in [double, small] {
+                for text in [candidate.description, String(format: "%.17g", candidate), String(format: "%.6e", candidate)] {
+                    guard text.contains(".") || text.contains("e") else { continue }
+                    let expected = try #require(Double(text))
+                    let value = try reader.read(text)
+                    #expect(value.doubleValue?.bitPattern == expected.bitPattern, "\(text)")
+                }
+            }
+        }
+    }
+
+    @Test("Numbers that overflow Double are rejected; underflow becomes zero")
+    func overflowAndUnderflow() throws {
+        for text in ["1e400", "-1e400", "[1.8e308]", "123123e100000", "1e99999999999999999999"] {
+            #expect(jsonReadError(text)?.kind == .invalidNumber, "\(text)")
+        }
+        #expect(try JSONReader().read("1e-400") == .double(0))
+        #expect(try JSONReader().read("-1e-400").doubleValue?.sign == .minus)
+        #expect(try JSONReader().read("0e999999") == .double(0))
+    }
+
+    @Test(
+        "Malformed numbers are rejected",
+        arguments: ["01", "-01", "-", "1.", ".5", "+1", "1e", "1e+", "1.e3", "0x10", "-a", "1.5e", "00"])
+    func malformedNumbers(_ text: String) throws {
+        let error = try #require(jsonReadError(text))
+        #expect([.invalidNumber, .unexpectedCharacter, .trailingContent].contains(error.kind), "\(text): \(error)")
+        let inArray = try #require(jsonReadError("[\(text)]"))
+        #expect([.invalidNumber, .unexpectedCharacter].contains(inArray.kind), "\(text): \(inArray)")
+    }
+
+    @Test("Leading zeros are invalid numbers reported at the number")
+    func leadingZeroPosition() throws {
+        let error = try #require(jsonReadError("[1, 012]"))
+        #expect(error.kind == .invalidNumber)
+        #expect(error.offset == 4)
+        #expect(error.column == 5)
+    }
+
+    @Test("Literals outside the grammar are rejected", arguments: ["NaN", "Infinity", "-Infinity", "True", "nul", "tru", "fals", "undefined", "'a'", "[1,]", "{\"a\":1,}", "// c\n1", "/* c */ 1"])
+    func nonJSONLiterals(_ text: String) {
+        #expect(jsonReadError(text) != nil, "\(text)")
+    }
+
+    @Test("Read overloads agree")
+    func overloadsAgree() throws {
+        let text = #"{"a": [1, 2.5, "é", null]}"#
+        let reader = JSONReader()
+        let fromString = try reader.read(text)
+        #expect(try reader.read(Array(text.utf8)) == fromString)
+        #expect(try reader.read(Data(text.utf8)) == fromString)
+        let fromRaw = try Array(text.utf8).withUnsafeBytes { try reader.read($0) }
+        #expect(fromRaw == fromString)
+    }
+
+    @Test("Concurrent reads with one reader give equal results")
+    func concurrentReads() async throws {
+        let reader = JSONReader()
+        let text = #"[{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 3, "name": "c", "extra": [true]}]"#
+        let expected = try reader.read(text)
+        let results = await withTaskGroup(of: JSONValue?.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try? reader.read(text) }
+            }
+            var results: [JSONValue?] = []
+            for await result in group { results.append(result) }
+            return results
+        }
+        #expect(results.count == 8)
+        #expect(results.allSatisfy { $0 == expected })
+    }
+}
+
+@Suite("JSON reader: strings and UTF-8")
+struct JSONReaderStringTests {
+    @Test("Simple escapes decode")
+    func simpleEscapes() throws {
+        let value = try JSONReader().read(#""\"\\\/\b\f\n\r\t""#)
+        #expect(value == .string("\"\\/\u{8}\u{c}\n\r\t"))
+    }
+
+    @Test("Unicode escapes and surrogate pairs combine")
+    func surrogatePairs() throws {
+        let reader = JSONReader()
+        #expect(try reader.read(#""\uD834\uDD1E""#) == .string("𝄞"))
+        #expect(try reader.read(#""\ud83d\ude00 ok""#) == .string("😀 ok"))
+        #expect(try reader.read(#""\u00e9\u00E9""#) == .string("éé"))
+        #expect(try reader.read(#""a\u0000b""#) == .string("a\u{0}b"))
+        #expect(try reader.read(#""\uFFFF""#) == .string("\u{FFFF}"))
+    }
+
+    @Test(
+        "Lone and mismatched surrogates are rejected",
+        arguments: [
+            #""\uD834""#, #""\uDD1E""#, #""\uD834\u0041""#, #""\uDD1E\uD834""#, #""\uD834x""#,
+            #""\uD800\uD800""#, #""\uD834\n""#,
+        ])
+    func loneSurrogates(_ text: String) throws {
+        let error = try #require(jsonReadError(text))
+        #expect(error.kind == .invalidUnicodeEscape, "\(text): \(error)")
+        #expect(error.offset == 1)
+    }
+
+    @Test("Bad escapes are rejected at the backslash")
+    func badEscapes() throws {
+        let invalid = try #require(jsonReadError(#"["ab\x"]"#))
+        #expect(invalid.kind == .invalidEscape)
+        #expect(invalid.offset == 4)
+        #expect(jsonReadError(#""\u12G4""#)?.kind == .invalidUnicodeEscape)
+        #expect(jsonReadError(#""\U0041""#)?.kind == .invalidEscape)
+        #expect(jsonReadError(#""\u00"#)?.kind == .unexpectedEnd)
+        #expect(jsonReadError(#""abc\"#)?.kind == .unexpectedEnd)
+    }
+
+    @Test("Control characters must be escaped; DEL need not be")
+    func controlCharacters() throws {
+        for byte: UInt8 in [0x00, 0x09, 0x0A, 0x0D, 0x1F] {
+            let error = try #require(jsonReadError([0x22, 0x61, byte, 0x22]))
+            #expect(error.kind == .controlCharacterInString)
+            #expect(error.offset == 2)
+        }
+        #expect(try JSONReader().read([0x22, 0x7F, 0x22]) == .string("\u{7F}"))
+    }
+
+    @Test("Well-formed multi-byte UTF-8 is accepted as is")
+    func validUTF8() throws {
+        let text = "\"é € 𝄞 日本語 \u{10FFFF} \u{E000}\""
+        #expect(try JSONReader().read(text) == .string(String(text.dropFirst().dropLast())))
+    }
+
+    @Test(
+        "Ill-formed UTF-8 is rejected at the sequence",
+        arguments: [
+            [0xC0, 0x80],  // overlong NUL
+            [0xC1, 0xBF],  // overlong
+            [0xE0, 0x80, 0xAF],  // overlong 3-byte
+            [0xF0, 0x80, 0x80, 0xAF],  // overlong 4-byte
+            [0xED, 0xA0, 0x80],  // UTF-8-encoded surrogate U+D800
+            [0xED, 0xBF, 0xBF],  // U+DFFF
+            [0xF4, 0x90, 0x80, 0x80],  // above U+10FFFF
+            [0xF5, 0x80, 0x80, 0x80],
+            [0xE2, 0x82],  // truncated before the quote
+            [0xE2, 0x28, 0xA1],  // bad continuation
+            [0x80],  // lone continuation
+            [0xBF],
+            [0xFE],
+            [0xFF],
+        ] as [[UInt8]])
+    func invalidUTF8(_ sequence: [UInt8]) throws {
+        let bytes: [UInt8] = [0x5B, 0x22, 0x61] + sequence + [0x22, 0x5D]
+        let error = try #require(jsonReadError(bytes))
+        #expect(error.kind == .invalidUTF8, "\(sequence): \(error)")
+        #expect(error.offset == 3)
+        let key: [UInt8] = [0x7B, 0x22] + sequence + [0x22, 0x3A, 0x31, 0x7D]
+        #expect(jsonReadError(key)?.kind == .invalidUTF8)
+    }
+
+    @Test("A sequence truncated by the end of input is invalid UTF-8")
+    func truncatedAtEnd() throws {
+        #expect(jsonReadError([0x22, 0xF0, 0x9F, 0x98])?.kind == .invalidUTF8)
+    }
+
+    @Test("Non-ASCII outside strings is an unexpected character")
+    func nonASCIIOutsideStrings() throws {
+        let error = try #require(jsonReadError("é"))
+        #expect(error.kind == .unexpectedCharacter)
+        #expect(error.offset == 0)
+    }
+
+    @Test("A UTF-8 byte order mark is rejected")
+    func byteOrderMark() throws {
+        let error = try #require(jsonReadError([0xEF, 0xBB, 0xBF, 0x7B, 0x7D]))
+        #expect(error.kind == .unexpectedCharacter)
+        #expect(error.offset == 0)
+        #expect(error.message.contains("byte order mark"))
+        #expect(jsonReadError("\u{FEFF}{}")?.kind == .unexpectedCharacter)
+    }
+
+    @Test("A 10 MB string is read, with and without escapes")
+    func tenMegabyteString() throws {
+        let plain = String(repeating: "abcdefghij", count: 1_000_000)
+        let value = try JSONReader().read("[\"\(plain)\"]")
+        #expect(value[0]?.stringValue?.utf8.count == 10_000_000)
+        #expect(value[0]?.stringValue == plain)
+
+        let escapedUnit = #"é\n\u00e9"#  // 2 + 2 + 6 bytes of JSON, 5 bytes decoded
+        let escaped = String(repeating: escapedUnit, count: 1_000_000)
+        let decoded = try JSONReader().read("\"\(escaped)\"")
+        #expect(decoded.stringValue?.utf8.count == 5_000_000)
+        #expect(decoded.stringValue?.hasPrefix("é\né") == true)
+    }
+
+    @Test("A 1 MB key is read and found")
+    func oneMegabyteKey() throws {
+        let key = String(repeating: "k", count: 1_048_576)
+        let value = try JSONReader().read("{\"\(key)\": 1, \"b\": 2}")
+        #expect(value[key] == .integer(1))
+        #expect(value["b"] == .integer(2))
+        #expect(value.objectValue?.keys.first?.utf8.count == 1_048_576)
+    }
+}
+
+@Suite("JSON reader: objects and keys")
+struct JSONReaderObjectTests {
+    @Test("Duplicate keys: the last value wins, at the first position")
+    func duplicateKeys() throws {
+        let value = try JSONReader().read(#"{"a": 1, "b": 2, "a": 3}"#)
+        let object = try #require(value.objectValue)
+        #expect(object.keys == ["a", "b"])
+        #expect(object["a"] == .integer(3))
+        #expect(object.count == 2)
+    }
+
+    @Test("Duplicate keys in a large object use the same rule")
+    func duplicateKeysLargeObject() throws {
+        var members = (0..<40).map { "\"k\($0)\": \($0)" }
+        members.append("\"k5\": \"last\"")
+        members.append("\"k39\": null")
+        let object = try #require(try JSONReader().read("{" + members.joined(separator: ",") + "}").objectValue)
+        #expect(object.count == 40)
+        #expect(object.keys[5] == "k5")
+        #expect(object["k5"] == .string("last"))
+        #expect(object["k39"] == .null)
+        #expect(object.keys == (0..<40).map { "k\($0)" })
+    }
+
+    @Test("Repeated shapes with duplicates each resolve")
+    func repeatedShapesWithDuplicates() throws {
+        let value = try JSONReader().read(#"[{"a": 1, "a": 2}, {"a": 3, "a": 4}, {"a": 5}]"#)
+        #expect(value == [["a": 2], ["a": 4], ["a": 5]])
+    }
+
+    @Test("Objects of one shape, nested shapes and escaped keys read correctly")
+    func sharedShapes() throws {
+        let text = """
+            [{"id": 1, "idx": 2}, {"idx": 3, "id": 4}, {"id": 5, "idx": 6},
+             {"\\u0069d": 7, "idx": 8}, {"id": 9, "i\\u0064x": 10},
+             {"name": "a", "child": {"name": "b", "child": {"name": "c", "child": null}}},
+             {"i": 11, "d": 12}, {"id": 13}, {"idx": 14}]
+            """
+        let value = try JSONReader().read(text)
+        let expected: JSONValue = [
+            ["id": 1, "idx": 2], ["idx": 3, "id": 4], ["id": 5, "idx": 6],
+            ["id": 7, "idx": 8], ["id": 9, "idx": 10],
+            ["name": "a", "child": ["name": "b", "child": ["name": "c", "child": nil]]],
+            ["i": 11, "d": 12], ["id": 13], ["idx": 14],
+        ]
+        #expect(value == expected)
+        #expect(value[1]?.objectValue?.keys == ["idx", "id"])
+        #expect(value.value(atKeyPath: "5.child.child.name") == "c")
+        #expect((0..<5).map { value[$0]?["id"]?.int64Value } == [1, 4, 5, 7, 9])
+    }
+
+    @Test("Many objects with predicted keys keep their own values")
+    func manyObjects() throws {
+        let posts = (0..<500).map { #"{"id": \#($0), "text": "post \#($0)", "user": {"id": \#($0 % 7), "name": "u\#($0 % 7)"}}"# }
+        let value = try JSONReader().read("[" + posts.joined(separator: ",") + "]")
+        let array = try #require(value.arrayValue)
+        #expect(array.count == 500)
+        for (index, post) in array.enumerated() {
+            #expect(post["id"] == .integer(Int64(index)))
+            #expect(post["text"] == .string("post \(index)"))
+            #expect(post.value(atKeyPath: "user.name") == .string("u\(index % 7)"))
+        }
+    }
+
+    @Test("Keys are compared by bytes, not canonical equivalence")
+    func keysByBytes() throws {
+        let object = try #require(try JSONReader().read(#"{"\u00e9": 1, "e\u0301": 2, "ключ": 3}"#).objectValue)
+        #expect(object.count == 3)
+        #expect(object["\u{E9}"] == .integer(1))
+        #expect(object["e\u{301}"] == .integer(2))
+        #expect(object["ключ"] == .integer(3))
+    }
+}
+
+@Suite("JSON reader: errors and limits")
+struct JSONReaderErrorTests {
+    @Test("Errors report line and column on multi-line input")
+    func lineAndColumn() throws {
+        let text = "{\n  \"a\": 1,\n  \"b\": [1, 2,]\n}"
+        let error = try #require(jsonReadError(text))
+        #expect(error.kind == .unexpectedCharacter)
+        #expect(error.line == 3)
+        #expect(error.column == 14)
+        #expect(error.offset == 25)
+        #expect(error.message.contains("unexpected character ']' at line 3, column 14"), "\(error.message)")
+        #expect(error.description == error.message)
+    }
+
+    @Test("CR LF and lone CR end lines too")
+    func carriageReturns() throws {
+        let crlf = try #require(jsonReadError("{\r\n  \"a\": 1,\r\n  \"b\": [1, 2,]\r\n}"))
+        #expect(crlf.line == 3 && crlf.column == 14)
+        let cr = try #require(jsonReadError("[1,\r2,\rx]"))
+        #expect(cr.line == 3 && cr.column == 1)
+    }
+
+    @Test("Columns count bytes")
+    func columnsInBytes() throws {
+        let error = try #require(jsonReadError("[\"é\" x]"))
+        #expect(error.line == 1)
+        #expect(error.column == 7)
+        #expect(error.offset == 6)
+    }
+
+    @Test("Unexpected end is reported at the end of input")
+    func unexpectedEnd() throws {
+        for text in ["[1, 2", "{\"a\"", "{\"a\":", "\"abc", "[", "{", "tru", "[1,"] {
+            let error = try #require(jsonReadError(text), "\(text)")
+            #expect(error.kind == .unexpectedEnd, "\(text): \(error)")
+            #expect(error.offset == text.utf8.count, "\(text)")
+        }
+    }
+
+    @Test("Content after the top-level value is rejected")
+    func trailingContent() throws {
+        for (text, offset) in [("1 2", 2), ("{} x", 3), ("[]]", 2), ("null\n\nnull", 6)] {
+            let error = try #require(jsonReadError(text))
+            #expect(error.kind == .trailingContent, "\(text)")
+            #expect(error.offset == offset, "\(text)")
+        }
+    }
+
+    @Test("Empty or whitespace-only input is emptyInput")
+    func emptyInput() throws {
+        for text in ["", " ", "\n\t\r "] {
+            let error = try #require(jsonReadError(text))
+            #expect(error.kind == .emptyInput)
+            #expect(error.line >= 1 && error.column >= 1)
+        }
+        #expect(try #require(jsonReadError("")).offset == 0)
+        #expect(jsonReadError([UInt8]())?.kind == .emptyInput)
+        #expect(jsonReadError("\u{0B}1")?.kind == .unexpectedCharacter)
+        #expect(jsonReadError("\u{0C}1")?.kind == .unexpectedCharacter)
+    }
+
+    @Test("The depth limit allows exactly maximumDepth levels")
+    func depthLimit() throws {
+        #expect(JSONReader.defaultMaximumDepth == 512)
+        let deepest = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(jsonReadError(deepest) == nil)
+        let tooDeep = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+        let error = try #require(jsonReadError(tooDeep))
+        #expect(error.kind == .tooDeep)
+        #expect(error.offset == 512)
+        #expect(error.message.contains("512"))
+
+        #expect(jsonReadError(#"{"a": {"b": [1]}}"#, maximumDepth: 3) == nil)
+        #expect(jsonReadError(#"{"a": {"b": [[1]]}}"#, maximumDepth: 3)?.kind == .tooDeep)
+        #expect(jsonReadError("1", maximumDepth: 0) == nil)
+        #expect(jsonReadError("[]", maximumDepth: 0)?.kind == .tooDeep)
+    }
+
+    @Test("100,000 opening brackets are tooDeep, not a crash")
+    func hundredThousandBrackets() throws {
+        let brackets = String(repeating: "[", count: 100_000)
+        #expect(jsonReadError(brackets)?.kind == .tooDeep)
+        #expect(jsonReadError(String(repeating: "{\"a\":", count: 100_000))?.kind == .tooDeep)
+        // With the limit out of the way, the iterative reader still does not overflow the stack.
+        #expect(jsonReadError(brackets, maximumDepth: 200_000)?.kind == .unexpectedEnd)
+    }
+
+    @Test("512 levels are safe on a thread with a 512 KB stack")
+    func deepOnSmallStack() throws {
+        let result = JSONTestOutcomeBox()
+        let thread = Thread {
+            let text = String(repeating: "[{\"a\":", count: 256) + "1" + String(repeating: "}]", count: 256)
+            do {
+                let value = try JSONReader().read(text)
+                let again = try JSONReader().read(value.serialized(prettyPrinted: true))
+                result.set(value == again && value.hashValue == again.hashValue ? "ok" : "different")
+            } catch {
+                result.set("error: \(error)")
+            }
+        }
+        thread.stackSize = 512 * 1024
+        thread.start()
+        let deadline = Date().addingTimeInterval(60)
+        while result.get() == nil && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(result.get() == "ok")
+    }
+}
+
+/// A thread-safe slot for a result produced on another thread.
+final class JSONTestOutcomeBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: String?
+
+    func set(_ newValue: String) {
+        lock.lock()
+        value = newValue
+        lock.unlock()
+    }
+
+    func get() -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
+}
+
+/// A small deterministic random number generator for tests.
+struct JSONTestRandom: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

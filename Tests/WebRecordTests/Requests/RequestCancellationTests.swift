@@ -1,0 +1,157 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebRecord
+import WebRecordTesting
+
+/// Cancelling requests by Task and by domain: `cancelled`, and the store left untouched.
+@Suite struct RequestCancellationTests {
+    let store: RecordStore
+    let directory: RequestTemporaryDirectory
+    let loopback: LoopbackHTTPServer
+
+    init() throws {
+        (store, directory) = try RequestSupport.makeStore()
+        store.register(FeedPost.self)
+        loopback = try LoopbackHTTPServer()
+        store.register(HTTPServer(baseURL: loopback.baseURL), for: FeedRecord.self)
+    }
+
+    @Test func cancellingTheTaskMidFlightThrowsCancelledAndLeavesTheStoreUntouched() async throws {
+        loopback.route("/slow", .json(RequestSupport.postsText([1, 2]), delay: 1.5))
+        let task = Task { try await FeedPost.startRequest(urn: "slow", in: store) }
+        #expect(await RequestSupport.waitUntil { !loopback.requests(to: "/slow").isEmpty })
+
+        task.cancel()
+        let failure = await RequestSupport.failure { _ = try await task.value }
+
+        #expect(failure?.code == .cancelled)
+        #expect(failure?.debugger.primaryError?.code == .cancelled)
+        // Past the moment the server would have answered, nothing was populated.
+        try await Task.sleep(nanoseconds: 1_700_000_000)
+        #expect(try store.count("Post") == 0)
+        #expect(try store.count("User") == 0)
+    }
+
+    @Test func cancellingADomainCancelsItsRequestsOnly() async throws {
+        loopback.route("/slow", .json(RequestSupport.postsText([1, 2]), delay: 1.5))
+        loopback.route("/other", .json(RequestSupport.postsText([3]), delay: 0.5))
+        let (timeline, profile) = ("timeline-\(UUID().uuidString)", "profile-\(UUID().uuidString)")
+        let cancelled = Task {
+            try await store.startRequest(entity: "Post", urn: "slow", options: RequestOptions(domain: timeline))
+        }
+        let unaffected = Task {
+            try await store.startRequest(entity: "Post", urn: "other", options: RequestOptions(domain: profile))
+        }
+        #expect(await RequestSupport.waitUntil { loopback.requests.count == 2 })
+        #expect(RequestCancellation.shared.count(domain: timeline) == 1)
+
+        store.cancelRequests(inDomain: timeline)
+        let failure = await RequestSupport.failure { _ = try await cancelled.value }
+        let other = try await unaffected.value
+
+        #expect(failure?.code == .cancelled)
+        #expect(other.records.map { $0["id"] as Int? } == [3])
+        try await Task.sleep(nanoseconds: 1_200_000_000)
+        #expect(try store.fetch("Post").map { $0["id"] as Int? } == [3])
+        #expect(RequestCancellation.shared.count(domain: timeline) == 0, "finished requests leave the registry")
+        #expect(RequestCancellation.shared.count(domain: profile) == 0)
+    }
+
+    @Test func aServerCancelsByDomainThroughTheSharedRegistry() async throws {
+        let domain = "server-\(UUID().uuidString)"
+        let files = try JSONFileServer(root: directory.url, latency: .seconds(10))
+        let task = Task {
+            try await store.startRequest(entity: "Post", urn: "posts", options: RequestOptions(server: files, domain: domain))
+        }
+        #expect(await RequestSupport.waitUntil { RequestCancellation.shared.count(domain: domain) == 1 })
+
+        files.cancelRequests(inDomain: domain)
+        let failure = await RequestSupport.failure { _ = try await task.value }
+
+        #expect(failure?.code == .cancelled)
+    }
+
+    @Test func aCancellationNoticedAfterTheResponseArrivesStillPopulatesNothing() async throws {
+        // The server ignores cancellation: it answers anyway, after the task was cancelled.
+        let gate = Gate()
+        let stubborn = CallbackServer { _ in
+            await gate.wait()
+            return ServerResponse(body: RequestSupport.postsBody([1, 2]))
+        }
+        let task = Task {
+            try await store.startRequest(entity: "Post", urn: "posts", options: RequestOptions(server: stubborn))
+        }
+        #expect(await RequestSupport.waitUntil { gate.isWaiting })
+
+        task.cancel()
+        gate.open()
+        let failure = await RequestSupport.failure { _ = try await task.value }
+
+        #expect(failure?.code == .cancelled)
+        #expect(failure?.debugger.responseObject == RequestSupport.postsBody([1, 2]))
+        #expect(try store.count("Post") == 0)
+    }
+
+    @Test func aTaskCancelledBeforeItStartsNeverReachesTheServer() async throws {
+        let server = CannedServer()
+        server.enqueue(RequestSupport.postsBody([1]))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await store.startRequest(entity: "Post", urn: "posts", options: RequestOptions(server: server))
+        }
+
+        let failure = await RequestSupport.failure { _ = try await task.value }
+
+        #expect(failure?.code == .cancelled)
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func theCompletionHandlerFormIsCancelledByItsDomain() async throws {
+        loopback.route("/slow", .json(RequestSupport.postsText([1]), delay: 1.5))
+        let domain = "blocks-\(UUID().uuidString)"
+        let queue = DispatchQueue(label: "webrecord.tests.cancel")
+
+        let failure: WebRecordFailure? = await withCheckedContinuation { continuation in
+            FeedPost.startRequest(
+                urn: "slow", in: store, domain: domain, callbackQueue: queue,
+                resultBlock: { _ in continuation.resume(returning: nil) },
+                failureBlock: { continuation.resume(returning: $0) })
+            Task {
+                _ = await RequestSupport.waitUntil { !loopback.requests(to: "/slow").isEmpty }
+                store.cancelRequests(inDomain: domain)
+            }
+        }
+
+        #expect(failure?.code == .cancelled)
+        #expect(try store.count("Post") == 0)
+    }
+}
+
+/// A one-shot gate a server waits on, with no cancellation: it opens only when told.
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiting: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
+
+    var isWaiting: Bool { state.withLock { $0.waiting } }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiting = true
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.open = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+import WebRecord
+import WebRecordTesting
+
+/// JSONFileServer: URN to file mapping, refusing paths out of its root, latency.
+@Suite struct JSONFileServerTests {
+    let directory: RequestTemporaryDirectory
+    let root: URL
+
+    init() throws {
+        directory = try RequestTemporaryDirectory()
+        root = directory.url.appendingPathComponent("responses", isDirectory: true)
+        try directory.write(#"{"data": [{"id": 1}]}"#, to: "responses/stream/0/posts/stream/global.json")
+        try directory.write(#"{"name": "plain"}"#, to: "responses/venues.txt")
+        try directory.write("{\n  \"broken\": tru\n}", to: "responses/broken.json")
+        try directory.write(#"{"secret": true}"#, to: "outside.json")
+        try directory.write(#"{"page": 2}"#, to: "responses/pages/2.json")
+    }
+
+    func request(_ urn: String) -> ServerRequest {
+        ServerRequest(urn: urn, entityName: "Post")
+    }
+
+    @Test func aURNWithoutExtensionIsTheJSONFileBelowTheRoot() async throws {
+        let server = try JSONFileServer(root: root)
+
+        let response = try await server.response(for: request("stream/0/posts/stream/global"))
+
+        #expect(response.body == ["data": [["id": 1]]])
+        #expect(response.url?.lastPathComponent == "global.json")
+        #expect(response.statusCode == nil)
+    }
+
+    @Test func aURNWithAnExtensionIsUsedAsIs() async throws {
+        let response = try await JSONFileServer(root: root).response(for: request("venues.txt"))
+        #expect(response.body == ["name": "plain"])
+    }
+
+    @Test func theQueryIsIgnored() async throws {
+        let response = try await JSONFileServer(root: root).response(for: request("stream/0/posts/stream/global?count=20"))
+        #expect(response.body.value(atKeyPath: "data.0.id") == .integer(1))
+    }
+
+    @Test(arguments: ["../outside", "..", "stream/../../outside", "./../outside.json"])
+    func aPathWithDotDotIsRefused(urn: String) async throws {
+        let error = await RequestSupport.error { _ = try await JSONFileServer(root: root).response(for: request(urn)) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("URN '\(urn)'") == true)
+        #expect(error?.message.contains("..") == true)
+    }
+
+    @Test func anAbsolutePathIsRefused() async throws {
+        let absolute = directory.path("outside.json")
+        let error = await RequestSupport.error { _ = try await JSONFileServer(root: root).response(for: request(absolute)) }
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message.contains("absolute") == true)
+    }
+
+    @Test func aSymbolicLinkOutOfTheRootIsRefused() async throws {
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("escape.json").path, withDestinationPath: directory.path("outside.json"))
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("up").path, withDestinationPath: directory.url.path)
+
+        let server = try JSONFileServer(root: root)
+        let viaFile = await RequestSupport.error { _ = try await server.response(for: request("escape")) }
+        let viaDirectory = await RequestSupport.error { _ = try await server.response(for: request("up/outside")) }
+
+        #expect(viaFile?.code == .invalidArgument)
+        #expect(viaFile?.message.contains("outside the server's root") == true)
+        #expect(viaDirectory?.code == .invalidArgument)
+    }
+
+    @Test func aSymbolicLinkInsideTheRootIsFollowed() async throws {
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("latest.json").path,
+            withDestinationPath: root.appendingPathComponent("pages/2.json").path)
+
+        let response = try await JSONFileServer(root: root).response(for: request("latest"))
+
+        #expect(response.body == ["page": 2])
+    }
+
+    @Test func aRootReachedThroughASymbolicLinkStillWorks() async throws {
+        let link = directory.url.appendingPathComponent("linked-root")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: root.path)
+
+        let response = try await JSONFileServer(root: link).response(for: request("pages/2"))
+
+        #expect(response.body == ["page": 2])
+    }
+
+    @Test func aMissingFileIsNotFoundAndNamesTheURN() async throws {
+        let error = await RequestSupport.error { _ = try await JSONFileServer(root: root).response(for: request("nope/never")) }
+        #expect(error?.code == .notFound)
+        #expect(error?.message.contains("URN 'nope/never'") == true)
+        #expect(error?.message.contains("never.json") == true)
+    }
+
+    @Test func aFileThatIsNotJSONGivesTheURNLineAndColumn() async throws {
+        let error = await RequestSupport.error { _ = try await JSONFileServer(root: root).response(for: request("broken")) }
+        #expect(error?.code == .invalidResponseFormat)
+        #expect(error?.message.contains("URN 'broken'") == true)
+        #expect(error?.message.contains("line 2") == true)
+    }
+
+    @Test func aRootThatIsNotADirectoryIsRefused() throws {
+        #expect(throws: WebRecordError.self) { try JSONFileServer(root: directory.url.appendingPathComponent("none")) }
+        #expect(throws: WebRecordError.self) { try JSONFileServer(root: directory.url.appendingPathComponent("outside.json")) }
+    }
+
+    @Test func aFileNameClosureMapsRequestsAndIsCheckedToo() async throws {
+        let server = try JSONFileServer(root: root) { request in
+            request.data?["page"]?.int64Value.map { "pages/\($0).json" }
+        }
+
+        let page = try await server.response(for: ServerRequest(urn: "posts", data: ["page": 2], entityName: "Post"))
+        let escape = await RequestSupport.error {
+            _ = try await JSONFileServer(root: root) { _ in "../outside.json" }.response(for: request("posts"))
+        }
+
+        #expect(page.body == ["page": 2])
+        #expect(escape?.code == .invalidArgument)
+    }
+
+    @Test func latencyDelaysTheResponse() async throws {
+        let server = try JSONFileServer(root: root, latency: .milliseconds(300))
+        let started = Date()
+
+        _ = try await server.response(for: request("pages/2"))
+
+        #expect(Date().timeIntervalSince(started) >= 0.29)
+    }
+
+    @Test func cancellingDuringTheLatencyIsCancelled() async throws {
+        let server = try JSONFileServer(root: root, latency: .seconds(10))
+        let task = Task { try await server.response(for: request("pages/2")) }
+        try await Task.sleep(nanoseconds: 50_000_000)
+
+        task.cancel()
+        let error = await RequestSupport.error { _ = try await task.value }
+
+        #expect(error?.code == .cancelled)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+import WebRecord
+import WebRecordTesting
+
+/// `webrecord populate` with http(s) URL sources, against a real server on 127.0.0.1.
+@Suite struct URLSourceTests {
+    let directory: TemporaryDirectory
+    let schema: String
+    let posts: String
+    let server: LoopbackHTTPServer
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        schema = try CLI.fixture("appnet-schema.json").path
+        let data = try Data(contentsOf: try CLI.fixture("appnet-posts.json"))
+        posts = String(decoding: data, as: UTF8.self)
+        server = try LoopbackHTTPServer()
+    }
+
+    var db: String { directory.path("appnet.sqlite") }
+
+    func populate(_ sources: [String], _ extra: [String] = []) async throws -> CLIResult {
+        try await CLI.run(
+            ["populate", "--schema", schema, "--db", db, "--entity", "Post", "--json"] + extra + sources, in: directory.url)
+    }
+
+    /// Populates from a file so the store exists, and returns its bytes.
+    func populatedStore() async throws -> Data {
+        let file = try directory.write("posts.json", posts)
+        let result = try await populate([file])
+        #expect(result.status == 0, "\(result)")
+        return try Data(contentsOf: URL(fileURLWithPath: db))
+    }
+
+    @Test func populatesFromAURL() async throws {
+        server.route("/stream/0/posts/stream/global", .json(posts))
+        let url = server.url("/stream/0/posts/stream/global?count=20").absoluteString
+        let result = try await populate([url], ["--header", "Authorization: Bearer secret", "--header=X-Client: webrecord"])
+        #expect(result.status == 0, "\(result)")
+        #expect(try Summary(result).int("records") == 20)
+        #expect(try Summary(result).int("Post", "inserted") == 20)
+
+        let requests = server.requests(to: "/stream/0/posts/stream/global")
+        #expect(requests.count == 1)
+        #expect(requests.first?.method == "GET")
+        #expect(requests.first?.query == "count=20")
+        #expect(requests.first?.header("Authorization") == "Bearer secret")
+        #expect(requests.first?.header("X-Client") == "webrecord")
+    }
+
+    @Test func filesAndURLsMix() async throws {
+        server.route("/posts", .json(posts))
+        let file = try directory.write("posts.json", posts)
+        let result = try await populate([file, server.url("/posts").absoluteString])
+        #expect(result.status == 0, "\(result)")
+        let summary = try Summary(result)
+        #expect(summary.int("records") == 40)
+        #expect(summary.int("Post", "inserted") == 20)
+        #expect(summary.int("Post", "unchanged") == 20)
+    }
+
+    /// Each failure exits 1 with one line on stderr and leaves the store byte-for-byte as it was.
+    /// - Returns: how long the failing run took, in seconds.
+    @discardableResult
+    func expectFailure(
+        _ url: String, _ extra: [String] = [], _ check: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> TimeInterval {
+        let before = try await populatedStore()
+        let started = Date()
+        let result = try await populate([url], extra)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 1, "\(result)", sourceLocation: sourceLocation)
+        #expect(result.stdout == "", sourceLocation: sourceLocation)
+        #expect(result.stderrLines.count == 1, "\(result)", sourceLocation: sourceLocation)
+        let line = result.stderrLines.first ?? ""
+        #expect(line.hasPrefix("webrecord: error: "), "\(line)", sourceLocation: sourceLocation)
+        #expect(check(line), "\(line)", sourceLocation: sourceLocation)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before, "store unchanged", sourceLocation: sourceLocation)
+        return elapsed
+    }
+
+    @Test func serverError() async throws {
+        server.route("/posts", .status(500))
+        try await expectFailure(server.url("/posts").absoluteString) {
+            $0.contains("serverError") && $0.contains("HTTP 500")
+        }
+    }
+
+    @Test func truncatedBody() async throws {
+        server.route("/posts", LoopbackResponse(
+            status: 200, headers: ["Content-Type": "application/json"], body: Array(posts.utf8), truncatedLength: 100))
+        try await expectFailure(server.url("/posts").absoluteString) { $0.contains("invalidResponseFormat") }
+    }
+
+    @Test func notJSONContentType() async throws {
+        server.route("/posts", .text("<html>maintenance</html>", contentType: "text/html"))
+        try await expectFailure(server.url("/posts").absoluteString) {
+            $0.contains("invalidResponseFormat") && $0.contains("text/html")
+        }
+    }
+
+    @Test func malformedJSONBody() async throws {
+        server.route("/posts", .json("{\n  \"data\": [\n}"))
+        try await expectFailure(server.url("/posts").absoluteString) {
+            $0.contains("not valid JSON") && $0.contains("line 3, column 1")
+        }
+    }
+
+    @Test func refusedConnection() async throws {
+        let closed = try LoopbackHTTPServer()
+        let url = closed.url("/posts").absoluteString
+        closed.stop()
+        try await Task.sleep(nanoseconds: 200_000_000)
+        try await expectFailure(url) { $0.contains("serverError") && $0.contains("could not reach") }
+    }
+
+    @Test func timeout() async throws {
+        // The server would answer after 30 s; the CLI gives up after half a second.
+        server.route("/posts", .json(posts, delay: 30))
+        let elapsed = try await expectFailure(server.url("/posts").absoluteString, ["--timeout", "0.5"]) {
+            $0.contains("serverError") && $0.contains("within 0.50 s")
+        }
+        #expect(elapsed < 20, "the timeout ended the request early")
+    }
+
+    @Test func credentialsInTheURLAreNotPrinted() async throws {
+        server.route("/posts", .status(500))
+        var components = try #require(URLComponents(url: server.url("/posts"), resolvingAgainstBaseURL: false))
+        components.user = "alice"
+        components.password = "hunter2"
+        let url = try #require(components.url).absoluteString
+        try await expectFailure(url) { !$0.contains("hunter2") }
+    }
+}
