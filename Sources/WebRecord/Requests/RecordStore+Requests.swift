@@ -176,8 +176,7 @@ extension RecordStore {
         if Task.isCancelled { throw WebRecordFailure(.cancelled(entity: entity), debugger: debugger) }
         let population: PopulationResult
         do {
-            population = try ResponsePopulation(store: self, options: options.population)
-                .populate(response.body, entity: entity, debugger: debugger)
+            population = try await populateOffThePool(response.body, entity: entity, options: options.population, debugger: debugger)
         } catch {
             // The population rolled back; a cancellation noticed inside it is still a cancellation.
             if error.error.code == .cancelled || error.error.cause is CancellationError {
@@ -193,6 +192,25 @@ extension RecordStore {
         return RequestResult(
             records: population.records, debugger: debugger, changesByEntity: population.changesByEntity,
             customResponse: customResponse, response: response, request: request, pageManager: pageManager)
+    }
+
+    /// Runs a population on a dispatch queue, not on the cooperative thread pool: a population
+    /// is synchronous SQLite work that may wait for the store's lock, and blocking the pool's few
+    /// threads would stall every other task of the process.
+    private func populateOffThePool(
+        _ body: JSONValue, entity: String, options: PopulationOptions, debugger: Debugger
+    ) async throws(WebRecordFailure) -> PopulationResult {
+        let population = ResponsePopulation(store: self, options: options)
+        let result: Result<PopulationResult, WebRecordFailure> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                do throws(WebRecordFailure) {
+                    continuation.resume(returning: .success(try population.populate(body, entity: entity, debugger: debugger)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
     }
 
     /// The failure for an error a server threw.

@@ -101,7 +101,7 @@ enum RequestSupport {
     }
 
     /// Waits until `condition` holds, checking every 10 ms, for at most `seconds`.
-    static func waitUntil(seconds: Double = 5, _ condition: () -> Bool) async -> Bool {
+    static func waitUntil(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }

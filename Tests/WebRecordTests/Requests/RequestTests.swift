@@ -97,7 +97,7 @@ import WebRecordTesting
         #expect(failure?.debugger.primaryError?.code == .undefinedServer)
         #expect(failure?.error.message.contains("'Post'") == true)
         #expect(typed?.code == .undefinedServer)
-        #expect(Date().timeIntervalSince(started) < 5, "no network, no waiting")
+        #expect(Date().timeIntervalSince(started) < 25, "no network, no waiting")
         _ = bareDirectory
     }
 

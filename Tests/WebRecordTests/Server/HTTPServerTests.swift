@@ -80,7 +80,7 @@ import FoundationNetworking
         #expect(error?.code == .serverError)
         #expect((error?.cause as? TransportError)?.code == -1001)
         #expect(error?.message.contains("within 0.30 s") == true)
-        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(Date().timeIntervalSince(started) < 25, "well before the server's 30 s answer")
     }
 
     @Test func theServerTimeoutAppliesWhenTheRequestGivesNone() async throws {
@@ -91,7 +91,7 @@ import FoundationNetworking
         let error = await RequestSupport.error { _ = try await server.response(for: request("slow")) }
 
         #expect(error?.code == .serverError)
-        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(Date().timeIntervalSince(started) < 25, "well before the server's 30 s answer")
     }
 
     @Test func aRefusedConnectionIsAServerErrorWithItsCause() async throws {
@@ -163,7 +163,7 @@ import FoundationNetworking
 
         _ = try await server.response(for: request("busy"))
 
-        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(Date().timeIntervalSince(started) < 25, "far below the 3600 s Retry-After")
         #expect(loopback.requests(to: "/busy").count == 2)
     }
 
@@ -361,7 +361,7 @@ import FoundationNetworking
         let error = await RequestSupport.error { _ = try await task.value }
 
         #expect(error?.code == .cancelled)
-        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(Date().timeIntervalSince(started) < 25, "well before the server's 30 s answer")
     }
 
     @Test func cancellingDuringARetryWaitIsCancelled() async throws {
