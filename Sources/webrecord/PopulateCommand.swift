@@ -26,6 +26,13 @@ enum PopulateCommand: Subcommand {
                 name: "--header", valueName: "header", help: "An HTTP header sent with URL sources, as 'Name: value'. May be repeated.",
                 isRepeatable: true),
             OptionSpec(name: "--timeout", valueName: "seconds", help: "How long each URL source may take, in seconds."),
+            OptionSpec(
+                name: "--paginate", valueName: "kind",
+                help: "Follow pages from each URL source: next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT."),
+            OptionSpec(name: "--max-pages", valueName: "n", help: "Request at most N pages per URL source."),
+            OptionSpec(
+                name: "--delete-orphans", valueName: nil,
+                help: "After the last source or page, delete the entity's records that none of them contained."),
         ],
         arguments: [ArgumentSpec(
             name: "source", help: "A JSON file, '-' for standard input, or an http(s) URL.", isRepeatable: true)])
@@ -39,10 +46,13 @@ enum PopulateCommand: Subcommand {
         let entity = try StoreAccess.requireEntity(arguments.value("--entity") ?? "", in: schema)
         var options = PopulationOptions()
         options.keyPath = arguments.value("--key-path")
+        let paging = try PagingArguments(
+            paginate: arguments.value("--paginate"), maxPages: arguments.value("--max-pages"),
+            deleteOrphans: arguments.flag("--delete-orphans"), showsProgress: !json && !quiet && Output.isErrorTerminal)
 
         let summary = try await populate(
             sources, entity: entity.name, schema: schema, path: arguments.value("--db") ?? "", options: options,
-            fetch: fetch)
+            fetch: fetch, paging: paging)
 
         if json {
             Output.out(bytes: summary.json.serializedBytes(prettyPrinted: true) + [UInt8(ascii: "\n")])
@@ -59,15 +69,41 @@ enum PopulateCommand: Subcommand {
     /// so a first source that cannot be read leaves no new file behind.
     private static func populate(
         _ sources: [Source], entity: String, schema: Schema, path: String, options: PopulationOptions,
-        fetch: URLFetchOptions
+        fetch: URLFetchOptions, paging: PagingArguments
     ) async throws -> PopulationSummary {
         var summary = PopulationSummary(schema: schema)
         var store: RecordStore?
+        var kept = Set<Int64>()
+        var last: (records: [Record], response: JSONValue)?
+        let progress = ProgressLine(isEnabled: paging.showsProgress)
         for (index, source) in sources.enumerated() {
+            if let pagination = paging.pagination, case .url(let url) = source.kind {
+                let opened = try store ?? StoreAccess.open(path: path, schema: schema)
+                store = opened
+                var pagingOptions = PagingOptions(pagination: pagination, maximumPages: paging.maximumPages)
+                pagingOptions.request.population = options
+                pagingOptions.request.timeout = fetch.timeout
+                pagingOptions.request.server = HTTPServer(baseURL: url, headers: fetch.headers)
+                let before = summary.records
+                pagingOptions.onProgress = { progress.show($0, previousRecords: before) }
+                do {
+                    for try await page in opened.pages(entity: entity, urn: url.absoluteString, options: pagingOptions) {
+                        summary.add(PopulationResult(
+                            records: page.records, debugger: page.result.debugger, changesByEntity: page.result.changesByEntity))
+                        kept.formUnion(page.records.map(\.rowID))
+                        last = (page.records, page.result.response.body)
+                    }
+                } catch let failure as WebRecordFailure {
+                    progress.finish()
+                    throw Failure("\(source.name): \(StoreAccess.describe(failure.error))" + savedNote(index, paged: true))
+                }
+                continue
+            }
             let response: JSONValue
             do {
                 response = try await source.load(entity: entity, fetch: fetch)
             } catch let failure as Failure {
+                progress.finish()
                 throw Failure(failure.message + savedNote(index))
             }
             let opened = try store ?? StoreAccess.open(path: path, schema: schema)
@@ -75,16 +111,36 @@ enum PopulateCommand: Subcommand {
             do {
                 let result = try opened.populate(response, entity: entity, options: options)
                 summary.add(result)
+                kept.formUnion(result.records.map(\.rowID))
+                last = (result.records, response)
+                progress.show(
+                    PagingProgress(pagesFetched: index + 1, recordsPopulated: summary.records, totalRecords: nil, elapsed: progress.elapsed),
+                    previousRecords: 0)
             } catch {
+                progress.finish()
                 throw Failure("\(source.name): \(StoreAccess.describe(error.error))" + savedNote(index))
+            }
+        }
+        progress.finish()
+        if paging.deleteOrphans, let store, let last {
+            var orphanOptions = options
+            orphanOptions.deleteOrphans = .all
+            let debugger = Debugger(initialEntity: entity)
+            do {
+                let deleted = try ResponsePopulation(store: store, options: orphanOptions).deleteOrphans(
+                    of: entity, keeping: kept, results: last.records, response: last.response, debugger: debugger)
+                summary.addDeleted(deleted)
+            } catch {
+                throw Failure("deleting orphans: \(StoreAccess.describe(error.error)); every source was saved")
             }
         }
         return summary
     }
 
     /// "; the 2 sources before it were saved", or nothing for the first source.
-    private static func savedNote(_ index: Int) -> String {
-        switch index {
+    private static func savedNote(_ index: Int, paged: Bool = false) -> String {
+        if paged { return "; the pages before it were saved and no orphans were deleted" }
+        return switch index {
         case 0: ""
         case 1: "; the source before it was saved"
         default: "; the \(index) sources before it were saved"

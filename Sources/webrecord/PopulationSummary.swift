@@ -27,6 +27,16 @@ struct PopulationSummary {
         warnings += result.debugger.warnings.map { Warning(code: "\($0.code)", message: Self.message(of: $0)) }
     }
 
+    /// Adds the counts of an orphan deletion run after the last source.
+    mutating func addDeleted(_ deleted: [String: Int]) {
+        for (entity, count) in deleted {
+            var counts = ChangeCounts()
+            counts.deleted = count
+            total = Self.sum(total, counts)
+            byEntity[entity] = Self.sum(byEntity[entity] ?? ChangeCounts(), counts)
+        }
+    }
+
     /// The entities with counts, in schema order (any unknown to the schema last, by name).
     var entityNames: [String] {
         let declared = schema.entities.map(\.name).filter { byEntity[$0] != nil }

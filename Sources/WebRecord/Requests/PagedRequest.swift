@@ -38,6 +38,14 @@ public struct PagingProgress: Sendable, Hashable {
     public var totalRecords: Int?
     /// Seconds since the request started.
     public var elapsed: TimeInterval
+
+    /// Creates progress counts.
+    public init(pagesFetched: Int, recordsPopulated: Int, totalRecords: Int? = nil, elapsed: TimeInterval) {
+        self.pagesFetched = pagesFetched
+        self.recordsPopulated = recordsPopulated
+        self.totalRecords = totalRecords
+        self.elapsed = elapsed
+    }
 }
 
 /// One page of a paged request: its records, its page manager and the counts so far.

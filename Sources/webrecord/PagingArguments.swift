@@ -1,0 +1,63 @@
+import Foundation
+import WebRecord
+
+/// `populate`'s paging flags: `--paginate`, `--max-pages` and `--delete-orphans`.
+struct PagingArguments {
+    var pagination: Pagination?
+    var maximumPages: Int?
+    var deleteOrphans: Bool
+    var showsProgress: Bool
+
+    /// Reads the flags.
+    ///
+    /// - Throws: ``UsageError`` for an unknown pagination kind or a page count that is not a
+    ///   positive integer.
+    init(paginate: String?, maxPages: String?, deleteOrphans: Bool, showsProgress: Bool) throws {
+        if let paginate {
+            guard let pagination = Pagination(specification: paginate) else {
+                throw UsageError(
+                    message: "invalid --paginate '\(paginate)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT",
+                    command: PopulateCommand.spec)
+            }
+            self.pagination = pagination
+        }
+        if let maxPages {
+            guard let count = Int(maxPages), count > 0 else {
+                throw UsageError(message: "invalid --max-pages '\(maxPages)'; expected a positive integer", command: PopulateCommand.spec)
+            }
+            maximumPages = count
+        }
+        self.deleteOrphans = deleteOrphans
+        self.showsProgress = showsProgress
+    }
+}
+
+/// The progress line `populate` shows on a terminal: pages, records and rate, redrawn in place
+/// on standard error. Nothing is shown in a pipe or with `--quiet`/`--json`.
+final class ProgressLine: Sendable {
+    let isEnabled: Bool
+    private let started = Date()
+
+    init(isEnabled: Bool) {
+        self.isEnabled = isEnabled
+    }
+
+    var elapsed: TimeInterval { Date().timeIntervalSince(started) }
+
+    /// Redraws the line.
+    func show(_ progress: PagingProgress, previousRecords: Int) {
+        guard isEnabled else { return }
+        let records = progress.recordsPopulated + previousRecords
+        let rate = elapsed > 0 ? Double(records) / elapsed : 0
+        var text = "\r\(progress.pagesFetched) page\(progress.pagesFetched == 1 ? "" : "s"), \(records) records"
+        if let total = progress.totalRecords { text += " of \(total)" }
+        text += String(format: ", %.0f records/s", rate)
+        Output.err(text + "\u{1B}[K")
+    }
+
+    /// Ends the line.
+    func finish() {
+        guard isEnabled else { return }
+        Output.err("\n")
+    }
+}
