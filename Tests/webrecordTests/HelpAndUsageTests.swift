@@ -61,7 +61,7 @@ import Testing
         ("lint", "Check schema files and list every problem.", "USAGE: webrecord lint <schema> ..."),
         (
             "populate", "Populate a store from JSON responses (files or http(s) URLs).",
-            "USAGE: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] <source> ..."
+            "USAGE: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] [--paginate <kind>] [--max-pages <n>] [--delete-orphans] <source> ..."
         ),
         (
             "export", "Print an entity's records as a JSON array, sorted by primary key.",
@@ -156,7 +156,7 @@ import Testing
         #expect(result.stdout == "")
         #expect(result.stderr == """
             webrecord: error: unknown option '--jsn'. Did you mean '--json'?
-            Usage: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] <source> ...
+            Usage: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] [--paginate <kind>] [--max-pages <n>] [--delete-orphans] <source> ...
               See 'webrecord populate --help' for more information.
 
             """)

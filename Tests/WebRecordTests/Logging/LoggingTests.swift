@@ -19,46 +19,44 @@ import WebRecordTesting
         #expect(LogLevel.trace < LogLevel.critical)
     }
 
-    @Test func theDefaultLevelIsNoneAndPrintsNothing() throws {
-        #expect(defaultLoggingLevel() == LoggingLevel.none)
-        let recorder = InMemoryLogRecorder()
-        try withLogging(.none, recorder: recorder) {
+    /// The shipped default is checked in a fresh process by the CLI tests
+    /// (`DefaultLoggingTests`); here, `.none` prints nothing even when there is much to say.
+    @Test func noneLogsNothing() async throws {
+        let (warnings, messages) = try await withLogging(.none) {
             let test = try makeDecisionStore()
-            _ = try test.store.populate(json(#"[{"title": "no key"}, {"id": "x1y", "title": "t"}]"#), entity: "Post")
+            return try test.store.populate(json(#"[{"title": "no key"}, {"id": "x1y", "title": "t"}]"#), entity: "Post").debugger.warnings.count
         }
-        #expect(recorder.messages.isEmpty)
+        #expect(warnings > 0)
+        #expect(messages.isEmpty)
     }
 
-    @Test func infoLogsWarningsAndErrorsOnly() throws {
-        let recorder = InMemoryLogRecorder()
-        try withLogging(.info, recorder: recorder) {
+    @Test func infoLogsWarningsAndErrorsOnly() async throws {
+        let (_, messages) = try await withLogging(.info) {
             let test = try makeDecisionStore()
             _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "score": "high"}]"#), entity: "Post")
         }
-        #expect(recorder.messages.contains { $0.contains("warning") && $0.contains("typeMismatch") && $0.contains("Post.score") })
-        #expect(!recorder.messages.contains { $0.contains("created") })
+        #expect(messages.contains { $0.contains("warning") && $0.contains("typeMismatch") && $0.contains("Post.score") })
+        #expect(!messages.contains { $0.contains("created") })
     }
 
-    @Test func debugLogsRecordsCreatedAndUpdated() throws {
-        let recorder = InMemoryLogRecorder()
-        try withLogging(.debug, recorder: recorder) {
+    @Test func debugLogsRecordsCreatedAndUpdated() async throws {
+        let (_, messages) = try await withLogging(.debug) {
             let test = try makeDecisionStore()
             _ = try test.store.populate(json(#"[{"id": 1, "title": "t"}]"#), entity: "Post")
             _ = try test.store.populate(json(#"[{"id": 1, "title": "u"}]"#), entity: "Post")
         }
-        #expect(recorder.messages.contains { $0.contains("created Post(1)") })
-        #expect(recorder.messages.contains { $0.contains("updated Post(1)") })
-        #expect(!recorder.messages.contains { $0.contains("proto-record graph") })
+        #expect(messages.contains { $0.contains("created Post(1)") })
+        #expect(messages.contains { $0.contains("updated Post(1)") })
+        #expect(!messages.contains { $0.contains("proto-record graph") })
     }
 
-    @Test func allLogsTheProtoRecordGraph() throws {
-        let recorder = InMemoryLogRecorder()
-        try withLogging(.all, recorder: recorder) {
+    @Test func allLogsTheProtoRecordGraph() async throws {
+        let (_, messages) = try await withLogging(.all) {
             let test = try makeDecisionStore()
             _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "user": {"id": "u"}}]"#), entity: "Post")
         }
-        let graph = try #require(recorder.messages.first { $0.contains("proto-record graph") })
-        #expect(graph.contains(#"Post(1) { user -> [User("u")] }"#))
+        // Other suites may populate while the level is raised; look for this population's graph.
+        #expect(messages.contains { $0.contains("proto-record graph") && $0.contains(#"Post(1) { user -> [User("u")] }"#) })
     }
 
     @Test func secretsAreRecognizedForRedaction() {

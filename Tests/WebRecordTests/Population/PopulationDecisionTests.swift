@@ -169,10 +169,9 @@ import WebRecordTesting
 
     // MARK: §3.7 Duplicates in one response
 
-    @Test func duplicatesMergeAndTheLaterValueWins() throws {
+    @Test func duplicatesMergeAndTheLaterValueWins() async throws {
         let test = try makeDecisionStore()
-        let log = InMemoryLogRecorder()
-        let result = try withLogging(.debug, recorder: log) {
+        let (result, messages) = try await withLogging(.debug) {
             try test.store.populate(
                 json(#"[{"id": 1, "title": "first", "text": "kept"}, {"id": 2, "title": "other"}, {"id": 1, "title": "second", "score": 1.5}]"#),
                 entity: "Post")
@@ -182,7 +181,7 @@ import WebRecordTesting
         #expect(post["title"] as String? == "second")
         #expect(post["text"] as String? == "kept")
         #expect(post["score"] as Double? == 1.5)
-        #expect(log.messages.contains { $0.contains("later value wins") && $0.contains("title") })
+        #expect(messages.contains { $0.contains("later value wins") && $0.contains("title") })
     }
 
     // MARK: §3.8 Pre-population

@@ -111,46 +111,13 @@ func fixtureURL(_ path: String) throws -> URL {
 let packageRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-/// Collects log messages in tests.
-final class InMemoryLogRecorder: LogHandler, @unchecked Sendable {
-    // The array is only touched under the lock.
-    private let lock = NSLock()
-    private var events: [LogEvent] = []
-
-    func log(event: LogEvent) {
-        lock.lock()
-        events.append(event)
-        lock.unlock()
-    }
-
-    var messages: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return events.map(\.description)
-    }
-}
-
-/// Serializes the tests that change the global logging settings.
-private let loggingLock = NSLock()
-
-/// Runs `body` with a logging level and a recorder installed, restoring the defaults after.
-func withLogging<T>(_ level: LoggingLevel, recorder: InMemoryLogRecorder, _ body: () throws -> T) rethrows -> T {
-    loggingLock.lock()
-    defer { loggingLock.unlock() }
-    let previousLevel = WebRecord.loggingLevel
-    let previousHandler = WebRecord.logHandler
-    WebRecord.loggingLevel = level
-    WebRecord.logHandler = recorder
-    defer {
-        WebRecord.loggingLevel = previousLevel
-        WebRecord.logHandler = previousHandler
-    }
-    return try body()
-}
-
-/// The logging level in force when no test has changed it.
-func defaultLoggingLevel() -> LoggingLevel {
-    loggingLock.lock()
-    defer { loggingLock.unlock() }
-    return WebRecord.loggingLevel
+/// Runs `body` with a logging level installed and returns what it logged, one line per event.
+///
+/// It goes through `InMemoryLogHandler.capture`, which serializes every test that changes the
+/// global logging settings.
+func withLogging<T: Sendable>(
+    _ level: LoggingLevel, _ body: @Sendable () throws -> T
+) async throws -> (value: T, messages: [String]) {
+    let (value, events) = try await InMemoryLogHandler.capture(level: level) { try body() }
+    return (value, events.map(\.description))
 }
