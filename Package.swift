@@ -19,6 +19,18 @@ let package = Package(
         .target(name: "WebRecordTesting", dependencies: ["WebRecord"]),
         .executableTarget(name: "webrecord", dependencies: ["WebRecord"]),
         .executableTarget(name: "webrecord-bench", dependencies: ["WebRecord"]),
+        .executableTarget(
+            name: "appnet-example",
+            dependencies: ["WebRecord", "WebRecordTesting"],
+            path: "Examples/AppNet",
+            exclude: ["README.md", "LICENSE-fixtures", "posts.json"]
+        ),
+        .executableTarget(
+            name: "foursquare-example",
+            dependencies: ["WebRecord", "WebRecordTesting"],
+            path: "Examples/Foursquare",
+            exclude: ["README.md", "LICENSE-fixtures", "venues.json"]
+        ),
         .testTarget(
             name: "WebRecordTests",
             dependencies: ["WebRecord", "WebRecordTesting"],

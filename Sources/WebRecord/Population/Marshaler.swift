@@ -23,30 +23,32 @@ struct Marshaler {
     // MARK: - Attributes
 
     /// Sets the attributes the dictionary holds; for a new row, the defaults of the rest.
-    func populateAttributes(of proto: ProtoRecord, representation: Representation) {
+    func populateAttributes(of proto: ProtoRecord) {
         guard let row = proto.row else { return }
-        row.entityName = proto.entity.name
+        let representation = proto.representation
+        row.entityName = representation.entity.name
+        let isNew = row.isNew
+        let dictionary = proto.dictionary
         for mapped in representation.attributes {
             let attribute = mapped.property
-            guard let (raw, keyPath) = mapped.value(in: proto.dictionary) else {
-                if row.isNew, let defaultValue = attribute.defaultValue,
-                    let stored = coercion.storedValue(defaultValue, for: attribute)
-                {
-                    row.values[attribute.name] = stored
+            guard let found = mapped.value(in: dictionary) else {
+                if isNew, let stored = mapped.storedDefault {
+                    row.values[mapped.column] = stored
                 }
                 continue
             }
+            let raw = found.value
             var value = raw
             if let name = attribute.transformer {
                 guard let transform = ValueTransformers.transformer(named: name) else {
                     debugger.record(WebRecordError(
                         .invalidEntityDescription, "no value transformer is registered as '\(name)'", isFatal: false,
-                        entity: proto.entity.name, property: attribute.name, keyPath: keyPath))
+                        entity: proto.entity.name, property: attribute.name, keyPath: found.keyPath))
                     continue
                 }
                 guard let transformed = transform(raw) else {
                     debugger.record(.typeMismatch(
-                        entity: proto.entity.name, property: attribute.name, keyPath: keyPath, value: raw,
+                        entity: proto.entity.name, property: attribute.name, keyPath: found.keyPath, value: raw,
                         expected: "a value transformer '\(name)' accepts"))
                     continue
                 }
@@ -55,16 +57,16 @@ struct Marshaler {
             if value.isNull, !attribute.isOptional {
                 debugger.record(WebRecordError(
                     .typeMismatch, "null for a non-optional attribute; the stored value is kept", isFatal: false,
-                    entity: proto.entity.name, property: attribute.name, keyPath: keyPath, value: value))
+                    entity: proto.entity.name, property: attribute.name, keyPath: found.keyPath, value: value))
                 continue
             }
             guard let stored = coercion.storedValue(value, for: attribute) else {
                 debugger.record(.typeMismatch(
-                    entity: proto.entity.name, property: attribute.name, keyPath: keyPath, value: value,
+                    entity: proto.entity.name, property: attribute.name, keyPath: found.keyPath, value: value,
                     expected: "a \(attribute.type.rawValue)"))
                 continue
             }
-            row.values[attribute.name] = stored
+            row.values[mapped.column] = stored
         }
     }
 
@@ -73,35 +75,38 @@ struct Marshaler {
     /// Wires every relationship the response set on `proto`.
     mutating func wireRelationships(of proto: ProtoRecord) {
         guard let row = proto.row else { return }
-        for (name, members) in proto.relationships {
-            guard let relationship = proto.entity.relationship(named: name),
-                let storage = store.layout.storage(of: name, in: proto.entity.name)
-            else { continue }
-            let cleared = proto.clearedRelationships.contains(name)
-            let rows = members.compactMap(\.row)
-            switch storage {
-            case .foreignKeyHere(let column, let positionColumn):
-                let target = rows.first
+        for set in proto.links {
+            // A sub-entity chosen after the link was set inherits the relationship and its storage.
+            let mapped = set.relationship
+            let members = set.members
+            guard let link = mapped.link else { continue }
+            let name = mapped.property.name
+            let relationship = mapped.property
+            let cleared = !proto.clearedRelationships.isEmpty && proto.clearedRelationships.contains(name)
+            switch link {
+            case .foreignKeyHere(let column, let positionColumn, let columnName, let isOneToOne):
+                let target = members.first { $0.row != nil }?.row
                 let value: DatabaseValue = target.map { .integer($0.rowID) } ?? .null
-                if (row.values[column] ?? .null) != value {
+                if row.values[column] != value {
                     row.values[column] = value
                     if let positionColumn { row.values[positionColumn] = .null }
-                    if let target, !target.isNew, isOneToOne(relationship) {
-                        operations.append(.clearOthers(table: row.table, column: column, value: .integer(target.rowID), keep: row.rowID))
+                    if let target, !target.isNew, isOneToOne {
+                        operations.append(.clearOthers(table: row.table.name, column: columnName, value: .integer(target.rowID), keep: row.rowID))
                     }
                 }
-            case .foreignKeyThere(let table, let column, let positionColumn):
+            case .foreignKeyThere(let table, let column, let positionColumn, let columnName, let positionColumnName):
+                let rows = members.compactMap(\.row)
                 if !relationship.isToMany {
                     let target = rows.first
                     if let target {
-                        if (target.values[column] ?? .null) != .integer(row.rowID) {
+                        if target.values[column] != .integer(row.rowID) {
                             target.values[column] = .integer(row.rowID)
                             if !row.isNew {
-                                operations.append(.clearOthers(table: table, column: column, value: .integer(row.rowID), keep: target.rowID))
+                                operations.append(.clearOthers(table: table.name, column: columnName, value: .integer(row.rowID), keep: target.rowID))
                             }
                         }
                     } else if cleared, !row.isNew {
-                        operations.append(.clearOthers(table: table, column: column, value: .integer(row.rowID), keep: nil))
+                        operations.append(.clearOthers(table: table.name, column: columnName, value: .integer(row.rowID), keep: nil))
                     }
                     continue
                 }
@@ -111,10 +116,11 @@ struct Marshaler {
                 }
                 let policy = cleared ? .replace : mergePolicy(relationship, entity: proto.entity)
                 operations.append(.foreignKeyMembers(
-                    owner: row, table: table, column: column, positionColumn: positionColumn,
+                    owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
                     members: rows.map(\.rowID), replace: policy == .replace, deleteRule: relationship.deleteRule,
                     destination: relationship.destination))
             case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
+                let rows = members.compactMap(\.row)
                 let policy = cleared ? .replace : mergePolicy(relationship, entity: proto.entity)
                 operations.append(.joinMembers(
                     owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
@@ -128,13 +134,6 @@ struct Marshaler {
         options.mergePolicies["\(entity.name).\(relationship.name)"]
             ?? options.mergePolicies["\(relationship.entityName).\(relationship.name)"]
             ?? relationship.mergePolicy
-    }
-
-    private func isOneToOne(_ relationship: Relationship) -> Bool {
-        guard !relationship.isToMany, let inverseName = relationship.inverse,
-            let inverse = store.schema.entity(named: relationship.destination)?.relationship(named: inverseName)
-        else { return false }
-        return !inverse.isToMany
     }
 }
 

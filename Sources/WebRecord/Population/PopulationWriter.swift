@@ -2,8 +2,9 @@
 ///
 /// New rows are inserted with all their values in one statement each; existing rows are
 /// updated only when a value differs from what is stored, so a re-import of the same
-/// response writes nothing. Statements are prepared once per table and reused. Foreign-key
-/// checks are deferred to the commit, so rows may refer to each other in any order.
+/// response writes nothing. Statements are prepared once per table and reused, and each
+/// row's values are bound straight from its ``RowState`` array. Foreign-key checks are
+/// deferred to the commit, so rows may refer to each other in any order.
 struct PopulationWriter {
     let store: RecordStore
     let connection: Connection
@@ -17,32 +18,75 @@ struct PopulationWriter {
         self.connection = connection
     }
 
-    /// Inserts new rows and updates changed ones. Returns the rows that changed.
+    /// Inserts new rows and updates changed ones; marks both as changed.
+    ///
+    /// New rows are written table by table, in the order each table is first met, so each
+    /// table's pages stay in cache while its rows go in; and several rows per `INSERT`, which
+    /// spares SQLite most of its per-statement work.
     mutating func writeRows(_ rows: [RowState]) throws(WebRecordError) {
         try connection.execute("PRAGMA defer_foreign_keys = ON")
-        for row in rows where row.isNew {
-            guard let table = store.layout.table(named: row.table) else { continue }
-            let columns = table.columns.filter { $0.name != "_id" && $0.name != "_entity" }
-            let sql = "INSERT INTO \(quote(table.name)) (\"_id\", \"_entity\"\(columns.map { ", " + quote($0.name) }.joined())) VALUES (?, ?\(String(repeating: ", ?", count: columns.count)))"
-            var arguments: [DatabaseValue] = [.integer(row.rowID), .text(row.entityName)]
-            arguments.reserveCapacity(columns.count + 2)
-            for column in columns { arguments.append(row.values[column.name] ?? .null) }
-            try connection.execute(sql, arguments)
-            row.isChanged = true
+        var arguments: [DatabaseValue] = []
+        for group in Self.groupedByTable(rows.filter(\.isNew)) {
+            guard let table = group.first?.table else { continue }
+            let width = table.columns.count + 2
+            let batchSize = max(1, min(Self.insertBatchSize, connection.maximumVariableCount / width))
+            let batch = batchSize > 1 && group.count >= batchSize ? try connection.cachedStatement(table.insertSQL(rows: batchSize)) : nil
+            let single = try connection.cachedStatement(table.insertSQL)
+            arguments.reserveCapacity(batchSize * width)
+            var start = 0
+            while start < group.count {
+                let count = batch != nil && group.count - start >= batchSize ? batchSize : 1
+                arguments.removeAll(keepingCapacity: true)
+                for row in group[start..<(start + count)] {
+                    arguments.append(.integer(row.rowID))
+                    arguments.append(.text(row.entityName))
+                    arguments.append(contentsOf: row.values)
+                    row.isChanged = true
+                }
+                try (count == 1 ? single : batch ?? single).execute(arguments)
+                start += count
+            }
         }
-        for row in rows where !row.isNew {
-            let changed = row.isChanged || row.values.contains { key, value in (row.original[key] ?? .null) != value }
-            guard changed, let table = store.layout.table(named: row.table) else { continue }
-            let columns = table.columns.filter { $0.name != "_id" && $0.name != "_entity" }
-            let assignments = (["\"_entity\" = ?"] + columns.map { "\(quote($0.name)) = ?" }).joined(separator: ", ")
-            let sql = "UPDATE \(quote(table.name)) SET \(assignments) WHERE \"_id\" = ?"
-            var arguments: [DatabaseValue] = [.text(row.entityName)]
-            arguments.reserveCapacity(columns.count + 2)
-            for column in columns { arguments.append(row.values[column.name] ?? row.original[column.name] ?? .null) }
+        var statements: [ObjectIdentifier: Statement] = [:]
+        for row in rows where !row.isNew && (row.isChanged || row.hasChangedValues) {
+            let statement = try statement(row.table.updateSQL, for: row.table, in: &statements)
+            arguments.removeAll(keepingCapacity: true)
+            arguments.append(.text(row.entityName))
+            arguments.append(contentsOf: row.values)
             arguments.append(.integer(row.rowID))
-            try connection.execute(sql, arguments)
+            try statement.execute(arguments)
             row.isChanged = true
         }
+    }
+
+    /// Rows per multi-row `INSERT`: enough to spread SQLite's per-statement cost thin, few
+    /// enough that the statement stays small.
+    static let insertBatchSize = 64
+
+    /// `rows` grouped by table, tables in the order first met, rows in their order within each.
+    private static func groupedByTable(_ rows: [RowState]) -> [[RowState]] {
+        var groups: [[RowState]] = []
+        var groupIndex: [ObjectIdentifier: Int] = [:]
+        for row in rows {
+            let table = ObjectIdentifier(row.table)
+            if let index = groupIndex[table] {
+                groups[index].append(row)
+            } else {
+                groupIndex[table] = groups.count
+                groups.append([row])
+            }
+        }
+        return groups
+    }
+
+    /// The prepared statement for `sql`, looked up once per table rather than once per row.
+    private func statement(
+        _ sql: String, for table: TablePlan, in statements: inout [ObjectIdentifier: Statement]
+    ) throws(WebRecordError) -> Statement {
+        if let statement = statements[ObjectIdentifier(table)] { return statement }
+        let statement = try connection.cachedStatement(sql)
+        statements[ObjectIdentifier(table)] = statement
+        return statement
     }
 
     /// Runs the link operations the marshaler collected.

@@ -5,44 +5,60 @@
 /// the same primary key, or the same owner for records identified by their owner, become one
 /// proto-record (DESIGN §3.5–3.7, §3.11–3.13).
 final class ProtoRecordBuilder {
+    let store: RecordStore
     let schema: Schema
     let options: PopulationOptions
     let coercion: ValueCoercion
     let debugger: Debugger
     let selector: SubentitySelector
-    private var representations: [String: Representation] = [:]
-    private var byIdentity: [ProtoRecord.Identity: ProtoRecord] = [:]
+    let representations: RepresentationSet
+    /// The proto-records identified by key, by hierarchy root (its position in the set of
+    /// representations) and normalized key.
+    @exclusivity(unchecked) private var byKey: [[KeyValue: ProtoRecord]]
+    /// The proto-records identified by their owner.
+    @exclusivity(unchecked) private var byOwner: [OwnerKey: ProtoRecord] = [:]
     /// Every proto-record, in the order first met.
-    private(set) var protoRecords: [ProtoRecord] = []
+    @exclusivity(unchecked) private(set) var protoRecords: [ProtoRecord] = []
+    // Unchecked exclusivity above: a builder runs on one thread and no two accesses to these
+    // overlap; the dynamic checks showed in profiles, once per record.
 
-    init(store: RecordStore, options: PopulationOptions, coercion: ValueCoercion, debugger: Debugger) {
+    /// An owner identity: the owner and its relationship (``Representation/MappedRelationship/id``).
+    private struct OwnerKey: Hashable {
+        let owner: ObjectIdentifier
+        let relationship: Int
+    }
+
+    init(
+        store: RecordStore, options: PopulationOptions, coercion: ValueCoercion, representations: RepresentationSet,
+        debugger: Debugger
+    ) {
+        self.store = store
         self.schema = store.schema
         self.options = options
         self.coercion = coercion
+        self.representations = representations
         self.debugger = debugger
         self.selector = SubentitySelector(schema: store.schema, store: store)
-    }
-
-    func representation(of entity: Entity) -> Representation {
-        if let cached = representations[entity.name] { return cached }
-        let representation = Representation(entity: entity)
-        representations[entity.name] = representation
-        return representation
+        self.byKey = Array(repeating: [:], count: representations.all.count)
     }
 
     /// The top-level proto-records for `values`, in response order, without repeats.
     func build(_ values: [JSONValue], entity: Entity, keyPath: String?) throws(WebRecordError) -> [ProtoRecord] {
+        let representation = try representations.representation(of: entity)
+        protoRecords.reserveCapacity(values.count * 2)
         var results: [ProtoRecord] = []
+        results.reserveCapacity(values.count)
         var seen = Set<ObjectIdentifier>()
+        seen.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {
             let proto: ProtoRecord?
             switch value {
             case .object(let dictionary):
-                proto = try self.proto(for: dictionary, entity: entity, parent: nil, via: nil, depth: 1)
+                proto = try self.proto(for: dictionary, representation: representation, parent: nil, via: nil, depth: 1)
             case .null:
                 proto = nil
             default:
-                proto = reference(value, to: entity, parent: nil, depth: 1, keyPath: keyPath.map { "\($0).\(index)" } ?? "\(index)")
+                proto = reference(value, to: representation, parent: nil, keyPath: keyPath.map { "\($0).\(index)" } ?? "\(index)")
             }
             if let proto, seen.insert(ObjectIdentifier(proto)).inserted {
                 results.append(proto)
@@ -51,97 +67,125 @@ final class ProtoRecordBuilder {
         return results
     }
 
+    /// Breaks the references between proto-records (members and owners point both ways), so
+    /// that the graph, and the response values its dictionaries hold, are freed once the
+    /// population ends.
+    func releaseGraph() {
+        for proto in protoRecords { proto.releaseLinks() }
+    }
+
     // MARK: - Dictionaries
 
     private func proto(
-        for original: JSONObject, entity declared: Entity, parent: ProtoRecord?, via relationship: Relationship?, depth: Int
+        for original: JSONObject, representation declared: Representation, parent: ProtoRecord?,
+        via relationship: Representation.MappedRelationship?, depth: Int
     ) throws(WebRecordError) -> ProtoRecord? {
         if depth > options.maximumRecordDepth {
             throw WebRecordError(
                 .invalidResponseFormat,
                 "records nest deeper than \(options.maximumRecordDepth) levels",
-                entity: declared.name, property: relationship?.name)
+                entity: declared.entity.name, property: relationship?.property.name)
         }
-        let entity = selector.entity(for: original, startingAt: declared)
-        if entity.isAbstract {
+        var representation = declared
+        if !declared.entity.subentityNames.isEmpty {
+            let chosen = selector.entity(for: original, startingAt: declared.entity)
+            representation = try representations.representation(of: chosen)
+        }
+        if representation.entity.isAbstract {
             debugger.record(WebRecordError(
-                .invalidEntityDescription, "\(entity.name) is abstract and no sub-entity matched the record; it was skipped",
-                isFatal: false, entity: entity.name))
+                .invalidEntityDescription,
+                "\(representation.entity.name) is abstract and no sub-entity matched the record; it was skipped",
+                isFatal: false, entity: representation.entity.name))
             return nil
         }
         var dictionary = original
-        options.prePopulation?(entity, &dictionary)
-        let representation = self.representation(of: entity)
+        options.prePopulation?(representation.entity, &dictionary)
 
         // Identity: the primary key, injected if missing, or the owner.
-        var identity: ProtoRecord.Identity?
         var rawKey: JSONValue?
-        var normalized: [DatabaseValue]?
-        var owner: (proto: ProtoRecord, relationship: Relationship)?
+        var keyWasInjected = false
+        var normalized: KeyValue?
+        var owner: ProtoRecord.Owner?
         var ownerProtoFromDictionary: ProtoRecord?
 
         if !representation.keyAttributes.isEmpty {
             rawKey = representation.rawPrimaryKey(in: dictionary)
-                ?? options.primaryKeyInjection?(entity, dictionary, parent).flatMap { $0.isNull ? nil : $0 }
+            if rawKey == nil, let injection = options.primaryKeyInjection {
+                rawKey = injection(representation.entity, dictionary, parent).flatMap { $0.isNull ? nil : $0 }
+                keyWasInjected = rawKey != nil
+            }
             if let raw = rawKey {
                 normalized = representation.normalizedKey(raw, coercion: coercion)
-                if let normalized {
-                    identity = .key(root: entity.rootName, values: normalized)
-                } else {
+                if normalized == nil {
                     debugger.record(.typeMismatch(
-                        entity: entity.name, property: entity.primaryKey?.description ?? "", keyPath: nil, value: raw,
+                        entity: representation.entity.name, property: representation.entity.primaryKey?.description ?? "",
+                        keyPath: nil, value: raw,
                         expected: "a primary key of type \(representation.keyAttributes.map(\.property.type.rawValue).joined(separator: "+"))"))
                     rawKey = nil
                 }
             }
         } else if let keyRelationship = representation.keyRelationship {
-            if let parent, let relationship, relationship.inverse == keyRelationship.name, !relationship.isToMany {
-                owner = (parent, relationship)
-            } else if let mapped = representation.relationships.first(where: { $0.property.name == keyRelationship.name }),
-                let (value, keyPath) = mapped.value(in: dictionary), !value.isNull
+            if let parent, let relationship, relationship.property.inverse == keyRelationship.property.name,
+                !relationship.property.isToMany
             {
-                ownerProtoFromDictionary = try related(value, relationship: keyRelationship, parent: nil, depth: depth, keyPath: keyPath).first
-            } else if let injected = options.primaryKeyInjection?(entity, dictionary, parent), !injected.isNull {
-                ownerProtoFromDictionary = try related(injected, relationship: keyRelationship, parent: nil, depth: depth, keyPath: keyPath(keyRelationship)).first
+                owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
+            } else if let found = keyRelationship.value(in: dictionary), !found.value.isNull {
+                ownerProtoFromDictionary = try related(
+                    found.value, relationship: keyRelationship, parent: nil, depth: depth, keyPath: found.keyPath).first
+            } else if let injected = options.primaryKeyInjection?(representation.entity, dictionary, parent), !injected.isNull {
+                ownerProtoFromDictionary = try related(
+                    injected, relationship: keyRelationship, parent: nil, depth: depth, keyPath: keyPath(keyRelationship.property)).first
             }
             if let ownerProto = ownerProtoFromDictionary {
-                if let inverseName = keyRelationship.inverse, let inverse = ownerProto.entity.relationship(named: inverseName) {
-                    owner = (ownerProto, inverse)
+                if let inverseName = keyRelationship.property.inverse,
+                    let inverse = ownerProto.representation.relationship(named: inverseName)
+                {
+                    owner = ProtoRecord.Owner(proto: ownerProto, relationship: inverse)
                 } else {
-                    owner = (ownerProto, keyRelationship)
+                    owner = ProtoRecord.Owner(proto: ownerProto, relationship: keyRelationship)
                 }
             }
         }
-        if identity == nil, owner == nil, let parent, let relationship, !relationship.isToMany {
+        if normalized == nil, owner == nil, let parent, let relationship, !relationship.property.isToMany {
             // DESIGN §3.6: a nested object without a key, reached through a to-one, is the record
             // already related there.
-            owner = (parent, relationship)
+            owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
         }
-        if identity == nil, let owner {
-            identity = .owned(
-                root: entity.rootName, owner: ObjectIdentifier(owner.proto),
-                relationship: "\(owner.relationship.entityName).\(owner.relationship.name)")
-        }
-        if identity == nil, entity.primaryKey != nil {
-            debugger.record(.missingPrimaryKey(entity: entity.name, keyPath: keyPath(entity)))
+        if normalized == nil, owner == nil, representation.entity.primaryKey != nil {
+            debugger.record(.missingPrimaryKey(entity: representation.entity.name, keyPath: keyPath(representation.entity)))
         }
 
         // Merge with an earlier occurrence, or make a new proto-record.
-        let proto: ProtoRecord
-        if let identity, let existing = byIdentity[identity] {
-            proto = existing
-            merge(dictionary, into: existing, entity: entity)
+        let ownerKey = normalized == nil ? owner.map { OwnerKey(owner: ObjectIdentifier($0.proto), relationship: $0.relationship.id) } : nil
+        let earlier: ProtoRecord?
+        if let normalized {
+            earlier = byKey[representation.rootIndex][normalized]
+        } else if let ownerKey {
+            earlier = byOwner[ownerKey]
         } else {
-            proto = ProtoRecord(entity: entity, dictionary: dictionary, parent: parent, isReference: false, depth: depth)
-            proto.identity = identity
+            earlier = nil
+        }
+        let proto: ProtoRecord
+        if let earlier {
+            // The same record repeated as is (a user on each of their posts): its nested records
+            // were merged and its relationships set from these very values already.
+            if merge(dictionary, into: earlier, as: representation) == .identical { return earlier }
+            proto = earlier
+        } else {
+            proto = ProtoRecord(representation: representation, dictionary: dictionary, parent: parent, isReference: false)
             proto.normalizedKey = normalized
             proto.primaryKeyValue = rawKey
-            proto.owner = owner
-            if let identity { byIdentity[identity] = proto }
+            if let normalized {
+                byKey[representation.rootIndex][normalized] = proto
+            } else if let ownerKey {
+                proto.owner = owner
+                byOwner[ownerKey] = proto
+            }
             protoRecords.append(proto)
-            if let rawKey, representation.rawPrimaryKey(in: dictionary) == nil {
+            if let rawKey, keyWasInjected {
                 // An injected key is written into the dictionary so the key attribute is stored.
-                for (mapped, part) in zip(representation.keyAttributes, representation.keyAttributes.count == 1 ? [rawKey] : (rawKey.arrayValue ?? [])) {
+                let parts = representation.keyAttributes.count == 1 ? [rawKey] : (rawKey.arrayValue ?? [])
+                for (mapped, part) in zip(representation.keyAttributes, parts) {
                     proto.dictionary[mapped.property.name] = part
                 }
             }
@@ -149,38 +193,45 @@ final class ProtoRecordBuilder {
 
         // Relationships present in this occurrence.
         for mapped in representation.relationships {
-            guard let (value, keyPath) = mapped.value(in: dictionary) else { continue }
-            let relationship = mapped.property
-            if value.isNull {
-                proto.relationships[relationship.name] = []
-                proto.clearedRelationships.insert(relationship.name)
+            guard let found = mapped.value(in: dictionary) else { continue }
+            if found.value.isNull {
+                proto.setLink(mapped, members: [])
+                proto.clearedRelationships.insert(mapped.property.name)
                 continue
             }
-            var members: [ProtoRecord]
-            if relationship.name == representation.keyRelationship?.name, let ownerProtoFromDictionary {
-                members = [ownerProtoFromDictionary]
+            if let ownerProtoFromDictionary, mapped === representation.keyRelationship {
+                proto.setLink(mapped, member: ownerProtoFromDictionary)
+            } else if case .object(let nested) = found.value, let index = mapped.destination {
+                // The common case, a nested record: no array unless the link changes.
+                let member = try self.proto(
+                    for: nested, representation: representations.all[index], parent: proto, via: mapped, depth: depth + 1)
+                if let member { proto.setLink(mapped, member: member) } else { proto.setLink(mapped, members: []) }
             } else {
-                members = try related(value, relationship: relationship, parent: proto, depth: depth + 1, keyPath: keyPath)
+                var members = try related(found.value, relationship: mapped, parent: proto, depth: depth + 1, keyPath: found.keyPath)
+                if !mapped.property.isToMany, members.count > 1 {
+                    members = [members[0]]
+                }
+                proto.setLink(mapped, members: members)
             }
-            if !relationship.isToMany, members.count > 1 {
-                members = [members[0]]
+            if !proto.clearedRelationships.isEmpty {
+                proto.clearedRelationships.remove(mapped.property.name)
             }
-            proto.relationships[relationship.name] = members
-            proto.clearedRelationships.remove(relationship.name)
         }
         return proto
     }
 
     /// The proto-records a relationship's value names: nested objects, arrays of them, or references.
     private func related(
-        _ value: JSONValue, relationship: Relationship, parent: ProtoRecord?, depth: Int, keyPath: String
+        _ value: JSONValue, relationship mapped: Representation.MappedRelationship, parent: ProtoRecord?, depth: Int,
+        keyPath: String
     ) throws(WebRecordError) -> [ProtoRecord] {
-        guard let destination = schema.entity(named: relationship.destination) else { return [] }
+        guard let index = mapped.destination else { return [] }
+        let destination = representations.all[index]
         switch value {
         case .null:
             return []
         case .object(let dictionary):
-            return try proto(for: dictionary, entity: destination, parent: parent, via: relationship, depth: depth).map { [$0] } ?? []
+            return try proto(for: dictionary, representation: destination, parent: parent, via: mapped, depth: depth).map { [$0] } ?? []
         case .array(let elements):
             var members: [ProtoRecord] = []
             var seen = Set<ObjectIdentifier>()
@@ -188,29 +239,29 @@ final class ProtoRecordBuilder {
                 let member: ProtoRecord?
                 switch element {
                 case .object(let dictionary):
-                    member = try proto(for: dictionary, entity: destination, parent: parent, via: relationship, depth: depth)
+                    member = try proto(for: dictionary, representation: destination, parent: parent, via: mapped, depth: depth)
                 case .null:
                     member = nil
                 case .array:
                     debugger.record(.typeMismatch(
-                        entity: relationship.entityName, property: relationship.name, keyPath: "\(keyPath).\(index)",
+                        entity: mapped.property.entityName, property: mapped.property.name, keyPath: "\(keyPath).\(index)",
                         value: element, expected: "an object or a primary-key value"))
                     member = nil
                 default:
-                    member = reference(element, to: destination, parent: parent, depth: depth, keyPath: "\(keyPath).\(index)")
+                    member = reference(element, to: destination, parent: parent, keyPath: "\(keyPath).\(index)")
                 }
                 if let member, seen.insert(ObjectIdentifier(member)).inserted { members.append(member) }
             }
             return members
         default:
-            return reference(value, to: destination, parent: parent, depth: depth, keyPath: keyPath).map { [$0] } ?? []
+            return reference(value, to: destination, parent: parent, keyPath: keyPath).map { [$0] } ?? []
         }
     }
 
     /// A proto-record for a reference by primary key (DESIGN §3.11): the record with that key,
     /// a stub until its data arrives.
-    private func reference(_ value: JSONValue, to entity: Entity, parent: ProtoRecord?, depth: Int, keyPath: String) -> ProtoRecord? {
-        let representation = self.representation(of: entity)
+    private func reference(_ value: JSONValue, to representation: Representation, parent: ProtoRecord?, keyPath: String) -> ProtoRecord? {
+        let entity = representation.entity
         guard !representation.keyAttributes.isEmpty, let normalized = representation.normalizedKey(value, coercion: coercion) else {
             debugger.record(.typeMismatch(
                 entity: entity.name, property: entity.primaryKey?.description ?? "", keyPath: keyPath, value: value,
@@ -219,33 +270,45 @@ final class ProtoRecordBuilder {
                     : "an object or a \(representation.keyAttributes.map(\.property.type.rawValue).joined(separator: "+")) primary key"))
             return nil
         }
-        let identity = ProtoRecord.Identity.key(root: entity.rootName, values: normalized)
-        if let existing = byIdentity[identity] { return existing }
+        if let existing = byKey[representation.rootIndex][normalized] { return existing }
         let proto = ProtoRecord(
-            entity: entity, dictionary: representation.referenceDictionary(for: value), parent: parent,
-            isReference: true, depth: depth)
-        proto.identity = identity
+            representation: representation, dictionary: representation.referenceDictionary(for: value), parent: parent,
+            isReference: true)
         proto.normalizedKey = normalized
         proto.primaryKeyValue = value
-        byIdentity[identity] = proto
+        byKey[representation.rootIndex][normalized] = proto
         protoRecords.append(proto)
         return proto
     }
 
+    /// What a merge found.
+    private enum MergeOutcome {
+        case identical
+        case merged
+    }
+
     /// DESIGN §3.7: later keys fill absent ones; on a conflict the later value wins.
-    private func merge(_ dictionary: JSONObject, into proto: ProtoRecord, entity: Entity) {
-        if proto.isReference || (entity.name != proto.entity.name && schema.entity(entity.name, isKindOf: proto.entity.name)) {
-            proto.entity = entity
+    private func merge(_ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation) -> MergeOutcome {
+        let wasReference = proto.isReference
+        if representation !== proto.representation,
+            proto.isReference || schema.entity(representation.entity.name, isKindOf: proto.entity.name)
+        {
+            proto.become(representation)
         }
         proto.isReference = false
+        // The common case in real streams: the same record repeated as is (a user on each of
+        // their posts). Nothing to merge, and no copy of the dictionary's storage.
+        if proto.dictionary == dictionary { return wasReference ? .merged : .identical }
         for (key, value) in dictionary {
-            if let earlier = proto.dictionary[key], earlier != value {
+            if let earlier = proto.dictionary[key] {
+                guard earlier != value else { continue }
                 WebRecord.logger.log(
                     .debug, "duplicate record in response: '\(key)' changes from \(WebRecordError.excerpt(of: earlier)) to \(WebRecordError.excerpt(of: value)); the later value wins",
-                    entity: entity.name)
+                    entity: representation.entity.name)
             }
             proto.dictionary[key] = value
         }
+        return .merged
     }
 
     private func keyPath(_ entity: Entity) -> String? {

@@ -1,27 +1,35 @@
 /// How one entity is represented in responses: where each property's value is found, how
 /// the primary key is read and normalized, and which sub-entity a dictionary stands for.
 ///
-/// Built once per entity per population; key paths are split once here, not per record.
-struct Representation {
-    struct KeyPath {
+/// Built once per entity per population (see ``RepresentationSet``), so that the per-record
+/// work is lookups only: key paths are split here, each attribute's column position and
+/// stored default are worked out here, and so is where each relationship's links live.
+/// Classes rather than structs, so that walking them for every record copies nothing.
+final class Representation {
+    /// A dotted key path, with a ``KeyLookup`` per component.
+    final class KeyPath {
         let text: String
-        let components: [String]
+        private let lookups: [KeyLookup]
+        /// Each component as an array index, when it is all digits.
+        private let indexes: [Int?]
 
         init(_ text: String) {
             self.text = text
-            self.components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            let components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            lookups = components.map(KeyLookup.init)
+            indexes = components.map { Int($0) }
         }
 
         /// The value at this path, `.null` for an explicit null, nil when absent.
         func value(in dictionary: JSONObject) -> JSONValue? {
-            guard let first = components.first, var value = dictionary[first] else { return nil }
-            for component in components.dropFirst() {
+            guard var value = lookups[0].value(in: dictionary) else { return nil }
+            for position in lookups.indices.dropFirst() {
                 switch value {
                 case .object(let object):
-                    guard let next = object[component] else { return nil }
+                    guard let next = lookups[position].value(in: object) else { return nil }
                     value = next
                 case .array(let array):
-                    guard let index = Int(component), array.indices.contains(index) else { return nil }
+                    guard let index = indexes[position], array.indices.contains(index) else { return nil }
                     value = array[index]
                 default:
                     return nil
@@ -29,34 +37,127 @@ struct Representation {
             }
             return value
         }
-    }
 
-    struct Mapped<Property> {
-        let property: Property
-        let keyPaths: [KeyPath]
-
-        /// The first candidate present in `dictionary`, with its path.
-        func value(in dictionary: JSONObject) -> (value: JSONValue, keyPath: String)? {
-            for path in keyPaths {
-                if let value = path.value(in: dictionary) { return (value, path.text) }
+        /// The first of `paths` present in `dictionary`, with its path.
+        static func firstValue(of paths: [KeyPath], in dictionary: JSONObject) -> Found? {
+            for path in paths {
+                if let value = path.value(in: dictionary) { return Found(value: value, path: path) }
             }
             return nil
         }
     }
 
-    let entity: Entity
-    let attributes: [Mapped<Attribute>]
-    let relationships: [Mapped<Relationship>]
-    /// The attributes forming the primary key, when it is made of attributes.
-    let keyAttributes: [Mapped<Attribute>]
-    /// The to-one relationship forming the primary key, when the record is identified by its owner.
-    let keyRelationship: Relationship?
+    /// A value found in a dictionary, and the key path it was found at.
+    ///
+    /// A struct rather than a tuple: an optional tuple holding an enum and a string is
+    /// destroyed through the runtime's generic witnesses, which showed in profiles.
+    struct Found {
+        let value: JSONValue
+        let path: KeyPath
 
-    init(entity: Entity) {
+        /// The key path's text, for messages.
+        var keyPath: String { path.text }
+    }
+
+    /// An attribute, where its value is found, and where it is stored.
+    final class MappedAttribute {
+        let property: Attribute
+        let keyPaths: [KeyPath]
+        /// The attribute's position in its table's ``TablePlan/columns``.
+        let column: Int
+        /// The attribute's default, coerced once; set on new rows whose dictionary lacks the attribute.
+        let storedDefault: DatabaseValue?
+
+        init(property: Attribute, column: Int, storedDefault: DatabaseValue?) {
+            self.property = property
+            self.keyPaths = property.keyPaths.map(KeyPath.init)
+            self.column = column
+            self.storedDefault = storedDefault
+        }
+
+        /// The first candidate present in `dictionary`, with its path.
+        func value(in dictionary: JSONObject) -> Found? {
+            KeyPath.firstValue(of: keyPaths, in: dictionary)
+        }
+    }
+
+    /// A relationship, where its value is found, and where its links are stored.
+    final class MappedRelationship {
+        let property: Relationship
+        let keyPaths: [KeyPath]
+        /// The same number for the same declared relationship in every representation (a
+        /// sub-entity's representation maps its parent's relationships again).
+        let id: Int
+        /// The destination's position in the ``RepresentationSet``.
+        let destination: Int?
+        /// Where the links live, or nil when the layout keeps none (never for a valid schema).
+        let link: Link?
+
+        init(property: Relationship, id: Int, destination: Int?, link: Link?) {
+            self.property = property
+            self.keyPaths = property.keyPaths.map(KeyPath.init)
+            self.id = id
+            self.destination = destination
+            self.link = link
+        }
+
+        /// The first candidate present in `dictionary`, with its path.
+        func value(in dictionary: JSONObject) -> Found? {
+            KeyPath.firstValue(of: keyPaths, in: dictionary)
+        }
+    }
+
+    /// Where a relationship's links live (``StorageLayout/RelationshipStorage``), with column
+    /// positions resolved.
+    enum Link {
+        /// This row holds the destination's `_id` in `column`.
+        case foreignKeyHere(column: Int, positionColumn: Int?, columnName: String, isOneToOne: Bool)
+        /// The destination's row (in `table`) holds this row's `_id` in `column`.
+        case foreignKeyThere(table: TablePlan, column: Int, positionColumn: Int?, columnName: String, positionColumnName: String?)
+        /// A join table.
+        case joinTable(table: String, selfColumn: String, otherColumn: String, positionColumn: String?)
+    }
+
+    /// The position of this representation in its ``RepresentationSet``.
+    let index: Int
+    /// The position of the entity's hierarchy root in the ``RepresentationSet``.
+    let rootIndex: Int
+    let entity: Entity
+    /// The plan of the entity's table.
+    let table: TablePlan?
+    let attributes: [MappedAttribute]
+    let relationships: [MappedRelationship]
+    /// The attributes forming the primary key, when it is made of attributes.
+    let keyAttributes: [MappedAttribute]
+    /// The to-one relationship forming the primary key, when the record is identified by its owner.
+    let keyRelationship: MappedRelationship?
+    private let relationshipsByName: [String: MappedRelationship]
+
+    init(
+        entity: Entity, index: Int, store: RecordStore, plans: TablePlans, coercion: ValueCoercion,
+        entityIndex: [String: Int], relationshipIDs: [String: Int]
+    ) {
+        self.index = index
+        self.rootIndex = entityIndex[entity.rootName] ?? index
         self.entity = entity
-        let attributes = entity.attributes.map { Mapped(property: $0, keyPaths: $0.keyPaths.map(KeyPath.init)) }
+        let table = plans[entity.rootName]
+        self.table = table
+        let attributes = entity.attributes.compactMap { attribute -> MappedAttribute? in
+            guard let column = table?.columnIndex[attribute.name] else { return nil }
+            let storedDefault = attribute.defaultValue.flatMap { coercion.storedValue($0, for: attribute) }
+            return MappedAttribute(property: attribute, column: column, storedDefault: storedDefault)
+        }
         self.attributes = attributes
-        relationships = entity.relationships.map { Mapped(property: $0, keyPaths: $0.keyPaths.map(KeyPath.init)) }
+        let relationships = entity.relationships.map { relationship in
+            MappedRelationship(
+                property: relationship, id: relationshipIDs[RepresentationSet.qualifiedName(relationship)] ?? -1,
+                destination: entityIndex[relationship.destination],
+                link: Self.link(for: relationship, of: entity, store: store, plans: plans))
+        }
+        self.relationships = relationships
+        var byName: [String: MappedRelationship] = [:]
+        for mapped in relationships { byName[mapped.property.name] = mapped }
+        relationshipsByName = byName
         switch entity.primaryKey {
         case .attribute(let name)?:
             keyAttributes = attributes.filter { $0.property.name == name }
@@ -66,36 +167,73 @@ struct Representation {
             keyRelationship = nil
         case .relationship(let name)?:
             keyAttributes = []
-            keyRelationship = entity.relationship(named: name)
+            keyRelationship = byName[name]
         case nil:
             keyAttributes = []
             keyRelationship = nil
         }
     }
 
+    /// The mapped relationship named `name`.
+    func relationship(named name: String) -> MappedRelationship? {
+        relationshipsByName[name]
+    }
+
+    private static func link(for relationship: Relationship, of entity: Entity, store: RecordStore, plans: TablePlans) -> Link? {
+        switch store.layout.storage(of: relationship.name, in: entity.name) {
+        case nil:
+            return nil
+        case .foreignKeyHere(let column, let positionColumn)?:
+            guard let table = plans[entity.rootName], let index = table.columnIndex[column] else { return nil }
+            var isOneToOne = false
+            if !relationship.isToMany, let inverseName = relationship.inverse,
+                let inverse = store.schema.entity(named: relationship.destination)?.relationship(named: inverseName)
+            {
+                isOneToOne = !inverse.isToMany
+            }
+            return .foreignKeyHere(
+                column: index, positionColumn: positionColumn.flatMap { table.columnIndex[$0] }, columnName: column,
+                isOneToOne: isOneToOne)
+        case .foreignKeyThere(let tableName, let column, let positionColumn)?:
+            guard let table = plans[tableName], let index = table.columnIndex[column] else { return nil }
+            return .foreignKeyThere(
+                table: table, column: index, positionColumn: positionColumn.flatMap { table.columnIndex[$0] },
+                columnName: column, positionColumnName: positionColumn)
+        case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn)?:
+            return .joinTable(table: table, selfColumn: selfColumn, otherColumn: otherColumn, positionColumn: positionColumn)
+        }
+    }
+
     /// The raw primary-key value(s) in a dictionary: one value, or an array for a composite key.
     /// Nil when any part is absent or null.
     func rawPrimaryKey(in dictionary: JSONObject) -> JSONValue? {
+        if keyAttributes.count == 1 {
+            guard let found = keyAttributes[0].value(in: dictionary), !found.value.isNull else { return nil }
+            return found.value
+        }
         guard !keyAttributes.isEmpty else { return nil }
         var parts: [JSONValue] = []
         for mapped in keyAttributes {
-            guard let (value, _) = mapped.value(in: dictionary), !value.isNull else { return nil }
-            parts.append(value)
+            guard let found = mapped.value(in: dictionary), !found.value.isNull else { return nil }
+            parts.append(found.value)
         }
-        return parts.count == 1 ? parts[0] : .array(parts)
+        return .array(parts)
     }
 
     /// The normalized key for a raw key value (DESIGN §3.3): each part coerced to its attribute's
     /// type, so `"5"` and `5` match. Nil when a part cannot be coerced.
-    func normalizedKey(_ raw: JSONValue, coercion: ValueCoercion) -> [DatabaseValue]? {
-        let parts = keyAttributes.count == 1 ? [raw] : (raw.arrayValue ?? [])
+    func normalizedKey(_ raw: JSONValue, coercion: ValueCoercion) -> KeyValue? {
+        if keyAttributes.count == 1 {
+            return coercion.keyValue(raw, for: keyAttributes[0].property).map { .single($0) }
+        }
+        let parts = raw.arrayValue ?? []
         guard parts.count == keyAttributes.count, !parts.isEmpty else { return nil }
         var values: [DatabaseValue] = []
         for (mapped, part) in zip(keyAttributes, parts) {
             guard let value = coercion.keyValue(part, for: mapped.property) else { return nil }
             values.append(value)
         }
-        return values
+        return .composite(values)
     }
 
     /// The dictionary for a reference by key: the key placed at each key attribute's first key path.
@@ -103,13 +241,58 @@ struct Representation {
         var dictionary = JSONObject()
         let parts = keyAttributes.count == 1 ? [raw] : (raw.arrayValue ?? [])
         for (mapped, part) in zip(keyAttributes, parts) {
-            guard let path = mapped.keyPaths.first, path.components.count == 1 else {
+            guard let path = mapped.keyPaths.first, !path.text.contains(".") else {
                 dictionary[mapped.property.name] = part
                 continue
             }
             dictionary[path.text] = part
         }
         return dictionary
+    }
+}
+
+/// The representation of every entity of the schema, for one population.
+///
+/// Built up front so that relationships can name their destination by position: following a
+/// relationship from one record to the next is an array read, not a lookup by name.
+final class RepresentationSet {
+    let all: [Representation]
+    private let byName: [String: Int]
+
+    init(store: RecordStore, plans: TablePlans, coercion: ValueCoercion) {
+        let entities = store.schema.entities
+        var byName: [String: Int] = [:]
+        var relationshipIDs: [String: Int] = [:]
+        for (index, entity) in entities.enumerated() {
+            byName[entity.name] = index
+            for relationship in entity.relationships where relationshipIDs[Self.qualifiedName(relationship)] == nil {
+                relationshipIDs[Self.qualifiedName(relationship)] = relationshipIDs.count
+            }
+        }
+        self.byName = byName
+        all = entities.enumerated().map { index, entity in
+            Representation(
+                entity: entity, index: index, store: store, plans: plans, coercion: coercion, entityIndex: byName,
+                relationshipIDs: relationshipIDs)
+        }
+    }
+
+    /// `DeclaringEntity.relationship`: the same for an inherited relationship in every sub-entity.
+    static func qualifiedName(_ relationship: Relationship) -> String {
+        relationship.entityName + "." + relationship.name
+    }
+
+    /// The representation of the entity named `name`, if the schema has it.
+    subscript(name: String) -> Representation? {
+        byName[name].map { all[$0] }
+    }
+
+    /// The representation of `entity`.
+    ///
+    /// - Throws: `invalidEntityDescription` when the entity is not in the store's schema.
+    func representation(of entity: Entity) throws(WebRecordError) -> Representation {
+        guard let representation = self[entity.name] else { throw WebRecordError.unknownEntity(entity.name) }
+        return representation
     }
 }
 

@@ -63,7 +63,11 @@ public struct ResponsePopulation: Sendable {
             debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
         }
         let coercion = ValueCoercion(dateFormats: store.schema.dateFormats)
-        let builder = ProtoRecordBuilder(store: store, options: options, coercion: coercion, debugger: debugger)
+        let plans = TablePlans(layout: store.layout)
+        let representations = RepresentationSet(store: store, plans: plans, coercion: coercion)
+        let builder = ProtoRecordBuilder(
+            store: store, options: options, coercion: coercion, representations: representations, debugger: debugger)
+        defer { builder.releaseGraph() }
         let topLevel = try builder.build(values, entity: entity, keyPath: keyPath)
         let protos = builder.protoRecords
         if WebRecord.logger.isEnabled(.trace) {
@@ -74,43 +78,38 @@ public struct ResponsePopulation: Sendable {
         }
         return try store.write { connection in
             try Task.checkCancellation()
-            var resolver = RecordResolver(store: store, connection: connection, debugger: debugger)
+            let resolver = RecordResolver(
+                store: store, connection: connection, plans: plans, representations: representations, debugger: debugger)
             try resolver.resolve(protos)
 
             var marshaler = Marshaler(store: store, options: options, coercion: coercion, debugger: debugger)
             for proto in protos {
-                marshaler.populateAttributes(of: proto, representation: builder.representation(of: proto.entity))
+                marshaler.populateAttributes(of: proto)
             }
-            for proto in protos {
+            for proto in protos where !proto.links.isEmpty {
                 marshaler.wireRelationships(of: proto)
             }
-            let rows = protos.compactMap(\.row)
+            var rows: [RowState] = []
+            rows.reserveCapacity(protos.count)
+            for proto in protos {
+                if let row = proto.row { rows.append(row) }
+            }
             var writer = PopulationWriter(store: store, connection: connection)
             try writer.writeRows(rows)
             var deleter = RecordDeleter(store: store, connection: connection, debugger: debugger)
             try writer.writeLinks(marshaler.operations, deleter: &deleter)
 
-            var changes: [String: ChangeCounts] = [:]
-            for proto in protos {
+            var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners)
+            var records: [Record] = []
+            records.reserveCapacity(topLevel.count)
+            for proto in topLevel {
                 guard let row = proto.row else { continue }
-                var counts = changes[proto.entity.name] ?? ChangeCounts()
-                if row.isNew {
-                    counts.inserted += 1
-                    WebRecord.logger.log(.debug, "created \(proto) _id \(row.rowID)", entity: proto.entity.name)
-                } else if row.isChanged || writer.relinkedOwners.contains(ObjectIdentifier(row)) {
-                    counts.updated += 1
-                    WebRecord.logger.log(.debug, "updated \(proto) _id \(row.rowID)", entity: proto.entity.name)
-                } else {
-                    counts.unchanged += 1
-                }
-                changes[proto.entity.name] = counts
+                records.append(store.makeRecord(entity: proto.entity, rowID: row.rowID, values: row.snapshot))
             }
-
-            var records = topLevel.compactMap { proto in
-                proto.row.map { store.makeRecord(entity: proto.entity, rowID: $0.rowID, values: Self.snapshot($0)) }
+            if orphanRuleApplies {
+                try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
+                    .run(entity: entity, keep: Set(topLevel.compactMap(\.rowID)), results: records, response: response, deleter: &deleter)
             }
-            try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
-                .run(entity: entity, keep: Set(topLevel.compactMap(\.rowID)), results: records, response: response, deleter: &deleter)
             for (name, count) in deleter.deleted {
                 changes[name, default: ChangeCounts()].deleted += count
             }
@@ -120,6 +119,30 @@ public struct ResponsePopulation: Sendable {
             try Task.checkCancellation()
             return PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
         }
+    }
+
+    /// Inserted, updated and unchanged counts by entity, logging each insert and update at debug level.
+    private static func changeCounts(_ protos: [ProtoRecord], relinked: Set<ObjectIdentifier>) -> [String: ChangeCounts] {
+        let logsChanges = WebRecord.logger.isEnabled(.debug)
+        var changes: [String: ChangeCounts] = [:]
+        for proto in protos {
+            guard let row = proto.row else { continue }
+            let name = proto.representation.entity.name
+            if row.isNew {
+                changes[name, default: ChangeCounts()].inserted += 1
+                if logsChanges {
+                    WebRecord.logger.log(.debug, "created \(proto) _id \(row.rowID)", entity: name)
+                }
+            } else if row.isChanged || relinked.contains(ObjectIdentifier(row)) {
+                changes[name, default: ChangeCounts()].updated += 1
+                if logsChanges {
+                    WebRecord.logger.log(.debug, "updated \(proto) _id \(row.rowID)", entity: name)
+                }
+            } else {
+                changes[name, default: ChangeCounts()].unchanged += 1
+            }
+        }
+        return changes
     }
 
     private var orphanRuleApplies: Bool {
@@ -152,12 +175,6 @@ public struct ResponsePopulation: Sendable {
     }
 
     // MARK: - Results
-
-    static func snapshot(_ row: RowState) -> [String: DatabaseValue] {
-        var values = row.original
-        for (key, value) in row.values { values[key] = value }
-        return values
-    }
 
     private func refetch(_ records: [Record], connection: Connection) throws(WebRecordError) -> [Record] {
         var byTable: [String: [Int64]] = [:]

@@ -1,0 +1,294 @@
+import Foundation
+import Synchronization
+import WebRecord
+
+/// One benchmark phase, run in a child process of its own (`webrecord-bench --phase NAME ...`)
+/// so that the peak memory it reports is that phase's alone.
+enum Phase: String, CaseIterable {
+    /// `JSONReader` on the response bytes, nothing else.
+    case parse
+    /// Parse and populate into an empty store, end to end.
+    case firstImport = "first-import"
+    /// Populate a store, then time parsing and populating the same response again.
+    case reimportUnchanged = "reimport-unchanged"
+    /// Populate a store, then time parsing and populating the response with a tenth changed.
+    case reimportChanged = "reimport-changed"
+    /// Prepared INSERTs of the same rows, through `Connection`, no JSON.
+    case baseline
+    /// Count the SQL statements of a first import and a re-import.
+    case queries
+    /// Write the generated response for `--posts N` to `--data FILE`, and its 10%-changed
+    /// variant next to it (`FILE.changed.json`): the input for profiling a phase under
+    /// `valgrind --tool=callgrind`.
+    case generate
+}
+
+/// What a phase prints on its last line: `RESULT key=value ...`.
+struct PhaseResult {
+    var fields: [String: String] = [:]
+
+    subscript(key: String) -> String? {
+        get { fields[key] }
+        set { fields[key] = newValue }
+    }
+
+    /// The `RESULT` line.
+    var line: String {
+        "RESULT " + fields.keys.sorted().map { "\($0)=\(fields[$0] ?? "")" }.joined(separator: " ")
+    }
+
+    /// The fields of a `RESULT` line.
+    static func fields(in line: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in line.split(separator: " ").dropFirst() {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        return fields
+    }
+}
+
+/// Runs one phase in this process and prints its result.
+struct PhaseRunner {
+    let phase: Phase
+    let schema: Schema
+    /// The response file to populate (or, for the baseline, whose rows to insert).
+    let dataPath: String
+    /// The response populated before the timed one (re-import phases).
+    let originalPath: String?
+    /// The number of posts in the response (the baseline regenerates its rows from it).
+    let postCount: Int
+    let repetitions: Int
+
+    func run() throws -> PhaseResult {
+        var result: PhaseResult
+        switch phase {
+        case .parse: result = try parse()
+        case .firstImport: result = try importTimes(original: nil)
+        case .reimportUnchanged, .reimportChanged:
+            result = try importTimes(original: originalPath ?? dataPath)
+        case .baseline: result = try baseline()
+        case .queries: result = try queries()
+        case .generate: result = try generate()
+        }
+        result["peak"] = String(ProcessMemory.peakResidentBytes() ?? 0)
+        return result
+    }
+
+    // MARK: - Phases
+
+    private func parse() throws -> PhaseResult {
+        let data = try Data(contentsOf: URL(fileURLWithPath: dataPath))
+        var times: [Timing] = []
+        for _ in 0..<repetitions {
+            times.append(try Self.measure {
+                let value = try JSONReader().read(data)
+                return value.isNull ? 0 : 1
+            }.timing)
+        }
+        var result = PhaseResult()
+        Self.record(times, as: "seconds", in: &result)
+        result["bytes"] = String(data.count)
+        return result
+    }
+
+    /// Times parse + populate of `dataPath` into a fresh store, after populating `original`
+    /// (untimed) when given. The timed span ends once the response and the results are freed.
+    private func importTimes(original: String?) throws -> PhaseResult {
+        let data = try Data(contentsOf: URL(fileURLWithPath: dataPath))
+        let originalData = try original.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        var totals: [Timing] = []
+        var parses: [Timing] = []
+        var populates: [Timing] = []
+        var summary = ImportSummary()
+        for _ in 0..<repetitions {
+            try Self.withTemporaryStore(schema: schema) { store in
+                if let originalData {
+                    _ = try Self.populate(originalData, into: store)
+                }
+                let (timing, split) = try Self.measure { try Self.populate(data, into: store) }
+                totals.append(timing)
+                parses.append(split.parse)
+                populates.append(split.populate)
+                summary = split
+            }
+        }
+        var result = PhaseResult()
+        Self.record(totals, as: "seconds", in: &result)
+        Self.record(parses, as: "parse", in: &result)
+        Self.record(populates, as: "populate", in: &result)
+        result["bytes"] = String(data.count)
+        result["records"] = String(summary.records)
+        result["inserted"] = String(summary.inserted)
+        result["updated"] = String(summary.updated)
+        result["unchanged"] = String(summary.unchanged)
+        result["warnings"] = String(summary.warnings)
+        return result
+    }
+
+    private func baseline() throws -> PhaseResult {
+        let generator = AppNetGenerator(postCount: postCount)
+        var times: [Timing] = []
+        var rowCount = 0
+        for _ in 0..<repetitions {
+            try Self.withTemporaryStore(schema: schema) { store in
+                let tables = try BaselineRows.tables(for: generator, store: store)
+                rowCount = tables.reduce(0) { $0 + $1.rows.count }
+                times.append(try Self.measure {
+                    try store.write { connection in
+                        for table in tables {
+                            for row in table.rows { try connection.execute(table.insertSQL, row) }
+                        }
+                    }
+                    return 0
+                }.timing)
+            }
+        }
+        var result = PhaseResult()
+        Self.record(times, as: "seconds", in: &result)
+        result["records"] = String(rowCount)
+        return result
+    }
+
+    private func queries() throws -> PhaseResult {
+        let data = try Data(contentsOf: URL(fileURLWithPath: dataPath))
+        let counter = StatementCounter()
+        var configuration = RecordStore.Configuration()
+        configuration.sqlObserver = { sql in counter.count(sql) }
+        var result = PhaseResult()
+        try Self.withTemporaryStore(schema: schema, configuration: configuration) { store in
+            counter.reset()
+            let first = try Self.populate(data, into: store)
+            (result["selectsFirst"], result["statementsFirst"]) = counter.totals
+            counter.reset()
+            _ = try Self.populate(data, into: store)
+            (result["selectsRepeat"], result["statementsRepeat"]) = counter.totals
+            result["records"] = String(first.records)
+        }
+        return result
+    }
+
+    private func generate() throws -> PhaseResult {
+        let generator = AppNetGenerator(postCount: postCount)
+        let bytes = generator.json()
+        try Data(bytes).write(to: URL(fileURLWithPath: dataPath))
+        try Data(generator.changed().json()).write(to: URL(fileURLWithPath: dataPath + ".changed.json"))
+        var result = PhaseResult()
+        result["bytes"] = String(bytes.count)
+        result["records"] = String(generator.recordCount)
+        return result
+    }
+
+    // MARK: - Helpers
+
+    struct ImportSummary {
+        var parse = Timing()
+        var populate = Timing()
+        var records = 0
+        var inserted = 0
+        var updated = 0
+        var unchanged = 0
+        var warnings = 0
+    }
+
+    /// Parses and populates; everything but the counts is freed before it returns.
+    static func populate(_ data: Data, into store: RecordStore) throws -> ImportSummary {
+        let start = Timing.now()
+        let response = try JSONReader().read(data)
+        let parsed = Timing.now()
+        let population = try store.populate(response, entity: "Post")
+        let populated = Timing.now()
+        let changes = population.changes
+        return ImportSummary(
+            parse: parsed - start, populate: populated - parsed,
+            records: changes.inserted + changes.updated + changes.unchanged,
+            inserted: changes.inserted, updated: changes.updated, unchanged: changes.unchanged,
+            warnings: population.debugger.warnings.count)
+    }
+
+    static func measure<T>(_ body: () throws -> T) throws -> (timing: Timing, value: T) {
+        let start = Timing.now()
+        let value = try body()
+        return (Timing.now() - start, value)
+    }
+
+    static func withTemporaryStore(
+        schema: Schema, configuration: RecordStore.Configuration = RecordStore.Configuration(),
+        _ body: (RecordStore) throws -> Void
+    ) throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("webrecord-bench-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try RecordStore(
+            path: directory.appendingPathComponent("bench.sqlite").path, schema: schema, configuration: configuration)
+        try body(store)
+    }
+
+    /// Records the best wall time of `times` as `name`, their median as `name.median`, and the
+    /// best CPU time as `name.cpu`: the best run is the one least disturbed by the rest of the
+    /// machine, the median shows the spread, and CPU time is what the work itself cost.
+    static func record(_ times: [Timing], as name: String, in result: inout PhaseResult) {
+        result[name] = format(times.map(\.wall).min() ?? 0)
+        result[name + ".median"] = format(median(times.map(\.wall)))
+        result[name + ".cpu"] = format(times.map(\.cpu).min() ?? 0)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    static func format(_ seconds: Double) -> String {
+        String(format: "%.6f", seconds)
+    }
+}
+
+/// Counts the statements a store runs, and its SELECTs.
+///
+/// `Sendable` through its `Mutex`: the store calls the observer from whichever thread writes.
+final class StatementCounter: Sendable {
+    private let counts = Mutex((selects: 0, statements: 0))
+
+    func count(_ sql: String) {
+        let isSelect = sql.prefix(6).uppercased() == "SELECT"
+        counts.withLock { counts in
+            counts.statements += 1
+            if isSelect { counts.selects += 1 }
+        }
+    }
+
+    func reset() {
+        counts.withLock { $0 = (0, 0) }
+    }
+
+    /// SELECTs and statements counted since the last reset, as text.
+    var totals: (String, String) {
+        counts.withLock { (String($0.selects), String($0.statements)) }
+    }
+}
+
+/// Wall-clock and CPU time: a point in both, or the time between two points.
+///
+/// CPU time is the process's (`CLOCK_PROCESS_CPUTIME_ID`); the benchmark is single-threaded,
+/// so on an idle machine the two agree, and on a busy one the CPU time shows what the work
+/// cost without the time spent waiting for a core.
+struct Timing {
+    var wall = 0.0
+    var cpu = 0.0
+
+    static func now() -> Timing {
+        Timing(wall: seconds(CLOCK_MONOTONIC), cpu: seconds(CLOCK_PROCESS_CPUTIME_ID))
+    }
+
+    static func - (lhs: Timing, rhs: Timing) -> Timing {
+        Timing(wall: lhs.wall - rhs.wall, cpu: lhs.cpu - rhs.cpu)
+    }
+
+    private static func seconds(_ clock: clockid_t) -> Double {
+        var time = timespec()
+        clock_gettime(clock, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+
+/// The benchmark's figures, as a table, and the issue's targets, each met or not.
+struct Report {
+    typealias Measurement = Benchmark.Measurement
+
+    /// The number of posts the targets are stated for.
+    static let targetPosts = 20_000
+
+    let posts: Int
+    let responseBytes: Int
+    var parse: Measurement?
+    var baseline: Measurement?
+    var firstImport: Measurement?
+    var reimportUnchanged: Measurement?
+    var reimportChanged: Measurement?
+    var scaledImport: Measurement?
+    var smallQueries: Measurement?
+    var queries: Measurement?
+    /// The load average before and after the run.
+    var loadBefore = "?"
+    var loadAfter = "?"
+
+    init(posts: Int, responseBytes: Int) {
+        self.posts = posts
+        self.responseBytes = responseBytes
+    }
+
+    // MARK: - Text
+
+    func text(repetitions: Int) -> String {
+        var lines: [String] = []
+        lines.append("WebRecord benchmark: App.net-shaped stream, \(posts) posts, \(Self.megabytes(responseBytes)) MB of JSON")
+        lines.append(
+            "\(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadBefore) before and \(loadAfter) after; "
+                + "best of \(repetitions) run(s) per phase (median in brackets); each phase in its own process")
+        lines.append("")
+        lines.append(contentsOf: table())
+        lines.append("")
+        lines.append(contentsOf: notes())
+        lines.append("")
+        lines.append("Targets")
+        lines.append(contentsOf: targets().map { "  " + $0 })
+        return lines.joined(separator: "\n")
+    }
+
+    private func table() -> [String] {
+        let header = ["phase", "posts", "records", "wall s (median)", "CPU s", "records/s", "MB/s", "peak MB"]
+        var rows: [[String]] = []
+        for measurement in [parse, baseline, firstImport, reimportUnchanged, reimportChanged, scaledImport].compactMap({ $0 }) {
+            rows.append([
+                measurement.name, String(measurement.posts), String(measurement.records),
+                String(format: "%.3f (%.3f)", measurement.seconds, measurement.medianSeconds),
+                String(format: "%.3f", measurement.cpuSeconds),
+                Self.rate(Double(measurement.records), measurement.seconds, unit: 1),
+                Self.rate(Double(measurement.bytes), measurement.seconds, unit: 1_000_000),
+                Self.megabytes(measurement.peakBytes),
+            ])
+        }
+        rows.append(["paged import, 50 pages", "-", "-", "not measured:", "paging not", "implemented", "yet", "-"])
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        func format(_ row: [String]) -> String {
+            row.indices.map { column in
+                column == 0 ? row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[column] - row[column].count) + row[column]
+            }.joined(separator: "  ")
+        }
+        return [format(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")] + rows.map(format)
+    }
+
+    private func notes() -> [String] {
+        var lines: [String] = []
+        for measurement in [firstImport, reimportUnchanged, reimportChanged, scaledImport].compactMap({ $0 }) {
+            let fields = measurement.fields
+            lines.append(
+                "\(measurement.name): parse \(Self.short(fields["parse"])) s + populate \(Self.short(fields["populate"])) s wall, "
+                    + "\(Self.short(fields["parse.cpu"])) s + \(Self.short(fields["populate.cpu"])) s CPU (best runs); "
+                    + "inserted \(fields["inserted"] ?? "?"), updated \(fields["updated"] ?? "?"), unchanged \(fields["unchanged"] ?? "?"), "
+                    + "warnings \(fields["warnings"] ?? "?")")
+        }
+        if let baseline, let firstImport, baseline.seconds > 0, baseline.cpuSeconds > 0 {
+            lines.append(String(
+                format: "first import / raw SQLite INSERTs = %.2f wall, %.2f CPU (the baseline binds prepared rows through Connection, no JSON)",
+                firstImport.seconds / baseline.seconds, firstImport.cpuSeconds / baseline.cpuSeconds))
+        }
+        if let smallQueries, let queries {
+            for measurement in [smallQueries, queries] {
+                let fields = measurement.fields
+                lines.append(
+                    "queries, \(measurement.posts) posts (\(measurement.records) records): first import \(fields["selectsFirst"] ?? "?") SELECTs "
+                        + "of \(fields["statementsFirst"] ?? "?") statements; re-import \(fields["selectsRepeat"] ?? "?") SELECTs of \(fields["statementsRepeat"] ?? "?") statements")
+            }
+        }
+        return lines
+    }
+
+    // MARK: - Targets
+
+    private func targets() -> [String] {
+        var lines: [String] = []
+        func verdict(_ met: Bool?, _ text: String) {
+            let mark = met.map { $0 ? "[met]    " : "[NOT MET]" } ?? "[n/a]    "
+            lines.append("\(mark) \(text)")
+        }
+        /// A time target: judged on the best wall time, with the CPU time alongside.
+        func timeVerdict(_ measurement: Measurement, limit: Double, _ text: String, applies: Bool) {
+            var line = String(format: "\(text): %.3f s wall, %.3f s CPU", measurement.seconds, measurement.cpuSeconds)
+            if measurement.seconds > limit, measurement.cpuSeconds <= limit {
+                line += " (met on CPU time; the wall time includes waiting for a core)"
+            }
+            verdict(applies ? measurement.seconds <= limit : nil, line)
+        }
+        let atTargetSize = posts == Self.targetPosts
+        let sizeNote = atTargetSize ? "" : " (targets are for \(Self.targetPosts) posts; this run has \(posts))"
+        if let firstImport {
+            timeVerdict(firstImport, limit: 0.25, "first import <= 0.25 s end to end", applies: atTargetSize)
+            if !atTargetSize { lines[lines.count - 1] += sizeNote }
+            let limit = 3 * firstImport.bytes + 30_000_000
+            verdict(atTargetSize ? firstImport.peakBytes <= limit : nil,
+                    "first import peak memory <= 3 x \(Self.megabytes(firstImport.bytes)) MB + 30 MB = \(Self.megabytes(limit)) MB: "
+                        + "\(Self.megabytes(firstImport.peakBytes)) MB" + (atTargetSize ? "" : " (ratio holds at any size)"))
+        }
+        if let reimportUnchanged {
+            timeVerdict(reimportUnchanged, limit: 0.2, "re-import, unchanged <= 0.2 s", applies: atTargetSize)
+            if !atTargetSize { lines[lines.count - 1] += sizeNote }
+        }
+        if let parse, parse.seconds > 0, parse.cpuSeconds > 0 {
+            let rate = Double(parse.bytes) / parse.seconds / 1_000_000
+            let cpuRate = Double(parse.bytes) / parse.cpuSeconds / 1_000_000
+            var line = String(format: "JSON reader >= 300 MB/s on this data: %.0f MB/s wall, %.0f MB/s CPU", rate, cpuRate)
+            if rate < 300, cpuRate >= 300 { line += " (met on CPU time)" }
+            verdict(rate >= 300, line)
+        }
+        if let firstImport, let scaledImport, firstImport.seconds > 0 {
+            let ratio = scaledImport.seconds / firstImport.seconds
+            let cpuRatio = firstImport.cpuSeconds > 0 ? scaledImport.cpuSeconds / firstImport.cpuSeconds : 0
+            verdict(ratio <= 5.5, String(
+                format: "linear growth: %d posts <= 5.5 x the time of %d: %.2f x wall, %.2f x CPU", scaledImport.posts,
+                firstImport.posts, ratio, cpuRatio))
+        }
+        if let smallQueries, let queries,
+            let small = Int(smallQueries.fields["selectsFirst"] ?? ""), let large = Int(queries.fields["selectsFirst"] ?? ""),
+            let smallRepeat = Int(smallQueries.fields["selectsRepeat"] ?? ""), let largeRepeat = Int(queries.fields["selectsRepeat"] ?? "")
+        {
+            verdict(large <= small && largeRepeat <= smallRepeat,
+                    "queries grow with entities, not records: \(small) -> \(large) SELECTs (first import), "
+                        + "\(smallRepeat) -> \(largeRepeat) (re-import) for \(smallQueries.records) -> \(queries.records) records")
+        }
+        verdict(nil, "paged import of 50 pages: not measured: paging not implemented yet")
+        return lines
+    }
+
+    // MARK: - Numbers
+
+    /// A seconds field shortened to milliseconds' precision.
+    static func short(_ field: String?) -> String {
+        guard let field, let value = Double(field) else { return "?" }
+        return String(format: "%.3f", value)
+    }
+
+    static func megabytes(_ bytes: Int) -> String {
+        String(format: "%.1f", Double(bytes) / 1_000_000)
+    }
+
+    static func rate(_ amount: Double, _ seconds: Double, unit: Double) -> String {
+        guard seconds > 0, amount > 0 else { return "-" }
+        let value = amount / seconds / unit
+        return unit == 1 ? String(format: "%.0f", value) : String(format: "%.1f", value)
+    }
+}
