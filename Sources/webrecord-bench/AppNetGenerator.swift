@@ -118,6 +118,20 @@ struct AppNetGenerator {
 
     /// The response as UTF-8 JSON bytes.
     func json() -> [UInt8] {
+        page(posts[...], next: nil)
+    }
+
+    /// The stream as `count` pages of (nearly) equal size, as a paged API serves it: each page's
+    /// `meta.next` names the next page's URN, `page/INDEX`; the last page has none.
+    func pages(_ count: Int) -> [[UInt8]] {
+        let size = (posts.count + count - 1) / max(1, count)
+        return stride(from: 0, to: posts.count, by: max(1, size)).enumerated().map { index, start in
+            let end = min(start + size, posts.count)
+            return page(posts[start..<end], next: end < posts.count ? "page/\(index + 1)" : nil)
+        }
+    }
+
+    private func page(_ posts: ArraySlice<Post>, next: String?) -> [UInt8] {
         var out = JSONBytes()
         out.bytes.reserveCapacity(posts.count * 1400 + 256)
         out.raw("{\"data\":[")
@@ -126,7 +140,9 @@ struct AppNetGenerator {
             write(post, to: &out)
         }
         out.raw("],\"meta\":{\"code\":200,")
-        out.raw("\"max_id\":\"\(posts.first?.id ?? "0")\",\"min_id\":\"\(posts.last?.id ?? "0")\",\"more\":true}}")
+        out.raw("\"max_id\":\"\(posts.first?.id ?? "0")\",\"min_id\":\"\(posts.last?.id ?? "0")\",\"more\":\(next != nil)")
+        if let next { out.raw(",\"next\":\"\(next)\"") }
+        out.raw("}}")
         return out.bytes
     }
 

@@ -34,6 +34,7 @@ struct Benchmark {
         let changed = try write(AppNetGenerator(postCount: posts).changed(), to: directory, name: "posts-\(posts)-changed")
         let scaled = try write(AppNetGenerator(postCount: scaledPosts), to: directory, name: "posts-\(scaledPosts)")
         let small = try write(AppNetGenerator(postCount: smallPosts), to: directory, name: "posts-\(smallPosts)")
+        let paged = try writePages(AppNetGenerator(postCount: posts), count: Self.pageCount, to: directory, name: "pages-\(posts)")
 
         var report = Report(posts: posts, responseBytes: main.bytes)
         report.loadBefore = Self.loadAverage()
@@ -52,7 +53,9 @@ struct Benchmark {
         report.firstImport = try phase("first import", .firstImport, data: main, repeat: repetitions)
         report.reimportUnchanged = try phase("re-import, unchanged", .reimportUnchanged, data: main, repeat: repetitions)
         report.reimportChanged = try phase("re-import, 10% changed", .reimportChanged, data: changed, original: main, repeat: repetitions)
+        report.pagedImport = try phase("paged import, \(Self.pageCount) pages", .pagedImport, data: paged, repeat: repetitions)
         report.scaledImport = try phase("first import, 5x posts", .firstImport, data: scaled, repeat: options.quick ? 1 : 3)
+        report.scaledBaseline = try phase("raw SQLite INSERTs, 5x posts", .baseline, data: scaled, repeat: options.quick ? 1 : 3)
         report.smallQueries = try phase("queries", .queries, data: small, repeat: 1)
         report.queries = try phase("queries", .queries, data: main, repeat: 1)
         report.loadAfter = Self.loadAverage()
@@ -72,6 +75,21 @@ struct Benchmark {
         var posts: Int
         var records: Int
         var bytes: Int
+    }
+
+    /// The number of pages of the paged import.
+    static let pageCount = 50
+
+    /// Writes the stream as pages, `page-0.json`… in a folder of their own.
+    private func writePages(_ generator: AppNetGenerator, count: Int, to directory: URL, name: String) throws -> GeneratedFile {
+        let folder = directory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var bytes = 0
+        for (index, page) in generator.pages(count).enumerated() {
+            try Data(page).write(to: folder.appendingPathComponent("page-\(index).json"))
+            bytes += page.count
+        }
+        return GeneratedFile(path: folder.path, posts: generator.posts.count, records: generator.recordCount, bytes: bytes)
     }
 
     private func write(_ generator: AppNetGenerator, to directory: URL, name: String) throws -> GeneratedFile {

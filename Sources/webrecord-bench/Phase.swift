@@ -13,6 +13,8 @@ enum Phase: String, CaseIterable {
     case reimportUnchanged = "reimport-unchanged"
     /// Populate a store, then time parsing and populating the response with a tenth changed.
     case reimportChanged = "reimport-changed"
+    /// Request every page of the stream (`--data DIR` of `page-N.json`) through a paged request.
+    case pagedImport = "paged-import"
     /// Prepared INSERTs of the same rows, through `Connection`, no JSON.
     case baseline
     /// Count the SQL statements of a first import and a re-import.
@@ -60,11 +62,12 @@ struct PhaseRunner {
     let postCount: Int
     let repetitions: Int
 
-    func run() throws -> PhaseResult {
+    func run() async throws -> PhaseResult {
         var result: PhaseResult
         switch phase {
         case .parse: result = try parse()
         case .firstImport: result = try importTimes(original: nil)
+        case .pagedImport: result = try await pagedImport()
         case .reimportUnchanged, .reimportChanged:
             result = try importTimes(original: originalPath ?? dataPath)
         case .baseline: result = try baseline()
@@ -77,39 +80,50 @@ struct PhaseRunner {
 
     // MARK: - Phases
 
+    /// Times the reader alone; freeing the value it made is timed apart (`free`).
     private func parse() throws -> PhaseResult {
         let data = try Data(contentsOf: URL(fileURLWithPath: dataPath))
         var times: [Timing] = []
+        var frees: [Timing] = []
         for _ in 0..<repetitions {
-            times.append(try Self.measure {
-                let value = try JSONReader().read(data)
-                return value.isNull ? 0 : 1
-            }.timing)
+            let start = Timing.now()
+            let value = try JSONReader().read(data)
+            let parsed = Timing.now()
+            _ = consume value
+            frees.append(Timing.now() - parsed)
+            times.append(parsed - start)
         }
         var result = PhaseResult()
         Self.record(times, as: "seconds", in: &result)
+        Self.record(frees, as: "free", in: &result)
         result["bytes"] = String(data.count)
         return result
     }
 
     /// Times parse + populate of `dataPath` into a fresh store, after populating `original`
-    /// (untimed) when given. The timed span ends once the response and the results are freed.
+    /// (untimed) when given. Each run reads the file first (untimed); the timed span starts at
+    /// the bytes and ends when the population returns its result. Freeing the response and the
+    /// result afterwards is timed apart (`free`).
     private func importTimes(original: String?) throws -> PhaseResult {
-        let data = try Data(contentsOf: URL(fileURLWithPath: dataPath))
-        let originalData = try original.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        let url = URL(fileURLWithPath: dataPath)
         var totals: [Timing] = []
         var parses: [Timing] = []
         var populates: [Timing] = []
+        var frees: [Timing] = []
         var summary = ImportSummary()
+        var byteCount = 0
         for _ in 0..<repetitions {
             try Self.withTemporaryStore(schema: schema) { store in
-                if let originalData {
-                    _ = try Self.populate(originalData, into: store)
+                if let original {
+                    _ = try Self.populate(Data(contentsOf: URL(fileURLWithPath: original)), into: store)
                 }
-                let (timing, split) = try Self.measure { try Self.populate(data, into: store) }
-                totals.append(timing)
+                let data = try Data(contentsOf: url)
+                byteCount = data.count
+                let split = try Self.populate(consume data, into: store)
+                totals.append(split.parse + split.populate)
                 parses.append(split.parse)
                 populates.append(split.populate)
+                frees.append(split.free)
                 summary = split
             }
         }
@@ -117,12 +131,46 @@ struct PhaseRunner {
         Self.record(totals, as: "seconds", in: &result)
         Self.record(parses, as: "parse", in: &result)
         Self.record(populates, as: "populate", in: &result)
-        result["bytes"] = String(data.count)
+        Self.record(frees, as: "free", in: &result)
+        result["bytes"] = String(byteCount)
         result["records"] = String(summary.records)
         result["inserted"] = String(summary.inserted)
         result["updated"] = String(summary.updated)
         result["unchanged"] = String(summary.unchanged)
         result["warnings"] = String(summary.warnings)
+        return result
+    }
+
+    /// Times a paged request for every page, served from memory: each page is parsed and
+    /// populated in its own transaction, as from a web service, without the network.
+    private func pagedImport() async throws -> PhaseResult {
+        let files = try FileManager.default.contentsOfDirectory(atPath: dataPath).filter { $0.hasPrefix("page-") }
+        var pages: [String: Data] = [:]
+        for file in files {
+            let index = file.dropFirst("page-".count).prefix { $0.isNumber }
+            pages["page/\(index)"] = try Data(contentsOf: URL(fileURLWithPath: dataPath).appendingPathComponent(file))
+        }
+        let server = InMemoryPageServer(pages: pages)
+        var times: [Timing] = []
+        var records = 0
+        for _ in 0..<repetitions {
+            try await Self.withTemporaryStore(schema: schema) { store in
+                store.register(server, forEntity: "Post")
+                let options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
+                let start = Timing.now()
+                var inserted = 0
+                for try await page in store.pages(entity: "Post", urn: "page/0", options: options) {
+                    inserted += page.result.changes.inserted
+                }
+                times.append(Timing.now() - start)
+                records = inserted
+            }
+        }
+        var result = PhaseResult()
+        Self.record(times, as: "seconds", in: &result)
+        result["records"] = String(records)
+        result["bytes"] = String(pages.values.reduce(0) { $0 + $1.count })
+        result["pages"] = String(pages.count)
         return result
     }
 
@@ -184,6 +232,8 @@ struct PhaseRunner {
     struct ImportSummary {
         var parse = Timing()
         var populate = Timing()
+        /// Freeing the response and the population's result, once done with.
+        var free = Timing()
         var records = 0
         var inserted = 0
         var updated = 0
@@ -191,19 +241,31 @@ struct PhaseRunner {
         var warnings = 0
     }
 
-    /// Parses and populates; everything but the counts is freed before it returns.
-    static func populate(_ data: Data, into store: RecordStore) throws -> ImportSummary {
+    /// Parses and populates, as a request does: the bytes are let go once parsed, and
+    /// everything but the counts is freed before it returns.
+    static func populate(_ data: consuming Data, into store: RecordStore) throws -> ImportSummary {
+        var summary = ImportSummary()
         let start = Timing.now()
-        let response = try JSONReader().read(data)
-        let parsed = Timing.now()
-        let population = try store.populate(response, entity: "Post")
-        let populated = Timing.now()
-        let changes = population.changes
-        return ImportSummary(
-            parse: parsed - start, populate: populated - parsed,
-            records: changes.inserted + changes.updated + changes.unchanged,
-            inserted: changes.inserted, updated: changes.updated, unchanged: changes.unchanged,
-            warnings: population.debugger.warnings.count)
+        var parsed = start
+        var populated = start
+        do {
+            let response = try JSONReader().read(data)
+            _ = consume data
+            parsed = Timing.now()
+            let population = try store.populate(response, entity: "Post")
+            populated = Timing.now()
+            let changes = population.changes
+            summary.records = changes.inserted + changes.updated + changes.unchanged
+            summary.inserted = changes.inserted
+            summary.updated = changes.updated
+            summary.unchanged = changes.unchanged
+            summary.warnings = population.debugger.warnings.count
+        }
+        let end = Timing.now()
+        summary.parse = parsed - start
+        summary.populate = populated - parsed
+        summary.free = end - populated
+        return summary
     }
 
     static func measure<T>(_ body: () throws -> T) throws -> (timing: Timing, value: T) {
@@ -216,13 +278,27 @@ struct PhaseRunner {
         schema: Schema, configuration: RecordStore.Configuration = RecordStore.Configuration(),
         _ body: (RecordStore) throws -> Void
     ) throws {
+        let (store, directory) = try makeTemporaryStore(schema: schema, configuration: configuration)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try body(store)
+    }
+
+    static func withTemporaryStore(schema: Schema, _ body: (RecordStore) async throws -> Void) async throws {
+        let (store, directory) = try makeTemporaryStore(schema: schema, configuration: RecordStore.Configuration())
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await body(store)
+    }
+
+    /// A store file in a new temporary directory (removed by the caller).
+    private static func makeTemporaryStore(
+        schema: Schema, configuration: RecordStore.Configuration
+    ) throws -> (RecordStore, URL) {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("webrecord-bench-store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let store = try RecordStore(
             path: directory.appendingPathComponent("bench.sqlite").path, schema: schema, configuration: configuration)
-        try body(store)
+        return (store, directory)
     }
 
     /// Records the best wall time of `times` as `name`, their median as `name.median`, and the
@@ -242,6 +318,16 @@ struct PhaseRunner {
 
     static func format(_ seconds: Double) -> String {
         String(format: "%.6f", seconds)
+    }
+}
+
+/// Serves the pages of a stream from memory, parsing each as a web service's client would.
+struct InMemoryPageServer: Server {
+    let pages: [String: Data]
+
+    func response(for request: ServerRequest) async throws -> ServerResponse {
+        guard let bytes = pages[request.urn] else { throw BenchmarkError("no page '\(request.urn)'") }
+        return ServerResponse(body: try JSONReader().read(bytes))
     }
 }
 
@@ -284,6 +370,10 @@ struct Timing {
 
     static func - (lhs: Timing, rhs: Timing) -> Timing {
         Timing(wall: lhs.wall - rhs.wall, cpu: lhs.cpu - rhs.cpu)
+    }
+
+    static func + (lhs: Timing, rhs: Timing) -> Timing {
+        Timing(wall: lhs.wall + rhs.wall, cpu: lhs.cpu + rhs.cpu)
     }
 
     private static func seconds(_ clock: clockid_t) -> Double {

@@ -22,7 +22,7 @@ do {
         let runner = PhaseRunner(
             phase: phase, schema: schema, dataPath: dataPath, originalPath: options.originalPath,
             postCount: options.posts, repetitions: options.repetitions ?? 1)
-        print(try runner.run().line)
+        print(try await runner.run().line)
     } else {
         try Benchmark(options: options, schemaPath: schemaPath).run()
     }

@@ -55,37 +55,41 @@ struct KeySetQuery {
 
     /// The keys as a JSON array, or nil when one is not text or an integer.
     static func jsonArray(_ keys: [DatabaseValue]) -> String? {
-        var text = "["
-        text.reserveCapacity(keys.count * 12 + 2)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(keys.count * 12 + 2)
+        bytes.append(UInt8(ascii: "["))
         for (index, key) in keys.enumerated() {
-            if index > 0 { text.append(",") }
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
             switch key {
-            case .integer(let value): text.append(String(value))
-            case .text(let value): appendQuoted(value, to: &text)
+            case .integer(let value): bytes.append(contentsOf: String(value).utf8)
+            case .text(let value): appendQuoted(value, to: &bytes)
             case .null, .real, .blob: return nil
             }
         }
-        text.append("]")
-        return text
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends `value` as a JSON string literal.
-    private static func appendQuoted(_ value: String, to text: inout String) {
-        text.append("\"")
-        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            text.append(value)
-        } else {
-            for scalar in value.unicodeScalars {
-                switch scalar {
-                case "\"": text.append("\\\"")
-                case "\\": text.append("\\\\")
-                case _ where scalar.value < 0x20:
-                    let hex = String(scalar.value, radix: 16)
-                    text.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-                default: text.unicodeScalars.append(scalar)
+    private static func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    bytes.append(UInt8(ascii: "\\"))
+                    bytes.append(byte)
+                case 0..<0x20:
+                    let hex = Array("0123456789abcdef".utf8)
+                    bytes.append(contentsOf: "\\u00".utf8)
+                    bytes.append(hex[Int(byte >> 4)])
+                    bytes.append(hex[Int(byte & 0xF)])
+                default:
+                    bytes.append(byte)
                 }
             }
         }
-        text.append("\"")
+        bytes.append(UInt8(ascii: "\""))
     }
 }

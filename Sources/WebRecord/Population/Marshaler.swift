@@ -26,44 +26,42 @@ struct Marshaler {
     func populateAttributes(of proto: ProtoRecord) {
         guard let row = proto.row else { return }
         let representation = proto.representation
-        row.entityName = representation.entity.name
+        row.entityName = representation.name
         let isNew = row.isNew
         let dictionary = proto.dictionary
         for mapped in representation.attributes {
-            let attribute = mapped.property
             guard let found = mapped.value(in: dictionary) else {
                 if isNew, let stored = mapped.storedDefault {
                     row.values[mapped.column] = stored
                 }
                 continue
             }
-            let raw = found.value
-            var value = raw
-            if let name = attribute.transformer {
+            var value = found.value
+            if let name = mapped.transformer {
                 guard let transform = ValueTransformers.transformer(named: name) else {
                     debugger.record(WebRecordError(
                         .invalidEntityDescription, "no value transformer is registered as '\(name)'", isFatal: false,
-                        entity: proto.entity.name, property: attribute.name, keyPath: found.keyPath))
+                        entity: representation.name, property: mapped.name, keyPath: found.keyPath))
                     continue
                 }
-                guard let transformed = transform(raw) else {
+                guard let transformed = transform(value) else {
                     debugger.record(.typeMismatch(
-                        entity: proto.entity.name, property: attribute.name, keyPath: found.keyPath, value: raw,
+                        entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value,
                         expected: "a value transformer '\(name)' accepts"))
                     continue
                 }
                 value = transformed
             }
-            if value.isNull, !attribute.isOptional {
+            if value.isNull, !mapped.isOptional {
                 debugger.record(WebRecordError(
                     .typeMismatch, "null for a non-optional attribute; the stored value is kept", isFatal: false,
-                    entity: proto.entity.name, property: attribute.name, keyPath: found.keyPath, value: value))
+                    entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value))
                 continue
             }
-            guard let stored = coercion.storedValue(value, for: attribute) else {
+            guard let stored = coercion.storedValue(value, type: mapped.type, dateFormat: mapped.dateFormat) else {
                 debugger.record(.typeMismatch(
-                    entity: proto.entity.name, property: attribute.name, keyPath: found.keyPath, value: value,
-                    expected: "a \(attribute.type.rawValue)"))
+                    entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value,
+                    expected: "a \(mapped.type.rawValue)"))
                 continue
             }
             row.values[mapped.column] = stored
@@ -80,9 +78,7 @@ struct Marshaler {
             let mapped = set.relationship
             let members = set.members
             guard let link = mapped.link else { continue }
-            let name = mapped.property.name
-            let relationship = mapped.property
-            let cleared = !proto.clearedRelationships.isEmpty && proto.clearedRelationships.contains(name)
+            let cleared = !proto.clearedRelationships.isEmpty && proto.clearedRelationships.contains(mapped.name)
             switch link {
             case .foreignKeyHere(let column, let positionColumn, let columnName, let isOneToOne):
                 let target = members.first { $0.row != nil }?.row
@@ -96,7 +92,7 @@ struct Marshaler {
                 }
             case .foreignKeyThere(let table, let column, let positionColumn, let columnName, let positionColumnName):
                 let rows = members.compactMap(\.row)
-                if !relationship.isToMany {
+                if !mapped.isToMany {
                     let target = rows.first
                     if let target {
                         if target.values[column] != .integer(row.rowID) {
@@ -114,6 +110,7 @@ struct Marshaler {
                     member.values[column] = .integer(row.rowID)
                     if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }
                 }
+                let relationship = mapped.property
                 let policy = cleared ? .replace : mergePolicy(relationship, entity: proto.entity)
                 operations.append(.foreignKeyMembers(
                     owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
@@ -121,6 +118,7 @@ struct Marshaler {
                     destination: relationship.destination))
             case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
                 let rows = members.compactMap(\.row)
+                let relationship = mapped.property
                 let policy = cleared ? .replace : mergePolicy(relationship, entity: proto.entity)
                 operations.append(.joinMembers(
                     owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,

@@ -45,8 +45,9 @@ public final class ProtoRecord: @unchecked Sendable, CustomStringConvertible {
     public internal(set) var isReference: Bool
 
     /// The relationships the response set, in the order first met (a few, so an array).
-    // Unchecked exclusivity: only the population's one thread touches a proto-record, and no
-    // access to `links` overlaps another; the dynamic checks would cost more than the work.
+    ///
+    /// Unchecked exclusivity: only the population's one thread touches a proto-record, and no
+    /// access to `links` overlaps another; the dynamic checks would cost more than the work.
     @exclusivity(unchecked) private(set) var links: [Link] = []
     /// The normalized primary key, for records identified by their key.
     var normalizedKey: KeyValue?
@@ -100,83 +101,4 @@ public final class ProtoRecord: @unchecked Sendable, CustomStringConvertible {
         if let owner { return "\(entity.name)(owned by \(owner.proto.entity.name).\(owner.relationship.property.name))" }
         return "\(entity.name)(new)"
     }
-}
-
-/// A primary-key value normalized for matching (DESIGN §3.3): one value, or every part of a
-/// composite key. A single key needs no array, so matching thousands of records allocates nothing.
-enum KeyValue: Hashable {
-    case single(DatabaseValue)
-    case composite([DatabaseValue])
-
-    /// The key's parts, in key order.
-    var parts: [DatabaseValue] {
-        switch self {
-        case .single(let value): [value]
-        case .composite(let values): values
-        }
-    }
-
-    /// The first part: the whole key when it is single.
-    var firstPart: DatabaseValue {
-        switch self {
-        case .single(let value): value
-        case .composite(let values): values.first ?? .null
-        }
-    }
-
-    /// The key of a row whose values are `values`, with the key in columns `columns`.
-    init(row values: [DatabaseValue], columns: [Int]) {
-        if columns.count == 1 {
-            self = .single(values[columns[0]])
-        } else {
-            self = .composite(columns.map { values[$0] })
-        }
-    }
-}
-
-/// The state of one row touched by a population: what it holds now, and what changed.
-///
-/// Values are kept by column position (``TablePlan/columns``), not by name: a population
-/// touches tens of thousands of rows, and an array per row is far cheaper than a dictionary.
-final class RowState {
-    let table: TablePlan
-    var rowID: Int64
-    var entityName: String
-    /// The row's values: for a stored row, as stored and then as the population sets them;
-    /// for a new row, `.null` until set. (Unchecked exclusivity: one thread, no overlapping
-    /// access; the marshaler writes these tens of thousands of times.)
-    @exclusivity(unchecked) var values: [DatabaseValue]
-    /// The values as stored before the population; nil for a new row.
-    let original: [DatabaseValue]?
-    var isChanged = false
-
-    /// A new row: every value null.
-    init(newIn table: TablePlan, rowID: Int64, entityName: String) {
-        self.table = table
-        self.rowID = rowID
-        self.entityName = entityName
-        self.values = Array(repeating: .null, count: table.columns.count)
-        self.original = nil
-    }
-
-    /// A stored row, with its values in ``TablePlan/columns`` order.
-    init(storedIn table: TablePlan, rowID: Int64, entityName: String, values: [DatabaseValue]) {
-        self.table = table
-        self.rowID = rowID
-        self.entityName = entityName
-        self.values = values
-        self.original = values
-    }
-
-    /// Whether the row is created by this population.
-    var isNew: Bool { original == nil }
-
-    /// Whether a stored row's values differ from what is stored.
-    var hasChangedValues: Bool {
-        guard let original else { return true }
-        return values != original
-    }
-
-    /// The row's values as a dictionary by column name, for a ``Record``.
-    var snapshot: [String: DatabaseValue] { table.dictionary(values) }
 }

@@ -12,6 +12,10 @@ final class ProtoRecordBuilder {
     let debugger: Debugger
     let selector: SubentitySelector
     let representations: RepresentationSet
+
+    // Unchecked exclusivity on the three collections below: a builder runs on one thread and
+    // no two accesses to them overlap; the dynamic checks showed in profiles, once per record.
+
     /// The proto-records identified by key, by hierarchy root (its position in the set of
     /// representations) and normalized key.
     @exclusivity(unchecked) private var byKey: [[KeyValue: ProtoRecord]]
@@ -19,8 +23,6 @@ final class ProtoRecordBuilder {
     @exclusivity(unchecked) private var byOwner: [OwnerKey: ProtoRecord] = [:]
     /// Every proto-record, in the order first met.
     @exclusivity(unchecked) private(set) var protoRecords: [ProtoRecord] = []
-    // Unchecked exclusivity above: a builder runs on one thread and no two accesses to these
-    // overlap; the dynamic checks showed in profiles, once per record.
 
     /// An owner identity: the owner and its relationship (``Representation/MappedRelationship/id``).
     private struct OwnerKey: Hashable {
@@ -84,14 +86,14 @@ final class ProtoRecordBuilder {
             throw WebRecordError(
                 .invalidResponseFormat,
                 "records nest deeper than \(options.maximumRecordDepth) levels",
-                entity: declared.entity.name, property: relationship?.property.name)
+                entity: declared.name, property: relationship?.name)
         }
         var representation = declared
-        if !declared.entity.subentityNames.isEmpty {
+        if declared.hasSubentities {
             let chosen = selector.entity(for: original, startingAt: declared.entity)
             representation = try representations.representation(of: chosen)
         }
-        if representation.entity.isAbstract {
+        if representation.isAbstract {
             debugger.record(WebRecordError(
                 .invalidEntityDescription,
                 "\(representation.entity.name) is abstract and no sub-entity matched the record; it was skipped",
@@ -125,9 +127,7 @@ final class ProtoRecordBuilder {
                 }
             }
         } else if let keyRelationship = representation.keyRelationship {
-            if let parent, let relationship, relationship.property.inverse == keyRelationship.property.name,
-                !relationship.property.isToMany
-            {
+            if let parent, let relationship, relationship.inverse == keyRelationship.name, !relationship.isToMany {
                 owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
             } else if let found = keyRelationship.value(in: dictionary), !found.value.isNull {
                 ownerProtoFromDictionary = try related(
@@ -137,7 +137,7 @@ final class ProtoRecordBuilder {
                     injected, relationship: keyRelationship, parent: nil, depth: depth, keyPath: keyPath(keyRelationship.property)).first
             }
             if let ownerProto = ownerProtoFromDictionary {
-                if let inverseName = keyRelationship.property.inverse,
+                if let inverseName = keyRelationship.inverse,
                     let inverse = ownerProto.representation.relationship(named: inverseName)
                 {
                     owner = ProtoRecord.Owner(proto: ownerProto, relationship: inverse)
@@ -146,12 +146,12 @@ final class ProtoRecordBuilder {
                 }
             }
         }
-        if normalized == nil, owner == nil, let parent, let relationship, !relationship.property.isToMany {
+        if normalized == nil, owner == nil, let parent, let relationship, !relationship.isToMany {
             // DESIGN §3.6: a nested object without a key, reached through a to-one, is the record
             // already related there.
             owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
         }
-        if normalized == nil, owner == nil, representation.entity.primaryKey != nil {
+        if normalized == nil, owner == nil, representation.hasPrimaryKey {
             debugger.record(.missingPrimaryKey(entity: representation.entity.name, keyPath: keyPath(representation.entity)))
         }
 
@@ -186,21 +186,30 @@ final class ProtoRecordBuilder {
                 // An injected key is written into the dictionary so the key attribute is stored.
                 let parts = representation.keyAttributes.count == 1 ? [rawKey] : (rawKey.arrayValue ?? [])
                 for (mapped, part) in zip(representation.keyAttributes, parts) {
-                    proto.dictionary[mapped.property.name] = part
+                    proto.dictionary[mapped.name] = part
                 }
             }
         }
 
-        // Relationships present in this occurrence.
+        try linkRelationships(
+            of: proto, in: dictionary, representation: representation, owner: ownerProtoFromDictionary, depth: depth)
+        return proto
+    }
+
+    /// Sets the relationships present in this occurrence of `proto`'s dictionary, building the
+    /// proto-records they name.
+    private func linkRelationships(
+        of proto: ProtoRecord, in dictionary: JSONObject, representation: Representation, owner: ProtoRecord?, depth: Int
+    ) throws(WebRecordError) {
         for mapped in representation.relationships {
             guard let found = mapped.value(in: dictionary) else { continue }
             if found.value.isNull {
                 proto.setLink(mapped, members: [])
-                proto.clearedRelationships.insert(mapped.property.name)
+                proto.clearedRelationships.insert(mapped.name)
                 continue
             }
-            if let ownerProtoFromDictionary, mapped === representation.keyRelationship {
-                proto.setLink(mapped, member: ownerProtoFromDictionary)
+            if let owner, mapped === representation.keyRelationship {
+                proto.setLink(mapped, member: owner)
             } else if case .object(let nested) = found.value, let index = mapped.destination {
                 // The common case, a nested record: no array unless the link changes.
                 let member = try self.proto(
@@ -208,16 +217,15 @@ final class ProtoRecordBuilder {
                 if let member { proto.setLink(mapped, member: member) } else { proto.setLink(mapped, members: []) }
             } else {
                 var members = try related(found.value, relationship: mapped, parent: proto, depth: depth + 1, keyPath: found.keyPath)
-                if !mapped.property.isToMany, members.count > 1 {
+                if !mapped.isToMany, members.count > 1 {
                     members = [members[0]]
                 }
                 proto.setLink(mapped, members: members)
             }
             if !proto.clearedRelationships.isEmpty {
-                proto.clearedRelationships.remove(mapped.property.name)
+                proto.clearedRelationships.remove(mapped.name)
             }
         }
-        return proto
     }
 
     /// The proto-records a relationship's value names: nested objects, arrays of them, or references.

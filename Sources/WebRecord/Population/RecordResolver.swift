@@ -25,7 +25,7 @@ struct RecordResolver {
         var owned: [ProtoRecord] = []
         for proto in protoRecords {
             if proto.normalizedKey != nil {
-                keyed[proto.representation.entity.rootName, default: []].append(proto)
+                keyed[proto.representation.rootName, default: []].append(proto)
             } else if proto.owner != nil {
                 owned.append(proto)
             } else {
@@ -118,13 +118,13 @@ struct RecordResolver {
             }
             let relationship = owner.relationship.property
             let group = Group(
-                table: proto.representation.entity.rootName, ownerEntity: relationship.entityName, relationship: relationship.name)
+                table: proto.representation.rootName, ownerEntity: relationship.entityName, relationship: relationship.name)
             groups[group, default: []].append(proto)
         }
         let ordered = groups.keys.sorted { "\($0.table)|\($0.ownerEntity).\($0.relationship)" < "\($1.table)|\($1.ownerEntity).\($1.relationship)" }
         for groupKey in ordered {
             guard let group = groups[groupKey], let first = group.first, let owner = first.owner,
-                let plan = plans[first.representation.entity.rootName]
+                let plan = plans[first.representation.rootName]
             else { continue }
             guard let lookup = ownerLookup(
                 child: first.entity, plan: plan, ownerEntity: owner.proto.entity, relationship: owner.relationship.property)
@@ -199,15 +199,15 @@ struct RecordResolver {
     private func attach(_ row: RowState, to proto: ProtoRecord) {
         guard proto.row == nil else { return }
         // A stored record keeps its sub-entity unless the response picked a more specific or another one.
-        let entityName = proto.representation.entity.name
+        let entityName = proto.representation.name
         if row.entityName != entityName, let stored = representations[row.entityName] {
-            if proto.isReference || store.schema.entity(stored.entity.name, isKindOf: entityName) {
+            if proto.isReference || store.schema.entity(stored.name, isKindOf: entityName) {
                 proto.become(stored)
             } else {
                 row.isChanged = true
             }
         }
-        row.entityName = proto.representation.entity.name
+        row.entityName = proto.representation.name
         proto.row = row
         proto.rowID = row.rowID
     }
@@ -225,7 +225,7 @@ struct RecordResolver {
             next = 1
         }
         plan.nextRowID = next + 1
-        proto.row = RowState(newIn: plan, rowID: next, entityName: proto.representation.entity.name)
+        proto.row = RowState(newIn: plan, rowID: next, entityName: proto.representation.name)
         proto.rowID = next
     }
 

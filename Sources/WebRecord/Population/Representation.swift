@@ -63,6 +63,13 @@ final class Representation {
     final class MappedAttribute {
         let property: Attribute
         let keyPaths: [KeyPath]
+        // The attribute's fields read for every record, copied out of `property` once: reading
+        // a field through the struct would copy the whole `Attribute` each time.
+        let name: String
+        let type: AttributeType
+        let isOptional: Bool
+        let transformer: String?
+        let dateFormat: String?
         /// The attribute's position in its table's ``TablePlan/columns``.
         let column: Int
         /// The attribute's default, coerced once; set on new rows whose dictionary lacks the attribute.
@@ -71,6 +78,11 @@ final class Representation {
         init(property: Attribute, column: Int, storedDefault: DatabaseValue?) {
             self.property = property
             self.keyPaths = property.keyPaths.map(KeyPath.init)
+            self.name = property.name
+            self.type = property.type
+            self.isOptional = property.isOptional
+            self.transformer = property.transformer
+            self.dateFormat = property.dateFormat
             self.column = column
             self.storedDefault = storedDefault
         }
@@ -85,6 +97,10 @@ final class Representation {
     final class MappedRelationship {
         let property: Relationship
         let keyPaths: [KeyPath]
+        // Fields read for every record, copied out of `property` once (see ``MappedAttribute``).
+        let name: String
+        let isToMany: Bool
+        let inverse: String?
         /// The same number for the same declared relationship in every representation (a
         /// sub-entity's representation maps its parent's relationships again).
         let id: Int
@@ -96,6 +112,9 @@ final class Representation {
         init(property: Relationship, id: Int, destination: Int?, link: Link?) {
             self.property = property
             self.keyPaths = property.keyPaths.map(KeyPath.init)
+            self.name = property.name
+            self.isToMany = property.isToMany
+            self.inverse = property.inverse
             self.id = id
             self.destination = destination
             self.link = link
@@ -123,6 +142,12 @@ final class Representation {
     /// The position of the entity's hierarchy root in the ``RepresentationSet``.
     let rootIndex: Int
     let entity: Entity
+    // Fields read for every record, copied out of `entity` once (see ``MappedAttribute``).
+    let name: String
+    let rootName: String
+    let isAbstract: Bool
+    let hasSubentities: Bool
+    let hasPrimaryKey: Bool
     /// The plan of the entity's table.
     let table: TablePlan?
     let attributes: [MappedAttribute]
@@ -140,6 +165,11 @@ final class Representation {
         self.index = index
         self.rootIndex = entityIndex[entity.rootName] ?? index
         self.entity = entity
+        self.name = entity.name
+        self.rootName = entity.rootName
+        self.isAbstract = entity.isAbstract
+        self.hasSubentities = !entity.subentityNames.isEmpty
+        self.hasPrimaryKey = entity.primaryKey != nil
         let table = plans[entity.rootName]
         self.table = table
         let attributes = entity.attributes.compactMap { attribute -> MappedAttribute? in
@@ -156,14 +186,14 @@ final class Representation {
         }
         self.relationships = relationships
         var byName: [String: MappedRelationship] = [:]
-        for mapped in relationships { byName[mapped.property.name] = mapped }
+        for mapped in relationships { byName[mapped.name] = mapped }
         relationshipsByName = byName
         switch entity.primaryKey {
         case .attribute(let name)?:
-            keyAttributes = attributes.filter { $0.property.name == name }
+            keyAttributes = attributes.filter { $0.name == name }
             keyRelationship = nil
         case .composite(let names)?:
-            keyAttributes = names.compactMap { name in attributes.first { $0.property.name == name } }
+            keyAttributes = names.compactMap { name in attributes.first { $0.name == name } }
             keyRelationship = nil
         case .relationship(let name)?:
             keyAttributes = []
@@ -224,13 +254,13 @@ final class Representation {
     /// type, so `"5"` and `5` match. Nil when a part cannot be coerced.
     func normalizedKey(_ raw: JSONValue, coercion: ValueCoercion) -> KeyValue? {
         if keyAttributes.count == 1 {
-            return coercion.keyValue(raw, for: keyAttributes[0].property).map { .single($0) }
+            return coercion.keyValue(raw, type: keyAttributes[0].type, dateFormat: keyAttributes[0].dateFormat).map { .single($0) }
         }
         let parts = raw.arrayValue ?? []
         guard parts.count == keyAttributes.count, !parts.isEmpty else { return nil }
         var values: [DatabaseValue] = []
         for (mapped, part) in zip(keyAttributes, parts) {
-            guard let value = coercion.keyValue(part, for: mapped.property) else { return nil }
+            guard let value = coercion.keyValue(part, type: mapped.type, dateFormat: mapped.dateFormat) else { return nil }
             values.append(value)
         }
         return .composite(values)
@@ -242,7 +272,7 @@ final class Representation {
         let parts = keyAttributes.count == 1 ? [raw] : (raw.arrayValue ?? [])
         for (mapped, part) in zip(keyAttributes, parts) {
             guard let path = mapped.keyPaths.first, !path.text.contains(".") else {
-                dictionary[mapped.property.name] = part
+                dictionary[mapped.name] = part
                 continue
             }
             dictionary[path.text] = part

@@ -102,9 +102,13 @@ public struct ResponsePopulation: Sendable {
             var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners)
             var records: [Record] = []
             records.reserveCapacity(topLevel.count)
+            var recordClasses: [Int: Record.Type] = [:]  // looked up once per entity, not per record
             for proto in topLevel {
                 guard let row = proto.row else { continue }
-                records.append(store.makeRecord(entity: proto.entity, rowID: row.rowID, values: row.snapshot))
+                let representation = proto.representation
+                let recordClass = recordClasses[representation.index] ?? store.recordClass(for: representation.name)
+                recordClasses[representation.index] = recordClass
+                records.append(recordClass.init(entity: representation.entity, rowID: row.rowID, storedValues: row.snapshot, store: store))
             }
             if orphanRuleApplies {
                 try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
@@ -127,7 +131,7 @@ public struct ResponsePopulation: Sendable {
         var changes: [String: ChangeCounts] = [:]
         for proto in protos {
             guard let row = proto.row else { continue }
-            let name = proto.representation.entity.name
+            let name = proto.representation.name
             if row.isNew {
                 changes[name, default: ChangeCounts()].inserted += 1
                 if logsChanges {

@@ -23,8 +23,14 @@ struct ValueCoercion: Sendable {
 
     /// The stored value for `value`, or nil when it cannot be coerced. JSON null is `.null`.
     func storedValue(_ value: JSONValue, for attribute: Attribute) -> DatabaseValue? {
+        storedValue(value, type: attribute.type, dateFormat: attribute.dateFormat)
+    }
+
+    /// The stored value for `value` as an attribute of `type` (and `dateFormat`, for dates), or
+    /// nil when it cannot be coerced. JSON null is `.null`.
+    func storedValue(_ value: JSONValue, type: AttributeType, dateFormat: String?) -> DatabaseValue? {
         if case .null = value { return .null }
-        switch attribute.type {
+        switch type {
         case .string:
             switch value {
             case .string(let text): return .text(text)
@@ -63,7 +69,7 @@ struct ValueCoercion: Sendable {
             }
         case .date:
             if case .string(let text) = value, let stored = Self.storedISO8601(text) { return .text(stored) }
-            return date(value, format: attribute.dateFormat).flatMap {
+            return date(value, format: dateFormat).flatMap {
                 DateCoding.isStorable($0) ? .text(DateCoding.string(from: $0)) : nil
             }
         case .data:
@@ -82,7 +88,12 @@ struct ValueCoercion: Sendable {
 
     /// The primary-key form of a value: normalized to the attribute's type so `"5"` matches 5.
     func keyValue(_ value: JSONValue, for attribute: Attribute) -> DatabaseValue? {
-        guard let stored = storedValue(value, for: attribute), !stored.isNull else { return nil }
+        keyValue(value, type: attribute.type, dateFormat: attribute.dateFormat)
+    }
+
+    /// The primary-key form of a value of an attribute of `type`.
+    func keyValue(_ value: JSONValue, type: AttributeType, dateFormat: String?) -> DatabaseValue? {
+        guard let stored = storedValue(value, type: type, dateFormat: dateFormat), !stored.isNull else { return nil }
         return stored
     }
 

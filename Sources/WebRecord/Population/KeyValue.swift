@@ -1,0 +1,31 @@
+/// A primary-key value normalized for matching (DESIGN §3.3): one value, or every part of a
+/// composite key. A single key needs no array, so matching thousands of records allocates nothing.
+enum KeyValue: Hashable {
+    case single(DatabaseValue)
+    case composite([DatabaseValue])
+
+    /// The key's parts, in key order.
+    var parts: [DatabaseValue] {
+        switch self {
+        case .single(let value): [value]
+        case .composite(let values): values
+        }
+    }
+
+    /// The first part: the whole key when it is single.
+    var firstPart: DatabaseValue {
+        switch self {
+        case .single(let value): value
+        case .composite(let values): values.first ?? .null
+        }
+    }
+
+    /// The key of a row whose values are `values`, with the key in columns `columns`.
+    init(row values: [DatabaseValue], columns: [Int]) {
+        if columns.count == 1 {
+            self = .single(values[columns[0]])
+        } else {
+            self = .composite(columns.map { values[$0] })
+        }
+    }
+}

@@ -1,0 +1,48 @@
+/// The state of one row touched by a population: what it holds now, and what changed.
+///
+/// Values are kept by column position (``TablePlan/columns``), not by name: a population
+/// touches tens of thousands of rows, and an array per row is far cheaper than a dictionary.
+final class RowState {
+    let table: TablePlan
+    var rowID: Int64
+    var entityName: String
+    /// The row's values: for a stored row, as stored and then as the population sets them;
+    /// for a new row, `.null` until set.
+    ///
+    /// Unchecked exclusivity: a population runs on one thread and no two accesses overlap;
+    /// the marshaler writes these tens of thousands of times, and the dynamic checks showed.
+    @exclusivity(unchecked) var values: [DatabaseValue]
+    /// The values as stored before the population; nil for a new row.
+    let original: [DatabaseValue]?
+    var isChanged = false
+
+    /// A new row: every value null.
+    init(newIn table: TablePlan, rowID: Int64, entityName: String) {
+        self.table = table
+        self.rowID = rowID
+        self.entityName = entityName
+        self.values = Array(repeating: .null, count: table.columns.count)
+        self.original = nil
+    }
+
+    /// A stored row, with its values in ``TablePlan/columns`` order.
+    init(storedIn table: TablePlan, rowID: Int64, entityName: String, values: [DatabaseValue]) {
+        self.table = table
+        self.rowID = rowID
+        self.entityName = entityName
+        self.values = values
+        self.original = values
+    }
+
+    /// Whether the row is created by this population.
+    var isNew: Bool { original == nil }
+
+    /// Whether a stored row's values differ from what is stored.
+    var hasChangedValues: Bool {
+        guard let original else { return true }
+        return values != original
+    }
+
+    /// The row's values as a dictionary by column name, for a ``Record``.
+    var snapshot: [String: DatabaseValue] { table.dictionary(values) }
+}
