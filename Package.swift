@@ -31,14 +31,15 @@ let package = Package(
             path: "Examples/Foursquare",
             exclude: ["README.md", "LICENSE-fixtures", "venues.json"]
         ),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "WebRecordTests",
-            dependencies: ["WebRecord", "WebRecordTesting"],
+            dependencies: ["WebRecord", "WebRecordTesting", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "webrecordTests",
-            dependencies: ["WebRecord", "WebRecordTesting"],
+            dependencies: ["WebRecord", "WebRecordTesting", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
     ],

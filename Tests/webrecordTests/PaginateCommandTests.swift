@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecord
 import WebRecordTesting
 
 /// `webrecord populate --paginate`, `--max-pages` and `--delete-orphans`, against a loopback server.
-@Suite struct PaginateCommandTests {
+@Suite(.measuresTime) struct PaginateCommandTests {
     let directory: TemporaryDirectory
     let schema: String
     let posts: [JSONValue]

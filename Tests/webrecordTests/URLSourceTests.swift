@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecord
 import WebRecordTesting
 
 /// `webrecord populate` with http(s) URL sources, against a real server on 127.0.0.1.
-@Suite struct URLSourceTests {
+@Suite(.measuresTime) struct URLSourceTests {
     let directory: TemporaryDirectory
     let schema: String
     let posts: String

@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecord
 import WebRecordTesting
 
 /// Concurrent requests into one store file, over real HTTP.
-@Suite struct ConcurrentRequestTests {
+@Suite(.measuresTime) struct ConcurrentRequestTests {
     @Test func eightConcurrentRequestsIntoOneFileStoreAllSucceedConsistently() async throws {
         let (store, directory) = try RequestSupport.makeStore()
         let loopback = try LoopbackHTTPServer()

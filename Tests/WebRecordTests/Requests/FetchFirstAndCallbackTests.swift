@@ -1,12 +1,13 @@
 import Dispatch
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import WebRecord
 import WebRecordTesting
 
 /// Fetch-first streams and the completion-handler wrappers.
-@Suite struct FetchFirstAndCallbackTests {
+@Suite(.measuresTime) struct FetchFirstAndCallbackTests {
     let store: RecordStore
     let directory: RequestTemporaryDirectory
     let server = CannedServer()

@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import WebRecord
 import WebRecordTesting
 
 /// Paged requests against a loopback server that serves pages: every paginator kind, failures,
 /// cancellation, orphans across pages, bounded memory, and progress.
-@Suite struct PagingTests {
+@Suite(.measuresTime) struct PagingTests {
     let store: RecordStore
     let directory: RequestTemporaryDirectory
     let loopback: LoopbackHTTPServer

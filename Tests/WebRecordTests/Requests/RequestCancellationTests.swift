@@ -1,11 +1,12 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @testable import WebRecord
 import WebRecordTesting
 
 /// Cancelling requests by Task and by domain: `cancelled`, and the store left untouched.
-@Suite struct RequestCancellationTests {
+@Suite(.measuresTime) struct RequestCancellationTests {
     let store: RecordStore
     let directory: RequestTemporaryDirectory
     let loopback: LoopbackHTTPServer

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecord
 import WebRecordTesting
 
 /// The walk-through of Docs/Servers.md, end to end: a Server subclass for an App.net-style API
 /// in a few lines, typed records back, over real HTTP with the recorded App.net response.
-@Suite struct WalkthroughTests {
+@Suite(.measuresTime) struct WalkthroughTests {
     static let schemaJSON = """
         {
           "version": 1,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import WebRecord
 import WebRecordTesting
@@ -8,7 +9,7 @@ import FoundationNetworking
 #endif
 
 /// HTTPServer against a real HTTP server on 127.0.0.1.
-@Suite struct HTTPServerTests {
+@Suite(.measuresTime) struct HTTPServerTests {
     let loopback: LoopbackHTTPServer
 
     init() throws {
