@@ -86,7 +86,7 @@ final class ProtoRecordBuilder {
             throw WebRecordError(
                 .invalidResponseFormat,
                 "records nest deeper than \(options.maximumRecordDepth) levels",
-                entity: declared.name, property: relationship?.name)
+                entity: parent?.entity.name ?? declared.name, property: relationship?.name)
         }
         var representation = declared
         if declared.hasSubentities {
