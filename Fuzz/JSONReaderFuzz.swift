@@ -1,0 +1,56 @@
+// libFuzzer target for WebRecord's JSON reader.
+//
+// Built by Fuzz/build.sh together with the WebRecord library sources (one module), so it is
+// not a package target and `swift test` never sees it.
+//
+// For every input the reader must either return a value or throw a positioned
+// JSONReaderError; it must never crash, hang or overflow the stack. Beyond "no crash" the
+// target checks two properties and aborts (a libFuzzer crash) when one fails:
+//
+// - an accepted document serializes (compact, sorted and pretty) to text that reads back
+//   as an equal value;
+// - a rejected document's error has a line and column of at least 1, an offset inside the
+//   input, and a message that names that line and column.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reports a broken property on standard error and aborts, which libFuzzer records as a crash.
+func fuzzFailure(_ message: String) -> Never {
+    var text = "fuzz property failed: " + message + "\n"
+    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+    abort()
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func jsonReaderFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let input = UnsafeRawBufferPointer(start: data, count: size)
+    // A small depth limit too, chosen by the input, so the limit's edges are exercised.
+    let limits = [JSONReader.defaultMaximumDepth, size > 0 ? Int(input[size - 1] % 8) : 0]
+    for limit in limits {
+        let reader = JSONReader(maximumDepth: limit)
+        do {
+            let value = try reader.read(input)
+            for (sorted, pretty) in [(false, false), (true, false), (false, true)] {
+                let text = value.serialized(sortedKeys: sorted, prettyPrinted: pretty)
+                let again: JSONValue
+                do {
+                    again = try reader.read(text)
+                } catch {
+                    fuzzFailure("serialized value does not read back: \(error.message)")
+                }
+                if again != value { fuzzFailure("round trip changed the value (sorted \(sorted), pretty \(pretty))") }
+            }
+        } catch {
+            if error.line < 1 || error.column < 1 { fuzzFailure("bad position \(error.line):\(error.column)") }
+            if error.offset < 0 || error.offset > size { fuzzFailure("offset \(error.offset) outside 0...\(size)") }
+            if !error.message.contains("line \(error.line), column \(error.column)") {
+                fuzzFailure("message does not name its position: \(error.message)")
+            }
+        }
+    }
+    return 0
+}

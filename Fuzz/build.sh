@@ -1,0 +1,50 @@
+#!/bin/sh
+# Builds WebRecord's libFuzzer targets.
+#
+#   Fuzz/build.sh [TARGET...]        TARGET: json-reader, population (default: both)
+#
+# Each target is compiled together with the WebRecord library's sources (the JSON folder
+# for json-reader, all of Sources/WebRecord for population) into one module, with libFuzzer and AddressSanitizer, and linked against the system
+# libsqlite3. The targets are not package targets: `swift build` and `swift test` never
+# build them. Binaries go to Fuzz/.build/ (or $WEBRECORD_FUZZ_BUILD), next to a copy of
+# the App.net schema that the population target loads.
+#
+# Environment:
+#   WEBRECORD_FUZZ_BUILD     output directory (default: Fuzz/.build)
+#   WEBRECORD_FUZZ_SANITIZE  sanitizers (default: fuzzer,address)
+#   SWIFTC                   the compiler (default: swiftc)
+set -eu
+
+fuzz_dir=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$fuzz_dir/.." && pwd)
+out=${WEBRECORD_FUZZ_BUILD:-$fuzz_dir/.build}
+sanitize=${WEBRECORD_FUZZ_SANITIZE:-fuzzer,address}
+swiftc=${SWIFTC:-swiftc}
+
+targets=${*:-json-reader population}
+mkdir -p "$out"
+cp "$fuzz_dir/AppNet.json" "$out/AppNet.json"
+
+# Compile a snapshot of the library, so edits made while the compiler runs do not break it.
+snapshot="$out/sources"
+rm -rf "$snapshot"
+mkdir -p "$snapshot"
+cp -R "$root/Sources/WebRecord" "$snapshot/WebRecord"
+
+for target in $targets; do
+    case $target in
+        # The reader needs only the JSON folder, which stands alone.
+        json-reader) main=JSONReaderFuzz.swift; folder=WebRecord/JSON ;;
+        population) main=PopulationFuzz.swift; folder=WebRecord ;;
+        *) echo "build.sh: unknown target '$target' (json-reader, population)" >&2; exit 2 ;;
+    esac
+    library_sources=$(find "$snapshot/$folder" -name '*.swift' | LC_ALL=C sort)
+    echo "building $out/$target"
+    # shellcheck disable=SC2086 # the source list is meant to split
+    "$swiftc" \
+        -sanitize="$sanitize" -parse-as-library -swift-version 6 -O -g \
+        -module-name WebRecord -package-name WebRecord \
+        -I "$root/Sources/WebRecordSQLite" -lsqlite3 \
+        $library_sources "$fuzz_dir/$main" \
+        -o "$out/$target"
+done
