@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebRecord
 
 /// A ``Server`` that answers with responses queued in advance, and fails loudly when it has
@@ -32,7 +31,7 @@ public final class CannedServer: Server {
         var requests: [ServerRequest] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a server with nothing queued.
     public init() {}

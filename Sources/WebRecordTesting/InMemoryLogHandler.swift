@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebRecord
 
 /// A ``LogHandler`` that keeps every event in memory, for tests.
@@ -17,7 +16,7 @@ import WebRecord
 /// #expect(!events.contains { $0.description.contains("secret-token") })
 /// ```
 public final class InMemoryLogHandler: LogHandler {
-    private let stored = Mutex<[LogEvent]>([])
+    private let stored = Locked<[LogEvent]>([])
 
     /// Creates an empty handler.
     public init() {}

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebRecord
 
 #if canImport(Glibc)
 import Glibc
@@ -234,7 +235,7 @@ final class LoopbackCore: Sendable {
 
     let port: UInt16
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let stopped = Atomic<Bool>(false)
 
     init() throws {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebRecord
 
 /// A throwaway store that records every SQL statement it runs, so tests can count queries.
@@ -63,7 +62,7 @@ public final class RecordingStore: Sendable {
 
 /// The statements a recording store ran, shared with its SQL observer.
 final class SQLLog: Sendable {
-    let lines = Mutex<[String]>([])
+    let lines = Locked<[String]>([])
 
     func append(_ sql: String) {
         lines.withLock { $0.append(sql) }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebRecord
 
 /// One benchmark phase, run in a child process of its own (`webrecord-bench --phase NAME ...`)
@@ -333,9 +332,9 @@ struct InMemoryPageServer: Server {
 
 /// Counts the statements a store runs, and its SELECTs.
 ///
-/// `Sendable` through its `Mutex`: the store calls the observer from whichever thread writes.
+/// `Sendable` through its lock: the store calls the observer from whichever thread writes.
 final class StatementCounter: Sendable {
-    private let counts = Mutex((selects: 0, statements: 0))
+    private let counts = Locked((selects: 0, statements: 0))
 
     func count(_ sql: String) {
         let isSelect = sql.prefix(6).uppercased() == "SELECT"

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Collects every error met while a request or population runs.
 ///
@@ -22,7 +21,7 @@ public final class Debugger: Sendable, CustomStringConvertible {
         var responseObject: JSONValue?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The entity the request started from.
     public let initialEntity: String?

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Receives WebRecord's log events. Install one with ``WebRecord/logHandler``.
 ///
@@ -37,7 +36,7 @@ public enum WebRecord {
         var handler: any LogHandler = StandardErrorLogHandler()
     }
 
-    private static let loggingState = Mutex(LoggingState())
+    private static let loggingState = Locked(LoggingState())
 
     /// How much WebRecord logs. The default, ``LoggingLevel/none``, prints nothing.
     public static var loggingLevel: LoggingLevel {
@@ -58,7 +57,7 @@ public enum WebRecord {
         set { secretState.withLock { $0 = Set(newValue.map { $0.lowercased() }) } }
     }
 
-    private static let secretState = Mutex<Set<String>>(["access_token", "api_key", "password", "token"])
+    private static let secretState = Locked<Set<String>>(["access_token", "api_key", "password", "token"])
 
     static let logger = Logger()
 

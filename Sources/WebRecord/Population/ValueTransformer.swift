@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A named function from a response value to the value to store, registered in code and
 /// named by an attribute's `transformer` in a schema file.
@@ -13,7 +12,7 @@ import Synchronization
 /// }
 /// ```
 public enum ValueTransformers {
-    private static let registry = Mutex<[String: @Sendable (JSONValue) -> JSONValue?]>([:])
+    private static let registry = Locked<[String: @Sendable (JSONValue) -> JSONValue?]>([:])
 
     /// Registers (or replaces) the transformer named `name`.
     ///

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The shared registry of requests in flight by cancellation domain.
 ///
@@ -15,7 +14,7 @@ final class RequestCancellation: Sendable {
         var handlers: [String: [Int: @Sendable () -> Void]] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Registers `cancel` under `domain`.
     ///

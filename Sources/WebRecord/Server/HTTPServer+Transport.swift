@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -65,7 +64,7 @@ extension HTTPServer {
 ///
 /// `@unchecked Sendable` is safe: its only state, the transfers by task, is behind a mutex.
 final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let transfers = Mutex<[Int: HTTPTransfer]>([:])
+    private let transfers = Locked<[Int: HTTPTransfer]>([:])
 
     /// Routes `task`'s events to `transfer` until it completes.
     func register(_ transfer: HTTPTransfer, for task: URLSessionTask) {
@@ -105,7 +104,7 @@ final class HTTPTransfer: Sendable {
     private let url: URL?
     private let entity: String?
     private let timeout: TimeInterval
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(url: URL?, entity: String?, timeout: TimeInterval) {
         self.url = url

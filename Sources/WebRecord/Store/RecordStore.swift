@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A SQLite store of records, laid out from a schema.
 ///
@@ -38,9 +37,9 @@ public final class RecordStore: Sendable {
     let layout: StorageLayout
     private let writer: SerializedConnection
     private let reader: SerializedConnection
-    private let classes = Mutex<[String: RecordClass]>([:])
+    private let classes = Locked<[String: RecordClass]>([:])
     /// The servers registered on this store (see `RecordStore+Servers.swift`).
-    let servers = Mutex<ServerRegistry>(ServerRegistry())
+    let servers = Locked<ServerRegistry>(ServerRegistry())
 
     /// Opens (creating if needed) the store file at `path` for `schema`.
     ///
