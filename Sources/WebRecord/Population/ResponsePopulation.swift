@@ -51,6 +51,8 @@ public struct ResponsePopulation: Sendable {
             throw WebRecordFailure(error, debugger: debugger)
         } catch let failure as WebRecordFailure {
             throw failure
+        } catch is CancellationError {
+            throw WebRecordFailure(.cancelled(entity: entity), debugger: debugger)
         } catch {
             throw WebRecordFailure(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
         }

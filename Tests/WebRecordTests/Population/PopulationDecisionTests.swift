@@ -447,6 +447,25 @@ import WebRecordTesting
         #expect(withTrigger == before)
     }
 
+    @Test func aPopulationInACancelledTaskIsCancelledAndWritesNothing() async throws {
+        let test = try makeDecisionStore()
+        _ = try test.store.populate(json(#"[{"id": 1, "title": "a"}]"#), entity: "Post")
+        let before = try dumpContent(test.store)
+        let store = test.store
+        let response = try json(#"[{"id": 1, "title": "changed"}, {"id": 2, "title": "b"}]"#)
+        let task = Task { () -> WebRecordError.Code? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                _ = try store.populate(response, entity: "Post")
+                return nil
+            } catch {
+                return (error as? WebRecordFailure)?.code
+            }
+        }
+        #expect(await task.value == .cancelled)
+        #expect(try dumpContent(test.store) == before)
+    }
+
     @Test func aResponseThatIsNotAnObjectOrArrayIsFatal() throws {
         let test = try makeDecisionStore()
         #expect {
