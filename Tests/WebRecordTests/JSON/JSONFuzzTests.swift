@@ -21,7 +21,7 @@ struct JSONFuzzTests {
         (1...40).map { "k\($0)" },
     ]
 
-    static func randomValue(_ random: inout JSONTestRandom, depth: Int) -> JSONValue {
+    static func randomValue(_ random: inout SeededRandom, depth: Int) -> JSONValue {
         let choice = Int(random.next() % (depth > 4 ? 6 : 9))
         switch choice {
         case 0: return .null
@@ -51,7 +51,7 @@ struct JSONFuzzTests {
 
     @Test("Random documents survive serialization in every style")
     func roundTrip() throws {
-        var random = JSONTestRandom(seed: 42)
+        var random = SeededRandom(seed: 42)
         for _ in 0..<300 {
             let value = Self.randomValue(&random, depth: 0)
             for (sorted, pretty) in [(false, false), (true, false), (false, true)] {
@@ -67,7 +67,7 @@ struct JSONFuzzTests {
 
     @Test("Arrays of objects with repeating and varying shapes read back exactly")
     func repeatingShapes() throws {
-        var random = JSONTestRandom(seed: 7)
+        var random = SeededRandom(seed: 7)
         var elements: [JSONValue] = []
         for _ in 0..<400 {
             var object = JSONObject()
@@ -95,7 +95,7 @@ struct JSONFuzzTests {
 
     @Test("Corrupted documents are accepted or rejected, with a valid position")
     func corruption() throws {
-        var random = JSONTestRandom(seed: 99)
+        var random = SeededRandom(seed: 99)
         let interesting: [UInt8] = Array(#"{}[]",:\ u0"#.utf8) + [0x00, 0x0A, 0x80, 0xC3, 0xED, 0xF0, 0xFF]
         for round in 0..<1500 {
             let original = Array(Self.randomValue(&random, depth: 2).serialized(prettyPrinted: round % 2 == 0).utf8)

@@ -102,7 +102,7 @@ struct JSONReaderValueTests {
 
     @Test("Random doubles in several notations equal Double(_:)")
     func randomDoubles() throws {
-        var generator = JSONTestRandom(seed: 0x5EED)
+        var generator = SeededRandom(seed: 0x5EED)
         let reader = JSONReader()
         for _ in 0..<3000 {
             let double = Double(bitPattern: generator.next() & 0x7FEF_FFFF_FFFF_FFFF)
@@ -511,17 +511,3 @@ final class JSONTestOutcomeBox: @unchecked Sendable {
     }
 }
 
-/// A small deterministic random number generator for tests.
-struct JSONTestRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -63,7 +63,7 @@ struct ReliabilityCrashConsistencyTests {
         try #require(after.dump != before.dump)
         #expect(after.dump.filter { $0.hasPrefix("Post: ") }.count == (Self.firstPosts - 200) + Self.largePosts)
 
-        var random = ReliabilityRandom(seed: 0x5EED_C0DE)
+        var random = SeededRandom(seed: 0x5EED_C0DE)
         var kills = 0
         var trials = 0
         var outcomes: [String: Int] = [:]

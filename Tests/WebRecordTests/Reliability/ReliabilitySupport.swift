@@ -242,8 +242,8 @@ enum ChildProcess {
             directory = try ReliabilityDirectory()
             let out = directory.path("stdout")
             let err = directory.path("stderr")
-            FileManager.default.createFile(atPath: out, contents: nil)
-            FileManager.default.createFile(atPath: err, contents: nil)
+            try Data().write(to: URL(fileURLWithPath: out))
+            try Data().write(to: URL(fileURLWithPath: err))
             process.executableURL = executable
             process.arguments = arguments
             if let environment {
@@ -353,20 +353,7 @@ enum ChildProcess {
 
 // MARK: - Generated responses
 
-/// A small, fast, deterministic random generator (SplitMix64).
-struct ReliabilityRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededRandom {
     /// A number in `0..<bound`.
     mutating func next(below bound: Int) -> Int {
         Int(next() % UInt64(max(1, bound)))
@@ -412,7 +399,7 @@ enum AppNetResponses {
 
     /// `count` posts numbered from `firstID`, with one user for every 20 posts, as a response.
     static func response(posts count: Int, firstID: Int = 1, seed: UInt64, version: Int = 0) -> JSONValue {
-        var random = ReliabilityRandom(seed: seed)
+        var random = SeededRandom(seed: seed)
         let formatter = ISO8601DateFormatter()
         let users = max(1, count / 20)
         var data: [JSONValue] = []
