@@ -71,22 +71,29 @@ struct ReliabilityCrashConsistencyTests {
             trials += 1
             let db = directory.path("trial-\(trials).sqlite")
             try beforeFile.write(to: URL(fileURLWithPath: db))
-            // Odd trials anywhere in the run, from its start to its usual end; even ones in its
-            // last third, where the write transaction is (reading and mapping the response
-            // come first, outside any transaction).
-            let earliest = trials % 2 == 1 ? 0.02 : 0.65
-            let delay = duration * (earliest + (1.0 - earliest) * random.nextFraction())
+            // Odd trials anywhere in the run, from its start to its usual end. Even ones inside
+            // the write transaction: reading and mapping the response come first, outside any
+            // transaction, so they wait for the WAL to receive its first frames, then kill
+            // within the next 0.3 s (some land after the commit, before the process exits).
             let start = Date()
             let child = try ChildProcess.Running(
                 webrecord, ["populate", "--schema", schema, "--db", db, "--entity", "Post", "--quiet", large])
-            let (wasRunning, endedAfter) = await child.kill(at: delay, after: start)
+            let delay: TimeInterval
+            let (wasRunning, endedAfter): (Bool, TimeInterval?)
+            if trials % 2 == 1 {
+                delay = duration * (0.02 + 0.98 * random.nextFraction())
+                (wasRunning, endedAfter) = await child.kill(at: delay, after: start)
+            } else {
+                delay = 0.3 * random.nextFraction()
+                (wasRunning, endedAfter) = await child.kill(delay, afterFileGrows: db + "-wal", start: start, timeout: 600)
+            }
             let result = try await child.wait(timeout: 600)
             // Runs get faster when the tests around this one finish: aim at the shortest run seen.
             if let endedAfter { duration = min(duration, endedAfter) }
             let walBytes = (try? FileManager.default.attributesOfItem(atPath: db + "-wal")[.size] as? Int) ?? nil
 
             let state = try check(db)
-            #expect(state.integrity == ["ok"], "trial \(trials) (kill at \(delay) s): \(state.integrity)")
+            #expect(state.integrity == ["ok"], "trial \(trials) (kill after \(delay) s): \(state.integrity)")
             let outcome: String
             if state.dump == before.dump {
                 outcome = "before"

@@ -305,6 +305,34 @@ enum ChildProcess {
             }) ?? (false, nil)
         }
 
+        /// Sends SIGKILL `delay` seconds after the file at `path` first holds any bytes (for a
+        /// store's `-wal`: once the write transaction has begun writing), unless the child has
+        /// ended by then. Gives up, without killing, after `timeout` seconds.
+        ///
+        /// - Returns: whether the child was still running when killed, and, when it was not,
+        ///   how long after `start` it had ended (to within 1 ms).
+        func kill(
+            _ delay: TimeInterval, afterFileGrows path: String, start: Date, timeout: TimeInterval
+        ) async -> (killed: Bool, endedAfter: TimeInterval?) {
+            (try? await ChildProcess.onThread { () -> (Bool, TimeInterval?) in
+                let giveUp = start.addingTimeInterval(timeout)
+                func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
+                while size() == 0 {
+                    if !self.process.isRunning { return (false, Date().timeIntervalSince(start)) }
+                    if Date() > giveUp { return (false, nil) }
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+                let deadline = Date().addingTimeInterval(delay)
+                while Date() < deadline {
+                    if !self.process.isRunning { return (false, Date().timeIntervalSince(start)) }
+                    Thread.sleep(forTimeInterval: min(0.001, max(0, deadline.timeIntervalSinceNow)))
+                }
+                guard self.process.isRunning else { return (false, Date().timeIntervalSince(start)) }
+                Glibc.kill(self.process.processIdentifier, SIGKILL)
+                return (true, nil)
+            }) ?? (false, nil)
+        }
+
         /// Waits for the child to end, killing it after `timeout`.
         func wait(timeout: TimeInterval) async throws -> ChildProcessResult {
             try await ChildProcess.onThread { try self.waitBlocking(timeout: timeout) }
