@@ -30,8 +30,13 @@ public final class ProtoRecord: @unchecked Sendable, CustomStringConvertible {
     public internal(set) var dictionary: JSONObject
     /// The primary-key value as found in (or injected into) the response, if any.
     public internal(set) var primaryKeyValue: JSONValue?
-    /// The proto-record this one was first found nested in, if any.
-    public internal(set) weak var parent: ProtoRecord?
+    /// The proto-record this one was first found nested in, if any; nil once the population
+    /// has ended.
+    ///
+    /// A strong reference, dropped with the rest of the graph when the population ends
+    /// (``releaseLinks()``): a `weak` one gives every parent a side table, which makes each
+    /// retain and release of tens of thousands of proto-records take the slow path.
+    public internal(set) var parent: ProtoRecord?
     /// The relationships the response set, by name, with their proto-records in response order.
     /// An explicit null is an empty array in ``clearedRelationships``.
     public var relationships: [String: [ProtoRecord]] {
@@ -93,6 +98,7 @@ public final class ProtoRecord: @unchecked Sendable, CustomStringConvertible {
     func releaseLinks() {
         links = []
         owner = nil
+        parent = nil
     }
 
     /// `Entity(key)` or `Entity(owned by Owner)` or `Entity(new)`.
