@@ -177,7 +177,9 @@ struct KeyCache: ~Copyable {
         let slot = slots + predicted
         let length = Int(slot.pointee.length)
         guard start &+ length < end && bytes[start &+ length] == quote
-            && equalInputBytes(bytes + slot.pointee.offset, bytes + start, length, readableEnd: bytes + end)
+            && equalBytes(
+                bytes + slot.pointee.offset, bytes + start, length,
+                tailIsReadable: Swift.max(slot.pointee.offset, start) + (length & ~7) + 8 <= end)
         else { return nil }
         last = predicted
         // Compare with this recent occurrence next time: it is likely still in the CPU cache.
@@ -207,41 +209,13 @@ struct KeyCache: ~Copyable {
     }
 }
 
-/// Compares `count` bytes of a cached key (followed by at least 8 readable bytes) with a key
-/// in the input, a word at a time.
+/// Compares `count` bytes at `a` and `b`, a word at a time.
+///
+/// `tailIsReadable` says whether 8 bytes can be read at offset `count & ~7` of both (the
+/// callers know it from where their bytes end): the last partial word is then loaded whole
+/// and masked, instead of compared byte by byte.
 @inline(__always)
-func equalKeyBytes(
-    _ cached: UnsafePointer<UInt8>, _ input: UnsafePointer<UInt8>, _ count: Int, inputEnd: UnsafePointer<UInt8>
-) -> Bool {
-    let ra = UnsafeRawPointer(cached)
-    let rb = UnsafeRawPointer(input)
-    var i = 0
-    while i &+ 8 <= count {
-        if ra.loadUnaligned(fromByteOffset: i, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
-            return false
-        }
-        i &+= 8
-    }
-    if i == count { return true }
-    if input + i + 8 <= inputEnd {
-        let mask: UInt64 = (1 &<< (UInt64(truncatingIfNeeded: count &- i) &<< 3)) &- 1
-        let wa = UInt64(littleEndian: ra.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        let wb = UInt64(littleEndian: rb.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        return (wa ^ wb) & mask == 0
-    }
-    while i < count {
-        if cached[i] != input[i] { return false }
-        i &+= 1
-    }
-    return true
-}
-
-/// Compares `count` bytes at `a` and `b`, both inside the input that ends at `readableEnd`,
-/// a word at a time; the last partial word is loaded whole and masked when the input allows.
-@inline(__always)
-func equalInputBytes(
-    _ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int, readableEnd: UnsafePointer<UInt8>
-) -> Bool {
+func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int, tailIsReadable: Bool) -> Bool {
     let ra = UnsafeRawPointer(a)
     let rb = UnsafeRawPointer(b)
     var i = 0
@@ -252,7 +226,7 @@ func equalInputBytes(
         i &+= 8
     }
     if i == count { return true }
-    if Swift.max(a, b) + i + 8 <= readableEnd {
+    if tailIsReadable {
         let mask: UInt64 = (1 &<< (UInt64(truncatingIfNeeded: count &- i) &<< 3)) &- 1
         let wa = UInt64(littleEndian: ra.loadUnaligned(fromByteOffset: i, as: UInt64.self))
         let wb = UInt64(littleEndian: rb.loadUnaligned(fromByteOffset: i, as: UInt64.self))
@@ -375,7 +349,10 @@ struct LayoutCache: ~Copyable {
             let a = cached[index]
             let b = pending[index]
             guard a.hash == b.hash && a.length == b.length && b.length >= 0,
-                equalKeyBytes(bytes.base + a.offset, input + b.offset, a.length, inputEnd: inputEnd)
+                // A cached key is followed by at least 8 readable bytes; the input's tail is checked.
+                equalBytes(
+                    bytes.base + a.offset, input + b.offset, a.length,
+                    tailIsReadable: input + b.offset + (a.length & ~7) + 8 <= inputEnd)
             else { return false }
         }
         return true
