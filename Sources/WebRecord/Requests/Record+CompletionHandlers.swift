@@ -34,15 +34,10 @@ extension RecordRequesting {
         resultBlock: @escaping @Sendable ([Self]) -> Void,
         failureBlock: (@Sendable (WebRecordFailure) -> Void)? = nil
     ) -> Task<Void, Never> {
-        var options = options
-        if let domain { options.domain = domain }
-        return Task { [options] in
-            do throws(WebRecordFailure) {
-                let records = try await startRequest(urn: urn, data: data, in: store, options: options)
-                callbackQueue.async { resultBlock(records) }
-            } catch {
-                callbackQueue.async { failureBlock?(error) }
-            }
+        completionTask(
+            options: options, domain: domain, callbackQueue: callbackQueue, resultBlock: resultBlock, failureBlock: failureBlock
+        ) { options throws(WebRecordFailure) in
+            try await startRequest(urn: urn, data: data, in: store, options: options)
         }
     }
 }
@@ -70,15 +65,29 @@ extension RecordStore {
         resultBlock: @escaping @Sendable (RequestResult) -> Void,
         failureBlock: (@Sendable (WebRecordFailure) -> Void)? = nil
     ) -> Task<Void, Never> {
-        var options = options
-        if let domain { options.domain = domain }
-        return Task { [options] in
-            do throws(WebRecordFailure) {
-                let result = try await startRequest(entity: entity, urn: urn, data: data, options: options)
-                callbackQueue.async { resultBlock(result) }
-            } catch {
-                callbackQueue.async { failureBlock?(error) }
-            }
+        completionTask(
+            options: options, domain: domain, callbackQueue: callbackQueue, resultBlock: resultBlock, failureBlock: failureBlock
+        ) { options throws(WebRecordFailure) in
+            try await self.startRequest(entity: entity, urn: urn, data: data, options: options)
+        }
+    }
+}
+
+/// Runs `request` in a task, with `domain` (when not nil) as the options' domain, and calls
+/// exactly one of the blocks on `callbackQueue`: the completion-handler forms' shared body.
+private func completionTask<Value: Sendable>(
+    options: RequestOptions, domain: String?, callbackQueue: DispatchQueue,
+    resultBlock: @escaping @Sendable (Value) -> Void, failureBlock: (@Sendable (WebRecordFailure) -> Void)?,
+    _ request: @escaping @Sendable (RequestOptions) async throws(WebRecordFailure) -> Value
+) -> Task<Void, Never> {
+    var options = options
+    if let domain { options.domain = domain }
+    return Task { [options] in
+        do throws(WebRecordFailure) {
+            let value = try await request(options)
+            callbackQueue.async { resultBlock(value) }
+        } catch {
+            callbackQueue.async { failureBlock?(error) }
         }
     }
 }
