@@ -21,8 +21,8 @@ struct PopulationSummary {
     mutating func add(_ result: PopulationResult) {
         records += result.records.count
         for (entity, counts) in result.changesByEntity {
-            total = Self.sum(total, counts)
-            byEntity[entity] = Self.sum(byEntity[entity] ?? ChangeCounts(), counts)
+            total = total + counts
+            byEntity[entity] = (byEntity[entity] ?? ChangeCounts()) + counts
         }
         warnings += result.debugger.warnings.map { Warning(code: "\($0.code)", message: Self.message(of: $0)) }
     }
@@ -32,8 +32,8 @@ struct PopulationSummary {
         for (entity, count) in deleted {
             var counts = ChangeCounts()
             counts.deleted = count
-            total = Self.sum(total, counts)
-            byEntity[entity] = Self.sum(byEntity[entity] ?? ChangeCounts(), counts)
+            total = total + counts
+            byEntity[entity] = (byEntity[entity] ?? ChangeCounts()) + counts
         }
     }
 
@@ -68,15 +68,6 @@ struct PopulationSummary {
         }
         text += "\(warnings.count) \(warnings.count == 1 ? "warning" : "warnings")\n"
         return text
-    }
-
-    private static func sum(_ a: ChangeCounts, _ b: ChangeCounts) -> ChangeCounts {
-        var sum = a
-        sum.inserted += b.inserted
-        sum.updated += b.updated
-        sum.unchanged += b.unchanged
-        sum.deleted += b.deleted
-        return sum
     }
 
     private static func json(_ counts: ChangeCounts) -> JSONValue {

@@ -81,7 +81,8 @@ public struct ChangeCounts: Sendable, Hashable {
     /// Zero counts.
     public init() {}
 
-    static func + (lhs: ChangeCounts, rhs: ChangeCounts) -> ChangeCounts {
+    /// The counts of two populations together, e.g. the pages of one request.
+    public static func + (lhs: ChangeCounts, rhs: ChangeCounts) -> ChangeCounts {
         var sum = lhs
         sum.inserted += rhs.inserted
         sum.updated += rhs.updated
