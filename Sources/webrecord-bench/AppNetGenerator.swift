@@ -1,3 +1,5 @@
+import WebRecord
+
 /// Generates App.net-shaped stream responses, deterministically, for the benchmark.
 ///
 /// The shape follows `Tests/WebRecordTests/Fixtures/mmrecord/appnet-posts.json` (App.net's
@@ -239,19 +241,9 @@ struct AppNetGenerator {
 
     /// `yyyy-MM-ddTHH:mm:ssZ` for Unix seconds, App.net's format.
     static func timestamp(_ seconds: Int) -> String {
-        let days = seconds / 86_400
         let rest = seconds % 86_400
-        // Howard Hinnant's civil-from-days.
-        let z = days + 719_468
-        let era = z / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let (year, month, day) = DateCoding.civil(fromDays: Int64(seconds / 86_400))
+        func two<Number: BinaryInteger>(_ value: Number) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(year)-\(two(month))-\(two(day))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))Z"
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 /// Read form: ISO-8601 with or without fractional seconds (any number of digits, kept to the
 /// millisecond), with `Z`, `±HH:MM`, `±HHMM` or `±HH`, or no zone (then UTC); a space is
 /// accepted in place of `T`. A date alone (`2012-11-21`) is midnight UTC.
-enum DateCoding {
+package enum DateCoding {
     /// The stored text for a date.
     static func string(from date: Date) -> String {
         // To the nearest millisecond: a date parsed from `…42.005Z` is 42.00499999… seconds in
@@ -110,7 +110,8 @@ enum DateCoding {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+    /// The proleptic Gregorian (year, month, day) of a day number counted from 1970-01-01.
+    package static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
