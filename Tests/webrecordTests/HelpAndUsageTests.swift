@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--help`, `help`, `--version` and usage errors: the shapes swift-argument-parser users expect.

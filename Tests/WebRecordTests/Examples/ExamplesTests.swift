@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import TestSupport
 import Testing
 import WebRecord
 
@@ -37,7 +37,7 @@ import WebRecord
 
     @Test func appNetExampleKeepsItsStoreWithDB() async throws {
         let stream = try AppNetFixture()
-        let directory = try ExampleDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.url.appendingPathComponent("appnet.sqlite").path
 
         let first = try await ExampleProcess.run("appnet-example", ["--db", path])
@@ -199,113 +199,13 @@ private struct ExampleRun: CustomStringConvertible {
 
 /// Runs a built example binary with `Process`.
 private enum ExampleProcess {
-    struct MissingBinary: Error, CustomStringConvertible {
-        var name: String
-        var searched: [String]
-        var description: String {
-            "the \(name) executable was not built; looked in: " + searched.joined(separator: ", ")
-                + ". Build it first (swift build)."
-        }
-    }
-
-    struct Timeout: Error, CustomStringConvertible {
-        var name: String
-        var description: String { "\(name) did not finish in time" }
-    }
-
-    /// The executable `name` in the products directory that holds this test bundle (the build
-    /// directory `swift build` and `swift test` share).
-    static func executable(_ name: String) throws -> URL {
-        // The resource bundle sits in the products directory, next to the executables.
-        let main = Bundle.main.bundleURL
-        var candidates = [
-            Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent(name),
-            main.appendingPathComponent(name),
-            main.deletingLastPathComponent().appendingPathComponent(name),
-        ]
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent(name))
-        }
-        for candidate in candidates {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-                FileManager.default.isExecutableFile(atPath: candidate.path)
-            {
-                return candidate
-            }
-        }
-        throw MissingBinary(name: name, searched: candidates.map(\.path))
-    }
-
     /// Runs example `name` with `arguments`; output goes to files, so it never blocks the child.
     static func run(_ name: String, _ arguments: [String] = [], timeout: TimeInterval = 120) async throws -> ExampleRun {
-        let executable = try executable(name)
-        let scratch = try ExampleDirectory()
-        let outURL = scratch.url.appendingPathComponent("stdout")
-        let errURL = scratch.url.appendingPathComponent("stderr")
-        try Data().write(to: outURL)
-        try Data().write(to: errURL)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? out.close()
-            try? err.close()
-        }
-
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = scratch.url
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            let finished = OneShot()
-            process.terminationHandler = { process in
-                if finished.claim() { continuation.resume(returning: process.terminationStatus) }
-            }
-            do {
-                try process.run()
-            } catch {
-                if finished.claim() { continuation.resume(throwing: error) }
-                return
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
-                if finished.claim() {
-                    process.terminate()
-                    continuation.resume(throwing: Timeout(name: name))
-                }
-            }
-        }
+        let executable = try BuiltExecutables.executable(name, besides: Bundle.module)
+        let output = try await BuiltExecutables.run(executable, arguments, timeout: timeout)
         return ExampleRun(
-            status: status, stdout: String(decoding: (try? Data(contentsOf: outURL)) ?? Data(), as: UTF8.self),
-            stderr: String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self))
+            status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self),
+            stderr: String(decoding: output.stderr, as: UTF8.self))
     }
 }
 
-/// A flag the first caller claims: the process's exit or the timeout, whichever comes first.
-private final class OneShot: Sendable {
-    private let claimed = Mutex(false)
-
-    func claim() -> Bool {
-        claimed.withLock { claimed in
-            defer { claimed = true }
-            return !claimed
-        }
-    }
-}
-
-/// A fresh temporary directory, removed when released.
-private final class ExampleDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("webrecord-examples-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-}

@@ -56,7 +56,7 @@ struct ReliabilityConcurrencyTests {
         "8 tasks populate overlapping responses into one store while another process reads",
         .enabled(if: ChildProcess.hasPythonSQLite, "needs python3 with its sqlite3 module"))
     func concurrentPopulationsWithAReaderProcess() async throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("shared.sqlite")
         let store = try RecordStore(path: path, schema: Reliability.appNetSchema())
         // The reader starts on an existing store.
@@ -124,7 +124,7 @@ struct ReliabilityConcurrencyTests {
 
     @Test("Populations from several RecordStore instances on one file wait for each other instead of failing")
     func severalStoresOnOneFile() async throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("several.sqlite")
         let stores = try (0..<4).map { _ in try RecordStore(path: path, schema: Reliability.appNetSchema()) }
         let failures = ReliabilityLog()

@@ -22,7 +22,7 @@ struct ReliabilityCrashConsistencyTests {
     @Test("SIGKILL during webrecord populate leaves the state before or the state after, never between")
     func killedPopulationsAreAtomic() async throws {
         let webrecord = try ChildProcess.webrecord()
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let schema = Reliability.appNetSchemaURL.path
         let small = try directory.write(
             "first.json", AppNetResponses.bytes(AppNetResponses.response(posts: Self.firstPosts, seed: 31)))

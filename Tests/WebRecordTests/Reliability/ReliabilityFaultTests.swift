@@ -25,7 +25,7 @@ struct ReliabilityFaultTests {
 
     @Test("A full disk (max_page_count) rolls the population back with SQLITE_FULL")
     func diskFullRollsBack() throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let store = try Self.populatedStore(at: directory.path("full.sqlite"))
         let before = try Reliability.dump(store)
         #expect(before.count > 80)
@@ -86,7 +86,7 @@ struct ReliabilityFaultTests {
         "A store locked by another writing process: the busy timeout is waited out, then a clear storeError",
         .enabled(if: ChildProcess.hasPythonSQLite, "needs python3 with its sqlite3 module"))
     func lockedStoreFailsAfterTheBusyTimeout() async throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("locked.sqlite")
         var configuration = RecordStore.Configuration()
         configuration.busyTimeout = 1
@@ -126,7 +126,7 @@ struct ReliabilityFaultTests {
         "A population waits for another process's short write lock and then succeeds",
         .enabled(if: ChildProcess.hasPythonSQLite, "needs python3 with its sqlite3 module"))
     func shortLockIsWaitedFor() async throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("waits.sqlite")
         var configuration = RecordStore.Configuration()
         configuration.busyTimeout = 20
@@ -155,7 +155,7 @@ struct ReliabilityFaultTests {
         .enabled(if: ChildProcess.hasPythonSQLite, "needs python3 with its sqlite3 module"))
     func cliOnALockedStore() async throws {
         let webrecord = try ChildProcess.webrecord()
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("cli-locked.sqlite")
         do { _ = try Self.populatedStore(at: path) }
         let source = try directory.write(
@@ -186,7 +186,7 @@ struct ReliabilityFaultTests {
 
     @Test("A store opened read-only (file: URI, mode=ro) refuses the population with SQLITE_READONLY")
     func readOnlyConnectionRefusesThePopulation() throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("readonly-uri.sqlite")
         let before: [String]
         do {
@@ -214,7 +214,7 @@ struct ReliabilityFaultTests {
     @Test("A read-only store file (0444): webrecord populate fails clearly and the file is unchanged")
     func readOnlyFileIsRefused() async throws {
         let webrecord = try ChildProcess.webrecord()
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("readonly.sqlite")
         do { _ = try Self.populatedStore(at: path) }
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"), "closing the store should remove its WAL")
@@ -254,7 +254,7 @@ struct ReliabilityFaultTests {
         "A read-only store file (0444) refuses the population in process",
         .enabled(if: geteuid() != 0, "root ignores file permissions; the setpriv test covers it"))
     func readOnlyFileIsRefusedInProcess() throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("readonly-in-process.sqlite")
         let before: [String]
         do { before = try Reliability.dump(Self.populatedStore(at: path)) }
@@ -288,7 +288,7 @@ struct ReliabilityFaultTests {
 
     @Test("A schema changed incompatibly since the store was made: incompatibleStore, file unchanged")
     func incompatibleSchemaLeavesTheFileUnchanged() async throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("incompatible.sqlite")
         let before: [String]
         do { before = try Reliability.dump(Self.populatedStore(at: path)) }

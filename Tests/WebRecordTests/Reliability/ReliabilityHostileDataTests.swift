@@ -318,7 +318,7 @@ struct ReliabilityHostileDataTests {
     @Test("webrecord populate refuses NaN and invalid UTF-8 with the position, and the store is unchanged")
     func rejectedByTheCommandLine() async throws {
         let webrecord = try ChildProcess.webrecord()
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let db = directory.path("store.sqlite")
         do {
             let store = try RecordStore(path: db, schema: Reliability.appNetSchema())
@@ -419,7 +419,7 @@ struct ReliabilityHostileDataTests {
         .enabled(if: !Reliability.isSanitized, "sanitizers change memory use"))
     func memoryIsFlatAcrossPopulations() async throws {
         let webrecord = try ChildProcess.webrecord()
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         var sources: [String] = []
         for index in 0..<30 {
             let response = AppNetResponses.response(posts: 2_000, firstID: 1 + index * 2_000, seed: UInt64(100 + index))
@@ -447,7 +447,7 @@ struct ReliabilityHostileDataTests {
         .enabled(if: !Reliability.isSanitized, "sanitizers change memory use"), arguments: memoryCases)
     func memoryIsBounded(_ memoryCase: MemoryCase) async throws {
         let webrecord = try ChildProcess.webrecord()
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let source = try directory.write("hostile.json", memoryCase.make())
         let db = directory.path("store.sqlite")
         let child = try ChildProcess.Running(

@@ -56,7 +56,7 @@ struct ReliabilitySecurityTests {
     @Test("webrecord lint rejects an injection-looking schema with exit 1")
     func lintRejectsInjection() async throws {
         let webrecord = try ChildProcess.webrecord()
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = try directory.write("Evil.json", Data(Self.schemaJSON(entity: #"Post"; DROP TABLE Post; --"#).utf8))
         let result = try await ChildProcess.run(webrecord, ["lint", path], timeout: 60)
         #expect(result.status == 1, "\(result)")
@@ -92,7 +92,7 @@ struct ReliabilitySecurityTests {
 
     @Test("SQL-injection payloads in every string field come back verbatim from fetch and export")
     func injectionPayloadsAreStoredVerbatim() async throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let db = directory.path("payloads.sqlite")
         let store = try RecordStore(path: db, schema: Reliability.appNetSchema())
         var posts: [JSONValue] = []
@@ -151,7 +151,7 @@ struct ReliabilitySecurityTests {
 
     @Test("JSONFileServer never answers from outside its root", arguments: escapingURNs)
     func fileServerStaysInItsRoot(urn: String) async throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let root = directory.url.appendingPathComponent("responses", isDirectory: true)
         let sibling = directory.url.appendingPathComponent("responses-sibling", isDirectory: true)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("stream/0"), withIntermediateDirectories: true)
@@ -179,7 +179,7 @@ struct ReliabilitySecurityTests {
 
     @Test("At the default level a population, a file request and failures log nothing")
     func defaultLevelLogsNothing() async throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let marker = "reliability-quiet-\(UUID().uuidString)"
         try FileManager.default.createDirectory(at: directory.url.appendingPathComponent("r"), withIntermediateDirectories: true)
         try Data("{\"data\": [{\"id\": \"\(marker)\", \"text\": {\"wrong\": 1}}, {\"text\": \"no key\"}]}".utf8)
@@ -198,7 +198,7 @@ struct ReliabilitySecurityTests {
     @Test("webrecord populate --quiet prints nothing at all, warnings included, at the default logging level")
     func commandLineDefaultPrintsNothing() async throws {
         let webrecord = try ChildProcess.webrecord()
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let source = try directory.write(
             "warnings.json", Data(#"{"data": [{"id": "1", "text": {"wrong": 1}}, {"text": "no key"}]}"#.utf8))
         let result = try await ChildProcess.run(
@@ -275,7 +275,7 @@ struct ReliabilitySecurityTests {
 
     @Test("A new store file, its WAL and its shared-memory file are readable and writable by their owner only")
     func newStoreFilesAreOwnerOnly() async throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let path = directory.path("private.sqlite")
         let store = try RecordStore(path: path, schema: Reliability.appNetSchema())
         _ = try store.populate(AppNetResponses.response(posts: 2, seed: 42), entity: "Post")
@@ -333,7 +333,7 @@ struct ReliabilitySecurityTests {
         "TLS is verified: an https server with a self-signed certificate is refused",
         .enabled(if: ChildProcess.hasPythonSQLite && (try? ChildProcess.onPath("openssl")) != nil, "needs python3 and openssl"))
     func selfSignedCertificateIsRefused() async throws {
-        let directory = try ReliabilityDirectory()
+        let directory = try TemporaryDirectory()
         let key = directory.path("key.pem")
         let certificate = directory.path("cert.pem")
         let generated = try await ChildProcess.run(

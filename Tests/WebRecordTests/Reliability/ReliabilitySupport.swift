@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import WebRecord
@@ -115,41 +116,6 @@ final class ReliabilityLog: Sendable {
 
 // MARK: - Temporary directories
 
-/// A fresh temporary directory, removed with everything in it when released.
-final class ReliabilityDirectory: Sendable {
-    /// The directory.
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("webrecord-reliability-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        // Read-only files and folders left by a test must not stop the clean-up.
-        if let paths = FileManager.default.enumerator(atPath: url.path) {
-            for case let path as String in paths {
-                chmod(url.appendingPathComponent(path).path, 0o700)
-            }
-        }
-        chmod(url.path, 0o700)
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    /// The path of a file in the directory.
-    func path(_ name: String) -> String {
-        url.appendingPathComponent(name).path
-    }
-
-    /// Writes `data` to a file in the directory and returns its path.
-    @discardableResult
-    func write(_ name: String, _ data: Data) throws -> String {
-        let path = path(name)
-        try data.write(to: URL(fileURLWithPath: path))
-        return path
-    }
-}
 
 // MARK: - ChildProcess processes
 
@@ -167,49 +133,19 @@ struct ChildProcessResult: CustomStringConvertible {
 
 /// Runs child processes: the built `webrecord`, and `python3` scripts.
 enum ChildProcess {
-    struct MissingExecutable: Error, CustomStringConvertible {
-        var name: String
-        var searched: [String]
-        var description: String {
-            "\(name) was not found; looked in: " + searched.joined(separator: ", ")
-                + (name == "webrecord" ? ". Build it first (swift build) or set WEBRECORD_EXECUTABLE." : "")
-        }
-    }
-
-    struct Timeout: Error, CustomStringConvertible {
-        var command: String
-        var description: String { "\(command) did not finish in time" }
-    }
-
-    /// The built `webrecord`: `$WEBRECORD_EXECUTABLE`, else the one in the products directory
-    /// that holds this test bundle (where `swift build` and `swift test` put it), found the same
-    /// way the command-line tests find it.
+    /// The built `webrecord`, found the way the command-line tests find it.
     static func webrecord() throws -> URL {
-        var candidates: [URL] = []
-        if let path = ProcessInfo.processInfo.environment["WEBRECORD_EXECUTABLE"], !path.isEmpty {
-            candidates.append(URL(fileURLWithPath: path))
-        }
-        candidates.append(Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("webrecord"))
-        let main = Bundle.main.bundleURL
-        candidates.append(main.appendingPathComponent("webrecord"))
-        candidates.append(main.deletingLastPathComponent().appendingPathComponent("webrecord"))
-        if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("webrecord"))
-        }
-        for candidate in candidates where isExecutableFile(candidate.path) {
-            return candidate
-        }
-        throw MissingExecutable(name: "webrecord", searched: candidates.map(\.path))
+        try BuiltExecutables.executable("webrecord", besides: Bundle.module)
     }
 
     /// An executable found on `PATH`.
     static func onPath(_ name: String) throws -> URL {
         let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         let candidates = directories.map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
-        for candidate in candidates where isExecutableFile(candidate.path) {
+        for candidate in candidates where BuiltExecutables.isExecutableFile(candidate.path) {
             return candidate
         }
-        throw MissingExecutable(name: name, searched: candidates.map(\.path))
+        throw BuiltExecutables.Missing(name: name, searched: candidates.map(\.path))
     }
 
     /// Whether a working `python3` with its `sqlite3` module is on `PATH`.
@@ -219,12 +155,6 @@ enum ChildProcess {
         else { return false }
         return result.status == 0 && !result.killedBySignal
     }()
-
-    private static func isExecutableFile(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-            && FileManager.default.isExecutableFile(atPath: path)
-    }
 
     /// A started child whose output goes to files, so a large output never blocks it.
     ///
@@ -236,10 +166,10 @@ enum ChildProcess {
     /// on it, so no two threads use it at once; `Process` itself may be polled from any thread.
     final class Running: @unchecked Sendable {
         let process = Process()
-        let directory: ReliabilityDirectory
+        let directory: TemporaryDirectory
 
         init(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
-            directory = try ReliabilityDirectory()
+            directory = try TemporaryDirectory()
             let out = directory.path("stdout")
             let err = directory.path("stderr")
             try Data().write(to: URL(fileURLWithPath: out))
@@ -347,7 +277,7 @@ enum ChildProcess {
             if process.isRunning {
                 Glibc.kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
-                throw Timeout(command: ([process.executableURL?.lastPathComponent ?? "?"] + (process.arguments ?? [])).joined(separator: " "))
+                throw BuiltExecutables.Timeout(command: ([process.executableURL?.lastPathComponent ?? "?"] + (process.arguments ?? [])).joined(separator: " "))
             }
             process.waitUntilExit()
             return ChildProcessResult(

@@ -9,7 +9,7 @@ import WebRecordTesting
 /// Fetch-first streams and the completion-handler wrappers.
 @Suite(.measuresTime) struct FetchFirstAndCallbackTests {
     let store: RecordStore
-    let directory: RequestTemporaryDirectory
+    let directory: TemporaryDirectory
     let server = CannedServer()
 
     init() throws {

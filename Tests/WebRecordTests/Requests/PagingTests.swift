@@ -9,7 +9,7 @@ import WebRecordTesting
 /// cancellation, orphans across pages, bounded memory, and progress.
 @Suite(.measuresTime) struct PagingTests {
     let store: RecordStore
-    let directory: RequestTemporaryDirectory
+    let directory: TemporaryDirectory
     let loopback: LoopbackHTTPServer
 
     init() throws {

@@ -8,7 +8,7 @@ import WebRecordTesting
 /// Cancelling requests by Task and by domain: `cancelled`, and the store left untouched.
 @Suite(.measuresTime) struct RequestCancellationTests {
     let store: RecordStore
-    let directory: RequestTemporaryDirectory
+    let directory: TemporaryDirectory
     let loopback: LoopbackHTTPServer
 
     init() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 import WebRecord
 import WebRecordTesting
@@ -54,8 +55,8 @@ enum RequestSupport {
     }
 
     /// A store in a fresh temporary directory, removed when the returned owner is released.
-    static func makeStore() throws -> (RecordStore, RequestTemporaryDirectory) {
-        let directory = try RequestTemporaryDirectory()
+    static func makeStore() throws -> (RecordStore, TemporaryDirectory) {
+        let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path("feed.sqlite"), schema: schema())
         return (store, directory)
     }
@@ -118,32 +119,6 @@ final class Flag: Sendable {
     var value: Bool {
         get { state.withLock { $0 } }
         set { state.withLock { $0 = newValue } }
-    }
-}
-
-/// A fresh temporary directory, removed with its contents when released.
-final class RequestTemporaryDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("webrecord-request-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func path(_ name: String) -> String {
-        url.appendingPathComponent(name).path
-    }
-
-    /// Writes `text` to `relativePath`, creating directories.
-    func write(_ text: String, to relativePath: String) throws {
-        let file = url.appendingPathComponent(relativePath)
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: file)
     }
 }
 

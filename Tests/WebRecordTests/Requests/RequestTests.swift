@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecord
 import WebRecordTesting
@@ -6,7 +7,7 @@ import WebRecordTesting
 /// startRequest: records, results, failures with their debugger, custom responses, details.
 @Suite struct RequestTests {
     let store: RecordStore
-    let directory: RequestTemporaryDirectory
+    let directory: TemporaryDirectory
     let server = CannedServer()
 
     init() throws {
@@ -239,7 +240,7 @@ import WebRecordTesting
     }
 
     @Test func aJSONFileServerFeedsRequests() async throws {
-        try directory.write(RequestSupport.postsText([10, 11]), to: "responses/stream/global.json")
+        try directory.write("responses/stream/global.json", RequestSupport.postsText([10, 11]))
         let files = try JSONFileServer(root: directory.url.appendingPathComponent("responses"))
         store.register(files, for: FeedPost.self)
 

@@ -1,21 +1,22 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecord
 import WebRecordTesting
 
 /// JSONFileServer: URN to file mapping, refusing paths out of its root, latency.
 @Suite struct JSONFileServerTests {
-    let directory: RequestTemporaryDirectory
+    let directory: TemporaryDirectory
     let root: URL
 
     init() throws {
-        directory = try RequestTemporaryDirectory()
+        directory = try TemporaryDirectory()
         root = directory.url.appendingPathComponent("responses", isDirectory: true)
-        try directory.write(#"{"data": [{"id": 1}]}"#, to: "responses/stream/0/posts/stream/global.json")
-        try directory.write(#"{"name": "plain"}"#, to: "responses/venues.txt")
-        try directory.write("{\n  \"broken\": tru\n}", to: "responses/broken.json")
-        try directory.write(#"{"secret": true}"#, to: "outside.json")
-        try directory.write(#"{"page": 2}"#, to: "responses/pages/2.json")
+        try directory.write("responses/stream/0/posts/stream/global.json", #"{"data": [{"id": 1}]}"#)
+        try directory.write("responses/venues.txt", #"{"name": "plain"}"#)
+        try directory.write("responses/broken.json", "{\n  \"broken\": tru\n}")
+        try directory.write("outside.json", #"{"secret": true}"#)
+        try directory.write("responses/pages/2.json", #"{"page": 2}"#)
     }
 
     func request(_ urn: String) -> ServerRequest {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecord
 import WebRecordTesting
@@ -6,7 +7,7 @@ import WebRecordTesting
 /// Registering servers on a store and finding them through class and entity chains.
 @Suite struct ServerRegistrationTests {
     let store: RecordStore
-    let directory: RequestTemporaryDirectory
+    let directory: TemporaryDirectory
 
     init() throws {
         (store, directory) = try RequestSupport.makeStore()

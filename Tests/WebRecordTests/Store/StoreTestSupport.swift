@@ -3,26 +3,6 @@ import Synchronization
 import Testing
 @testable import WebRecord
 
-/// A fresh temporary directory, removed with everything in it when released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("webrecord-store-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    /// The path of a file in the directory.
-    func path(_ name: String = "store.sqlite") -> String {
-        url.appendingPathComponent(name).path
-    }
-}
-
 /// Schemas shared by the store tests, written inline in the schema-file format.
 enum StoreSchemas {
     /// A small blog: every kind of relationship storage.
