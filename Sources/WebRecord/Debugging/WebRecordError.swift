@@ -125,10 +125,10 @@ extension WebRecordError {
         WebRecordError(.undefinedServer, "no server is registered for entity '\(entity)'", entity: entity)
     }
 
-    static func missingPrimaryKey(entity: String, keyPath: String?) -> WebRecordError {
+    static func missingPrimaryKey(entity: String, keyPath: String?, value: JSONValue? = nil) -> WebRecordError {
         WebRecordError(
-            .missingPrimaryKey, "record has no primary key; a new record is created",
-            isFatal: false, entity: entity, keyPath: keyPath)
+            .missingPrimaryKey, "record has no primary key\(keyPath.map { " at '\($0)'" } ?? ""); it is not stored",
+            isFatal: false, entity: entity, keyPath: keyPath, value: value)
     }
 
     static func typeMismatch(

@@ -1018,11 +1018,15 @@ struct JSONParser: ~Copyable {
             }
         }
 
-        // Clinger's fast path: exact significand, exact power of ten, one rounding.
-        if !truncated {
+        // A double only when it holds the number as written, so that no digit of a 20-digit
+        // id or a 19-digit decimal is lost: up to 15 significant digits always are; beyond,
+        // only when the double's shortest form gives back the same digits.
+        let fewDigits = !truncated && digitCount <= 15
+        if fewDigits {
             if significand == 0 {
                 return .double(negative ? -0.0 : 0.0)
             }
+            // Clinger's fast path: exact significand, exact power of ten, one rounding.
             if significand <= 1 << 53 && exponent >= -22 && exponent <= 22 {
                 var value = Double(significand)
                 if exponent < 0 {
@@ -1033,12 +1037,14 @@ struct JSONParser: ~Copyable {
                 return .double(negative ? -value : value)
             }
         }
-        return try slowDouble(from: start)
+        return try slowNumber(from: start, fewDigits: fewDigits)
     }
 
-    /// Converts the number text in `start..<position` with the C library (correctly rounded).
+    /// Converts the number text in `start..<position` with the C library (correctly rounded):
+    /// a ``JSONValue/double(_:)`` when it holds the number as written, else
+    /// ``JSONValue/number(_:)`` with the text.
     @inline(never)
-    func slowDouble(from start: Int) throws(JSONParseFailure) -> JSONValue {
+    func slowNumber(from start: Int, fewDigits: Bool) throws(JSONParseFailure) -> JSONValue {
         let text = String(decoding: UnsafeBufferPointer(start: bytes + start, count: position - start), as: UTF8.self)
         guard let value = Double(text) else {
             throw JSONParseFailure(.invalidNumber, at: start)
@@ -1046,7 +1052,10 @@ struct JSONParser: ~Copyable {
         guard value.isFinite else {
             throw JSONParseFailure(.invalidNumber, at: start, "magnitude too large for a double")
         }
-        return .double(value)
+        if (fewDigits && value != 0) || JSONNumberText.double(exactly: text) != nil {
+            return .double(value)
+        }
+        return .number(text)
     }
 }
 

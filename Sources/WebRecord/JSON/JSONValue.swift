@@ -1,9 +1,11 @@
 /// A JSON value, as read by ``JSONReader`` or built in code.
 ///
-/// Numbers keep the distinction the document makes: a number written without fraction or
-/// exponent that fits `Int64` exactly is ``integer(_:)``; every other number is
-/// ``double(_:)``. `.integer(1)` and `.double(1.0)` are therefore different values; use
-/// ``int64Value`` or ``doubleValue`` to read a number whatever its case.
+/// Numbers keep the distinction the document makes, and never lose a digit: a number written
+/// without fraction or exponent that fits `Int64` exactly is ``integer(_:)``; one that a
+/// `Double` holds as written (its shortest form has the same digits) is ``double(_:)``;
+/// every other number (a 20-digit id, a decimal with 20 digits) is ``number(_:)``, its text
+/// as written. `.integer(1)` and `.double(1.0)` are therefore
+/// different values; use ``int64Value`` or ``doubleValue`` to read a number whatever its case.
 ///
 /// Values can be written as Swift literals:
 ///
@@ -24,8 +26,16 @@ public enum JSONValue: Sendable, Hashable {
     case bool(Bool)
     /// A number with no fraction and no exponent that fits `Int64` exactly (`-0` is `0`).
     case integer(Int64)
-    /// Every other number: one with a fraction or an exponent, or outside the `Int64` range.
+    /// A number with a fraction or an exponent, or beyond `Int64`, that a `Double` holds as
+    /// written: the double's shortest form has the same digits (`0.1`, `1e300`).
     case double(Double)
+    /// Any other number, as its JSON text: an integer outside the `Int64` range, or a number
+    /// with more significant digits (or a larger magnitude) than a ``double(_:)`` keeps.
+    ///
+    /// The reader produces it so that no digit is lost: stored as text or as a decimal, the
+    /// number keeps every digit; as an integer it is refused unless it is one exactly; as a
+    /// double it becomes the nearest one.
+    case number(String)
     /// A string.
     case string(String)
     /// An array.
@@ -132,22 +142,27 @@ extension JSONValue {
         return nil
     }
 
-    /// The number as an `Int64`: an ``integer(_:)``, or a ``double(_:)`` that is integral and
-    /// within the `Int64` range (so `1e3` gives `1000`, `1.5` gives `nil`).
+    /// The number as an `Int64`: an ``integer(_:)``, or a ``double(_:)`` or ``number(_:)`` that
+    /// is exactly an integer within the `Int64` range (so `1e3` gives `1000`, `1.5` and
+    /// `18446744073709551615` give `nil`).
     public var int64Value: Int64? {
         switch self {
         case .integer(let integer): return integer
-        case .double(let double): return Int64(exactly: double)
+        case .double(let double):
+            if abs(double) < 9_007_199_254_740_992 { return Int64(exactly: double) }
+            return double.isFinite ? JSONNumberText.exactInteger(double.description) : nil
+        case .number(let text): return JSONNumberText.exactInteger(text)
         default: return nil
         }
     }
 
-    /// The number as a `Double`: a ``double(_:)``, or an ``integer(_:)`` converted (rounded to
-    /// the nearest `Double` when its magnitude exceeds 2^53).
+    /// The number as a `Double`: a ``double(_:)``, or an ``integer(_:)`` or ``number(_:)``
+    /// converted (rounded to the nearest `Double`).
     public var doubleValue: Double? {
         switch self {
         case .integer(let integer): return Double(integer)
         case .double(let double): return double
+        case .number(let text): return Double(text)
         default: return nil
         }
     }
@@ -159,7 +174,7 @@ extension JSONValue {
         case .null: return "null"
         case .bool: return "boolean"
         case .integer: return "integer"
-        case .double: return "number"
+        case .double, .number: return "number"
         case .string: return "string"
         case .array: return "array"
         case .object: return "object"

@@ -87,6 +87,9 @@ struct JSONTextWriter {
                     writeInteger(integer)
                 case .double(let double):
                     appendASCII(double.isFinite ? double.description : "null")
+                case .number(let text):
+                    // Built in code, the text might not be a number: never write invalid JSON.
+                    appendASCII(JSONNumberText.isJSONNumber(text) ? text : "null")
                 case .string(let string):
                     writeString(string)
                 case .array(let array):

@@ -68,6 +68,77 @@ struct Marshaler {
         }
     }
 
+    /// Drops the new records that lack a non-optional attribute (DESIGN §3.5): they are not
+    /// stored, each with a non-fatal `typeMismatch` naming the entity, the key and the
+    /// attribute, and whatever lists them keeps its previous members. Records only referenced
+    /// by key (stubs) are exempt until their data arrives; records identified by a dropped
+    /// owner are dropped with it.
+    func dropIncompleteRecords(_ protos: [ProtoRecord]) {
+        var droppedAny = false
+        for proto in protos {
+            guard let row = proto.row, row.isNew, !proto.isReference else { continue }
+            guard let missing = proto.representation.attributes.first(where: { !$0.isOptional && row.values[$0.column].isNull })
+            else { continue }
+            debugger.record(WebRecordError(
+                .typeMismatch,
+                "new record \(proto) has no value for non-optional attribute '\(missing.name)' and no default; it is not stored",
+                isFatal: false, entity: proto.representation.name, property: missing.name,
+                keyPath: missing.keyPaths.first?.text, value: .object(proto.dictionary)))
+            proto.row = nil
+            proto.rowID = nil
+            droppedAny = true
+        }
+        guard droppedAny else { return }
+        // Owner-identified records whose owner is gone: until none is left.
+        var changed = true
+        while changed {
+            changed = false
+            for proto in protos {
+                guard let row = proto.row, row.isNew, let owner = proto.owner, owner.proto.row == nil else { continue }
+                debugger.record(WebRecordError(
+                    .typeMismatch, "\(proto) belongs to a record that was not stored; it is not stored either",
+                    isFatal: false, entity: proto.representation.name, value: .object(proto.dictionary)))
+                proto.row = nil
+                proto.rowID = nil
+                changed = true
+            }
+        }
+    }
+
+    /// Clears what a record's previous sub-entity had and its new one lacks (DESIGN §3.13): the
+    /// attributes, and the relationships, nullified whatever their delete rule, so that nothing
+    /// of the old sub-entity reappears if the record switches back.
+    mutating func clearSwitchedSubentity(of proto: ProtoRecord, representations: RepresentationSet) {
+        guard let row = proto.row, let previous = row.switchedFrom else { return }
+        let current = proto.representation
+        let kept = Set(current.attributes.map(\.column))
+        for mapped in previous.attributes where !kept.contains(mapped.column) {
+            row.values[mapped.column] = .null
+        }
+        let keptRelationships = Set(current.relationships.map(\.id))
+        for mapped in previous.relationships where !keptRelationships.contains(mapped.id) {
+            switch mapped.link {
+            case .foreignKeyHere(let column, let positionColumn, _, _)?:
+                row.values[column] = .null
+                if let positionColumn { row.values[positionColumn] = .null }
+            case .foreignKeyThere(let table, _, _, let columnName, let positionColumnName)?:
+                if mapped.isToMany {
+                    operations.append(.foreignKeyMembers(
+                        owner: row, table: table.name, column: columnName, positionColumn: positionColumnName, members: [],
+                        replace: true, deleteRule: .nullify, destination: mapped.property.destination))
+                } else {
+                    operations.append(.clearOthers(table: table.name, column: columnName, value: .integer(row.rowID), keep: nil))
+                }
+            case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn)?:
+                operations.append(.joinMembers(
+                    owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn, positionColumn: positionColumn,
+                    members: [], replace: true, deleteRule: .nullify, destination: mapped.property.destination))
+            case nil:
+                break
+            }
+        }
+    }
+
     // MARK: - Relationships
 
     /// Wires every relationship the response set on `proto`.
@@ -82,6 +153,8 @@ struct Marshaler {
             switch link {
             case .foreignKeyHere(let column, let positionColumn, let columnName, let isOneToOne):
                 let target = members.first { $0.row != nil }?.row
+                // Named, but not stored (dropped as incomplete): the link keeps what it was.
+                if target == nil, !members.isEmpty { continue }
                 let value: DatabaseValue = target.map { .integer($0.rowID) } ?? .null
                 if row.values[column] != value {
                     row.values[column] = value
@@ -111,7 +184,7 @@ struct Marshaler {
                     if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }
                 }
                 let relationship = mapped.property
-                let policy = cleared ? .replace : mergePolicy(relationship, entity: proto.entity)
+                let policy = mergePolicy(relationship, entity: proto.entity)
                 operations.append(.foreignKeyMembers(
                     owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
                     members: rows.map(\.rowID), replace: policy == .replace, deleteRule: relationship.deleteRule,
@@ -119,7 +192,7 @@ struct Marshaler {
             case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
                 let rows = members.compactMap(\.row)
                 let relationship = mapped.property
-                let policy = cleared ? .replace : mergePolicy(relationship, entity: proto.entity)
+                let policy = mergePolicy(relationship, entity: proto.entity)
                 operations.append(.joinMembers(
                     owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
                     positionColumn: positionColumn, members: rows.map(\.rowID), replace: policy == .replace,

@@ -45,8 +45,21 @@ public struct PopulationOptions: Sendable {
     /// `invalidResponseFormat`. Default 64.
     public var maximumRecordDepth: Int = 64
 
+    /// Whether the caller deletes orphans after this population, with the union of several
+    /// populations' records (the pages of a paged request, the sources of `webrecord populate`).
+    ///
+    /// Such a population is held to orphan deletion's rules (DESIGN §3.5) though it deletes
+    /// nothing itself: a top-level record that cannot be identified, or a key path that is
+    /// missing or null, is fatal.
+    package var orphanDeletionFollows = false
+
     /// Creates default options.
     public init() {}
+
+    /// Whether orphans are deleted after this population, by it or by its caller.
+    var deletesOrphans: Bool {
+        deleteOrphans != nil || orphanDeletion != nil || orphanDeletionFollows
+    }
 }
 
 /// Which stored records count as orphans when a response did not contain them.
@@ -100,6 +113,10 @@ public struct PopulationResult: Sendable {
     public var debugger: Debugger
     /// Counts per entity.
     public var changesByEntity: [String: ChangeCounts]
+    /// The `_id` of every record of the requested entity (sub-entities included) that the
+    /// response named, at any depth, as an object or as a reference by key: what orphan
+    /// deletion keeps (DESIGN §3.14).
+    package var containedRowIDs: Set<Int64> = []
 
     /// The counts over all entities.
     public var changes: ChangeCounts {

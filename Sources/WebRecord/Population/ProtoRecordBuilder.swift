@@ -23,6 +23,9 @@ final class ProtoRecordBuilder {
     @exclusivity(unchecked) private var byOwner: [OwnerKey: ProtoRecord] = [:]
     /// Every proto-record, in the order first met.
     @exclusivity(unchecked) private(set) var protoRecords: [ProtoRecord] = []
+    /// The top-level values skipped because they could not be identified (DESIGN §3.5): no
+    /// primary key after injection, or one that is not a valid key. The first is kept for messages.
+    private(set) var unidentifiedTopLevel: (count: Int, first: JSONValue?) = (0, nil)
 
     /// An owner identity: the owner and its relationship (``Representation/MappedRelationship/id``).
     private struct OwnerKey: Hashable {
@@ -61,6 +64,7 @@ final class ProtoRecordBuilder {
                 proto = nil
             default:
                 proto = reference(value, to: representation, parent: nil, keyPath: keyPath.map { "\($0).\(index)" } ?? "\(index)")
+                if proto == nil { noteUnidentifiedTopLevel(value) }
             }
             if let proto, seen.insert(ObjectIdentifier(proto)).inserted {
                 results.append(proto)
@@ -129,6 +133,20 @@ final class ProtoRecordBuilder {
         } else if let keyRelationship = representation.keyRelationship {
             if let parent, let relationship, relationship.inverse == keyRelationship.name, !relationship.isToMany {
                 owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
+                if let found = keyRelationship.value(in: dictionary), !found.value.isNull {
+                    // The record also names its owner: it must be the one it is nested in.
+                    if let named = ownerKey(found.value, of: keyRelationship), let parentKey = parent.normalizedKey,
+                        named != parentKey
+                    {
+                        debugger.record(WebRecordError(
+                            .invalidResponseFormat,
+                            "nested under \(parent) but names another owner, \(WebRecordError.excerpt(of: found.value)); the record is skipped",
+                            isFatal: false, entity: representation.entity.name, property: keyRelationship.name,
+                            keyPath: found.keyPath, value: .object(original)))
+                        return nil
+                    }
+                    ownerProtoFromDictionary = parent
+                }
             } else if let found = keyRelationship.value(in: dictionary), !found.value.isNull {
                 ownerProtoFromDictionary = try related(
                     found.value, relationship: keyRelationship, parent: nil, depth: depth, keyPath: found.keyPath).first
@@ -152,7 +170,12 @@ final class ProtoRecordBuilder {
             owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
         }
         if normalized == nil, owner == nil, representation.hasPrimaryKey {
-            debugger.record(.missingPrimaryKey(entity: representation.entity.name, keyPath: keyPath(representation.entity)))
+            // DESIGN §3.5: a keyed record that cannot be identified is not stored (and neither is
+            // what is nested in it): a blank row would be a new record on every import.
+            debugger.record(.missingPrimaryKey(
+                entity: representation.entity.name, keyPath: keyPath(representation.entity), value: .object(original)))
+            if parent == nil, relationship == nil { noteUnidentifiedTopLevel(.object(original)) }
+            return nil
         }
 
         // Merge with an earlier occurrence, or make a new proto-record.
@@ -194,6 +217,25 @@ final class ProtoRecordBuilder {
         try linkRelationships(
             of: proto, in: dictionary, representation: representation, owner: ownerProtoFromDictionary, depth: depth)
         return proto
+    }
+
+    /// The normalized key of the owner a key relationship's value names (a key, or an object
+    /// holding one), without making a proto-record for it; nil when it names none.
+    private func ownerKey(_ value: JSONValue, of relationship: Representation.MappedRelationship) -> KeyValue? {
+        guard let index = relationship.destination else { return nil }
+        let destination = representations.all[index]
+        switch value {
+        case .object(let object):
+            return destination.rawPrimaryKey(in: object).flatMap { destination.normalizedKey($0, coercion: coercion) }
+        case .array, .null:
+            return nil
+        default:
+            return destination.normalizedKey(value, coercion: coercion)
+        }
+    }
+
+    private func noteUnidentifiedTopLevel(_ value: JSONValue) {
+        unidentifiedTopLevel = (unidentifiedTopLevel.count + 1, unidentifiedTopLevel.first ?? value)
     }
 
     /// Sets the relationships present in this occurrence of `proto`'s dictionary, building the

@@ -205,6 +205,7 @@ struct RecordResolver {
                 proto.become(stored)
             } else {
                 row.isChanged = true
+                row.switchedFrom = stored
             }
         }
         row.entityName = proto.representation.name

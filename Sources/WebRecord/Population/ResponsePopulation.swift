@@ -60,6 +60,7 @@ public struct ResponsePopulation: Sendable {
 
     private func populateOrThrow(_ response: JSONValue, entityName: String, debugger: Debugger) throws -> PopulationResult {
         let entity = try store.schema.requireEntity(entityName)
+        try requireTransformers()
         let (values, keyPath) = try records(in: response, entity: entity)
         if values.isEmpty {
             debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
@@ -71,6 +72,7 @@ public struct ResponsePopulation: Sendable {
             store: store, options: options, coercion: coercion, representations: representations, debugger: debugger)
         defer { builder.releaseGraph() }
         let topLevel = try builder.build(values, entity: entity, keyPath: keyPath)
+        try requireIdentified(builder.unidentifiedTopLevel, identified: topLevel.count, entity: entity, keyPath: keyPath)
         let protos = builder.protoRecords
         if WebRecord.logger.isEnabled(.trace) {
             WebRecord.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
@@ -87,6 +89,10 @@ public struct ResponsePopulation: Sendable {
             var marshaler = Marshaler(store: store, options: options, coercion: coercion, debugger: debugger)
             for proto in protos {
                 marshaler.populateAttributes(of: proto)
+            }
+            marshaler.dropIncompleteRecords(protos)
+            for proto in protos where proto.row?.switchedFrom != nil {
+                marshaler.clearSwitchedSubentity(of: proto, representations: representations)
             }
             for proto in protos where !proto.links.isEmpty {
                 marshaler.wireRelationships(of: proto)
@@ -112,9 +118,10 @@ public struct ResponsePopulation: Sendable {
                 recordClasses[representation.index] = recordClass
                 records.append(recordClass.init(entity: representation.entity, rowID: row.rowID, storedValues: row.snapshot, store: store))
             }
+            let contained = Self.containedRowIDs(protos, entity: entity, schema: store.schema)
             if orphanRuleApplies {
                 try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
-                    .run(entity: entity, keep: Set(topLevel.compactMap(\.rowID)), results: records, response: response, deleter: &deleter)
+                    .run(entity: entity, keep: contained, results: records, response: response, deleter: &deleter)
             }
             for (name, count) in deleter.deleted {
                 changes[name, default: ChangeCounts()].deleted += count
@@ -123,7 +130,60 @@ public struct ResponsePopulation: Sendable {
                 records = try refetch(records, connection: connection)
             }
             try Task.checkCancellation()
-            return PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
+            var result = PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
+            result.containedRowIDs = contained
+            return result
+        }
+    }
+
+    /// The `_id` of every stored record of `entity`'s hierarchy that the response named, at any
+    /// depth, as an object or a reference (DESIGN §3.14): the records orphan deletion keeps.
+    private static func containedRowIDs(_ protos: [ProtoRecord], entity: Entity, schema: Schema) -> Set<Int64> {
+        let names = Set(schema.hierarchy(from: entity.name).map(\.name))
+        var contained = Set<Int64>()
+        for proto in protos where names.contains(proto.representation.name) {
+            if let row = proto.row { contained.insert(row.rowID) }
+        }
+        return contained
+    }
+
+    /// Refuses a schema that names a value transformer nobody registered, before anything is
+    /// read or written: its attribute would otherwise be stored as NULL on every record (a NULL
+    /// key inserting a duplicate on every import).
+    private func requireTransformers() throws(WebRecordError) {
+        for entity in store.schema.entities {
+            for attribute in entity.attributes {
+                guard let name = attribute.transformer, ValueTransformers.transformer(named: name) == nil else { continue }
+                throw WebRecordError(
+                    .invalidEntityDescription,
+                    "the schema names value transformer '\(name)', and none is registered under that name "
+                        + "(register it with ValueTransformers.register before populating)",
+                    entity: entity.name, property: attribute.name)
+            }
+        }
+    }
+
+    /// DESIGN §3.5: a response none of whose top-level records can be identified fails, and so
+    /// does one with any such record when orphans are to be deleted after it (a blank or partial
+    /// list must never decide what is deleted).
+    private func requireIdentified(
+        _ unidentified: (count: Int, first: JSONValue?), identified: Int, entity: Entity, keyPath: String?
+    ) throws(WebRecordError) {
+        guard unidentified.count > 0 else { return }
+        let total = unidentified.count + identified
+        if identified == 0 {
+            throw WebRecordError(
+                .invalidResponseFormat,
+                "none of the \(total) top-level record\(total == 1 ? "" : "s") could be identified by a primary key; "
+                    + "the response is not a list of \(entity.name) records, and nothing was written",
+                entity: entity.name, keyPath: keyPath, value: unidentified.first)
+        }
+        if options.deletesOrphans {
+            throw WebRecordError(
+                .invalidResponseFormat,
+                "\(unidentified.count) of the \(total) top-level records could not be identified by a primary key; "
+                    + "with orphan deletion nothing is written or deleted",
+                entity: entity.name, keyPath: keyPath, value: unidentified.first)
         }
     }
 
@@ -169,8 +229,18 @@ public struct ResponsePopulation: Sendable {
         let keyPath = options.keyPath ?? store.recordClass(for: entity.name).keyPathForResponseObject
             ?? entity.keyPathForResponseObject
         guard let keyPath, !keyPath.isEmpty else { return ([response], nil) }
-        switch response.value(atKeyPath: keyPath) {
-        case nil, .null?: return ([], keyPath)
+        let found = response.value(atKeyPath: keyPath)
+        switch found {
+        case nil, .null?:
+            if options.deletesOrphans {
+                // DESIGN §3.5: only an explicit empty array means "the server has none".
+                throw WebRecordError(
+                    .invalidResponseFormat,
+                    "the response has \(found == nil ? "no value" : "null") at '\(keyPath)'; with orphan deletion it would "
+                        + "delete every record, so nothing was written (an empty array there means the server has none)",
+                    entity: entity.name, keyPath: keyPath, value: response)
+            }
+            return ([], keyPath)
         case .array(let elements)?: return (elements, keyPath)
         case .object?: return ([response.value(atKeyPath: keyPath) ?? .null], keyPath)
         case let other?:

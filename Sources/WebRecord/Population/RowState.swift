@@ -15,6 +15,9 @@ final class RowState {
     /// The values as stored before the population; nil for a new row.
     let original: [DatabaseValue]?
     var isChanged = false
+    /// The sub-entity the stored row was before the response made it another one, whose
+    /// attributes and relationships the new one lacks and the marshaler clears (nil otherwise).
+    var switchedFrom: Representation?
 
     /// A new row: every value null.
     init(newIn table: TablePlan, rowID: Int64, entityName: String) {

@@ -2,10 +2,16 @@ import Foundation
 
 /// Strict, type-directed conversion of response values into stored values (DESIGN §3.10).
 ///
-/// - integer: JSON integers, integral doubles in range, and strings that are whole numbers
-///   (`"12"`, `"-3"`); `"12abc"` and `1.5` are rejected.
-/// - double: numbers and numeric strings.
-/// - decimal: numbers and numeric strings, kept exact from strings.
+/// No coercion stores a value the input did not mean: a `double` takes the nearest double,
+/// and every other type keeps what was sent or refuses it (DESIGN §3.10).
+///
+/// - integer: JSON integers, numbers that are exactly an integer in the `Int64` range (`1e3`),
+///   and strings that are whole numbers (`"12"`, `"-3"`, `"+7"`); `"12abc"`, `"+-5"`, `1.5`
+///   and `-9223372036854775809` are rejected, never clamped or rounded.
+/// - double: numbers and numeric strings, to the nearest double.
+/// - decimal: numbers and numeric strings, exact (up to 38 significant digits; more is refused).
+/// - string: strings; numbers with every digit as written (a 20-digit id stays 20 digits).
+/// - date: also refused when it is finer than the millisecond it is stored to.
 /// - boolean: `true`/`false`, `0`/`1`, and the strings "true", "false", "yes", "no", "1", "0" (any case).
 /// - string: strings; numbers and booleans are written as their JSON text.
 /// - date: ISO-8601 strings (fraction and zone optional), Unix seconds as a number, then the
@@ -36,6 +42,7 @@ struct ValueCoercion: Sendable {
             case .string(let text): return .text(text)
             case .integer(let number): return .text(String(number))
             case .double(let number): return .text(Self.text(of: number))
+            case .number(let text): return .text(text)
             case .bool(let flag): return .text(flag ? "true" : "false")
             default: return nil
             }
@@ -45,6 +52,7 @@ struct ValueCoercion: Sendable {
             switch value {
             case .integer(let number): return .real(Double(number))
             case .double(let number): return .real(number)
+            case .number(let text): return Double(text).flatMap { $0.isFinite ? .real($0) : nil }
             case .string(let text): return Self.strictDouble(text).map { .real($0) }
             default: return nil
             }
@@ -52,7 +60,8 @@ struct ValueCoercion: Sendable {
             switch value {
             case .integer(let number): return .text(String(number))
             case .double(let number): return DecimalCoding.decimal(from: Self.text(of: number)).map { .text(DecimalCoding.string(from: $0)) }
-            case .string(let text): return DecimalCoding.decimal(from: text).map { .text(DecimalCoding.string(from: $0)) }
+            case .number(let text), .string(let text):
+                return DecimalCoding.decimal(from: text).map { .text(DecimalCoding.string(from: $0)) }
             default: return nil
             }
         case .boolean:
@@ -92,7 +101,19 @@ struct ValueCoercion: Sendable {
     }
 
     /// The primary-key form of a value of an attribute of `type`.
+    ///
+    /// Stricter than ``storedValue(_:type:dateFormat:)`` for `double` keys: a number that a
+    /// double cannot hold exactly is refused, never rounded into another record's key
+    /// (DESIGN §3.3).
     func keyValue(_ value: JSONValue, type: AttributeType, dateFormat: String?) -> DatabaseValue? {
+        if type == .double {
+            switch value {
+            case .integer(let number): guard Double(exactly: number) != nil else { return nil }
+            case .number: return nil
+            case .string(let text): guard JSONNumberText.double(exactly: text) != nil else { return nil }
+            default: break
+            }
+        }
         guard let stored = storedValue(value, type: type, dateFormat: dateFormat), !stored.isNull else { return nil }
         return stored
     }
@@ -101,26 +122,25 @@ struct ValueCoercion: Sendable {
 
     static func integer(_ value: JSONValue) -> Int64? {
         switch value {
-        case .integer(let number): return number
-        case .double(let number):
-            guard number.rounded() == number, number >= -9.223372036854775808e18, number < 9.223372036854775808e18 else { return nil }
-            return Int64(number)
+        case .integer, .double, .number: return value.int64Value  // exactly, or nil
         case .string(let text): return strictInteger(text)
         default: return nil
         }
     }
 
+    /// A whole number written as text: an optional sign, then digits only. Out of the `Int64`
+    /// range is nil, never clamped.
     static func strictInteger(_ text: String) -> Int64? {
         var body = Substring(text)
-        if body.first == "+" { body = body.dropFirst() }
-        guard !body.isEmpty, body.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || $0 == 45 }) else { return nil }
-        return Int64(body)
+        let negative = body.first == "-"
+        if body.first == "+" || body.first == "-" { body = body.dropFirst() }
+        guard !body.isEmpty, body.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
+        return Int64(negative ? "-" + body : String(body))
     }
 
+    /// A number written as text (see ``JSONNumberText/parts(of:)``), to the nearest double.
     static func strictDouble(_ text: String) -> Double? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || "+-.eE".utf8.contains($0) }),
-            let number = Double(text), number.isFinite
-        else { return nil }
+        guard JSONNumberText.parts(of: text) != nil, let number = Double(text), number.isFinite else { return nil }
         return number
     }
 
@@ -186,8 +206,20 @@ struct ValueCoercion: Sendable {
 
     private func date(_ value: JSONValue, format: String?) -> Date? {
         switch value {
-        case .integer(let seconds): return Date(timeIntervalSince1970: Double(seconds))
-        case .double(let seconds): return seconds.isFinite ? Date(timeIntervalSince1970: seconds) : nil
+        case .integer(let seconds):
+            // Beyond 2^53 a Double cannot hold the seconds exactly (and no storable date is there).
+            guard Double(exactly: seconds) != nil else { return nil }
+            return Date(timeIntervalSince1970: Double(seconds))
+        case .double(let seconds):
+            // Unix seconds, to the millisecond at most: finer digits are refused, not rounded.
+            guard seconds.isFinite, let parts = JSONNumberText.parts(of: Self.text(of: seconds)), parts.exponent >= -3
+            else { return nil }
+            return Date(timeIntervalSince1970: seconds)
+        case .number(let text):
+            guard let parts = JSONNumberText.parts(of: text), parts.exponent >= -3, let seconds = Double(text),
+                seconds.isFinite
+            else { return nil }
+            return Date(timeIntervalSince1970: seconds)
         case .string(let text):
             if let date = DateCoding.date(fromISO8601: text) { return date }
             for pattern in (format.map { [$0] } ?? []) + dateFormats {

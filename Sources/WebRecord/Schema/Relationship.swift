@@ -18,10 +18,12 @@ public struct Relationship: Sendable, Hashable {
 
     /// How a to-many relationship takes the members given by a response.
     public enum MergePolicy: String, Sendable, Hashable, CaseIterable {
-        /// New members are added; members the response does not list stay. The default, as in MMRecord.
+        /// New members are added; members the response does not list stay, and neither `[]`
+        /// nor `null` removes one. MMRecord's behaviour (`import-model` writes it explicitly).
         case union
-        /// The members become exactly those in the response. Members dropped are removed, and
-        /// deleted when ``DeleteRule/cascade`` is set.
+        /// The members become exactly those in the response, as in Sync, RestKit and Realm: a
+        /// nested list is the server's snapshot. Members dropped are removed, and deleted when
+        /// ``DeleteRule/cascade`` is set; `[]` and `null` both empty the list. The default.
         case replace
     }
 
@@ -41,7 +43,7 @@ public struct Relationship: Sendable, Hashable {
     public var keyPaths: [String]
     /// What a delete does to related records.
     public var deleteRule: DeleteRule
-    /// How a to-many relationship merges, `union` by default.
+    /// How a to-many relationship merges, `replace` by default (DESIGN §3.11).
     public var mergePolicy: MergePolicy
     /// Whether the relationship may be empty. Informational. Default true.
     public var isOptional: Bool
@@ -50,7 +52,7 @@ public struct Relationship: Sendable, Hashable {
     public init(
         name: String, entityName: String, destination: String, isToMany: Bool = false,
         isOrdered: Bool = false, inverse: String? = nil, keyPaths: [String]? = nil,
-        deleteRule: DeleteRule = .nullify, mergePolicy: MergePolicy = .union, isOptional: Bool = true
+        deleteRule: DeleteRule = .nullify, mergePolicy: MergePolicy = .replace, isOptional: Bool = true
     ) {
         self.name = name
         self.entityName = entityName

@@ -244,7 +244,7 @@ struct SchemaFileReader {
                 problem(entity, name, "unknown deleteRule '\(rule)' (use nullify, cascade or deny)")
             }
         }
-        var merge = Relationship.MergePolicy.union
+        var merge = Relationship.MergePolicy.replace
         if let policy = string(object["merge"], entity: entity, property: name, key: "merge") {
             if let parsed = Relationship.MergePolicy(rawValue: policy) {
                 merge = parsed

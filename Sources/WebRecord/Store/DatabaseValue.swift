@@ -1,6 +1,12 @@
 import Foundation
 
 /// A value as SQLite stores it: one of its five storage classes.
+///
+/// Two values are equal as SQLite compares them in a key or a unique index: text byte for
+/// byte, with no Unicode normalization (`"é"` written as one code point and as `e` plus a
+/// combining accent are two values, as they are two rows in the store), unlike Swift's
+/// `String ==`. Keys therefore compare the same way inside one response, across responses
+/// and in the store (DESIGN §3.3).
 public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
     case null
     case integer(Int64)
@@ -12,6 +18,49 @@ public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
     public var isNull: Bool {
         if case .null = self { return true }
         return false
+    }
+
+    public static func == (lhs: DatabaseValue, rhs: DatabaseValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.integer(let left), .integer(let right)): left == right
+        case (.real(let left), .real(let right)): left == right
+        case (.text(let left), .text(let right)): Self.sameBytes(left, right)
+        case (.blob(let left), .blob(let right)): left == right
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0 as UInt8)
+        case .integer(let value):
+            hasher.combine(1 as UInt8)
+            hasher.combine(value)
+        case .real(let value):
+            hasher.combine(2 as UInt8)
+            hasher.combine(value)
+        case .text(let value):
+            hasher.combine(3 as UInt8)
+            var value = value
+            value.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .blob(let value):
+            hasher.combine(4 as UInt8)
+            hasher.combine(value)
+        }
+    }
+
+    /// Whether two strings have the same UTF-8 bytes.
+    private static func sameBytes(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        return left.withUTF8 { leftBytes in
+            right.withUTF8 { rightBytes in
+                leftBytes.count == rightBytes.count
+                    && (leftBytes.isEmpty || memcmp(leftBytes.baseAddress!, rightBytes.baseAddress!, leftBytes.count) == 0)
+            }
+        }
     }
 
     public var description: String {

@@ -3,8 +3,8 @@ import Foundation
 /// Reads and writes dates as WebRecord stores them, without DateFormatter on the hot path.
 ///
 /// Stored form: `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC, fixed width, so text order is time order.
-/// Read form: ISO-8601 with or without fractional seconds (any number of digits, kept to the
-/// millisecond), with `Z`, `±HH:MM`, `±HHMM` or `±HH`, or no zone (then UTC); a space is
+/// Read form: ISO-8601 with or without fractional seconds (any number of digits, but none
+/// past the millisecond that is not zero: `.123456` is refused, never rounded), with `Z`, `±HH:MM`, `±HHMM` or `±HH`, or no zone (then UTC); a space is
 /// accepted in place of `T`. A date alone (`2012-11-21`) is midnight UTC.
 package enum DateCoding {
     /// The stored text for a date.
@@ -67,7 +67,13 @@ package enum DateCoding {
         if expect(46) || expect(44) {
             var digits = 0
             while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
-                if digits < 3 { milliseconds = milliseconds * 10 + Int64(bytes[index] - 48) }
+                if digits < 3 {
+                    milliseconds = milliseconds * 10 + Int64(bytes[index] - 48)
+                } else if bytes[index] != 48 {
+                    // Finer than a millisecond: stored to the millisecond, it would be another
+                    // instant, so it is refused rather than rounded (zeros are fine).
+                    return nil
+                }
                 digits += 1
                 index += 1
             }
@@ -150,8 +156,18 @@ enum DecimalCoding {
         return NSDecimalString(&value, Locale(identifier: "en_US_POSIX"))
     }
 
+    /// The decimal `text` denotes, exactly, or nil: text that is not a number (`"+-5"`,
+    /// `"1.2.3"`), and numbers that `Decimal` cannot hold exactly (more than 38 significant
+    /// digits, or an exponent out of its range), are refused rather than rounded.
     static func decimal(from text: String) -> Decimal? {
-        guard !text.isEmpty, text.allSatisfy({ "0123456789.-+eE".contains($0) }) else { return nil }
-        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
+        guard let parts = JSONNumberText.parts(of: text) else { return nil }
+        if parts.digits.isEmpty { return Decimal(0) }
+        guard parts.digits.count <= 38, parts.exponent >= -128, parts.exponent <= 127 else { return nil }
+        let canonical = (parts.negative ? "-" : "") + String(decoding: parts.digits.map { $0 + 48 }, as: UTF8.self)
+            + "e" + String(parts.exponent)
+        guard let decimal = Decimal(string: canonical, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN,
+            JSONNumberText.parts(of: string(from: decimal)) == parts
+        else { return nil }
+        return decimal
     }
 }

@@ -24,7 +24,7 @@ import WebRecordTesting
     @Test func noneLogsNothing() async throws {
         let (warnings, messages) = try await withLogging(.none) {
             let test = try makeDecisionStore()
-            return try test.store.populate(json(#"[{"title": "no key"}, {"id": "x1y", "title": "t"}]"#), entity: "Post").debugger.warnings.count
+            return try test.store.populate(json(#"[{"title": "no key"}, {"id": "x1y", "title": "t"}, {"id": 2, "title": "t"}]"#), entity: "Post").debugger.warnings.count
         }
         #expect(warnings > 0)
         #expect(messages.isEmpty)

@@ -146,13 +146,17 @@ import WebRecordTesting
         #expect(try test.store.fetchOne("Attachment", primaryKey: 300) != nil)
     }
 
-    @Test func aStillMissingKeyWarnsAndCreatesANewRecord() throws {
+    @Test func aStillMissingKeyIsReportedAndTheRecordIsNotStored() throws {
         let test = try makeDecisionStore()
-        let first = try test.store.populate(json(#"[{"title": "no key"}]"#), entity: "Post")
-        let second = try test.store.populate(json(#"[{"title": "no key"}]"#), entity: "Post")
-        #expect(first.debugger.contains(.missingPrimaryKey))
-        #expect(second.changes.inserted == 1)
-        #expect(try test.store.count("Post") == 2)
+        let response = try json(#"[{"title": "no key"}, {"id": 5, "title": "keyed"}]"#)
+        let first = try test.store.populate(response, entity: "Post")
+        let second = try test.store.populate(response, entity: "Post")
+        let warning = try #require(first.debugger.errors.first { $0.code == .missingPrimaryKey })
+        #expect(warning.entity == "Post" && !warning.isFatal && warning.message.contains("not stored"))
+        #expect(warning.value == (try json(#"{"title": "no key"}"#)))
+        #expect(first.records.count == 1 && first.changes.inserted == 1)
+        #expect(second.changes.inserted == 0)
+        #expect(try test.store.count("Post") == 1)
     }
 
     // MARK: §3.6 Nested objects without a key
@@ -248,7 +252,30 @@ import WebRecordTesting
         (#"42"#, "string", "\"42\""), (#"true"#, "string", "\"true\""), (#"{}"#, "string", nil),
         (#""2.5""#, "double", "2.5"), (#""2.5x""#, "double", nil),
         (#""2012-11-21T02:33:42Z""#, "date", "\"2012-11-21T02:33:42.000Z\""),
-        (#""2012-11-21T02:33:42.123456+01:00""#, "date", "\"2012-11-21T01:33:42.123Z\""),
+        (#""2012-11-21T02:33:42.123000+01:00""#, "date", "\"2012-11-21T01:33:42.123Z\""),
+        // Finer than the millisecond a date is stored to: refused, never rounded.
+        (#""2012-11-21T02:33:42.123456+01:00""#, "date", nil),
+        (#"1353465222.5"#, "date", "\"2012-11-21T02:33:42.500Z\""),
+        (#"1353465222.1234"#, "date", nil),
+        (#"1353465222.12345678901234567"#, "date", nil),
+        // Integers: exact, or refused; never clamped, rounded or read past a stray sign.
+        (#"-9223372036854775809"#, "integer", nil), (#"9223372036854775808"#, "integer", nil),
+        (#"-9223372036854775808"#, "integer", "-9223372036854775808"),
+        (#""+-5""#, "integer", nil), (#""-+5""#, "integer", nil), (#""5-""#, "integer", nil), (#""--5""#, "integer", nil),
+        (#""-5""#, "integer", "-5"), (#""+7""#, "integer", "7"), (#"1e3"#, "integer", "1000"),
+        (#""99999999999999999999""#, "integer", nil), (#"1e19"#, "integer", nil),
+        (#"9.223372036854775e18"#, "integer", "9223372036854775000"),
+        // Strings keep every digit of a number.
+        (#"18446744073709551615"#, "string", "\"18446744073709551615\""),
+        (#"0.12345678901234567890"#, "string", "\"0.12345678901234567890\""),
+        // Doubles: the nearest double, as documented.
+        (#"18446744073709551615"#, "double", "1.8446744073709552e19"),
+        (#""1.2.3""#, "double", nil), (#""+-1""#, "double", nil),
+        // Decimals: exact, or refused.
+        (#"0.12345678901234567890123"#, "decimal", "\"0.12345678901234567890123\""),
+        (#""12345678901234567890.123456789""#, "decimal", "\"12345678901234567890.123456789\""),
+        (#""1.2.3""#, "decimal", nil), (#""+-5""#, "decimal", nil), (#""12abc""#, "decimal", nil),
+        (#""1234567890123456789012345678901234567890""#, "decimal", nil),
         (#"1353465222"#, "date", "\"2012-11-21T02:33:42.000Z\""),
         (#""21/11/2012""#, "date", "\"2012-11-21T00:00:00.000Z\""),
         (#""yesterday""#, "date", nil),
@@ -306,9 +333,12 @@ import WebRecordTesting
         _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "tags": ["c", "a", "b"]}]"#), entity: "Post")
         var post = try #require(try test.store.fetchOne("Post", primaryKey: 1))
         #expect(post.relatedRecords("tags").map(\.primaryKeyValue) == ["c", "a", "b"])
-        _ = try test.store.populate(json(#"[{"id": 1, "tags": [{"name": "b"}, {"name": "c"}]}]"#), entity: "Post")
+        var union = PopulationOptions()
+        union.mergePolicies["Post.tags"] = .union
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "tags": [{"name": "b"}, {"name": "c"}]}]"#), entity: "Post", options: union)
         post = try #require(try test.store.fetchOne("Post", primaryKey: 1))
-        // union (the default): listed members first, in response order, then the others.
+        // union: listed members first, in response order, then the others.
         #expect(post.relatedRecords("tags").map(\.primaryKeyValue) == ["b", "c", "a"])
         #expect(try test.store.fetchOne("Tag", primaryKey: "a")?.relatedRecords("posts").count == 1)
     }

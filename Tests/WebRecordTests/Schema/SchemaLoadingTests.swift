@@ -138,11 +138,11 @@ import Testing
         #expect(posts.isToMany)
         #expect(!posts.isOrdered)
         #expect(posts.deleteRule == .nullify)
-        #expect(posts.mergePolicy == .union)
+        #expect(posts.mergePolicy == .replace)  // DESIGN §3.11: a nested list is the server's snapshot
         #expect(posts.isOptional)
         let post = try Self.relationship("Comment", "post", in: schema)
         #expect(!post.isToMany)
-        #expect(post.mergePolicy == .union)
+        #expect(post.mergePolicy == .replace)
     }
 
     @Test func readsTheThreeKindsOfPrimaryKey() throws {
@@ -201,7 +201,7 @@ import Testing
         let name = try Self.attribute("Tag", "name", in: schema)
         #expect(name.keyPaths == ["name"] && name.isOptional && name.defaultValue == nil && !name.isIndexed)
         let relationship = try Self.relationship("Tag", "post", in: schema)
-        #expect(!relationship.isToMany && relationship.deleteRule == .nullify && relationship.mergePolicy == .union)
+        #expect(!relationship.isToMany && relationship.deleteRule == .nullify && relationship.mergePolicy == .replace)
     }
 
     // MARK: - Candidate keys
