@@ -49,6 +49,7 @@ enum PopulateCommand: Subcommand {
         let paging = try PagingArguments(
             paginate: arguments.value("--paginate"), maxPages: arguments.value("--max-pages"),
             deleteOrphans: arguments.flag("--delete-orphans"), showsProgress: !json && !quiet && Output.isErrorTerminal)
+        options.orphanDeletionFollows = paging.deleteOrphans
 
         let summary = try await populate(
             sources, entity: entity.name, schema: schema, path: arguments.value("--db") ?? "", options: options,
@@ -90,7 +91,7 @@ enum PopulateCommand: Subcommand {
                     for try await page in opened.pages(entity: entity, urn: url.absoluteString, options: pagingOptions) {
                         summary.add(PopulationResult(
                             records: page.records, debugger: page.result.debugger, changesByEntity: page.result.changesByEntity))
-                        kept.formUnion(page.records.map(\.rowID))
+                        kept.formUnion(page.result.containedRowIDs)
                         last = (page.records, page.result.response.body)
                     }
                 } catch let failure as WebRecordFailure {
@@ -111,7 +112,7 @@ enum PopulateCommand: Subcommand {
             do {
                 let result = try opened.populate(response, entity: entity, options: options)
                 summary.add(result)
-                kept.formUnion(result.records.map(\.rowID))
+                kept.formUnion(result.containedRowIDs)
                 last = (result.records, response)
                 progress.show(
                     PagingProgress(pagesFetched: index + 1, recordsPopulated: summary.records, totalRecords: nil, elapsed: progress.elapsed),

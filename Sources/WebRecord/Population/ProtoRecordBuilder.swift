@@ -337,7 +337,8 @@ final class ProtoRecordBuilder {
         case merged
     }
 
-    /// DESIGN §3.7: later keys fill absent ones; on a conflict the later value wins.
+    /// DESIGN §3.7: later keys fill absent ones; on a conflict the later valid value wins, and
+    /// an invalid later value never replaces a valid earlier one (merged as if after coercion).
     private func merge(_ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation) -> MergeOutcome {
         let wasReference = proto.isReference
         if representation !== proto.representation,
@@ -352,6 +353,14 @@ final class ProtoRecordBuilder {
         for (key, value) in dictionary {
             if let earlier = proto.dictionary[key] {
                 guard earlier != value else { continue }
+                if let mapped = representation.attributesByKey[key], !mapped.accepts(value, coercion: coercion),
+                    mapped.accepts(earlier, coercion: coercion)
+                {
+                    debugger.record(.typeMismatch(
+                        entity: representation.entity.name, property: mapped.name, keyPath: key, value: value,
+                        expected: "a \(mapped.type.rawValue) (a duplicate of \(proto) with a valid earlier value, which is kept)"))
+                    continue
+                }
                 WebRecord.logger.log(
                     .debug, "duplicate record in response: '\(key)' changes from \(WebRecordError.excerpt(of: earlier)) to \(WebRecordError.excerpt(of: value)); the later value wins",
                     entity: representation.entity.name)

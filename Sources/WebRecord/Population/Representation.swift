@@ -91,6 +91,19 @@ final class Representation {
         func value(in dictionary: JSONObject) -> Found? {
             KeyPath.firstValue(of: keyPaths, in: dictionary)
         }
+
+        /// Whether the marshaler would store `value` (after the transformer, if any): a null
+        /// only for an optional attribute, anything else when it coerces.
+        func accepts(_ value: JSONValue, coercion: ValueCoercion) -> Bool {
+            var value = value
+            if let transformer {
+                guard let transform = ValueTransformers.transformer(named: transformer), let transformed = transform(value)
+                else { return false }
+                value = transformed
+            }
+            if value.isNull { return isOptional }
+            return coercion.storedValue(value, type: type, dateFormat: dateFormat) != nil
+        }
     }
 
     /// A relationship, where its value is found, and where its links are stored.
@@ -151,6 +164,9 @@ final class Representation {
     /// The plan of the entity's table.
     let table: TablePlan?
     let attributes: [MappedAttribute]
+    /// The attributes read from a top-level key of the dictionary, by that key (for merging
+    /// duplicates after coercion, DESIGN §3.7).
+    let attributesByKey: [String: MappedAttribute]
     let relationships: [MappedRelationship]
     /// The attributes forming the primary key, when it is made of attributes.
     let keyAttributes: [MappedAttribute]
@@ -178,6 +194,13 @@ final class Representation {
             return MappedAttribute(property: attribute, column: column, storedDefault: storedDefault)
         }
         self.attributes = attributes
+        var attributesByKey: [String: MappedAttribute] = [:]
+        for mapped in attributes {
+            for path in mapped.property.keyPaths where !path.contains(".") && attributesByKey[path] == nil {
+                attributesByKey[path] = mapped
+            }
+        }
+        self.attributesByKey = attributesByKey
         let relationships = entity.relationships.map { relationship in
             MappedRelationship(
                 property: relationship, id: relationshipIDs[RepresentationSet.qualifiedName(relationship)] ?? -1,

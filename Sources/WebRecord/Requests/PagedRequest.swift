@@ -178,6 +178,9 @@ extension RecordStore {
         let orphanOptions = requestOptions.population
         requestOptions.population.deleteOrphans = nil
         requestOptions.population.orphanDeletion = nil
+        // Each page is held to orphan deletion's rules (DESIGN §3.5): an unidentified record or a
+        // missing key path fails the page, so the deletion after the last one never runs.
+        requestOptions.population.orphanDeletionFollows = orphanOptions.deletesOrphans
 
         let isFirst = state.index == 0
         let urn = isFirst ? sequence.urn : (state.nextURN ?? sequence.urn)
@@ -191,7 +194,7 @@ extension RecordStore {
 
         let pageManager = result.pageManager
             ?? sequence.options.pagination?.pageManager(for: result.response, of: request)
-        state.keep.formUnion(result.records.map(\.rowID))
+        state.keep.formUnion(result.containedRowIDs)
         state.records += result.records.count
         if let total = pageManager?.totalResultsCount { state.total = total }
         let index = state.index

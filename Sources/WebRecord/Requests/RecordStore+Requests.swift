@@ -189,9 +189,11 @@ extension RecordStore {
         let pageManager = server.pageManager(for: response, of: request)
         WebRecord.logger.log(
             .debug, "request '\(HTTPRedaction.redactedURN(request.urn))' populated \(population.records.count) record(s)", entity: entity)
-        return RequestResult(
+        var result = RequestResult(
             records: population.records, debugger: debugger, changesByEntity: population.changesByEntity,
             customResponse: customResponse, response: response, request: request, pageManager: pageManager)
+        result.containedRowIDs = population.containedRowIDs
+        return result
     }
 
     /// Runs a population on a dispatch queue, not on the cooperative thread pool: a population

@@ -23,6 +23,9 @@ public struct RequestResult: Sendable {
     public var request: ServerRequest
     /// The server's page manager for this response; nil when it is the only page.
     public var pageManager: (any PageManager)?
+    /// The `_id` of every record of the requested entity that the response named, at any
+    /// depth: what orphan deletion after the last page keeps (DESIGN §3.14).
+    package var containedRowIDs: Set<Int64> = []
 
     /// Creates a result.
     ///

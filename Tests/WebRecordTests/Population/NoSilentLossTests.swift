@@ -1,0 +1,409 @@
+import Foundation
+import Testing
+import WebRecord
+import WebRecordTesting
+
+/// A schema for the classes of silent loss: trees of one entity, a list endpoint whose records
+/// need a title, labels merged both ways, owner-keyed records, and a sub-entity hierarchy.
+let silentLossSchemaJSON = """
+{
+  "version": 1,
+  "entities": {
+    "Unit": {
+      "primaryKey": "id",
+      "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
+      "relationships": {
+        "children": { "destination": "Unit", "toMany": true, "inverse": "parent" },
+        "parent": { "destination": "Unit", "inverse": "children" },
+        "repostOf": { "destination": "Unit" }
+      }
+    },
+    "Issue": {
+      "primaryKey": "id",
+      "attributes": {
+        "id": { "type": "integer" },
+        "title": { "type": "string", "optional": false },
+        "state": { "type": "string", "optional": false, "default": "open" }
+      },
+      "relationships": {
+        "labels": { "destination": "Label", "toMany": true, "inverse": "issues" },
+        "author": { "destination": "Person", "inverse": "issues" },
+        "stats": { "destination": "Stats", "inverse": "issue" }
+      }
+    },
+    "Label": {
+      "primaryKey": "name",
+      "attributes": { "name": { "type": "string" } },
+      "relationships": { "issues": { "destination": "Issue", "toMany": true, "inverse": "labels" } }
+    },
+    "Person": {
+      "primaryKey": "login",
+      "attributes": { "login": { "type": "string" }, "name": { "type": "string", "optional": false } },
+      "relationships": { "issues": { "destination": "Issue", "toMany": true, "inverse": "author" } }
+    },
+    "Stats": {
+      "primaryKey": "issue",
+      "attributes": { "comments": { "type": "integer" } },
+      "relationships": { "issue": { "destination": "Issue", "inverse": "stats" } }
+    },
+    "Item": {
+      "primaryKey": "key",
+      "attributes": { "key": { "type": "string" }, "n": { "type": "integer" }, "note": { "type": "string", "optional": false } }
+    },
+    "Reading": {
+      "primaryKey": "value",
+      "attributes": { "value": { "type": "double" } }
+    },
+    "Link": {
+      "primaryKey": "id",
+      "abstract": true,
+      "subentities": { "key": "kind", "map": { "in": "InwardLink", "out": "OutwardLink" } },
+      "attributes": { "id": { "type": "integer" } }
+    },
+    "InwardLink": {
+      "parent": "Link",
+      "attributes": { "inwardNote": { "type": "string" } },
+      "relationships": { "inwardLabel": { "destination": "Label" }, "inwardLabels": { "destination": "Label", "toMany": true } }
+    },
+    "OutwardLink": {
+      "parent": "Link",
+      "attributes": { "outwardNote": { "type": "string" } }
+    }
+  }
+}
+"""
+
+func makeSilentLossStore() throws -> RecordingStore {
+    try RecordingStore(schema: Schema(json: silentLossSchemaJSON, fileName: "SilentLoss.json"))
+}
+
+/// One test per class of silent loss found by the peers' suites, a real client and hostile
+/// input, and per further instance of each class (DESIGN §3.3, §3.5, §3.10, §3.11, §3.13, §3.14).
+@Suite struct NoSilentLossTests {
+    // MARK: - Orphan deletion keeps everything the response contained (§3.14)
+
+    func orphanOptions() -> PopulationOptions {
+        var options = PopulationOptions()
+        options.deleteOrphans = .all
+        return options
+    }
+
+    @Test func nestedRecordsOfTheRequestedEntityAreNeverOrphans() throws {
+        let test = try makeSilentLossStore()
+        let result = try test.store.populate(
+            json(#"[{"id": 1, "children": [{"id": 11}, {"id": 12, "children": [{"id": 121}]}]}]"#), entity: "Unit",
+            options: orphanOptions())
+        #expect(result.changes.inserted == 4)
+        #expect(result.changes.deleted == 0)
+        #expect(try test.store.count("Unit") == 4)
+    }
+
+    @Test func recordsNamedOnlyByKeyOrThroughAnotherRelationshipAreNotOrphans() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 5}, {"id": 6}, {"id": 7}, {"id": 8}]"#), entity: "Unit")
+        // 5 is named by key as a parent, 6 as a repost (a relationship without an inverse), 7 by
+        // key in a to-many; 8 is not named anywhere.
+        let result = try test.store.populate(
+            json(#"[{"id": 1, "parent": 5, "repostOf": {"id": 6}, "children": [7]}]"#), entity: "Unit",
+            options: orphanOptions())
+        #expect(result.changes.deleted == 1)
+        #expect(try test.store.fetch("Unit", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? } == [1, 5, 6, 7])
+    }
+
+    @Test func theOrphanClosureIsOfferedOnlyRecordsTheResponseDidNotContain() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 9}]"#), entity: "Unit")
+        var options = PopulationOptions()
+        let offered = Locked<[Int]>([])
+        options.orphanDeletion = { orphan, _, _, _ in
+            offered.withLock { $0.append(orphan["id"] as Int? ?? -1) }
+            return false
+        }
+        _ = try test.store.populate(json(#"[{"id": 1, "children": [{"id": 2}]}]"#), entity: "Unit", options: options)
+        #expect(offered.withLock { $0 } == [9])
+    }
+
+    @Test func pagedOrphanDeletionKeepsRecordsNestedOnEveryPage() async throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 99}]"#), entity: "Unit")
+        let server = CannedServer()
+        server.enqueue(try json(#"{"units": [{"id": 1, "children": [{"id": 11}]}], "next": "p2"}"#), for: "p1")
+        server.enqueue(try json(#"{"units": [{"id": 2, "children": [12]}], "next": null}"#), for: "p2")
+        test.store.register(server, forEntity: "Unit")
+        var options = PagingOptions(pagination: .nextURL(keyPath: "next"))
+        options.request.population.keyPath = "units"
+        options.request.population.deleteOrphans = .all
+        var deleted = 0
+        for try await page in test.store.pages(entity: "Unit", urn: "p1", options: options) {
+            deleted += page.orphansDeleted["Unit"] ?? 0
+        }
+        #expect(deleted == 1)
+        #expect(try test.store.fetch("Unit", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? } == [1, 2, 11, 12])
+    }
+
+    // MARK: - Unidentified records and unexpected responses (§3.5)
+
+    @Test func anErrorObjectFromAListEndpointWritesNothing() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 1, "title": "real"}]"#), entity: "Issue")
+        let before = try dumpContent(test.store)
+        for options in [PopulationOptions(), orphanOptions()] {
+            let failure = try #require(throws: WebRecordFailure.self) {
+                try test.store.populate(json(#"{"message": "Bad credentials"}"#), entity: "Issue", options: options)
+            }
+            #expect(failure.error.code == .invalidResponseFormat)
+            #expect(failure.error.message.contains("could be identified"))
+            #expect(failure.error.value == (try json(#"{"message": "Bad credentials"}"#)))
+            #expect(try dumpContent(test.store) == before)
+        }
+    }
+
+    @Test func underOrphanDeletionOneUnidentifiedTopLevelRecordFailsTheWholeResponse() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]"#), entity: "Issue")
+        let before = try dumpContent(test.store)
+        let failure = try #require(throws: WebRecordFailure.self) {
+            try test.store.populate(json(#"[{"id": 1, "title": "a"}, {"title": "no id"}]"#), entity: "Issue", options: orphanOptions())
+        }
+        #expect(failure.error.code == .invalidResponseFormat)
+        #expect(failure.error.message.contains("1 of the 2"))
+        #expect(try dumpContent(test.store) == before)
+        // Without orphan deletion the identified record is stored and the other reported.
+        let result = try test.store.populate(json(#"[{"id": 3, "title": "c"}, {"title": "no id"}]"#), entity: "Issue")
+        #expect(result.changes.inserted == 1)
+        #expect(result.debugger.contains(.missingPrimaryKey))
+    }
+
+    @Test func aKeyThatIsNotAValidKeyCountsAsUnidentified() throws {
+        let test = try makeSilentLossStore()
+        let failure = try #require(throws: WebRecordFailure.self) {
+            try test.store.populate(json(#"[{"id": [1], "title": "a"}, {"id": "x", "title": "b"}]"#), entity: "Issue")
+        }
+        #expect(failure.error.code == .invalidResponseFormat)
+        #expect(try test.store.count("Issue") == 0)
+        // Top-level scalars that are not keys of the entity are unidentified too.
+        #expect(throws: WebRecordFailure.self) { try test.store.populate(json(#"[true, "x"]"#), entity: "Issue") }
+    }
+
+    @Test func underOrphanDeletionAMissingOrNullKeyPathIsFatalAndAnEmptyArrayDeletesAll() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 1, "title": "a"}]"#), entity: "Issue")
+        let before = try dumpContent(test.store)
+        var options = orphanOptions()
+        options.keyPath = "items"
+        for body in [#"{"message": "rate limited"}"#, #"{"items": null}"#] {
+            let failure = try #require(throws: WebRecordFailure.self) {
+                try test.store.populate(json(body), entity: "Issue", options: options)
+            }
+            #expect(failure.error.code == .invalidResponseFormat)
+            #expect(failure.error.keyPath == "items")
+            #expect(try dumpContent(test.store) == before)
+        }
+        // Without orphan deletion, a missing key path is still an empty result.
+        var plain = PopulationOptions()
+        plain.keyPath = "items"
+        #expect(try test.store.populate(json(#"{"message": "x"}"#), entity: "Issue", options: plain).debugger.contains(.emptyResultSet))
+        // An explicit empty array means the server has none.
+        let emptied = try test.store.populate(json(#"{"items": []}"#), entity: "Issue", options: options)
+        #expect(emptied.changes.deleted == 1)
+        #expect(try test.store.count("Issue") == 0)
+    }
+
+    @Test func aPagedRunWithAnUnidentifiedRecordKeepsEarlierPagesAndDeletesNothing() async throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 99, "title": "old"}]"#), entity: "Issue")
+        let server = CannedServer()
+        server.enqueue(try json(#"{"items": [{"id": 1, "title": "a"}], "next": "p2"}"#), for: "p1")
+        server.enqueue(try json(#"{"items": [{"id": 2, "title": "b"}, {"title": "no id"}], "next": null}"#), for: "p2")
+        test.store.register(server, forEntity: "Issue")
+        var options = PagingOptions(pagination: .nextURL(keyPath: "next"))
+        options.request.population.keyPath = "items"
+        options.request.population.deleteOrphans = .all
+        var pages = 0
+        let failure = await #expect(throws: WebRecordFailure.self) {
+            for try await _ in test.store.pages(entity: "Issue", urn: "p1", options: options) { pages += 1 }
+        }
+        #expect(failure?.error.code == .invalidResponseFormat)
+        #expect(pages == 1)
+        #expect(try test.store.fetch("Issue", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? } == [1, 99])
+    }
+
+    @Test func aNewRecordMissingANonOptionalAttributeIsNotStored() throws {
+        let test = try makeSilentLossStore()
+        let result = try test.store.populate(json(#"[{"id": 1}, {"id": 2, "title": "t"}]"#), entity: "Issue")
+        let warning = try #require(result.debugger.errors.first { $0.message.contains("non-optional") })
+        #expect(warning.entity == "Issue" && warning.property == "title" && !warning.isFatal)
+        #expect(warning.message.contains("Issue(1)"))
+        #expect(result.records.compactMap { $0["id"] as Int? } == [2])
+        #expect(try test.store.count("Issue") == 1)
+        // A non-optional attribute with a default is filled by it; an existing record may omit it.
+        #expect(try test.store.fetchOne("Issue", primaryKey: 2)?["state"] as String? == "open")
+        let update = try test.store.populate(json(#"[{"id": 2, "state": "closed"}]"#), entity: "Issue")
+        #expect(update.changes.updated == 1)
+    }
+
+    @Test func anIncompleteNestedRecordLeavesItsOwnersLinksAsTheyWere() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "author": {"login": "ann", "name": "Ann"}}]"#), entity: "Issue")
+        // The new author has no name: not stored, and the issue keeps Ann.
+        let result = try test.store.populate(json(#"[{"id": 1, "author": {"login": "bob"}}]"#), entity: "Issue")
+        #expect(result.debugger.errors.contains { $0.entity == "Person" && $0.property == "name" })
+        #expect(try test.store.fetchOne("Issue", primaryKey: 1)?.related("author")?["login"] as String? == "ann")
+        #expect(try test.store.count("Person") == 1)
+        // A reference by key (a stub) is exempt until its data arrives.
+        _ = try test.store.populate(json(#"[{"id": 1, "author": "carl"}]"#), entity: "Issue")
+        #expect(try test.store.fetchOne("Person", primaryKey: "carl") != nil)
+    }
+
+    @Test func aRecordIdentifiedByADroppedOwnerIsDroppedWithIt() throws {
+        let test = try makeSilentLossStore()
+        let result = try test.store.populate(json(#"[{"id": 4, "stats": {"comments": 3}}]"#), entity: "Issue")
+        #expect(try test.store.count("Issue") == 0)
+        #expect(try test.store.count("Stats") == 0)
+        #expect(result.debugger.errors.contains { $0.entity == "Stats" })
+    }
+
+    @Test func anOwnerKeyedRecordNamingAnotherOwnerIsSkippedWithAClearError() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 2, "title": "two"}]"#), entity: "Issue")
+        let result = try test.store.populate(
+            json(#"[{"id": 1, "title": "one", "stats": {"issue": 2, "comments": 5}}]"#), entity: "Issue")
+        let error = try #require(result.debugger.errors.first { $0.entity == "Stats" })
+        #expect(!error.isFatal && error.code == .invalidResponseFormat)
+        #expect(error.message.contains("Issue(1)") && error.message.contains("2"))
+        #expect(error.keyPath == "issue")
+        #expect(try test.store.count("Stats") == 0)
+        // Naming the owner it is nested in is consistent.
+        _ = try test.store.populate(json(#"[{"id": 1, "stats": {"issue": 1, "comments": 6}}]"#), entity: "Issue")
+        #expect(try test.store.fetchOne("Issue", primaryKey: 1)?.related("stats")?["comments"] as Int? == 6)
+    }
+
+    // MARK: - Identity is exact (§3.3)
+
+    @Test func keysThatDifferOnlyInUnicodeNormalizationAreTwoRecordsEverywhere() throws {
+        let test = try makeSilentLossStore()
+        let nfc = "caf\u{E9}"
+        let nfd = "cafe\u{301}"
+        #expect(nfc == nfd)  // Swift's String equality: canonical equivalence
+        let both = JSONValue.array([["key": .string(nfc), "note": "composed"], ["key": .string(nfd), "note": "decomposed"]])
+        let result = try test.store.populate(both, entity: "Item")
+        #expect(result.changes.inserted == 2)
+        // Across responses, each updates its own row.
+        _ = try test.store.populate(.array([["key": .string(nfd), "note": "decomposed, updated"]]), entity: "Item")
+        let stored = try test.store.fetch("Item").map { ($0["key"] as String? ?? "", $0["note"] as String? ?? "") }
+        #expect(stored.count == 2)
+        #expect(stored.contains { Array($0.0.utf8) == Array(nfc.utf8) && $0.1 == "composed" })
+        #expect(stored.contains { Array($0.0.utf8) == Array(nfd.utf8) && $0.1 == "decomposed, updated" })
+        // And as references by key.
+        _ = try test.store.populate(.array([.string(nfc), .string(nfd)]), entity: "Item")
+        #expect(try test.store.count("Item") == 2)
+    }
+
+    @Test func integerIDsBeyondInt64KeepTheirDigitsInAStringKey() throws {
+        let test = try makeSilentLossStore()
+        let result = try test.store.populate(
+            json(#"[{"key": 18446744073709551615, "note": "a"}, {"key": 18446744073709551614, "note": "b"}]"#), entity: "Item")
+        #expect(result.changes.inserted == 2)
+        let keys = try test.store.fetch("Item", orderBy: [.ascending("key")]).compactMap { $0["key"] as String? }
+        #expect(keys == ["18446744073709551614", "18446744073709551615"])
+        // The same id written as a string is the same record.
+        let again = try test.store.populate(json(#"[{"key": "18446744073709551615", "note": "a"}]"#), entity: "Item")
+        #expect(again.changes.unchanged == 1 && again.changes.inserted == 0)
+    }
+
+    @Test func aNumberThatCannotBeRepresentedIsRefusedAsAKeyNeverRounded() throws {
+        let test = try makeSilentLossStore()
+        // An integer key beyond Int64, and a double key a double cannot hold exactly.
+        #expect(throws: WebRecordFailure.self) {
+            try test.store.populate(json(#"[{"id": 9223372036854775808, "title": "t"}]"#), entity: "Issue")
+        }
+        let readings = try test.store.populate(
+            json(#"[{"value": 9007199254740993}, {"value": 9007199254740992}, {"value": 0.5}]"#), entity: "Reading")
+        #expect(readings.changes.inserted == 2)
+        #expect(readings.debugger.contains(.missingPrimaryKey))
+        #expect(try test.store.count("Issue") == 0)
+    }
+
+    @Test func aSchemaNamingAnUnregisteredTransformerIsRefusedBeforeAnythingIsWritten() throws {
+        let schema = try Schema(json: """
+            {"entities": {
+              "Thing": {"primaryKey": "id", "attributes": {"id": {"type": "string", "transformer": "nobodyRegisteredThis"}}},
+              "Other": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "v": {"type": "string", "transformer": "norThis"}}}
+            }}
+            """)
+        let test = try RecordingStore(schema: schema)
+        for entity in ["Thing", "Other"] {
+            let failure = try #require(throws: WebRecordFailure.self) {
+                try test.store.populate(json(#"[{"id": 1}]"#), entity: entity)
+            }
+            #expect(failure.error.code == .invalidEntityDescription)
+            #expect(failure.error.message.contains("nobodyRegisteredThis") || failure.error.message.contains("norThis"))
+        }
+        #expect(try test.store.count("Thing") == 0 && test.store.count("Other") == 0)
+    }
+
+    // MARK: - Coercion and duplicates (§3.7, §3.10)
+
+    @Test func anInvalidLaterDuplicateNeverReplacesAValidEarlierValue() throws {
+        let test = try makeSilentLossStore()
+        let result = try test.store.populate(
+            json(#"[{"key": "a", "n": 5, "note": "x"}, {"key": "a", "n": "bad", "note": null}]"#), entity: "Item")
+        let item = try #require(try test.store.fetchOne("Item", primaryKey: "a"))
+        #expect(item["n"] as Int? == 5)
+        #expect(item["note"] as String? == "x")
+        #expect(result.changes.inserted == 1)
+        // A valid later value still wins.
+        _ = try test.store.populate(json(#"[{"key": "a", "n": 5, "note": "x"}, {"key": "a", "n": "6"}]"#), entity: "Item")
+        #expect(try test.store.fetchOne("Item", primaryKey: "a")?["n"] as Int? == 6)
+    }
+
+    // MARK: - To-many merges (§3.11)
+
+    @Test func replaceIsTheDefaultAndEmptiesOnAnEmptyListOrNull() throws {
+        let test = try makeSilentLossStore()
+        for emptying in ["[]", "null"] {
+            _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "labels": ["bug", "ui"]}]"#), entity: "Issue")
+            #expect(try test.store.fetchOne("Issue", primaryKey: 1)?.relatedRecords("labels").count == 2)
+            let result = try test.store.populate(json(#"[{"id": 1, "labels": \#(emptying)}]"#), entity: "Issue")
+            #expect(result.changesByEntity["Issue"]?.updated == 1, "labels: \(emptying)")
+            #expect(try test.store.fetchOne("Issue", primaryKey: 1)?.relatedRecords("labels").isEmpty == true)
+        }
+        // A shorter list removes the others.
+        _ = try test.store.populate(json(#"[{"id": 1, "labels": ["bug", "ui"]}]"#), entity: "Issue")
+        _ = try test.store.populate(json(#"[{"id": 1, "labels": ["ui"]}]"#), entity: "Issue")
+        #expect(try test.store.fetchOne("Issue", primaryKey: 1)?.relatedRecords("labels").map { $0["name"] as String? } == ["ui"])
+    }
+
+    @Test func unionRemovesNothingOnAnEmptyListOrNull() throws {
+        let test = try makeSilentLossStore()
+        var union = PopulationOptions()
+        union.mergePolicies["Issue.labels"] = .union
+        _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "labels": ["bug", "ui"]}]"#), entity: "Issue", options: union)
+        for emptying in ["[]", "null", #"["new"]"#] {
+            _ = try test.store.populate(json(#"[{"id": 1, "labels": \#(emptying)}]"#), entity: "Issue", options: union)
+        }
+        let names = try #require(try test.store.fetchOne("Issue", primaryKey: 1)).relatedRecords("labels").compactMap { $0["name"] as String? }
+        #expect(Set(names) == ["bug", "ui", "new"])
+    }
+
+    // MARK: - Sub-entity switches (§3.13)
+
+    @Test func aSubentitySwitchClearsWhatTheOldSubentityHad() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "kind": "in", "inwardNote": "from A", "inwardLabel": "bug", "inwardLabels": ["x", "y"]}]"#),
+            entity: "Link")
+        _ = try test.store.populate(json(#"[{"id": 1, "kind": "out", "outwardNote": "to B"}]"#), entity: "Link")
+        // Switching back without the inward data: none of the old values reappear.
+        _ = try test.store.populate(json(#"[{"id": 1, "kind": "in"}]"#), entity: "Link")
+        let link = try #require(try test.store.fetchOne("Link", primaryKey: 1))
+        #expect(link.entity.name == "InwardLink")
+        #expect(link["inwardNote"] as String? == nil)
+        #expect(link["outwardNote"] as String? == nil)
+        #expect(link.related("inwardLabel") == nil)
+        #expect(link.relatedRecords("inwardLabels").isEmpty)
+        // The labels themselves are not deleted: the switch nullifies.
+        #expect(try test.store.count("Label") == 3)
+    }
+}
