@@ -26,6 +26,8 @@ final class ProtoRecordBuilder {
     /// The top-level values skipped because they could not be identified (DESIGN §3.5): no
     /// primary key after injection, or one that is not a valid key. The first is kept for messages.
     private(set) var unidentifiedTopLevel: (count: Int, first: JSONValue?) = (0, nil)
+    /// The top-level dictionaries of an abstract entity skipped because no sub-entity matched.
+    private(set) var unmappedTopLevel = 0
 
     /// An owner identity: the owner and its relationship (``Representation/MappedRelationship/id``).
     private struct OwnerKey: Hashable {
@@ -101,7 +103,8 @@ final class ProtoRecordBuilder {
             debugger.record(WebRecordError(
                 .invalidEntityDescription,
                 "\(representation.entity.name) is abstract and no sub-entity matched the record; it was skipped",
-                isFatal: false, entity: representation.entity.name))
+                isFatal: false, entity: representation.entity.name, value: .object(original)))
+            if parent == nil, relationship == nil { unmappedTopLevel += 1 }
             return nil
         }
         var dictionary = original

@@ -72,7 +72,9 @@ public struct ResponsePopulation: Sendable {
             store: store, options: options, coercion: coercion, representations: representations, debugger: debugger)
         defer { builder.releaseGraph() }
         let topLevel = try builder.build(values, entity: entity, keyPath: keyPath)
-        try requireIdentified(builder.unidentifiedTopLevel, identified: topLevel.count, entity: entity, keyPath: keyPath)
+        try requireIdentified(
+            builder.unidentifiedTopLevel, unmapped: builder.unmappedTopLevel, identified: topLevel.count, entity: entity,
+            keyPath: keyPath)
         let protos = builder.protoRecords
         if WebRecord.logger.isEnabled(.trace) {
             WebRecord.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
@@ -166,22 +168,24 @@ public struct ResponsePopulation: Sendable {
     /// DESIGN §3.5: a response none of whose top-level records can be identified fails, and so
     /// does one with any such record when orphans are to be deleted after it (a blank or partial
     /// list must never decide what is deleted).
+    /// Records of an abstract entity that no sub-entity matched (`unmapped`) count too when
+    /// orphans are deleted: skipped, they would be taken for orphans.
     private func requireIdentified(
-        _ unidentified: (count: Int, first: JSONValue?), identified: Int, entity: Entity, keyPath: String?
+        _ unidentified: (count: Int, first: JSONValue?), unmapped: Int, identified: Int, entity: Entity, keyPath: String?
     ) throws(WebRecordError) {
-        guard unidentified.count > 0 else { return }
-        let total = unidentified.count + identified
-        if identified == 0 {
+        guard unidentified.count > 0 || (unmapped > 0 && options.deletesOrphans) else { return }
+        let total = unidentified.count + unmapped + identified
+        if identified == 0, unidentified.count > 0 {
             throw WebRecordError(
                 .invalidResponseFormat,
-                "none of the \(total) top-level record\(total == 1 ? "" : "s") could be identified by a primary key; "
+                "none of the \(total) top-level record\(total == 1 ? "" : "s") could be identified (by a primary key and a concrete entity); "
                     + "the response is not a list of \(entity.name) records, and nothing was written",
                 entity: entity.name, keyPath: keyPath, value: unidentified.first)
         }
         if options.deletesOrphans {
             throw WebRecordError(
                 .invalidResponseFormat,
-                "\(unidentified.count) of the \(total) top-level records could not be identified by a primary key; "
+                "\(unidentified.count + unmapped) of the \(total) top-level records could not be identified (by a primary key and a concrete entity); "
                     + "with orphan deletion nothing is written or deleted",
                 entity: entity.name, keyPath: keyPath, value: unidentified.first)
         }

@@ -185,6 +185,23 @@ func makeSilentLossStore() throws -> RecordingStore {
         #expect(throws: WebRecordFailure.self) { try test.store.populate(json(#"[true, "x"]"#), entity: "Issue") }
     }
 
+    @Test func underOrphanDeletionARecordOfNoKnownSubentityIsFatalNotAnOrphan() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "out"}]"#), entity: "Link")
+        let before = try dumpContent(test.store)
+        // Link 2 comes back with a kind this schema does not know: skipped, so it must not be
+        // taken for an orphan and deleted.
+        let failure = try #require(throws: WebRecordFailure.self) {
+            try test.store.populate(
+                json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "sideways"}]"#), entity: "Link", options: orphanOptions())
+        }
+        #expect(failure.error.message.contains("1 of the 2"))
+        #expect(try dumpContent(test.store) == before)
+        // Without orphan deletion it is a non-fatal skip.
+        let result = try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "sideways"}]"#), entity: "Link")
+        #expect(result.debugger.contains(.invalidEntityDescription) && result.records.count == 1)
+    }
+
     @Test func underOrphanDeletionAMissingOrNullKeyPathIsFatalAndAnEmptyArrayDeletesAll() throws {
         let test = try makeSilentLossStore()
         _ = try test.store.populate(json(#"[{"id": 1, "title": "a"}]"#), entity: "Issue")
