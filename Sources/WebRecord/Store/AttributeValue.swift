@@ -28,8 +28,11 @@ extension Int64: AttributeValue {
     public init?(storedValue: DatabaseValue, type: AttributeType) {
         switch storedValue {
         case .integer(let number): self = number
-        case .real(let number) where number.rounded() == number && abs(number) < 9.2e18: self = Int64(number)
-        case .text(let text) where type == .decimal: guard let number = Int64(text) else { return nil }; self = number
+        case .real(let number): guard let number = Int64(exactly: number) else { return nil }; self = number
+        case .text(let text) where type == .decimal:
+            // Exactly, through the decimal's text: "12.0" is 12, "1.5" and 20 digits are nil.
+            guard let number = JSONNumberText.exactInteger(text) else { return nil }
+            self = number
         default: return nil
         }
     }
@@ -65,7 +68,8 @@ extension Decimal: AttributeValue {
         switch storedValue {
         case .text(let text): guard let value = DecimalCoding.decimal(from: text) else { return nil }; self = value
         case .integer(let number): self = Decimal(number)
-        case .real(let number): self = Decimal(number)
+        // Through its shortest text: `Decimal(0.1 as Double)` would be 0.1000000000000000512.
+        case .real(let number): guard let value = DecimalCoding.decimal(from: number.description) else { return nil }; self = value
         default: return nil
         }
     }

@@ -48,7 +48,10 @@ let silentLossSchemaJSON = """
     },
     "Item": {
       "primaryKey": "key",
-      "attributes": { "key": { "type": "string" }, "n": { "type": "integer" }, "note": { "type": "string", "optional": false } }
+      "attributes": {
+        "key": { "type": "string" }, "n": { "type": "integer" }, "note": { "type": "string", "optional": false },
+        "ratio": { "type": "double" }, "amount": { "type": "decimal" }
+      }
     },
     "Reading": {
       "primaryKey": "value",
@@ -373,6 +376,20 @@ func makeSilentLossStore() throws -> RecordingStore {
         // A valid later value still wins.
         _ = try test.store.populate(json(#"[{"key": "a", "n": 5, "note": "x"}, {"key": "a", "n": "6"}]"#), entity: "Item")
         #expect(try test.store.fetchOne("Item", primaryKey: "a")?["n"] as Int? == 6)
+    }
+
+    @Test func readingAStoredNumberAsAnotherTypeNeverRounds() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(
+            json(#"[{"key": "a", "note": "x", "ratio": 0.1, "amount": "12.0"}, {"key": "b", "note": "y", "ratio": 1.5, "amount": "1.5"}]"#),
+            entity: "Item")
+        let a = try #require(try test.store.fetchOne("Item", primaryKey: "a"))
+        let b = try #require(try test.store.fetchOne("Item", primaryKey: "b"))
+        #expect(a["ratio"] as Decimal? == Decimal(string: "0.1", locale: Locale(identifier: "en_US_POSIX")))
+        #expect(a["amount"] as Int? == 12)
+        #expect(b["ratio"] as Int? == nil)
+        #expect(b["amount"] as Int? == nil)
+        #expect(b["amount"] as Double? == 1.5)
     }
 
     // MARK: - To-many merges (§3.11)
