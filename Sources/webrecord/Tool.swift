@@ -55,7 +55,24 @@ struct Tool {
         }
     }
 
+    /// The environment variable that sets WebRecord's logging level: none, info, debug or all.
+    static let loggingLevelVariable = "WEBRECORD_LOGGING_LEVEL"
+
+    /// Sets WebRecord's logging level from ``loggingLevelVariable``; the library's default,
+    /// `none`, when it is not set.
+    ///
+    /// - Throws: ``UsageError`` for a value that is not a level.
+    static func configureLogging(_ environment: [String: String]) throws {
+        guard let value = environment[loggingLevelVariable] else { return }
+        guard let level = LoggingLevel(rawValue: value.lowercased()) else {
+            let levels = LoggingLevel.allCases.map(\.rawValue).joined(separator: ", ")
+            throw UsageError(message: "invalid \(loggingLevelVariable) '\(value)'; expected one of \(levels)", command: nil)
+        }
+        WebRecord.loggingLevel = level
+    }
+
     private static func dispatch(_ arguments: [String]) async throws -> Int32 {
+        try configureLogging(ProcessInfo.processInfo.environment)
         guard let first = arguments.first else {
             throw UsageError(message: "missing expected subcommand", command: nil)
         }
