@@ -7,20 +7,11 @@ import WebRecordTesting
 /// `webrecord populate` never prints a secret it was given, on stdout or stderr, at any logging
 /// level: not a token passed with `--header`, not an `access_token` in a source URL, not a
 /// URL's password, even when the server echoes them back in an error.
-@Suite struct SecretOutputTests {
+extension URLSourceTests {
     static let secret = "S3cr3tT0kenValue"
 
-    let directory: TemporaryDirectory
-    let schema: String
-    let posts: String
-    let server: LoopbackHTTPServer
-
-    init() throws {
-        directory = try TemporaryDirectory()
-        schema = try CLI.fixture("appnet-schema.json").path
-        posts = String(decoding: try Data(contentsOf: try CLI.fixture("appnet-posts.json")), as: UTF8.self)
-        server = try LoopbackHTTPServer()
-        // Servers that echo what they were sent, as some do in their error bodies.
+    /// Routes for servers that echo what they were sent, as some do in their error bodies.
+    func routeEchoingServers() {
         server.route("/unauthorized", .json(#"{"message": "Bad credentials: token \#(Self.secret)", "access_token": "\#(Self.secret)"}"#, status: 401))
         server.route("/broken", .text("internal error for access_token=\(Self.secret) (token \(Self.secret))", status: 500))
         server.route("/posts", .json(posts))
@@ -52,6 +43,7 @@ import WebRecordTesting
 
     @Test(arguments: Scenario.allCases, LoggingLevel.allCases)
     func noSecretIsPrinted(scenario: Scenario, level: LoggingLevel) async throws {
+        routeEchoingServers()
         let (sources, extra, succeeds) = arguments(for: scenario)
         let db = directory.path("\(scenario.rawValue)-\(level.rawValue).sqlite")
         let result = try await CLI.run(

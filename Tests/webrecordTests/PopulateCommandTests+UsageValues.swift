@@ -5,17 +5,7 @@ import WebRecord
 
 /// Values of the right shape that would make `webrecord` report work it did not do, or trap:
 /// each is a usage error (exit 2) that names the flag and why, and nothing is written.
-@Suite struct UsageValueTests {
-    let directory: TemporaryDirectory
-    let schema: String
-    let posts: String
-
-    init() throws {
-        directory = try TemporaryDirectory()
-        schema = try CLI.fixture("appnet-schema.json").path
-        posts = try CLI.fixture("appnet-posts.json").path
-    }
-
+extension PopulateCommandTests {
     /// The directory's entries, to check that a refused run created nothing.
     func entries() throws -> Set<String> {
         Set(try FileManager.default.contentsOfDirectory(atPath: directory.url.path))
