@@ -72,7 +72,6 @@ struct Tool {
     }
 
     private static func dispatch(_ arguments: [String]) async throws -> Int32 {
-        try configureLogging(ProcessInfo.processInfo.environment)
         guard let first = arguments.first else {
             throw UsageError(message: "missing expected subcommand", command: nil)
         }
@@ -102,6 +101,8 @@ struct Tool {
             }
             guard let command = command(named: first) else { throw unknownSubcommand(first) }
             let parsed = try CommandLineParser.parse(Array(arguments.dropFirst()), for: command.spec)
+            // After parsing, so that help and the command line's own mistakes come first.
+            try configureLogging(ProcessInfo.processInfo.environment)
             return try await command.run(parsed)
         }
     }

@@ -143,6 +143,12 @@ extension PopulateCommandTests {
         #expect(result.stderrLines.first == "webrecord: error: invalid WEBRECORD_LOGGING_LEVEL 'verbose'; expected one of none, info, debug, all")
     }
 
+    @Test func helpWinsOverAnUnknownLoggingLevel() async throws {
+        let result = try await CLI.run(["lint", "--help"], environment: ["WEBRECORD_LOGGING_LEVEL": "verbose"])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasPrefix("OVERVIEW: "), "\(result)")
+    }
+
     @Test func theLoggingLevelComesFromTheEnvironment() async throws {
         let response = try directory.write("bad.json", #"{"data": [{"id": "1", "created_at": "not a date"}]}"#)
         let quiet = try await populate(db: "s.sqlite", sources: [response])
