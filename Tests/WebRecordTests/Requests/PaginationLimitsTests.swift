@@ -52,3 +52,16 @@ import Testing
         #expect(Pagination(specification: specification) == nil)
     }
 }
+
+extension PagingTests {
+    @Test(arguments: [0, -1, Int.min])
+    func aPageLimitBelowOneRequestsTheFirstPageOnly(maximumPages: Int) async throws {
+        loopback.route("/list", .json(page([1])))
+        let pages = try await collect(store.pages(
+            entity: "Post", urn: "list",
+            options: PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: maximumPages)))
+        #expect(pages.count == 1)
+        #expect(pages.first?.isLast == true)
+        #expect(loopback.requests(to: "/list").count == 1)
+    }
+}
