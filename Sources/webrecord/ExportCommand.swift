@@ -22,9 +22,9 @@ enum ExportCommand: Subcommand {
         arguments: [])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let path = try StoreAccess.storePath(arguments.value("--db"), command: spec)
         let schema = try StoreAccess.loadSchema(arguments.values("--schema"))
         let entity = try StoreAccess.requireEntity(arguments.value("--entity") ?? "", in: schema)
-        let path = arguments.value("--db") ?? ""
         let json = try export(entity: entity.name, schema: schema, path: path)
         Output.out(bytes: json.serializedBytes(prettyPrinted: true) + [UInt8(ascii: "\n")])
         return ExitStatus.success

@@ -1,4 +1,5 @@
 import Foundation
+import WebRecord
 
 /// Writes to standard output and standard error.
 ///
@@ -15,9 +16,11 @@ enum Output {
         write(Data(bytes), to: .standardOutput)
     }
 
-    /// Writes text to standard error.
+    /// Writes text to standard error, with any secret it may carry redacted (a URL's password,
+    /// a `name=value` pair whose name is secret): messages name their sources already redacted,
+    /// and this is the net under them.
     static func err(_ text: String) {
-        write(Data(text.utf8), to: .standardError)
+        write(Data(WebRecord.redacted(text).utf8), to: .standardError)
     }
 
     /// Whether standard error is a terminal (progress and notes are shown only there).

@@ -38,21 +38,23 @@ enum PopulateCommand: Subcommand {
             name: "source", help: "A JSON file, '-' for standard input, or an http(s) URL.", isRepeatable: true)])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let path = try StoreAccess.storePath(arguments.value("--db"), command: spec)
         let fetch = try URLFetchOptions(headers: arguments.values("--header"), timeout: arguments.value("--timeout"))
         let sources = arguments.positionals.map(Source.init)
         let json = arguments.flag("--json")
         let quiet = arguments.flag("--quiet")
+        // Every usage error is found before anything is read or opened.
+        let paging = try PagingArguments(
+            paginate: arguments.value("--paginate"), maxPages: arguments.value("--max-pages"),
+            deleteOrphans: arguments.flag("--delete-orphans"), showsProgress: !json && !quiet && Output.isErrorTerminal)
         let schema = try StoreAccess.loadSchema(arguments.values("--schema"))
         let entity = try StoreAccess.requireEntity(arguments.value("--entity") ?? "", in: schema)
         var options = PopulationOptions()
         options.keyPath = arguments.value("--key-path")
-        let paging = try PagingArguments(
-            paginate: arguments.value("--paginate"), maxPages: arguments.value("--max-pages"),
-            deleteOrphans: arguments.flag("--delete-orphans"), showsProgress: !json && !quiet && Output.isErrorTerminal)
         options.orphanDeletionFollows = paging.deleteOrphans
 
         let summary = try await populate(
-            sources, entity: entity.name, schema: schema, path: arguments.value("--db") ?? "", options: options,
+            sources, entity: entity.name, schema: schema, path: path, options: options,
             fetch: fetch, paging: paging)
 
         if json {
@@ -157,7 +159,7 @@ struct Source {
         case url(URL)
     }
 
-    /// The argument as given, for messages.
+    /// The argument as given, for messages; a URL's secrets (password, token parameters) redacted.
     var name: String
     var kind: Kind
 
@@ -168,6 +170,7 @@ struct Source {
             kind = .standardInput
         } else if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: argument) {
             kind = .url(url)
+            name = WebRecord.redacted(argument)
         } else {
             kind = .file(argument)
         }

@@ -81,11 +81,11 @@ struct PopulationSummary {
         "\(counts.inserted) inserted, \(counts.updated) updated, \(counts.unchanged) unchanged, \(counts.deleted) deleted"
     }
 
-    /// A warning's message with its location: `Post.date, key path 'created_at': expected ...`.
+    /// A warning's message with its location, secrets redacted: `Post.date, key path 'created_at': expected ...`.
     static func message(of error: WebRecordError) -> String {
         var location: [String] = []
         if let entity = error.entity { location.append(error.property.map { "\(entity).\($0)" } ?? entity) }
         if let keyPath = error.keyPath { location.append("key path '\(keyPath)'") }
-        return (location.isEmpty ? "" : location.joined(separator: ", ") + ": ") + error.message
+        return (location.isEmpty ? "" : location.joined(separator: ", ") + ": ") + WebRecord.redacted(error.message)
     }
 }

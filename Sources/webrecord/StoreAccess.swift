@@ -32,6 +32,36 @@ enum StoreAccess {
         throw Failure(message)
     }
 
+    /// The `--db` value, checked: it must name a store file that keeps what is written to it.
+    ///
+    /// SQLite reads the empty string as a temporary database deleted on close, `:memory:` as a
+    /// database in memory, and a `file:` URI (this tool opens stores with URIs enabled) may
+    /// name either (`file::memory:`, `file:x?mode=memory`, `file:`, `vfs=memdb`): a run would
+    /// report records inserted and keep none. A directory is no store either.
+    ///
+    /// - Throws: ``UsageError`` naming the flag and why.
+    static func storePath(_ value: String?, command: CommandSpec) throws -> String {
+        let path = value ?? ""
+        func refuse(_ reason: String) -> UsageError {
+            UsageError(message: "invalid --db '\(path)': \(reason)", command: command)
+        }
+        if path.isEmpty {
+            throw refuse("the path is empty; SQLite would use a temporary database and keep nothing. Give the store file's path")
+        }
+        if path == ":memory:" {
+            throw refuse("an in-memory database keeps nothing. Give the store file's path")
+        }
+        if path.hasPrefix("file:") {
+            throw refuse(
+                "SQLite would read it as a URI, which can name a database that keeps nothing (file::memory:, mode=memory). Give the store file's path; write './\(path)' for a file whose name starts with 'file:'")
+        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw refuse("it is a directory. Give the store file's path")
+        }
+        return path
+    }
+
     /// Opens (creating if needed) a store.
     static func open(path: String, schema: Schema) throws -> RecordStore {
         do {
@@ -43,11 +73,10 @@ enum StoreAccess {
 
     /// Opens a store that must already exist; never creates a file.
     static func openExisting(path: String, schema: Schema) throws -> RecordStore {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        // ``storePath(_:command:)`` has refused a directory already.
+        guard FileManager.default.fileExists(atPath: path) else {
             throw Failure("\(path): no such store")
         }
-        if isDirectory.boolValue { throw Failure("\(path): is a directory, not a store") }
         return try open(path: path, schema: schema)
     }
 

@@ -55,6 +55,22 @@ struct Tool {
         }
     }
 
+    /// The environment variable that sets WebRecord's logging level: none, info, debug or all.
+    static let loggingLevelVariable = "WEBRECORD_LOGGING_LEVEL"
+
+    /// Sets WebRecord's logging level from ``loggingLevelVariable``; the library's default,
+    /// `none`, when it is not set.
+    ///
+    /// - Throws: ``UsageError`` for a value that is not a level.
+    static func configureLogging(_ environment: [String: String]) throws {
+        guard let value = environment[loggingLevelVariable] else { return }
+        guard let level = LoggingLevel(rawValue: value.lowercased()) else {
+            let levels = LoggingLevel.allCases.map(\.rawValue).joined(separator: ", ")
+            throw UsageError(message: "invalid \(loggingLevelVariable) '\(value)'; expected one of \(levels)", command: nil)
+        }
+        WebRecord.loggingLevel = level
+    }
+
     private static func dispatch(_ arguments: [String]) async throws -> Int32 {
         guard let first = arguments.first else {
             throw UsageError(message: "missing expected subcommand", command: nil)
@@ -85,6 +101,8 @@ struct Tool {
             }
             guard let command = command(named: first) else { throw unknownSubcommand(first) }
             let parsed = try CommandLineParser.parse(Array(arguments.dropFirst()), for: command.spec)
+            // After parsing, so that help and the command line's own mistakes come first.
+            try configureLogging(ProcessInfo.processInfo.environment)
             return try await command.run(parsed)
         }
     }

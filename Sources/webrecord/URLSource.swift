@@ -8,17 +8,24 @@ struct URLFetchOptions {
 
     /// Reads the options.
     ///
-    /// - Throws: ``UsageError`` for a header without a colon or a timeout that is not a
-    ///   positive number.
+    /// - Throws: ``UsageError`` for a header without a colon, with a name that is not an HTTP
+    ///   token or with a value holding a carriage return, line feed or other control character
+    ///   (see ``HTTPServer/headerProblem(name:value:)``); for a timeout that is not a positive
+    ///   number of seconds, or is longer than ``HTTPServer/maximumTimeout``. No message repeats
+    ///   a header's value, which may be a secret.
     init(headers: [String], timeout: String?) throws {
         for header in headers {
             guard let colon = header.firstIndex(of: ":") else {
-                throw UsageError(message: "invalid header '\(header)'; expected 'Name: value'", command: PopulateCommand.spec)
+                throw Self.invalid(header)
             }
             let name = header[..<colon].trimmingCharacters(in: .whitespaces)
-            let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            // Spaces and tabs around the value go; a carriage return or line feed stays, to be refused.
+            let value = header[header.index(after: colon)...].trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
             guard !name.isEmpty, !name.contains(" ") else {
-                throw UsageError(message: "invalid header '\(header)'; expected 'Name: value'", command: PopulateCommand.spec)
+                throw Self.invalid(header)
+            }
+            if let problem = HTTPServer.headerProblem(name: name, value: value) {
+                throw UsageError(message: "invalid --header: \(problem)", command: PopulateCommand.spec)
             }
             self.headers[name] = value
         }
@@ -26,8 +33,19 @@ struct URLFetchOptions {
             guard let seconds = TimeInterval(timeout), seconds.isFinite, seconds > 0 else {
                 throw UsageError(message: "invalid timeout '\(timeout)'; expected a positive number of seconds", command: PopulateCommand.spec)
             }
+            guard seconds <= HTTPServer.maximumTimeout else {
+                throw UsageError(
+                    message: "invalid timeout '\(timeout)'; expected at most \(Int(HTTPServer.maximumTimeout)) seconds (one day)",
+                    command: PopulateCommand.spec)
+            }
             self.timeout = seconds
         }
+    }
+
+    /// A header that is not `Name: value`, shown up to its first space: what follows may be a secret.
+    private static func invalid(_ header: String) -> UsageError {
+        let shown = header.firstIndex(where: \.isWhitespace).map { String(header[..<$0]) + " ..." } ?? header
+        return UsageError(message: "invalid header '\(shown)'; expected 'Name: value'", command: PopulateCommand.spec)
     }
 }
 

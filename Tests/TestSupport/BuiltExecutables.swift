@@ -61,10 +61,12 @@ public enum BuiltExecutables {
 
     /// Runs `executable` with `arguments` in `directory` (a fresh one by default), feeding
     /// `input` on standard input, and waits for it, terminating it after `timeout` seconds.
+    /// `environment` is added to this process's environment for the child.
     ///
     /// Output goes to files rather than pipes, so a large output never blocks the child.
     public static func run(
-        _ executable: URL, _ arguments: [String], in directory: URL? = nil, input: Data? = nil, timeout: TimeInterval = 120
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, input: Data? = nil, timeout: TimeInterval = 120,
+        environment: [String: String] = [:]
     ) async throws -> Output {
         let scratch = try TemporaryDirectory()
         let outPath = try scratch.write("stdout", Data())
@@ -82,6 +84,9 @@ public enum BuiltExecutables {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         process.currentDirectoryURL = directory ?? scratch.url
         process.standardOutput = out
         process.standardError = err

@@ -25,13 +25,16 @@ enum CLI {
         try BuiltExecutables.executable("webrecord", besides: Bundle.module)
     }
 
-    /// Runs `webrecord` with `arguments` in `directory`, feeding `input` on standard input.
+    /// Runs `webrecord` with `arguments` in `directory`, feeding `input` on standard input, with
+    /// `environment` added to this process's environment.
     ///
     /// Output goes to files rather than pipes, so a large output never blocks the child.
     static func run(
-        _ arguments: [String], in directory: URL? = nil, input: Data? = nil, timeout: TimeInterval = 120
+        _ arguments: [String], in directory: URL? = nil, input: Data? = nil, timeout: TimeInterval = 120,
+        environment: [String: String] = [:]
     ) async throws -> CLIResult {
-        let output = try await BuiltExecutables.run(try executable(), arguments, in: directory, input: input, timeout: timeout)
+        let output = try await BuiltExecutables.run(
+            try executable(), arguments, in: directory, input: input, timeout: timeout, environment: environment)
         return CLIResult(
             status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self),
             stderr: String(decoding: output.stderr, as: UTF8.self), stdoutData: output.stdout)

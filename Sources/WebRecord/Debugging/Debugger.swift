@@ -14,7 +14,7 @@ import Foundation
 ///     print(warning)
 /// }
 /// ```
-public final class Debugger: Sendable, CustomStringConvertible {
+public final class Debugger: Sendable, CustomStringConvertible, CustomReflectable {
     private struct State {
         var errors: [WebRecordError] = []
         var primaryError: WebRecordError?
@@ -62,7 +62,20 @@ public final class Debugger: Sendable, CustomStringConvertible {
         state.withLock { $0.responseObject = response }
     }
 
-    /// A summary: the count of errors and each on its own line.
+    /// What the debugger holds, for `dump`: the initial entity, the errors and the response
+    /// object, with the response's secret members redacted (see ``WebRecord/secretNames``).
+    public var customMirror: Mirror {
+        let state = self.state.withLock { $0 }
+        return Mirror(
+            self,
+            children: [
+                "initialEntity": initialEntity as Any, "errors": state.errors, "primaryError": state.primaryError as Any,
+                "responseObject": Redaction.json(state.responseObject) as Any,
+            ],
+            displayStyle: .class)
+    }
+
+    /// A summary: the count of errors and each on its own line, secrets redacted.
     public var description: String {
         let errors = self.errors
         if errors.isEmpty { return "Debugger: no errors" }

@@ -14,7 +14,7 @@ import Foundation
 ///     print(error.message)
 /// }
 /// ```
-public struct WebRecordError: Error, Sendable, CustomStringConvertible {
+public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomReflectable {
     /// What kind of error this is.
     public var code: Code
     /// A human-readable explanation.
@@ -59,7 +59,8 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible {
         self.cause = cause
     }
 
-    /// One line: code, location and message.
+    /// One line: code, location and message, with any secret in the message redacted (a
+    /// `name=value` pair whose name is secret, a URL's password; see ``WebRecord/secretNames``).
     public var description: String {
         var parts: [String] = []
         if let entity {
@@ -67,9 +68,26 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible {
         }
         if let keyPath { parts.append("key path '\(keyPath)'") }
         let location = parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"
-        var text = "\(code)\(location): \(message)"
+        var text = "\(code)\(location): \(Redaction.text(message))"
         if let sqliteCode { text += " [SQLite \(sqliteCode)]" }
         return text
+    }
+}
+
+extension WebRecordError {
+    /// The error's members for `String(reflecting:)` and `dump`, with secrets redacted: in the
+    /// message as in ``description``, in the offending value's secret members, and in the
+    /// cause, shown by its description.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "code": code, "message": Redaction.text(message), "isFatal": isFatal, "entity": entity as Any,
+                "property": property as Any, "keyPath": keyPath as Any, "value": Redaction.json(value) as Any,
+                "cause": cause.map { Redaction.text(String(describing: $0)) } as Any, "sqliteCode": sqliteCode as Any,
+                "sql": sql as Any, "httpStatus": httpStatus as Any,
+            ],
+            displayStyle: .struct)
     }
 }
 

@@ -50,22 +50,57 @@ public enum WebRecord {
         set { loggingState.withLock { $0.handler = newValue } }
     }
 
-    /// The names of request headers and parameters whose values are redacted in logs.
-    /// `Authorization`, `Proxy-Authorization` and `Cookie` are always redacted.
+    /// The names of headers, query parameters and JSON members whose values are secret,
+    /// compared ignoring case.
+    ///
+    /// Their values are redacted (replaced by `<redacted>`) from logs, error messages and the
+    /// `description`, `debugDescription` and `dump` output of requests, responses, results,
+    /// servers and errors. `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`
+    /// are redacted whatever this set holds, and so is a URL's password.
+    ///
+    /// The default holds the usual names: the headers `X-Api-Key`, `X-Auth-Token`,
+    /// `X-Access-Token`, `X-CSRF-Token`, `X-XSRF-Token`, `X-Amz-Security-Token`, `Private-Token`
+    /// and `X-Goog-Api-Key`, and the parameters `access_token`, `refresh_token`, `id_token`,
+    /// `client_secret`, `api_key`, `apikey`, `api-key`, `token`, `auth`, `auth_token`,
+    /// `password`, `passwd`, `secret`, `signature`, `sig`, `oauth_token`, `oauth_token_secret`,
+    /// `oauth_signature`, `X-Amz-Signature`, `X-Amz-Credential` and `session_token`. `key` is
+    /// not among them: it names ordinary data too often (a Jira issue's `key`); add it for an
+    /// API that takes its key as `?key=`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// WebRecord.secretNames.insert("key")
+    /// ```
     public static var secretNames: Set<String> {
         get { secretState.withLock { $0 } }
         set { secretState.withLock { $0 = Set(newValue.map { $0.lowercased() }) } }
     }
 
-    private static let secretState = Locked<Set<String>>(["access_token", "api_key", "password", "token"])
+    private static let secretState = Locked<Set<String>>(Redaction.defaultSecretNames)
 
     static let logger = Logger()
 
-    /// Whether `name` (a header or parameter name) holds a secret to redact.
+    /// Text with its secrets redacted the way WebRecord redacts its own messages: a URL's
+    /// password, and every `name=value` pair whose name is secret (see ``secretNames``), in a
+    /// URL's query or anywhere else.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// WebRecord.redacted("https://me:pw@api.example.com/posts?access_token=abc&count=20")
+    /// // "https://me:<redacted>@api.example.com/posts?access_token=<redacted>&count=20"
+    /// ```
+    ///
+    /// - Parameter text: a URL, a URN or any message.
+    /// - Returns: the text with each secret value replaced by `<redacted>`.
+    public static func redacted(_ text: String) -> String {
+        Redaction.text(text)
+    }
+
+    /// Whether `name` (a header, parameter or member name) holds a secret to redact.
     static func isSecret(_ name: String) -> Bool {
-        let lower = name.lowercased()
-        return ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower)
-            || secretNames.contains(lower)
+        Redaction.isSecret(name)
     }
 }
 

@@ -128,7 +128,7 @@ final class ProtoRecordBuilder {
                 if normalized == nil {
                     debugger.record(.typeMismatch(
                         entity: representation.entity.name, property: representation.entity.primaryKey?.description ?? "",
-                        keyPath: nil, value: raw,
+                        keyPath: keyWasInjected ? nil : representation.primaryKeyPath(in: dictionary), value: raw,
                         expected: "a primary key of type \(representation.keyAttributes.map(\.property.type.rawValue).joined(separator: "+"))"))
                     rawKey = nil
                 }

@@ -273,6 +273,13 @@ final class Representation {
         return .array(parts)
     }
 
+    /// The key paths the primary key was read from in `dictionary` (the candidates found,
+    /// joined with `+` for a composite key), for messages.
+    func primaryKeyPath(in dictionary: JSONObject) -> String? {
+        let paths = keyAttributes.compactMap { $0.value(in: dictionary)?.keyPath }
+        return paths.isEmpty ? nil : paths.joined(separator: "+")
+    }
+
     /// The normalized key for a raw key value (DESIGN §3.3): each part coerced to its attribute's
     /// type, so `"5"` and `5` match. Nil when a part cannot be coerced.
     func normalizedKey(_ raw: JSONValue, coercion: ValueCoercion) -> KeyValue? {

@@ -7,7 +7,8 @@ public struct PagingOptions: Sendable {
     public var request: RequestOptions
     /// How the server's responses page, when the server gives no page manager of its own.
     public var pagination: Pagination?
-    /// The most pages to request. Nil: until the last page.
+    /// The most pages to request. Nil: until the last page. A value below 1 requests the first
+    /// page only.
     public var maximumPages: Int?
     /// Updated as pages arrive: `completedUnitCount` counts records populated, and
     /// `totalUnitCount` is the total once a page manager knows it (-1 until then).

@@ -14,7 +14,8 @@ import Foundation
 /// ```
 ///
 /// Every kind stops when the response names no next page. A paged request also stops at a page
-/// that populated no records, and at its page limit.
+/// that populated no records, and at its page limit. Page numbers and offsets are 64-bit: a kind
+/// stops rather than ask for a page or offset past `Int64.max`.
 public enum Pagination: Sendable, Hashable, CustomStringConvertible {
     /// The next page's URL (or URN) is in the body at a key path (`next-url:KEYPATH`).
     case nextURL(keyPath: String)
@@ -107,23 +108,34 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
                 nextPageData: cursor.map { Self.merging(request.data, [parameter: $0]) } ?? nil,
                 currentPageIndex: index)
         case .pageNumber(let parameter, let totalKeyPath):
-            let current = request.data?[parameter]?.int64Value ?? Int64(index + 1)
+            // The page number comes from the request's data and the total from the server: any
+            // arithmetic on them is checked, and a page past Int64.max is never requested.
+            let current = request.data?[parameter]?.int64Value ?? Int64(index) + 1
             let total = totalKeyPath.flatMap { response.body.value(atKeyPath: $0)?.int64Value }
             let perPage = Self.count(in: response.body)
-            var more = perPage != 0
-            if let total, let perPage, perPage > 0, current * Int64(perPage) >= total { more = false }
+            let next = current.addingReportingOverflow(1)
+            var more = perPage != 0 && !next.overflow
+            if let total, let perPage, perPage > 0 {
+                let seen = current.multipliedReportingOverflow(by: Int64(perPage))
+                if seen.overflow || seen.partialValue >= total { more = false }
+            }
+            let previous = current.subtractingReportingOverflow(1)
             return BuiltInPageManager(
                 nextPageURN: more ? request.urn : nil,
-                nextPageData: Self.merging(request.data, [parameter: .integer(current + 1)]),
-                currentPageIndex: Int(current - 1), totalResultsCount: total.map(Int.init), resultsPerPage: perPage)
+                nextPageData: next.overflow ? JSONValue?.none : Self.merging(request.data, [parameter: .integer(next.partialValue)]),
+                currentPageIndex: previous.overflow ? nil : Int(exactly: previous.partialValue),
+                totalResultsCount: total.flatMap { Int(exactly: $0) }, resultsPerPage: perPage)
         case .offset(let parameter, let limitParameter, let limit):
             let current = request.data?[parameter]?.int64Value ?? 0
             let count = Self.count(in: response.body)
-            let more = count.map { $0 >= limit } ?? true
+            let next = current.addingReportingOverflow(Int64(limit))
+            let more = (count.map { $0 >= limit } ?? true) && !next.overflow
             return BuiltInPageManager(
                 nextPageURN: more ? request.urn : nil,
-                nextPageData: Self.merging(request.data, [parameter: .integer(current + Int64(limit)), limitParameter: .integer(Int64(limit))]),
-                currentPageIndex: Int(current) / limit, resultsPerPage: limit)
+                nextPageData: next.overflow
+                    ? JSONValue?.none
+                    : Self.merging(request.data, [parameter: .integer(next.partialValue), limitParameter: .integer(Int64(limit))]),
+                currentPageIndex: Int(exactly: current / Int64(limit)), resultsPerPage: limit)
         }
     }
 

@@ -146,7 +146,7 @@ extension RecordStore {
     private func perform(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordFailure) -> RequestResult {
         let (server, request, debugger) = (prepared.server, prepared.request, prepared.debugger)
         let entity = request.entityName
-        WebRecord.logger.log(.debug, "request \(request.method) '\(HTTPRedaction.redactedURN(request.urn))'", entity: entity)
+        WebRecord.logger.log(.debug, "request \(request.method) '\(Redaction.urn(request.urn))'", entity: entity)
         if Task.isCancelled { throw WebRecordFailure(.cancelled(entity: entity), debugger: debugger) }
 
         let response: ServerResponse
@@ -188,7 +188,7 @@ extension RecordStore {
         }
         let pageManager = server.pageManager(for: response, of: request)
         WebRecord.logger.log(
-            .debug, "request '\(HTTPRedaction.redactedURN(request.urn))' populated \(population.records.count) record(s)", entity: entity)
+            .debug, "request '\(Redaction.urn(request.urn))' populated \(population.records.count) record(s)", entity: entity)
         var result = RequestResult(
             records: population.records, debugger: debugger, changesByEntity: population.changesByEntity,
             customResponse: customResponse, response: response, request: request, pageManager: pageManager)
@@ -230,7 +230,7 @@ extension RecordStore {
         }
         return WebRecordFailure(
             WebRecordError(
-                .serverError, "the server failed for URN '\(HTTPRedaction.redactedURN(request.urn))': \(error)", entity: entity,
+                .serverError, "the server failed for URN '\(Redaction.urn(request.urn))': \(Redaction.text("\(error)"))", entity: entity,
                 cause: error),
             debugger: debugger)
     }

@@ -26,6 +26,9 @@ public struct RequestOptions: Sendable {
     /// The HTTP method. Default `GET`.
     public var method: String
     /// The longest one attempt may take, in seconds; nil for the server's default.
+    ///
+    /// ``HTTPServer`` refuses a timeout that is zero, negative or NaN (`invalidArgument`) and
+    /// clamps a longer one than ``HTTPServer/maximumTimeout`` (a day) to it.
     public var timeout: TimeInterval?
     /// Computes an extra value from the raw response, returned as
     /// ``RequestResult/customResponse`` (MMRecord's custom response block).

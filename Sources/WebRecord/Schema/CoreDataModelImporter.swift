@@ -31,10 +31,14 @@ public enum CoreDataModelImporter {
     ///   - data: The UTF-8 XML of the model (the `contents` file of an `.xcdatamodel`).
     ///   - fileName: The name used for the file in error messages.
     /// - Returns: The schema file's text.
-    /// - Throws: `CoreDataModelImportError` when the XML is malformed, the root element is not
+    /// - Throws: `CoreDataModelImportError` when the data is empty or binary, the XML is malformed, the root element is not
     ///   `<model>`, a name is missing or used twice, or an attribute type, default value or
     ///   deletion rule has no WebRecord equivalent.
     public static func schemaJSON(fromModelXML data: Data, fileName: String) throws -> String {
+        if data.isEmpty { throw CoreDataModelImportError.notAModel(file: fileName, "the file is empty") }
+        if data.contains(0) || String(bytes: data, encoding: .utf8) == nil {
+            throw CoreDataModelImportError.notAModel(file: fileName, "the file is binary, not UTF-8 XML text")
+        }
         let tree: XMLElementTree
         do {
             tree = try XMLElementTree(parsing: data)
@@ -57,18 +61,37 @@ public enum CoreDataModelImporter {
     ///
     /// - Parameter url: A file URL of the model's `contents` file or of its `.xcdatamodel` directory.
     /// - Returns: The schema file's text, pretty-printed with a 2-space indent and a trailing newline.
-    /// - Throws: `CoreDataModelImportError` when the file cannot be read or cannot be converted;
-    ///   see `schemaJSON(fromModelXML:fileName:)`.
+    /// - Throws: `CoreDataModelImportError` when the file cannot be read (it is missing, is a
+    ///   directory with no `contents` file, or may not be read) or cannot be converted; see
+    ///   `schemaJSON(fromModelXML:fileName:)`.
     public static func schemaJSON(contentsOf url: URL) throws -> String {
-        var fileURL = url
-        var isDirectory: ObjCBool = false
-        if url.isFileURL, FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory),
-           isDirectory.boolValue {
-            fileURL = url.appendingPathComponent("contents")
+        guard url.isFileURL else {
+            let data: Data
+            do {
+                data = try Data(contentsOf: url)
+            } catch {
+                throw CoreDataModelImportError.unreadable(file: url.absoluteString, reason: error.localizedDescription)
+            }
+            return try schemaJSON(fromModelXML: data, fileName: url.absoluteString)
         }
-        let fileName = fileURL.isFileURL ? fileURL.relativePath : fileURL.absoluteString
-        if fileURL.isFileURL, !FileManager.default.fileExists(atPath: fileURL.path) {
+        var fileURL = url
+        if isDirectory(url.path) {
+            fileURL = url.appendingPathComponent("contents")
+            guard FileManager.default.fileExists(atPath: fileURL.path) else {
+                throw CoreDataModelImportError.unreadable(
+                    file: url.relativePath,
+                    reason: "it is a directory with no 'contents' file; give an .xcdatamodel directory or its contents file")
+            }
+        }
+        let fileName = fileURL.relativePath
+        guard FileManager.default.fileExists(atPath: fileURL.path) else {
             throw CoreDataModelImportError.unreadable(file: fileName, reason: "no such file")
+        }
+        if isDirectory(fileURL.path) {
+            throw CoreDataModelImportError.unreadable(file: fileName, reason: "it is a directory, not a file")
+        }
+        guard FileManager.default.isReadableFile(atPath: fileURL.path) else {
+            throw CoreDataModelImportError.unreadable(file: fileName, reason: "permission denied")
         }
         let data: Data
         do {
@@ -77,6 +100,11 @@ public enum CoreDataModelImporter {
             throw CoreDataModelImportError.unreadable(file: fileName, reason: error.localizedDescription)
         }
         return try schemaJSON(fromModelXML: data, fileName: fileName)
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 }
 
@@ -133,6 +161,10 @@ public struct CoreDataModelImportError: Error, Sendable, CustomStringConvertible
 extension CoreDataModelImportError {
     static func unreadable(file: String, reason: String) -> Self {
         Self(file: file, message: "cannot read the model: \(reason)")
+    }
+
+    static func notAModel(file: String, _ reason: String) -> Self {
+        Self(file: file, message: "not a Core Data model: \(reason); expected the contents XML of an .xcdatamodel")
     }
 
     static func malformedXML(file: String, _ error: XMLParseError) -> Self {
@@ -419,8 +451,14 @@ private struct ModelConverter {
             throw error("\(entity).\(name): the relationship has no destinationEntity", at: node)
         }
         var members: [(String, SchemaJSON)] = [("destination", .string(destination))]
-        if flag(node.attribute("toMany")) { members.append(("toMany", .bool(true))) }
-        if flag(node.attribute("ordered")) { members.append(("ordered", .bool(true))) }
+        if flag(node.attribute("toMany")) {
+            members.append(("toMany", .bool(true)))
+            if flag(node.attribute("ordered")) { members.append(("ordered", .bool(true))) }
+            // MMRecord added to a to-many and never removed from it: say so, whatever the default.
+            members.append(("merge", .string("union")))
+        } else if flag(node.attribute("ordered")) {
+            members.append(("ordered", .bool(true)))
+        }
         if let inverse = nonEmpty(node.attribute("inverseName")) { members.append(("inverse", .string(inverse))) }
         if let key = nonEmpty(userInfo[alternateNameUserInfoKey]) { members.append(("key", .string(key))) }
         switch node.attribute("deletionRule") {

@@ -57,18 +57,25 @@ struct SchemaFileReader {
             noteDuplicate(duplicate)
         }
         guard let top = root.objectValue else {
-            problem(nil, nil, "the file must hold a JSON object, not \(root.typeName)")
+            problem(nil, nil, "the file must hold a JSON object, not \(Self.kind(of: root))")
             return
         }
         checkKeys(top, allowed: Self.topLevelKeys, entity: nil, property: nil, what: "schema")
-        if let version = Self.nonNull(top["version"]), version.int64Value != 1 {
-            problem(nil, nil, "unsupported version \(version); this WebRecord reads version 1")
+        if let version = Self.nonNull(top["version"]) {
+            switch version {
+            case .integer, .double:
+                if version.int64Value != 1 {
+                    problem(nil, nil, "unsupported version \(version.serialized()); this WebRecord reads version 1")
+                }
+            default:
+                problem(nil, nil, "'version' must be the number 1, not \(Self.kind(of: version))")
+            }
         }
         if let formats = Self.nonNull(top["dateFormats"]) {
             if let list = formats.arrayValue, list.allSatisfy({ $0.stringValue != nil }) {
                 dateFormats = list.compactMap(\.stringValue)
             } else {
-                problem(nil, nil, "'dateFormats' must be an array of strings")
+                problem(nil, nil, "'dateFormats' must be an array of strings" + Self.notOrElement(formats))
             }
         }
         guard let entitiesValue = top["entities"] else {
@@ -76,7 +83,7 @@ struct SchemaFileReader {
             return
         }
         guard let entityObjects = entitiesValue.objectValue else {
-            problem(nil, nil, "'entities' must be an object mapping entity names to entities")
+            problem(nil, nil, "'entities' must be an object mapping entity names to entities, not \(Self.kind(of: entitiesValue))")
             return
         }
         for (name, value) in entityObjects {
@@ -89,7 +96,7 @@ struct SchemaFileReader {
     private mutating func readEntity(name: String, value: JSONValue) {
         checkIdentifier(name, entity: name, property: nil, what: "entity name")
         guard let object = value.objectValue else {
-            problem(name, nil, "an entity must be an object, not \(value.typeName)")
+            problem(name, nil, "an entity must be an object, not \(Self.kind(of: value))")
             return
         }
         checkKeys(object, allowed: Self.entityKeys, entity: name, property: nil, what: "entity")
@@ -104,9 +111,9 @@ struct SchemaFileReader {
         switch object["primaryKey"] {
         case nil, .null?:
             break
-        case .string(let key)?:
+        case .string(let key)? where !key.isEmpty:
             entity.primaryKey = [key]
-        case .array(let parts)? where !parts.isEmpty && parts.allSatisfy({ $0.stringValue != nil }):
+        case .array(let parts)? where !parts.isEmpty && parts.allSatisfy({ !($0.stringValue ?? "").isEmpty }):
             let names = parts.compactMap(\.stringValue)
             var seen = Set<String>()
             for part in names where !seen.insert(part).inserted {
@@ -115,7 +122,7 @@ struct SchemaFileReader {
             entity.primaryKey = names
             entity.primaryKeyIsComposite = parts.count > 1
         case let other?:
-            problem(name, nil, "'primaryKey' must be a property name or a non-empty array of names, not \(other.typeName)")
+            problem(name, nil, "'primaryKey' must be a property name or a non-empty array of names" + Self.notOrElement(other))
         }
         if let discriminator = Self.nonNull(object["subentities"]) {
             entity.discriminator = readDiscriminator(discriminator, entity: name)
@@ -130,7 +137,7 @@ struct SchemaFileReader {
                     }
                 }
             } else {
-                problem(name, nil, "'attributes' must be an object")
+                problem(name, nil, "'attributes' must be an object, not \(Self.kind(of: attributes))")
             }
         }
         if let relationships = Self.nonNull(object["relationships"]) {
@@ -143,7 +150,7 @@ struct SchemaFileReader {
                     }
                 }
             } else {
-                problem(name, nil, "'relationships' must be an object")
+                problem(name, nil, "'relationships' must be an object, not \(Self.kind(of: relationships))")
             }
         }
         entities.append(entity)
@@ -151,7 +158,7 @@ struct SchemaFileReader {
 
     private mutating func readDiscriminator(_ value: JSONValue, entity: String) -> SubentityDiscriminator? {
         guard let object = value.objectValue else {
-            problem(entity, nil, "'subentities' must be an object with 'key' and 'map', or with 'present'")
+            problem(entity, nil, "'subentities' must be an object with 'key' and 'map', or with 'present', not \(Self.kind(of: value))")
             return nil
         }
         checkKeys(object, allowed: ["key", "map", "present"], entity: entity, property: nil, what: "subentities")
@@ -183,7 +190,7 @@ struct SchemaFileReader {
     private mutating func readAttribute(_ name: String, _ value: JSONValue, entity: String) -> Attribute? {
         checkIdentifier(name, entity: entity, property: name, what: "attribute name")
         guard let object = value.objectValue else {
-            problem(entity, name, "an attribute must be an object, not \(value.typeName)")
+            problem(entity, name, "an attribute must be an object, not \(Self.kind(of: value))")
             return nil
         }
         checkKeys(object, allowed: Self.attributeKeys, entity: entity, property: name, what: "attribute")
@@ -192,8 +199,8 @@ struct SchemaFileReader {
             problem(entity, name, "missing 'type' (one of \(typeNames))")
             return nil
         }
-        guard let typeName = typeValue.stringValue else {
-            problem(entity, name, "'type' must be a string (one of \(typeNames)), not \(typeValue.typeName)")
+        guard let typeName = typeValue.stringValue, !typeName.isEmpty else {
+            problem(entity, name, "'type' must be one of \(typeNames), not \(Self.kind(of: typeValue))")
             return nil
         }
         guard let type = AttributeType(rawValue: typeName) else {
@@ -214,7 +221,7 @@ struct SchemaFileReader {
             problem(entity, name, "'dateFormat' applies only to date attributes")
         }
         if let defaultValue = attribute.defaultValue, !defaultFits(defaultValue, attribute) {
-            problem(entity, name, "default \(defaultValue.serialized()) is not a valid \(type.rawValue)")
+            problem(entity, name, "default \(defaultValue.serialized()) is not \(Self.valueDescription(of: type))")
         }
         return attribute
     }
@@ -222,7 +229,7 @@ struct SchemaFileReader {
     private mutating func readRelationship(_ name: String, _ value: JSONValue, entity: String) -> Relationship? {
         checkIdentifier(name, entity: entity, property: name, what: "relationship name")
         guard let object = value.objectValue else {
-            problem(entity, name, "a relationship must be an object, not \(value.typeName)")
+            problem(entity, name, "a relationship must be an object, not \(Self.kind(of: value))")
             return nil
         }
         checkKeys(object, allowed: Self.relationshipKeys, entity: entity, property: name, what: "relationship")
@@ -231,7 +238,7 @@ struct SchemaFileReader {
             return nil
         }
         guard let destination = destinationValue.stringValue, !destination.isEmpty else {
-            problem(entity, name, "'destination' must be an entity name, not \(destinationValue.typeName)")
+            problem(entity, name, "'destination' must be an entity name, not \(Self.kind(of: destinationValue))")
             return nil
         }
         let toMany = bool(object["toMany"], entity: entity, property: name, key: "toMany") ?? false
@@ -269,7 +276,7 @@ struct SchemaFileReader {
         case nil, .null?: break
         case .string(let path)?: paths = [path]
         case .array(let list)? where list.allSatisfy({ $0.stringValue != nil }): paths = list.compactMap(\.stringValue)
-        case let other?: problem(entity, name, "'key' must be a key path or an array of key paths, not \(other.typeName)")
+        case let other?: problem(entity, name, "'key' must be a key path or an array of key paths" + Self.notOrElement(other))
         }
         for path in paths {
             checkKeyPath(path, entity: entity, property: name, key: "key")
@@ -321,7 +328,9 @@ struct SchemaFileReader {
 
     /// A key path is dot-separated and none of its components is empty.
     private mutating func checkKeyPath(_ path: String, entity: String?, property: String?, key: String) {
-        if path.isEmpty || path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
+        if path.isEmpty {
+            problem(entity, property, "'\(key)' must be a key path, not an empty string")
+        } else if path.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) {
             problem(entity, property, "'\(key)' key path '\(path)' has an empty component")
         }
     }
@@ -362,8 +371,12 @@ struct SchemaFileReader {
 
     private mutating func string(_ value: JSONValue?, entity: String?, property: String?, key: String) -> String? {
         guard let value, !value.isNull else { return nil }
-        guard let string = value.stringValue, !string.isEmpty else {
-            problem(entity, property, "'\(key)' must be a non-empty string, not \(value.typeName)")
+        guard let string = value.stringValue else {
+            problem(entity, property, "'\(key)' must be a string, not \(Self.kind(of: value))")
+            return nil
+        }
+        guard !string.isEmpty else {
+            problem(entity, property, "'\(key)' must be a non-empty string")
             return nil
         }
         return string
@@ -372,10 +385,51 @@ struct SchemaFileReader {
     private mutating func bool(_ value: JSONValue?, entity: String?, property: String?, key: String) -> Bool? {
         guard let value, !value.isNull else { return nil }
         guard let flag = value.boolValue else {
-            problem(entity, property, "'\(key)' must be true or false, not \(value.typeName)")
+            problem(entity, property, "'\(key)' must be true or false, not \(Self.kind(of: value))")
             return nil
         }
         return flag
+    }
+
+    // MARK: - Wording
+
+    /// What a value is, for a message: `a string`, `an empty string`, `a number`, `a boolean`,
+    /// `an array`, `an empty array`, `an object` or `null`.
+    static func kind(of value: JSONValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer, .double, .number: "a number"
+        case .string(let text): text.isEmpty ? "an empty string" : "a string"
+        case .array(let elements): elements.isEmpty ? "an empty array" : "an array"
+        case .object: "an object"
+        }
+    }
+
+    /// `, not a number` for a value that is not an array; for an array, which element is wrong:
+    /// `; element 2 is a number` (the first that is not a string, else the first empty string).
+    static func notOrElement(_ value: JSONValue) -> String {
+        guard let elements = value.arrayValue, !elements.isEmpty else { return ", not \(kind(of: value))" }
+        guard let index = elements.firstIndex(where: { $0.stringValue == nil })
+            ?? elements.firstIndex(where: { $0.stringValue == "" })
+        else { return "" }
+        return "; element \(index + 1) is \(kind(of: elements[index]))"
+    }
+
+    /// What a valid default of an attribute type is: `an integer`, `base64 data`, `a UUID`...
+    static func valueDescription(of type: AttributeType) -> String {
+        switch type {
+        case .string: "a string"
+        case .integer: "an integer"
+        case .double: "a number"
+        case .decimal: "a decimal number"
+        case .boolean: "a boolean"
+        case .date: "a date"
+        case .data: "base64 data"
+        case .uuid: "a UUID"
+        case .url: "a URL"
+        case .json: "JSON"
+        }
     }
 
     private mutating func problem(_ entity: String?, _ property: String?, _ message: String) {

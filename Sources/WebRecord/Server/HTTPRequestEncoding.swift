@@ -66,7 +66,7 @@ enum HTTPRequestEncoding {
     static func url(_ url: URL, appending items: [(name: String, value: String)], urn: String) throws(WebRecordError) -> URL {
         guard !items.isEmpty else { return url }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            throw WebRecordError.invalidRequest("cannot add parameters to \(url.absoluteString)", urn: urn)
+            throw WebRecordError.invalidRequest("cannot add parameters to \(Redaction.url(url))", urn: urn)
         }
         let encoded = items.map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }.joined(separator: "&")
         if let existing = components.percentEncodedQuery, !existing.isEmpty {
@@ -75,83 +75,14 @@ enum HTTPRequestEncoding {
             components.percentEncodedQuery = encoded
         }
         guard let result = components.url else {
-            throw WebRecordError.invalidRequest("cannot add parameters to \(url.absoluteString)", urn: urn)
+            throw WebRecordError.invalidRequest("cannot add parameters to \(Redaction.url(url))", urn: urn)
         }
         return result
     }
 }
 
-/// Redacts secrets from what is logged and from error messages.
-///
-/// A header, query parameter or JSON member is secret when ``WebRecord/isSecret(_:)`` says so:
-/// `Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and the names in
-/// ``WebRecord/secretNames``.
-enum HTTPRedaction {
-    static let placeholder = "<redacted>"
-
-    /// The URL with secret query values and any password replaced.
-    static func redactedURL(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.absoluteString }
-        if components.password != nil { components.password = placeholder }
-        if let query = components.percentEncodedQuery, !query.isEmpty {
-            components.percentEncodedQuery = query.split(separator: "&", omittingEmptySubsequences: false).map { pair in
-                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let name = String(parts[0])
-                let decoded = name.removingPercentEncoding ?? name
-                guard parts.count > 1, WebRecord.isSecret(decoded) else { return String(pair) }
-                return name + "=" + HTTPRequestEncoding.percentEncoded(placeholder)
-            }.joined(separator: "&")
-        }
-        return components.string ?? url.absoluteString
-    }
-
-    /// A URN with the values of secret query parameters replaced.
-    static func redactedURN(_ urn: String) -> String {
-        guard let start = urn.firstIndex(of: "?") else { return urn }
-        let query = urn[urn.index(after: start)...]
-        let redacted = query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = String(parts[0])
-            guard parts.count > 1, WebRecord.isSecret(name.removingPercentEncoding ?? name) else { return String(pair) }
-            return name + "=" + placeholder
-        }
-        return String(urn[...start]) + redacted.joined(separator: "&")
-    }
-
-    /// The headers as one line, `Name: value; ...`, sorted by name, secrets redacted.
-    static func headerLine(_ headers: [String: String]) -> String {
-        headers.keys.sorted { $0.lowercased() < $1.lowercased() }.map { name in
-            "\(name): " + (WebRecord.isSecret(name) ? placeholder : headers[name] ?? "")
-        }.joined(separator: "; ")
-    }
-
-    /// The value with every member whose name is secret replaced, at any depth.
-    static func redactedJSON(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .object(let object):
-            var result = JSONObject()
-            for (name, member) in object {
-                result[name] = WebRecord.isSecret(name) ? .string(placeholder) : redactedJSON(member)
-            }
-            return .object(result)
-        case .array(let elements):
-            return .array(elements.map(redactedJSON))
-        default:
-            return value
-        }
-    }
-
-    /// A body for the log: its JSON with secrets redacted, at most 500 characters, or its size.
-    static func bodyLine(_ body: Data?) -> String? {
-        guard let body, !body.isEmpty else { return nil }
-        guard let value = try? JSONReader().read(body) else { return "\(body.count) bytes" }
-        let text = redactedJSON(value).serialized()
-        return text.count <= 500 ? text : String(text.prefix(497)) + "..."
-    }
-}
-
 extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
+    func leftPadded(to length: Int) -> String {
         count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

@@ -17,10 +17,10 @@ extension HTTPServer {
         let logger = WebRecord.logger
         if logger.isEnabled(.trace) {
             var metadata = [
-                "url": WebRecordError.redacted(url),
-                "headers": HTTPRedaction.headerLine(urlRequest.allHTTPHeaderFields ?? [:]),
+                "url": Redaction.url(url),
+                "headers": Redaction.headerLine(urlRequest.allHTTPHeaderFields ?? [:]),
             ]
-            metadata["body"] = HTTPRedaction.bodyLine(urlRequest.httpBody)
+            metadata["body"] = Redaction.bodyLine(urlRequest.httpBody)
             logger.log(.trace, "HTTP \(urlRequest.httpMethod ?? "GET") request", entity: entity, metadata: metadata)
         }
         let started = Date()
@@ -42,8 +42,8 @@ extension HTTPServer {
                 logger.log(
                     .trace, "HTTP \(response.statusCode) response", entity: entity,
                     metadata: [
-                        "url": WebRecordError.redacted(response.url ?? url),
-                        "headers": HTTPRedaction.headerLine(Self.headers(of: response)),
+                        "url": Redaction.url(response.url ?? url),
+                        "headers": Redaction.headerLine(Self.headers(of: response)),
                         "bytes": String(data.count),
                         "seconds": String(format: "%.3f", Date().timeIntervalSince(started)),
                     ])
@@ -124,7 +124,7 @@ final class HTTPTransfer: Sendable {
             let timeout = self.timeout
             state.watchdog = Task { [self] in
                 do {
-                    try await Task.sleep(nanoseconds: UInt64(max(0, timeout) * 1_000_000_000))
+                    try await Task.sleep(nanoseconds: HTTPServer.nanoseconds(timeout))
                 } catch {
                     return
                 }
@@ -190,7 +190,7 @@ final class HTTPTransfer: Sendable {
             return .failure(.transportFailure(error, url: url))
         }
         guard let http else {
-            return .failure(WebRecordError(.invalidResponseFormat, "the response from \(WebRecordError.redacted(url)) is not HTTP"))
+            return .failure(WebRecordError(.invalidResponseFormat, "the response from \(Redaction.url(url)) is not HTTP"))
         }
         return .success((body, http))
     }

@@ -30,15 +30,21 @@ import FoundationNetworking
 ///   `https://api.example.com/v1` give `https://api.example.com/v1/posts`. A URN may carry
 ///   its own query; `GET` parameters are appended to it.
 /// - **Headers.** `Accept: application/json`, then ``defaultHeaders``, then the request's own
-///   headers, each overriding the one before.
+///   headers, each overriding the one before. A header that cannot be sent as given (a name
+///   that is not an HTTP token, a value with a carriage return, line feed or other control
+///   character) fails the request with `invalidArgument` naming the header, rather than being
+///   dropped; see ``headerProblem(name:value:)``.
 /// - **Timeouts.** One attempt, from sending to the last byte of the body, may take at most
 ///   the request's ``ServerRequest/timeout`` or ``timeout``; then it fails with `serverError`.
+///   A timeout longer than ``maximumTimeout`` (one day) is clamped to it; one that is zero,
+///   negative or NaN fails the request with `invalidArgument`.
 /// - **Status.** A status outside 200–299 after redirects is a `serverError` whose
 ///   ``WebRecordError/httpStatus`` is the status and whose message ends with an excerpt of the
 ///   body (at most 200 characters).
 /// - **Retries.** A `GET` (or `HEAD`) answered 429 or 503 is retried up to ``maxRetries``
 ///   times. The wait is the response's `Retry-After` (seconds or an HTTP date) when it has
-///   one, else ``retryDelay`` doubled on each retry; either is capped at ``maximumRetryDelay``.
+///   one, else ``retryDelay`` doubled on each retry; either is capped at ``maximumRetryDelay``
+///   (itself at most ``maximumTimeout``). A `Retry-After` too large to represent waits the cap.
 ///   Other methods are never retried: they may not be idempotent.
 /// - **Content type.** A `Content-Type` of `application/json` or any `+json` type (such as
 ///   `application/vnd.api+json`) is parsed; any other type is an `invalidResponseFormat`. A
@@ -57,6 +63,10 @@ import FoundationNetworking
 /// - **Logging.** At ``LoggingLevel/all`` every request and response is logged at `.trace`,
 ///   with `Authorization`, `Cookie` and the ``WebRecord/secretNames`` redacted from headers,
 ///   query and JSON body.
+/// - **Secrets in errors.** Error messages name URLs with their secrets redacted, and the
+///   values of the request's secret headers and parameters are taken out of an error's body
+///   excerpt, in case the server echoes them. `description` and `dump` of a server show its
+///   headers with their secrets redacted.
 ///
 /// Subclasses override ``urlRequest(for:)`` to build requests differently (signing, another
 /// encoding), ``decodeResponse(data:response:request:)`` to read responses differently (an
@@ -65,7 +75,7 @@ import FoundationNetworking
 /// `@unchecked Sendable` is safe: every stored property is an immutable `let` of a `Sendable`
 /// type, of `URLSession` (thread-safe) or of its delegate (whose state is behind a mutex).
 /// Subclasses must keep to immutable state.
-open class HTTPServer: Server, @unchecked Sendable {
+open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unchecked Sendable {
     /// The URL that URNs are resolved against.
     public let baseURL: URL
     /// Headers sent with every request (authentication, API keys, a user agent).
@@ -94,7 +104,8 @@ open class HTTPServer: Server, @unchecked Sendable {
     ///   - timeout: the longest one attempt may take, in seconds; default 60.
     ///   - maxRetries: how many times a `GET` answered 429 or 503 is retried; default 2.
     ///   - retryDelay: the first retry's wait without `Retry-After`; default 0.5 seconds.
-    ///   - maximumRetryDelay: the cap on any wait before a retry; default 30 seconds.
+    ///   - maximumRetryDelay: the cap on any wait before a retry; default 30 seconds, at most
+    ///     ``maximumTimeout``.
     public init(
         baseURL: URL, configuration: URLSessionConfiguration = .ephemeral, headers: [String: String] = [:],
         timeout: TimeInterval = 60, maxRetries: Int = 2, retryDelay: TimeInterval = 0.5,
@@ -105,7 +116,7 @@ open class HTTPServer: Server, @unchecked Sendable {
         self.timeout = timeout
         self.maxRetries = max(0, maxRetries)
         self.retryDelay = max(0, retryDelay)
-        self.maximumRetryDelay = max(0, maximumRetryDelay)
+        self.maximumRetryDelay = min(max(0, maximumRetryDelay), Self.maximumTimeout)
         let sessionDelegate = HTTPSessionDelegate()
         self.sessionDelegate = sessionDelegate
         self.session = URLSession(configuration: configuration, delegate: sessionDelegate, delegateQueue: nil)
@@ -113,6 +124,24 @@ open class HTTPServer: Server, @unchecked Sendable {
 
     deinit {
         session.finishTasksAndInvalidate()
+    }
+
+    // MARK: - Description
+
+    /// `HTTPServer(baseURL: ..., defaultHeaders: [...], timeout: 60.0)`, secrets redacted.
+    open var description: String {
+        "\(type(of: self))(baseURL: \(Redaction.url(baseURL)), defaultHeaders: \(Redaction.headers(defaultHeaders)), timeout: \(timeout))"
+    }
+
+    /// The server's settings for `dump`, with the secrets of its base URL and headers redacted.
+    open var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "baseURL": Redaction.url(baseURL), "defaultHeaders": Redaction.headers(defaultHeaders), "timeout": timeout,
+                "maxRetries": maxRetries, "retryDelay": retryDelay, "maximumRetryDelay": maximumRetryDelay,
+            ],
+            displayStyle: .class)
     }
 
     // MARK: - Server
@@ -126,25 +155,37 @@ open class HTTPServer: Server, @unchecked Sendable {
     open func response(for request: ServerRequest) async throws -> ServerResponse {
         let urlRequest = try urlRequest(for: request)
         let method = (urlRequest.httpMethod ?? "GET").uppercased()
-        let limit = request.timeout ?? timeout
+        let limit = try effectiveTimeout(for: request)
+        // A server may echo what it was sent; its answer must not carry the request's secrets.
+        let secrets = Redaction.secretValues(headers: urlRequest.allHTTPHeaderFields ?? [:], url: urlRequest.url)
         var attempt = 0
         while true {
             if Task.isCancelled { throw WebRecordError.cancelled(entity: request.entityName) }
-            let (data, response) = try await send(urlRequest, timeout: limit, entity: request.entityName)
+            let data: Data
+            let response: HTTPURLResponse
+            do {
+                (data, response) = try await send(urlRequest, timeout: limit, entity: request.entityName)
+            } catch {
+                throw error.scrubbing(secrets)
+            }
             if attempt < maxRetries, ["GET", "HEAD"].contains(method), [429, 503].contains(response.statusCode) {
                 let delay = retryWait(for: response, attempt: attempt)
                 WebRecord.logger.log(
                     .debug, "HTTP \(response.statusCode); retry \(attempt + 1) of \(maxRetries) in \(delay) s",
-                    entity: request.entityName, metadata: ["url": WebRecordError.redacted(urlRequest.url)])
+                    entity: request.entityName, metadata: ["url": Redaction.url(urlRequest.url)])
                 do {
-                    try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+                    try await Task.sleep(nanoseconds: Self.nanoseconds(delay))
                 } catch {
                     throw WebRecordError.cancelled(entity: request.entityName)
                 }
                 attempt += 1
                 continue
             }
-            return try decodeResponse(data: data, response: response, request: request)
+            do {
+                return try decodeResponse(data: data, response: response, request: request)
+            } catch let error as WebRecordError {
+                throw error.scrubbing(secrets)
+            }
         }
     }
 
@@ -210,7 +251,7 @@ open class HTTPServer: Server, @unchecked Sendable {
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = method
-        let limit = request.timeout ?? timeout
+        let limit = try effectiveTimeout(for: request)
         // URLSession's own (idle) timeout is a backstop; ``send`` enforces `limit` precisely.
         urlRequest.timeoutInterval = max(1, limit.rounded(.up)) + 1
         var headers = ["Accept": "application/json"]
@@ -224,7 +265,10 @@ open class HTTPServer: Server, @unchecked Sendable {
                 headers[name] = value
             }
         }
-        for (name, value) in headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        for (name, value) in headers {
+            if let problem = Self.headerProblem(name: name, value: value) { throw WebRecordError.invalidHeader(problem) }
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
         urlRequest.httpBody = body
         return urlRequest
     }
@@ -262,7 +306,7 @@ open class HTTPServer: Server, @unchecked Sendable {
             let body = try JSONReader().read(data)
             return ServerResponse(body: body, headers: headers, statusCode: status, url: url)
         } catch {
-            throw WebRecordError.invalidJSON(error, source: WebRecordError.redacted(url))
+            throw WebRecordError.invalidJSON(error, source: Redaction.url(url))
         }
     }
 
@@ -304,8 +348,14 @@ open class HTTPServer: Server, @unchecked Sendable {
     }
 
     /// A `Retry-After` value in seconds: a number of seconds, or an HTTP date from now.
+    ///
+    /// A number too large for an `Int` is ``maximumTimeout``; a date in the past is 0. The caller
+    /// clamps the result to ``maximumRetryDelay``.
     static func retryAfterSeconds(_ value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (48...57).contains($0) }) {
+            return Int(trimmed).map { min(TimeInterval($0), maximumTimeout) } ?? maximumTimeout
+        }
         if let seconds = Int(trimmed) { return TimeInterval(max(0, seconds)) }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

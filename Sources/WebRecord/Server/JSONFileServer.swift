@@ -83,12 +83,12 @@ public struct JSONFileServer: Server {
             data = try Data(contentsOf: url)
         } catch {
             throw WebRecordError(
-                .notFound, "cannot read the response for URN '\(request.urn)' at \(url.path): \(error.localizedDescription)")
+                .notFound, "cannot read the response for URN '\(Redaction.urn(request.urn))' at \(url.path): \(error.localizedDescription)")
         }
         do {
             return ServerResponse(body: try JSONReader().read(data), url: url)
         } catch {
-            throw WebRecordError.invalidJSON(error, source: "URN '\(request.urn)' (\(url.path))")
+            throw WebRecordError.invalidJSON(error, source: "URN '\(Redaction.urn(request.urn))' (\(url.path))")
         }
     }
 
@@ -102,22 +102,22 @@ public struct JSONFileServer: Server {
         let urn = request.urn
         let relative = fileName?(request) ?? Self.defaultPath(for: urn)
         if relative.isEmpty || relative.contains("\0") {
-            throw WebRecordError(.invalidArgument, "URN '\(urn)' does not name a file")
+            throw WebRecordError(.invalidArgument, "URN '\(Redaction.urn(urn))' does not name a file")
         }
         if relative.hasPrefix("/") || relative.hasPrefix("~") {
-            throw WebRecordError(.invalidArgument, "URN '\(urn)' is an absolute path; it must be relative to the server's root")
+            throw WebRecordError(.invalidArgument, "URN '\(Redaction.urn(urn))' is an absolute path; it must be relative to the server's root")
         }
         if relative.split(separator: "/").contains("..") {
-            throw WebRecordError(.invalidArgument, "URN '\(urn)' contains '..'; it must stay inside the server's root")
+            throw WebRecordError(.invalidArgument, "URN '\(Redaction.urn(urn))' contains '..'; it must stay inside the server's root")
         }
         let candidate = root.appendingPathComponent(relative).path
         guard let resolved = Self.realPath(candidate) else {
-            throw WebRecordError(.notFound, "no response file for URN '\(urn)' (looked for \(candidate))")
+            throw WebRecordError(.notFound, "no response file for URN '\(Redaction.urn(urn))' (looked for \(candidate))")
         }
         let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
         guard resolved.hasPrefix(rootPath) else {
             throw WebRecordError(
-                .invalidArgument, "URN '\(urn)' resolves outside the server's root (a symbolic link leads out of it)")
+                .invalidArgument, "URN '\(Redaction.urn(urn))' resolves outside the server's root (a symbolic link leads out of it)")
         }
         return URL(fileURLWithPath: resolved)
     }

@@ -26,6 +26,9 @@ public struct ServerRequest: Sendable {
     /// The cancellation domain the request was started with, if any.
     public var domain: String?
     /// The longest one attempt may take, in seconds; nil for the server's default.
+    ///
+    /// ``HTTPServer`` refuses a timeout that is zero, negative or NaN (`invalidArgument`) and
+    /// clamps a longer one than ``HTTPServer/maximumTimeout`` (a day) to it.
     public var timeout: TimeInterval?
     /// The entity the response will populate.
     public var entityName: String

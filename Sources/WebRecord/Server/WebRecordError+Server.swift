@@ -19,7 +19,7 @@ extension WebRecordError {
     /// The service could not be reached, or the transfer failed before a response arrived.
     static func transportFailure(_ cause: any Error, url: URL?) -> WebRecordError {
         WebRecordError(
-            .serverError, "could not reach \(redacted(url)): \(describe(cause))",
+            .serverError, "could not reach \(redacted(url)): \(Redaction.text(describe(cause)))",
             cause: TransportError(cause))
     }
 
@@ -33,8 +33,11 @@ extension WebRecordError {
     /// The body ended before the length the response announced.
     static func truncatedBody(url: URL?, received: Int, expectedLength: String?, cause: any Error) -> WebRecordError {
         var message = "the response body from \(redacted(url)) was cut short after \(received) bytes"
-        if let expectedLength { message += " of \(expectedLength) (Content-Length)" }
-        message += ": \(describe(cause))"
+        // The server's own text: shown only when it is a plain number.
+        if let expectedLength, let length = UInt64(expectedLength.trimmingCharacters(in: .whitespaces)) {
+            message += " of \(length) (Content-Length)"
+        }
+        message += ": \(Redaction.text(describe(cause)))"
         return WebRecordError(.invalidResponseFormat, message, cause: TransportError(cause))
     }
 
@@ -51,25 +54,51 @@ extension WebRecordError {
         WebRecordError(.invalidResponseFormat, "the response from \(source) is not valid JSON: \(error.message)", cause: error)
     }
 
+    /// A header that cannot be sent as given; the value is never repeated, as it may be a secret.
+    static func invalidHeader(_ problem: String) -> WebRecordError {
+        WebRecordError(.invalidArgument, problem)
+    }
+
+    /// A timeout that is not a positive number of seconds.
+    static func invalidTimeout(_ seconds: TimeInterval) -> WebRecordError {
+        WebRecordError(.invalidArgument, "the timeout must be a positive number of seconds, not \(seconds)")
+    }
+
     /// A request that cannot be built.
     static func invalidRequest(_ message: String, urn: String) -> WebRecordError {
-        WebRecordError(.invalidArgument, "URN '\(HTTPRedaction.redactedURN(urn))': \(message)")
+        WebRecordError(.invalidArgument, "URN '\(Redaction.urn(urn))': \(Redaction.text(message))")
     }
 
     // MARK: Helpers
 
-    /// The body as one line of at most ``bodyExcerptLimit`` characters.
+    /// The error with each of `secrets` (see ``Redaction/secretValues(headers:url:)``) taken out
+    /// of its message and of its transport cause's description.
+    func scrubbing(_ secrets: [String]) -> WebRecordError {
+        var error = self
+        error.message = Redaction.scrubbing(message, secrets: secrets)
+        if let cause = cause as? TransportError {
+            error.cause = TransportError(code: cause.code, description: Redaction.scrubbing(cause.description, secrets: secrets))
+        }
+        return error
+    }
+
+    /// The body as one line of at most ``bodyExcerptLimit`` characters: a JSON body with the
+    /// members whose names are secret redacted, any other body with its `name=value` secrets
+    /// redacted.
     static func bodyExcerpt(_ body: Data) -> String {
-        let text = String(decoding: body.prefix(4 * bodyExcerptLimit), as: UTF8.self)
-            .split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        // A JSON body is shown as sent unless it has secret members; then it is re-serialized without them.
+        let whole = body.count <= 64 * bodyExcerptLimit ? (try? JSONReader().read(body)) : nil
+        let redacted = whole.map { Redaction.json($0) }
+        let raw = redacted.flatMap { $0 == whole ? nil : $0.serialized() }
+            ?? Redaction.text(String(decoding: body.prefix(4 * bodyExcerptLimit), as: UTF8.self))
+        let text = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         if text.count <= bodyExcerptLimit { return text }
         return String(text.prefix(bodyExcerptLimit - 3)) + "..."
     }
 
-    /// A URL for messages and logs: secret query parameters and any password redacted.
+    /// A URL for messages: secret query parameters and any password redacted.
     static func redacted(_ url: URL?) -> String {
-        guard let url else { return "(no URL)" }
-        return HTTPRedaction.redactedURL(url)
+        Redaction.url(url)
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -80,8 +109,10 @@ extension WebRecordError {
         return "\(error)"
     }
 
-    private static func formatSeconds(_ seconds: TimeInterval) -> String {
-        seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.2f s", seconds)
+    /// `5 s`, `0.25 s`; never traps, whatever the value.
+    static func formatSeconds(_ seconds: TimeInterval) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds) s" }
+        return seconds == seconds.rounded() ? "\(Int64(seconds)) s" : String(format: "%.2f s", seconds)
     }
 }
 
@@ -104,6 +135,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
 
     init(_ error: any Error) {
         let nsError = error as NSError
-        self.init(code: (error as? URLError)?.code.rawValue ?? nsError.code, description: nsError.localizedDescription)
+        self.init(
+            code: (error as? URLError)?.code.rawValue ?? nsError.code, description: Redaction.text(nsError.localizedDescription))
     }
 }

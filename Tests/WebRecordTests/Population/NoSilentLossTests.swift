@@ -184,6 +184,12 @@ func makeSilentLossStore() throws -> RecordingStore {
         }
         #expect(failure.error.code == .invalidResponseFormat)
         #expect(try test.store.count("Issue") == 0)
+        // The warning names the key as it was read.
+        let schema = try Schema(json: #"{"entities": {"T": {"primaryKey": "id", "attributes": {"id": {"type": "integer", "key": ["ID", "id"]}}}}}"#)
+        let other = try RecordingStore(schema: schema)
+        let result = try other.store.populate(json(#"[{"ID": "x"}, {"ID": 2}]"#), entity: "T")
+        let warning = try #require(result.debugger.errors.first { $0.code == .typeMismatch })
+        #expect(warning.keyPath == "ID" && warning.property == "id")
         // Top-level scalars that are not keys of the entity are unidentified too.
         #expect(throws: WebRecordFailure.self) { try test.store.populate(json(#"[true, "x"]"#), entity: "Issue") }
     }

@@ -120,6 +120,7 @@ import Testing
         #expect(coverImage["inverse"] as? String == "user")
         #expect(coverImage["destination"] as? String == "CoverImage")
         #expect(coverImage["toMany"] == nil)
+        #expect(coverImage["merge"] == nil, "merge is for to-many relationships only")
 
         let date = try Self.attribute("Post", "date", in: text)
         #expect(date["key"] as? String == "created_at")
@@ -132,8 +133,27 @@ import Testing
 
         let posts = try Self.relationship("User", "posts", in: text)
         #expect(posts["toMany"] as? Bool == true)
+        #expect(posts["merge"] as? String == "union", "MMRecord's to-many behaviour, written explicitly")
         #expect(posts["ordered"] == nil)
         #expect(posts["deleteRule"] == nil)
+    }
+
+    /// MMRecord added to a to-many and never removed from it; the product's default may differ,
+    /// so every to-many the importer writes says `union`, and no to-one does.
+    @Test(arguments: ModelFixture.allCases)
+    func everyToManyIsWrittenWithUnion(fixture: ModelFixture) throws {
+        let schema = try Schema(json: try Self.convert(fixture), fileName: "\(fixture.rawValue).json")
+        let relationships = schema.entities.flatMap(\.relationships)
+        #expect(!relationships.isEmpty)
+        for relationship in relationships {
+            let written = try Self.relationship(relationship.entityName, relationship.name, in: try Self.convert(fixture))
+            if relationship.isToMany {
+                #expect(written["merge"] as? String == "union", "\(relationship.entityName).\(relationship.name)")
+                #expect(relationship.mergePolicy == .union)
+            } else {
+                #expect(written["merge"] == nil, "\(relationship.entityName).\(relationship.name)")
+            }
+        }
     }
 
     @Test func foursquareSpotChecks() throws {
@@ -141,6 +161,7 @@ import Testing
         let categories = try Self.relationship("Venue", "categories", in: text)
         #expect(categories["toMany"] as? Bool == true)
         #expect(categories["ordered"] as? Bool == true)
+        #expect(categories["merge"] as? String == "union")
         #expect(categories["inverse"] as? String == "venue")
         #expect(categories["destination"] as? String == "FSCategory")
 
@@ -173,6 +194,7 @@ import Testing
         #expect(issueLinks["key"] as? String == "fields.issuelinks")
         #expect(issueLinks["ordered"] as? Bool == true)
         #expect(issueLinks["toMany"] as? Bool == true)
+        #expect(issueLinks["merge"] as? String == "union")
         #expect(try Self.attribute("Plan", "id", in: text)["key"] as? String == "key")
     }
 
@@ -254,7 +276,7 @@ import Testing
                   "relationships": {
                     "counts": { "destination": "Counts", "inverse": "user" },
                     "coverImage": { "destination": "CoverImage", "inverse": "user", "key": "cover_image" },
-                    "posts": { "destination": "Post", "toMany": true, "inverse": "user" }
+                    "posts": { "destination": "Post", "toMany": true, "merge": "union", "inverse": "user" }
                   }
                 }
               }

@@ -145,11 +145,11 @@ import Testing
         Case(
             "type that is not a string",
             entities(#""Post": { "attributes": { "title": { "type": 1 } } }"#),
-            [problem("Post", "title", "'type' must be a string (one of \(typeList)), not integer")]),
+            [problem("Post", "title", "'type' must be one of \(typeList), not a number")]),
         Case(
             "attribute that is not an object",
             entities(#""Post": { "attributes": { "title": "string" } }"#),
-            [problem("Post", "title", "an attribute must be an object, not string")]),
+            [problem("Post", "title", "an attribute must be an object, not a string")]),
         Case(
             "property with a bad type is not reported again where it is used",
             entities("""
@@ -165,18 +165,18 @@ import Testing
         Case(
             "entity that is not an object",
             entities(#""Post": "entity""#),
-            [problem("Post", nil, "an entity must be an object, not string")]),
+            [problem("Post", nil, "an entity must be an object, not a string")]),
         Case(
             "attributes and relationships that are not objects",
             entities(#""Post": { "attributes": [], "relationships": "none" }"#),
             [
-                problem("Post", nil, "'attributes' must be an object"),
-                problem("Post", nil, "'relationships' must be an object"),
+                problem("Post", nil, "'attributes' must be an object, not an empty array"),
+                problem("Post", nil, "'relationships' must be an object, not a string"),
             ]),
         Case(
             "relationship that is not an object",
             entities(#""Post": { "relationships": { "user": "string" } }"#),
-            [problem("Post", "user", "a relationship must be an object, not string")]),
+            [problem("Post", "user", "a relationship must be an object, not a string")]),
         Case(
             "missing destination",
             entities(#""Post": { "relationships": { "author": { "inverse": "posts" } } }"#),
@@ -207,14 +207,14 @@ import Testing
                 "Post": { "abstract": 1, "parent": 5, "attributes": { "title": { "type": "string", "optional": "yes" } } }
                 """),
             [
-                problem("Post", nil, "'parent' must be a non-empty string, not integer"),
-                problem("Post", nil, "'abstract' must be true or false, not integer"),
-                problem("Post", "title", "'optional' must be true or false, not string"),
+                problem("Post", nil, "'parent' must be a string, not a number"),
+                problem("Post", nil, "'abstract' must be true or false, not a number"),
+                problem("Post", "title", "'optional' must be true or false, not a string"),
             ]),
         Case(
             "key of the wrong JSON type",
             entities(#""Post": { "attributes": { "title": { "type": "string", "key": 7 } } }"#),
-            [problem("Post", "title", "'key' must be a key path or an array of key paths, not integer")]),
+            [problem("Post", "title", "'key' must be a key path or an array of key paths, not a number")]),
         Case(
             "key paths with empty components",
             entities("""
@@ -238,13 +238,13 @@ import Testing
                 } }
                 """),
             [
-                problem("Post", "views", #"default "zero" is not a valid integer"#),
-                problem("Post", "ratio", "default true is not a valid double"),
-                problem("Post", "draft", #"default "maybe" is not a valid boolean"#),
-                problem("Post", "published", #"default "yesterday" is not a valid date"#),
-                problem("Post", "token", #"default "not-a-uuid" is not a valid uuid"#),
-                problem("Post", "blob", #"default "%%%" is not a valid data"#),
-                problem("Post", "half", "default 0.5 is not a valid integer"),
+                problem("Post", "views", #"default "zero" is not an integer"#),
+                problem("Post", "ratio", "default true is not a number"),
+                problem("Post", "draft", #"default "maybe" is not a boolean"#),
+                problem("Post", "published", #"default "yesterday" is not a date"#),
+                problem("Post", "token", #"default "not-a-uuid" is not a UUID"#),
+                problem("Post", "blob", #"default "%%%" is not base64 data"#),
+                problem("Post", "half", "default 0.5 is not an integer"),
             ]),
         Case(
             "sub-entity discriminator with both forms",
@@ -458,7 +458,7 @@ import Testing
         Case(
             "primary key of the wrong JSON type",
             entities(#""Post": { "primaryKey": 5 }"#),
-            [problem("Post", nil, "'primaryKey' must be a property name or a non-empty array of names, not integer")]),
+            [problem("Post", nil, "'primaryKey' must be a property name or a non-empty array of names, not a number")]),
     ]
 
     // MARK: - File shape
@@ -472,11 +472,11 @@ import Testing
         Case(
             "file holding an array",
             "[]",
-            [problem(nil, nil, "the file must hold a JSON object, not array")]),
+            [problem(nil, nil, "the file must hold a JSON object, not an empty array")]),
         Case(
             "entities that are not an object",
             #"{ "entities": [] }"#,
-            [problem(nil, nil, "'entities' must be an object mapping entity names to entities")]),
+            [problem(nil, nil, "'entities' must be an object mapping entity names to entities, not an empty array")]),
         Case(
             "unsupported version",
             #"{ "version": 2, "entities": {} }"#,
@@ -484,7 +484,7 @@ import Testing
         Case(
             "date formats that are not strings",
             #"{ "dateFormats": "yyyy", "entities": {} }"#,
-            [problem(nil, nil, "'dateFormats' must be an array of strings")]),
+            [problem(nil, nil, "'dateFormats' must be an array of strings, not a string")]),
     ]
 
     @Test(arguments: allCases)

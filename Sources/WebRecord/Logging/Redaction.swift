@@ -1,0 +1,227 @@
+import Foundation
+
+/// The one place secrets are taken out of what WebRecord shows: logs, error messages,
+/// `description`, `debugDescription` and `dump` output.
+///
+/// A header, query or fragment parameter, or JSON member is secret when its name is, ignoring
+/// case: `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` always, and the
+/// names in ``WebRecord/secretNames``. A URL's password (`https://user:pass@host`) is always
+/// secret. Each secret value is replaced by ``placeholder`` (percent-encoded inside a URL).
+enum Redaction {
+    /// What a secret value is replaced with.
+    static let placeholder = "<redacted>"
+    /// ``placeholder`` as it appears inside a URL.
+    static let encodedPlaceholder = "%3Credacted%3E"
+
+    /// Headers that are secret whatever ``WebRecord/secretNames`` holds.
+    static let alwaysSecretNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+
+    /// The default of ``WebRecord/secretNames``: the usual secret headers and parameters.
+    static let defaultSecretNames: Set<String> = [
+        // Headers.
+        "x-api-key", "x-auth-token", "x-access-token", "x-csrf-token", "x-xsrf-token", "x-amz-security-token",
+        "private-token", "x-goog-api-key",
+        // Query parameters and JSON members.
+        "access_token", "refresh_token", "id_token", "client_secret", "api_key", "apikey", "api-key", "token",
+        "auth", "auth_token", "password", "passwd", "secret", "signature", "sig", "oauth_token",
+        "oauth_token_secret", "oauth_signature", "x-amz-signature", "x-amz-credential", "session_token",
+    ]
+
+    /// Secret values shorter than this are not searched for in free text (see ``scrubbing(_:secrets:)``).
+    static let shortestScrubbedSecret = 4
+
+    /// Whether `name` (a header, parameter or member name) holds a secret, ignoring case.
+    static func isSecret(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return alwaysSecretNames.contains(lower) || WebRecord.secretNames.contains(lower)
+    }
+
+    // MARK: - URLs
+
+    /// The URL with its password and the values of secret query and fragment parameters replaced.
+    static func url(_ url: URL?) -> String {
+        guard let url else { return "(no URL)" }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            return text(url.absoluteString)
+        }
+        if components.password != nil { components.percentEncodedPassword = encodedPlaceholder }
+        if let query = components.percentEncodedQuery, !query.isEmpty {
+            components.percentEncodedQuery = parameters(query, replacement: encodedPlaceholder)
+        }
+        if let fragment = components.percentEncodedFragment, !fragment.isEmpty {
+            components.percentEncodedFragment = parameters(fragment, replacement: encodedPlaceholder)
+        }
+        return components.string ?? text(url.absoluteString)
+    }
+
+    /// A URN (a path with an optional query, or a full URL) with its secrets replaced.
+    static func urn(_ urn: String) -> String {
+        let lowered = urn.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: urn) {
+            return self.url(url)
+        }
+        guard let start = urn.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return urn }
+        return String(urn[...start]) + parameters(urn[urn.index(after: start)...], replacement: placeholder)
+    }
+
+    /// `name=value&...` with the values of secret names replaced; the separators `&`, `;` and
+    /// `#` are kept.
+    private static func parameters(_ text: Substring, replacement: String) -> String {
+        var output = ""
+        var pair = ""
+        func flush() {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0])
+            if parts.count > 1, isSecret(name.removingPercentEncoding ?? name) {
+                output += name + "=" + replacement
+            } else {
+                output += pair
+            }
+            pair = ""
+        }
+        for character in text {
+            if character == "&" || character == ";" || character == "#" {
+                flush()
+                output.append(character)
+            } else {
+                pair.append(character)
+            }
+        }
+        flush()
+        return output
+    }
+
+    private static func parameters(_ text: String, replacement: String) -> String {
+        parameters(text[...], replacement: replacement)
+    }
+
+    // MARK: - Headers and bodies
+
+    /// The headers with the values of secret ones replaced.
+    static func headers(_ headers: [String: String]) -> [String: String] {
+        headers.reduce(into: [:]) { result, header in
+            result[header.key] = isSecret(header.key) ? placeholder : text(header.value)
+        }
+    }
+
+    /// The headers as one line, `Name: value; ...`, sorted by name, secrets redacted.
+    static func headerLine(_ headers: [String: String]) -> String {
+        let redacted = self.headers(headers)
+        return redacted.keys.sorted { $0.lowercased() < $1.lowercased() }.map { "\($0): \(redacted[$0] ?? "")" }
+            .joined(separator: "; ")
+    }
+
+    /// The value with every member whose name is secret replaced, at any depth.
+    static func json(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let object):
+            var result = JSONObject()
+            for (name, member) in object {
+                result[name] = isSecret(name) ? .string(placeholder) : json(member)
+            }
+            return .object(result)
+        case .array(let elements):
+            return .array(elements.map(json))
+        default:
+            return value
+        }
+    }
+
+    /// ``json(_:)`` of an optional value.
+    static func json(_ value: JSONValue?) -> JSONValue? {
+        value.map { json($0) }
+    }
+
+    /// A body for the log: its JSON with secrets redacted, at most 500 characters, or its size.
+    static func bodyLine(_ body: Data?) -> String? {
+        guard let body, !body.isEmpty else { return nil }
+        guard let value = try? JSONReader().read(body) else { return "\(body.count) bytes" }
+        let text = json(value).serialized()
+        return text.count <= 500 ? text : String(text.prefix(497)) + "..."
+    }
+
+    // MARK: - Free text
+
+    /// Text with the secrets it may carry replaced: a `name=value` pair whose name is secret
+    /// (in a URL's query or anywhere else) and the password of any `scheme://user:password@`.
+    ///
+    /// This is the net under messages built from other text (a server's error, a URL written
+    /// into a message); messages WebRecord builds redact their parts as they build them.
+    static func text(_ text: String) -> String {
+        guard text.contains("=") || text.contains("@") else { return text }
+        var output = ""
+        var rest = text[...]
+        while let equals = rest.firstIndex(where: { $0 == "=" || $0 == "@" }) {
+            let before = rest[..<equals]
+            if rest[equals] == "@" {
+                output += redactingPassword(before)
+                output.append("@")
+                rest = rest[rest.index(after: equals)...]
+                continue
+            }
+            output += before
+            output.append("=")
+            rest = rest[rest.index(after: equals)...]
+            let name = before.reversed().prefix { isNameCharacter($0) }
+            guard !name.isEmpty, isSecret(String(name.reversed())) else { continue }
+            let end = rest.firstIndex { isValueDelimiter($0) } ?? rest.endIndex
+            let value = rest[..<end]
+            if !value.isEmpty, !value.hasPrefix(placeholder), !value.hasPrefix(encodedPlaceholder) {
+                output += placeholder
+                rest = rest[end...]
+            }
+        }
+        return output + rest
+    }
+
+    /// `…scheme://user:password` (the text before an `@`) with the password replaced.
+    private static func redactingPassword(_ text: Substring) -> String {
+        guard let scheme = text.range(of: "://", options: .backwards) else { return String(text) }
+        let userinfo = text[scheme.upperBound...]
+        guard let colon = userinfo.firstIndex(of: ":"), !userinfo.contains(where: { $0 == "/" || $0.isWhitespace }) else {
+            return String(text)
+        }
+        return String(text[..<colon]) + ":" + placeholder
+    }
+
+    private static func isNameCharacter(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber || character == "_" || character == "-" || character == "."
+            || character == "%"
+    }
+
+    private static func isValueDelimiter(_ character: Character) -> Bool {
+        character.isWhitespace || "&;#'\"<>,)]}".contains(character)
+    }
+
+    /// Text with each of `secrets` (a header's or parameter's value, met verbatim in a server's
+    /// answer, say) replaced; values shorter than ``shortestScrubbedSecret`` are left alone, as
+    /// they would match ordinary words. Then ``text(_:)``.
+    static func scrubbing(_ text: String, secrets: [String]) -> String {
+        var result = text
+        for secret in secrets.sorted(by: { $0.count > $1.count }) where secret.count >= shortestScrubbedSecret {
+            result = result.replacingOccurrences(of: secret, with: placeholder)
+        }
+        return self.text(result)
+    }
+
+    /// The secret values a request carries, as they could come back in a server's answer: each
+    /// secret header's value and its words but the scheme (`token abc` gives `token abc` and
+    /// `abc`), each secret query parameter's value (encoded and decoded), and the URL's password.
+    static func secretValues(headers: [String: String], url: URL?) -> [String] {
+        var values: [String] = []
+        for (name, value) in headers where isSecret(name) {
+            values.append(value)
+            let words = value.split(whereSeparator: { $0.isWhitespace || $0 == "," }).map(String.init)
+            values += words.count > 1 ? words.dropFirst() : words[...]
+        }
+        if let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) {
+            if let password = components.password { values.append(password) }
+            for item in components.queryItems ?? [] where isSecret(item.name) {
+                guard let value = item.value else { continue }
+                values.append(value)
+                if let encoded = value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { values.append(encoded) }
+            }
+        }
+        return values.filter { !$0.isEmpty }
+    }
+}

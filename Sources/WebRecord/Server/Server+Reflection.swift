@@ -1,0 +1,33 @@
+import Foundation
+
+// MARK: - Requests and responses shown with their secrets redacted
+
+extension ServerRequest: CustomReflectable {
+    /// The request's members for `print`, `String(reflecting:)` and `dump`, with the values of
+    /// secret headers, query parameters and JSON parameters redacted (see
+    /// ``WebRecord/secretNames``).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "urn": Redaction.urn(urn), "data": Redaction.json(data) as Any, "method": method,
+                "headers": Redaction.headers(headers), "domain": domain as Any, "timeout": timeout as Any,
+                "entityName": entityName, "page": page as Any,
+            ],
+            displayStyle: .struct)
+    }
+}
+
+extension ServerResponse: CustomReflectable {
+    /// The response's members for `print`, `String(reflecting:)` and `dump`, with the values of
+    /// secret headers (`Set-Cookie`, say), URL parameters and body members redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "body": Redaction.json(body), "headers": Redaction.headers(headers), "statusCode": statusCode as Any,
+                "url": url.map { Redaction.url($0) } as Any,
+            ],
+            displayStyle: .struct)
+    }
+}
