@@ -29,7 +29,7 @@ enum PopulateCommand: Subcommand {
             OptionSpec(
                 name: "--paginate", valueName: "kind",
                 help: "Follow pages from each URL source: next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT."),
-            OptionSpec(name: "--max-pages", valueName: "n", help: "Request at most N pages per URL source."),
+            OptionSpec(name: "--max-pages", valueName: "n", help: "Request at most N pages per URL source (default 10000)."),
             OptionSpec(
                 name: "--delete-orphans", valueName: nil,
                 help: "After the last source or page, delete the entity's records that none of them contained."),
@@ -77,6 +77,7 @@ enum PopulateCommand: Subcommand {
         var summary = PopulationSummary(schema: schema)
         var store: RecordStore?
         var kept = Set<Int64>()
+        var pagingIncomplete = false
         var last: (records: [Record], response: JSONValue)?
         let progress = ProgressLine(isEnabled: paging.showsProgress)
         for (index, source) in sources.enumerated() {
@@ -89,8 +90,14 @@ enum PopulateCommand: Subcommand {
                 pagingOptions.request.server = HTTPServer(baseURL: url, headers: fetch.headers)
                 let before = summary.records
                 pagingOptions.onProgress = { progress.show($0, previousRecords: before) }
+                var pages = 0
                 do {
                     for try await page in opened.pages(entity: entity, urn: url.absoluteString, options: pagingOptions) {
+                        pages += 1
+                        if let end = page.end {
+                            summary.paging.append((source.name, pages, end))
+                            if !end.isComplete { pagingIncomplete = true }
+                        }
                         summary.add(PopulationResult(
                             records: page.records, debugger: page.result.debugger, changesByEntity: page.result.changesByEntity))
                         kept.formUnion(page.result.containedRowIDs)
@@ -125,7 +132,11 @@ enum PopulateCommand: Subcommand {
             }
         }
         progress.finish()
-        if paging.deleteOrphans, let store, let last {
+        if paging.deleteOrphans, pagingIncomplete {
+            summary.warnings.append(PopulationSummary.Warning(
+                code: "invalidResponseFormat",
+                message: "\(entity): paging ended before the server's last page (\(summary.paging.map(\.end.rawValue).joined(separator: ", "))); no orphans were deleted"))
+        } else if paging.deleteOrphans, let store, let last {
             var orphanOptions = options
             orphanOptions.deleteOrphans = .all
             let debugger = Debugger(initialEntity: entity)

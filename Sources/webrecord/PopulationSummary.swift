@@ -13,6 +13,8 @@ struct PopulationSummary {
     var total = ChangeCounts()
     var byEntity: [String: ChangeCounts] = [:]
     var warnings: [Warning] = []
+    /// For each paged source, in order: the source, its pages, and why paging stopped.
+    var paging: [(source: String, pages: Int, end: PagingEnd)] = []
 
     init(schema: Schema) {
         self.schema = schema
@@ -57,6 +59,14 @@ struct PopulationSummary {
         }
         object["entities"] = .object(entities)
         object["warnings"] = .array(warnings.map { .object(["code": .string($0.code), "message": .string($0.message)]) })
+        if !paging.isEmpty {
+            object["paging"] = .array(paging.map {
+                .object([
+                    "source": .string(WebRecord.redacted($0.source)), "pages": .integer(Int64($0.pages)),
+                    "end": .string($0.end.rawValue),
+                ])
+            })
+        }
         return .object(object)
     }
 
@@ -65,6 +75,9 @@ struct PopulationSummary {
         var text = "Populated \(records) \(entity) \(records == 1 ? "record" : "records"): \(Self.describe(total))\n"
         for name in entityNames {
             text += "  \(name): \(Self.describe(byEntity[name] ?? ChangeCounts()))\n"
+        }
+        for source in paging {
+            text += "  paging: \(source.pages) \(source.pages == 1 ? "page" : "pages") from \(WebRecord.redacted(source.source)), ended: \(source.end.rawValue)\n"
         }
         text += "\(warnings.count) \(warnings.count == 1 ? "warning" : "warnings")\n"
         return text

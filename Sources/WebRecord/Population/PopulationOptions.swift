@@ -117,6 +117,9 @@ public struct PopulationResult: Sendable {
     /// response named, at any depth, as an object or as a reference by key: what orphan
     /// deletion keeps (DESIGN §3.14).
     package var containedRowIDs: Set<Int64> = []
+    /// How many values the response held at the key path (top-level records, before duplicates
+    /// merged), for paginators that count a page's records.
+    package var responseRecordCount = 0
 
     /// The counts over all entities.
     public var changes: ChangeCounts {

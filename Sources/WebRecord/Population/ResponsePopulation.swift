@@ -80,7 +80,9 @@ public struct ResponsePopulation: Sendable {
             WebRecord.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
         }
         if orphanRuleApplies == false, protos.isEmpty {
-            return PopulationResult(records: [], debugger: debugger, changesByEntity: [:])
+            var result = PopulationResult(records: [], debugger: debugger, changesByEntity: [:])
+            result.responseRecordCount = values.count
+            return result
         }
         return try store.write { connection in
             try Task.checkCancellation()
@@ -134,6 +136,7 @@ public struct ResponsePopulation: Sendable {
             try Task.checkCancellation()
             var result = PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
             result.containedRowIDs = contained
+            result.responseRecordCount = values.count
             return result
         }
     }

@@ -7,9 +7,13 @@ public struct PagingOptions: Sendable {
     public var request: RequestOptions
     /// How the server's responses page, when the server gives no page manager of its own.
     public var pagination: Pagination?
-    /// The most pages to request. Nil: until the last page. A value below 1 requests the first
-    /// page only.
+    /// The most pages to request. Nil: ``defaultMaximumPages``, so that no run is unbounded by
+    /// accident (pass `Int.max` to page until the server stops). A value below 1 requests the
+    /// first page only. Paging that stops at the limit while a next page was named ends with
+    /// ``PagingEnd/pageLimit``, and orphans are not deleted after it.
     public var maximumPages: Int?
+    /// The page limit when ``maximumPages`` is nil: 10,000 pages.
+    public static let defaultMaximumPages = 10_000
     /// Updated as pages arrive: `completedUnitCount` counts records populated, and
     /// `totalUnitCount` is the total once a page manager knows it (-1 until then).
     public var progress: Progress?
@@ -49,6 +53,36 @@ public struct PagingProgress: Sendable, Hashable {
     }
 }
 
+/// Why a paged request stopped after its last page.
+///
+/// The first three are the server saying it has no more; the last three stop a run that
+/// might not have ended by itself, and leave orphans undeleted (a page that failed throws
+/// instead of ending).
+public enum PagingEnd: String, Sendable, Hashable, CaseIterable {
+    /// The page named no next page (no next link or cursor, the same cursor as the one just
+    /// sent, or the total reached).
+    case noNextPage
+    /// The page held no records.
+    case emptyPage
+    /// An offset page held fewer records than the limit.
+    case shortPage
+    /// A page or offset page whose records could not be counted: not taken for a full one.
+    case uncountablePage
+    /// The next page was one already requested in this run (any earlier page, not only the
+    /// last): the server is looping. A non-fatal `invalidResponseFormat` says which.
+    case repeatedPage
+    /// The page limit (``PagingOptions/maximumPages``) was reached while a next page was named.
+    case pageLimit
+
+    /// Whether the server said it had no more: only then may orphans be deleted.
+    public var isComplete: Bool {
+        switch self {
+        case .noNextPage, .emptyPage, .shortPage: true
+        case .uncountablePage, .repeatedPage, .pageLimit: false
+        }
+    }
+}
+
 /// One page of a paged request: its records, its page manager and the counts so far.
 public struct Page: Sendable {
     /// The 0-based index of the page.
@@ -63,6 +97,8 @@ public struct Page: Sendable {
     public var progress: PagingProgress
     /// Whether this is the last page: no next page, or the page limit reached.
     public var isLast: Bool
+    /// Why paging stopped after this page; nil on every page but the last.
+    public var end: PagingEnd?
     /// Deleted counts by entity from orphan deletion across all pages; set on the last page only.
     public var orphansDeleted: [String: Int]
 }
@@ -119,6 +155,8 @@ struct PagingState {
     var nextData: JSONValue?
     var previousPageManager: (any PageManager)?
     var keep = Set<Int64>()
+    /// The pages requested so far (URN and parameters), to end paging on a repeat.
+    var requested = Set<String>()
     var records = 0
     var total: Int?
     let started = Date()
@@ -190,11 +228,14 @@ extension RecordStore {
             entity: sequence.entity, urn: urn, data: data, options: requestOptions, recordClass: sequence.recordClass)
         var request = prepared.request
         request.page = PageInformation(index: state.index, previousPageManager: state.previousPageManager)
-        let result = try await run(
+        state.requested.insert(Self.identity(urn: request.urn, data: request.data))
+        var result = try await run(
             PreparedRequest(server: prepared.server, request: request, debugger: prepared.debugger), options: requestOptions)
 
-        let pageManager = result.pageManager
-            ?? sequence.options.pagination?.pageManager(for: result.response, of: request)
+        let builtIn = result.pageManager == nil
+            ? sequence.options.pagination?.pageManager(for: result.response, of: request, recordCount: result.responseRecordCount)
+            : nil
+        let pageManager = result.pageManager ?? builtIn
         state.keep.formUnion(result.containedRowIDs)
         state.records += result.records.count
         if let total = pageManager?.totalResultsCount { state.total = total }
@@ -203,8 +244,24 @@ extension RecordStore {
         state.previousPageManager = pageManager
         state.nextURN = pageManager?.nextPageURN
         state.nextData = pageManager?.nextPageData
-        let reachedLimit = sequence.options.maximumPages.map { state.index >= $0 } ?? false
-        let isLast = pageManager?.canRequestNextPage != true || state.nextURN == nil || result.records.isEmpty || reachedLimit
+        let limit = sequence.options.maximumPages ?? PagingOptions.defaultMaximumPages
+        let named = pageManager?.canRequestNextPage == true && state.nextURN != nil
+        var end: PagingEnd?
+        if result.responseRecordCount == 0 {
+            end = .emptyPage
+        } else if !named {
+            end = builtIn?.end ?? .noNextPage
+        } else if let urn = state.nextURN, state.requested.contains(Self.identity(urn: urn, data: state.nextData)) {
+            end = .repeatedPage
+            result.debugger.record(WebRecordError(
+                .invalidResponseFormat,
+                "page \(state.index) names a page already requested in this run (\(Redaction.urn(urn))); paging ends there",
+                isFatal: false, entity: sequence.entity))
+        } else if state.index >= limit {
+            end = .pageLimit
+        }
+        let isLast = end != nil
+        result.pagingEnd = end
         let progress = PagingProgress(
             pagesFetched: state.index, recordsPopulated: state.records, totalRecords: state.total,
             elapsed: Date().timeIntervalSince(state.started))
@@ -217,7 +274,12 @@ extension RecordStore {
         var deleted: [String: Int] = [:]
         if isLast {
             state.finished = true
-            if orphanOptions.deleteOrphans != nil || orphanOptions.orphanDeletion != nil {
+            if orphanOptions.deleteOrphans != nil || orphanOptions.orphanDeletion != nil, let end, !end.isComplete {
+                // The server did not say it had no more: what the pages missed is not an orphan.
+                result.debugger.record(WebRecordError(
+                    .invalidResponseFormat, "paging ended with \(end.rawValue), not at the server's last page; no orphans were deleted",
+                    isFatal: false, entity: sequence.entity))
+            } else if orphanOptions.deleteOrphans != nil || orphanOptions.orphanDeletion != nil {
                 if Task.isCancelled {
                     throw WebRecordFailure(.cancelled(entity: sequence.entity), debugger: result.debugger)
                 }
@@ -228,7 +290,12 @@ extension RecordStore {
         }
         return Page(
             index: index, records: result.records, result: result, pageManager: pageManager, progress: progress,
-            isLast: isLast, orphansDeleted: deleted)
+            isLast: isLast, end: end, orphansDeleted: deleted)
+    }
+
+    /// What identifies one page's request: its URN and its parameters.
+    private static func identity(urn: String, data: JSONValue?) -> String {
+        urn + "\u{0}" + (data?.serialized(sortedKeys: true) ?? "")
     }
 }
 

@@ -87,14 +87,26 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
     ///   - request: the request that fetched it.
     /// - Returns: the page manager; its ``PageManager/nextPageURN`` is nil on the last page.
     public func pageManager(for response: ServerResponse, of request: ServerRequest) -> any PageManager {
+        pageManager(for: response, of: request, recordCount: nil)
+    }
+
+    /// The page manager for one page, knowing how many records the page's key path held
+    /// (what a paged request counts when the body alone cannot say).
+    ///
+    /// Next links are resolved against the URL of the page that named them (RFC 3986, see
+    /// ``URLReference``). A page or offset kind that cannot count a page's records stops
+    /// rather than assume there is more.
+    package func pageManager(for response: ServerResponse, of request: ServerRequest, recordCount: Int?) -> BuiltInPageManager {
         let index = request.page?.index ?? 0
         switch self {
         case .nextURL(let keyPath):
             let next = response.body.value(atKeyPath: keyPath)?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-            return BuiltInPageManager(nextPageURN: next, nextPageData: nil, currentPageIndex: index)
+            return BuiltInPageManager(
+                nextPageURN: next.map { Self.resolved($0, against: response.url) }, nextPageData: nil, currentPageIndex: index)
         case .linkHeader:
-            let next = response.header("Link").flatMap { Self.nextLink(in: $0, relativeTo: response.url) }
-            return BuiltInPageManager(nextPageURN: next, nextPageData: nil, currentPageIndex: index)
+            let next = response.header("Link").flatMap { LinkHeader($0).target(relation: "next") }
+            return BuiltInPageManager(
+                nextPageURN: next.map { Self.resolved($0, against: response.url) }, nextPageData: nil, currentPageIndex: index)
         case .cursor(let keyPath, let parameter):
             var cursor: JSONValue?
             switch response.body.value(atKeyPath: keyPath) {
@@ -112,30 +124,38 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
             // arithmetic on them is checked, and a page past Int64.max is never requested.
             let current = request.data?[parameter]?.int64Value ?? Int64(index) + 1
             let total = totalKeyPath.flatMap { response.body.value(atKeyPath: $0)?.int64Value }
-            let perPage = Self.count(in: response.body)
+            let perPage = recordCount ?? Self.count(in: response.body)
             let next = current.addingReportingOverflow(1)
-            var more = perPage != 0 && !next.overflow
+            // A page whose records cannot be counted is not taken for a full one.
+            var more = (perPage ?? 0) != 0 && !next.overflow
+            var end: PagingEnd? = perPage == 0 ? .emptyPage : nil
             if let total, let perPage, perPage > 0 {
                 let seen = current.multipliedReportingOverflow(by: Int64(perPage))
-                if seen.overflow || seen.partialValue >= total { more = false }
+                if seen.overflow || seen.partialValue >= total {
+                    more = false
+                    end = .noNextPage
+                }
             }
+            if perPage == nil { end = .uncountablePage }
             let previous = current.subtractingReportingOverflow(1)
             return BuiltInPageManager(
                 nextPageURN: more ? request.urn : nil,
                 nextPageData: next.overflow ? JSONValue?.none : Self.merging(request.data, [parameter: .integer(next.partialValue)]),
                 currentPageIndex: previous.overflow ? nil : Int(exactly: previous.partialValue),
-                totalResultsCount: total.flatMap { Int(exactly: $0) }, resultsPerPage: perPage)
+                totalResultsCount: total.flatMap { Int(exactly: $0) }, resultsPerPage: perPage, end: more ? nil : end)
         case .offset(let parameter, let limitParameter, let limit):
             let current = request.data?[parameter]?.int64Value ?? 0
-            let count = Self.count(in: response.body)
+            let count = recordCount ?? Self.count(in: response.body)
             let next = current.addingReportingOverflow(Int64(limit))
-            let more = (count.map { $0 >= limit } ?? true) && !next.overflow
+            // A page whose records cannot be counted is not taken for a full one.
+            let more = (count.map { $0 >= limit } ?? false) && !next.overflow
+            let end: PagingEnd? = more ? nil : count == nil ? .uncountablePage : count == 0 ? .emptyPage : count.map { $0 < limit } == true ? .shortPage : .noNextPage
             return BuiltInPageManager(
                 nextPageURN: more ? request.urn : nil,
                 nextPageData: next.overflow
                     ? JSONValue?.none
                     : Self.merging(request.data, [parameter: .integer(next.partialValue), limitParameter: .integer(Int64(limit))]),
-                currentPageIndex: Int(exactly: current / Int64(limit)), resultsPerPage: limit)
+                currentPageIndex: Int(exactly: current / Int64(limit)), resultsPerPage: limit, end: end)
         }
     }
 
@@ -156,23 +176,11 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
         return .object(object)
     }
 
-    /// The `rel="next"` target of an RFC 8288 Link header, resolved against the response URL.
-    static func nextLink(in header: String, relativeTo base: URL?) -> String? {
-        for link in header.split(separator: ",") {
-            let parts = link.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let target = parts.first, target.hasPrefix("<"), target.hasSuffix(">") else { continue }
-            let isNext = parts.dropFirst().contains { parameter in
-                let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard pair.count == 2, pair[0].lowercased() == "rel" else { return false }
-                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
-                    .split(separator: " ").contains("next")
-            }
-            guard isNext else { continue }
-            let text = String(target.dropFirst().dropLast())
-            if let base, let url = URL(string: text, relativeTo: base) { return url.absoluteString }
-            return text
-        }
-        return nil
+    /// A next link as the next request's URN: resolved against the URL of the page that named
+    /// it when there is one (an HTTP response), as written otherwise.
+    static func resolved(_ reference: String, against base: URL?) -> String {
+        guard let base, let url = URLReference.resolve(reference, against: base) else { return reference }
+        return url.absoluteString
     }
 }
 
@@ -188,12 +196,25 @@ public struct BuiltInPageManager: PageManager {
     public var totalResultsCount: Int?
     /// Results per page, when known.
     public var resultsPerPage: Int?
+    /// Why there is no next page, when the paginator knows better than "none was named"
+    /// (an empty, short or uncountable page).
+    package var end: PagingEnd?
 
     /// Creates a page manager.
     public init(
         nextPageURN: String?, nextPageData: JSONValue?, currentPageIndex: Int? = nil, totalResultsCount: Int? = nil,
         resultsPerPage: Int? = nil
     ) {
+        self.init(
+            nextPageURN: nextPageURN, nextPageData: nextPageData, currentPageIndex: currentPageIndex,
+            totalResultsCount: totalResultsCount, resultsPerPage: resultsPerPage, end: nil)
+    }
+
+    package init(
+        nextPageURN: String?, nextPageData: JSONValue?, currentPageIndex: Int?, totalResultsCount: Int? = nil,
+        resultsPerPage: Int?, end: PagingEnd?
+    ) {
+        self.end = end
         self.nextPageURN = nextPageURN
         self.nextPageData = nextPageData
         self.currentPageIndex = currentPageIndex

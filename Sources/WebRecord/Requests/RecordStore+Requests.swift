@@ -193,6 +193,7 @@ extension RecordStore {
             records: population.records, debugger: debugger, changesByEntity: population.changesByEntity,
             customResponse: customResponse, response: response, request: request, pageManager: pageManager)
         result.containedRowIDs = population.containedRowIDs
+        result.responseRecordCount = population.responseRecordCount
         return result
     }
 

@@ -30,7 +30,11 @@ import FoundationNetworking
 ///   `https://api.example.com/v1` give `https://api.example.com/v1/posts`. A URN may carry
 ///   its own query; `GET` parameters are appended to it.
 /// - **Headers.** `Accept: application/json`, then ``defaultHeaders``, then the request's own
-///   headers, each overriding the one before. A header that cannot be sent as given (a name
+///   headers, each overriding the one before. **Credentials stay with their host:** a request
+///   whose URL has another origin (scheme, host or port) than ``baseURL`` — an absolute URN, a
+///   next page on another host — is sent without `Authorization`, `Proxy-Authorization`,
+///   `Cookie` or any header named in ``WebRecord/secretNames``; override
+///   ``urlRequest(for:)`` to send them elsewhere on purpose. A header that cannot be sent as given (a name
 ///   that is not an HTTP token, a value with a carriage return, line feed or other control
 ///   character) fails the request with `invalidArgument` naming the header, rather than being
 ///   dropped; see ``headerProblem(name:value:)``.
@@ -264,6 +268,12 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
                 }
                 headers[name] = value
             }
+        }
+        // Credentials stay with their host: a URL of another origin than the base URL (a next
+        // page on another host, scheme or port) gets no Authorization, Cookie or configured
+        // secret header, as browsers, curl and URLSession do on redirects.
+        if URLReference.origin(of: url) != URLReference.origin(of: baseURL) {
+            for name in headers.keys where Redaction.isSecret(name) { headers[name] = nil }
         }
         for (name, value) in headers {
             if let problem = Self.headerProblem(name: name, value: value) { throw WebRecordError.invalidHeader(problem) }
