@@ -250,6 +250,61 @@ struct HostileCLIInputTests {
             arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--key-path", "meta.note", "$DIR/note.json"],
             files: ["note.json": data(#"{"meta": {"note": "none today"}}"#)], status: 1, stderr: ["note.json: ", "Item", "meta.note"]),
         HostileCLICase(
+            name: "--key-path given twice",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--key-path", "items", "$GOOD", "--key-path", "items"],
+            status: 2, stderr: ["'--key-path' may be given only once"]),
+        HostileCLICase(
+            name: "an unknown --paginate kind",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--paginate", "bogus", "$GOOD"],
+            status: 2, stderr: ["--paginate 'bogus'"]),
+        HostileCLICase(
+            name: "--max-pages 0", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--max-pages", "0", "$GOOD"],
+            status: 2, stderr: ["--max-pages '0'"]),
+        HostileCLICase(
+            name: "a --header without a colon",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--header", "nocolon", "$GOOD"],
+            status: 2, stderr: ["header 'nocolon'"]),
+        HostileCLICase(
+            name: "--timeout nan", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--timeout", "nan", "$GOOD"],
+            status: 2, stderr: ["timeout 'nan'"]),
+        HostileCLICase(
+            name: "--timeout 0", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--timeout", "0", "$GOOD"],
+            status: 2, stderr: ["timeout '0'"]),
+        HostileCLICase(
+            name: "an empty --entity", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "", "$GOOD"],
+            status: 1, stderr: ["no entity ''"]),
+        HostileCLICase(
+            name: "a --schema that does not exist",
+            arguments: ["populate", "--schema", "nope.json", "--db", "$DB", "--entity", "Item", "$GOOD"],
+            status: 1, stderr: ["invalid schema: nope.json: no such file"]),
+        HostileCLICase(
+            name: "a --schema that is a directory",
+            arguments: ["populate", "--schema", "schemas", "--db", "$DB", "--entity", "Item", "$GOOD"],
+            files: ["schemas/inside.json": data("{}")], status: 1, stderr: ["invalid schema: schemas"]),
+        HostileCLICase(
+            name: "the same --schema twice declares every entity twice",
+            arguments: ["populate", "--schema", "$SCHEMA", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "$GOOD"],
+            status: 1, stderr: ["invalid schema: ", "Item", "duplicate entity name"]),
+        HostileCLICase(
+            name: "an option after -- is a source",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--", "--json"],
+            status: 1, stderr: ["--json: no such file"]),
+        HostileCLICase(
+            name: "a source starting with a UTF-8 byte order mark",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "bom.json"],
+            files: ["bom.json": Data([0xEF, 0xBB, 0xBF]) + data(#"{"items": [{"id": 2}]}"#)], status: 1,
+            stderr: ["bom.json: malformed JSON", "byte order mark"]),
+        HostileCLICase(
+            name: "a source with a raw NUL inside a string",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "nul.json"],
+            files: ["nul.json": data(#"{"items": [{"id": 2, "label": "a"#) + Data([0]) + data(#"b"}]}"#)], status: 1,
+            stderr: ["nul.json: malformed JSON", "U+0000"]),
+        HostileCLICase(
+            name: "a source with an escaped NUL inside a string is stored whole",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "nul.json"],
+            files: ["nul.json": data(#"{"items": [{"id": 2, "label": "a\u0000b"}]}"#)], status: 0,
+            rows: HostileCLIFixture.seededRows + [#"Item: 2 | 'Item' | 2 | 'a\u{0}b'"#]),
+        HostileCLICase(
             name: "a later failing source keeps the earlier one",
             arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "two.json", "scalar.json"],
             files: ["two.json": data(#"{"items": [{"id": 2, "label": "two"}]}"#), "scalar.json": data(#"{"items": 5}"#)],
@@ -279,6 +334,23 @@ struct HostileCLIInputTests {
         .disabled("known defect: {\"items\": [null]} with --delete-orphans deletes every record (exit 0); 1e400 fails the source as malformed JSON; 1.10 is stored '1.1'"),
         arguments: knownDefectCases)
     func knownDefect(_ cliCase: HostileCLICase) async throws {
+        try await check(cliCase)
+    }
+
+    static let emptyDBCases: [HostileCLICase] = [
+        HostileCLICase(
+            name: "--db=", arguments: ["populate", "--schema", "$SCHEMA", "--db=", "--entity", "Item", "$GOOD"], status: 2,
+            stderr: ["--db"]),
+        HostileCLICase(
+            name: "--db ''", arguments: ["populate", "--schema", "$SCHEMA", "--db", "", "--entity", "Item", "$GOOD"], status: 2,
+            stderr: ["--db"]),
+    ]
+
+    @Test(
+        "An empty --db is a usage error, not a store that vanishes",
+        .disabled("known defect: --db '' exits 0 reporting 'Populated 1 Item record' into SQLite's temporary database, deleted on exit"),
+        arguments: emptyDBCases)
+    func emptyDB(_ cliCase: HostileCLICase) async throws {
         try await check(cliCase)
     }
 

@@ -47,6 +47,10 @@ let hostileSchemaJSON = """
         "children": { "destination": "Node", "toMany": true, "inverse": "parent" }
       }
     },
+    "Moment": {
+      "primaryKey": "at",
+      "attributes": { "at": { "type": "date" }, "note": { "type": "string" } }
+    },
     "Feed": {
       "primaryKey": "id",
       "keyPathForResponseObject": "items",
@@ -218,6 +222,11 @@ struct HostileInputNumberTests {
         ValueCase(#""-""#, "count", nil),
         ValueCase(#""1e2""#, "count", nil),  // a string must be digits
         ValueCase("false", "count", nil),
+        ValueCase(#""+""#, "count", nil),
+        ValueCase(#""00012""#, "count", "12"),
+        ValueCase("9223372036854775807.0", "count", "9223372036854775807"),
+        ValueCase("-9223372036854775808.0", "count", "-9223372036854775808"),
+        ValueCase("9223372036854775806.9999999999", "count", nil),
         // Doubles: the nearest double, never an infinity or NaN.
         ValueCase("1e-400", "ratio", "real:0.0"),
         ValueCase(#""Infinity""#, "ratio", nil),
@@ -235,6 +244,15 @@ struct HostileInputNumberTests {
         ValueCase(#""Infinity""#, "amount", nil),
         ValueCase(#""NaN""#, "amount", nil),
         ValueCase(#"" 1""#, "amount", nil),
+        // Decimals in canonical form: no exponent, no trailing zeros, no negative zero.
+        ValueCase(#""1e5""#, "amount", "'100000'"),
+        ValueCase(#""0.10""#, "amount", "'0.1'"),
+        ValueCase("-0", "amount", "'0'"),
+        ValueCase("1e38", "amount", "'100000000000000000000000000000000000000'"),
+        ValueCase("1.0000000000000001", "amount", "'1.0000000000000001'"),
+        ValueCase("1e-40", "amount", "'0.0000000000000000000000000000000000000001'"),
+        // Undocumented: an exponent beyond Foundation's Decimal range is refused, not rounded to 0.
+        ValueCase("1e-130", "amount", nil),
         // Strings keep every digit as written.
         ValueCase("1e-400", "label", "'1e-400'"),
         ValueCase("123456789012345678901234567890123456789", "label", "'123456789012345678901234567890123456789'"),
@@ -404,6 +422,17 @@ struct HostileInputKeyTests {
             name: "a composite key with every part missing in every record fails", entity: "Event",
             response: #"[{"source": "gh", "title": "x"}, {"number": 3}]"#, rows: nil, message: ["Event"]),
         ResponseCase(
+            name: "a date key is normalized: ISO-8601, another zone and Unix seconds are one record", entity: "Moment",
+            response: #"[{"at": "2012-11-21T02:33:42Z", "note": "iso"}, {"at": 1353465222, "note": "unix"}, {"at": "2012-11-21T03:33:42+01:00", "note": "zone"}]"#,
+            rows: ["Moment: 1 | 'Moment' | '2012-11-21T02:33:42.000Z' | 'zone'"]),
+        ResponseCase(
+            name: "a date key finer than a millisecond identifies nothing", entity: "Moment",
+            response: #"[{"at": "2012-11-21T02:33:42.0001Z", "note": "x"}]"#, rows: nil, message: ["Moment"]),
+        ResponseCase(
+            name: "a key repeated in one JSON object: the last wins, as documented", entity: "Tag",
+            response: #"[{"name": "first", "name": "last", "note": "x"}]"#,
+            rows: ["Tag: 1 | 'Tag' | 'last' | 'x'"]),
+        ResponseCase(
             name: "an integer key with a fraction identifies nothing", entity: "Item",
             response: #"[{"id": 5.5, "label": "x"}]"#, rows: nil, message: ["Item"]),
         ResponseCase(
@@ -478,6 +507,16 @@ struct HostileInputDateTests {
         ValueCase(#""""#, "seen", nil),
         ValueCase("true", "seen", nil),
         ValueCase(#""1353465222""#, "seen", nil),  // Unix seconds are numbers, not strings
+        ValueCase("-0.0005", "seen", nil),  // finer than a millisecond, before 1970
+        ValueCase(#""2012-11-21T02:33:42Z ""#, "seen", nil),
+        ValueCase(#"" 2012-11-21""#, "seen", nil),
+        ValueCase(#""2012-11-21t02:33:42z""#, "seen", "'2012-11-21T02:33:42.000Z'"),
+        ValueCase(#""2012-11-21T02:33:42+0100""#, "seen", "'2012-11-21T01:33:42.000Z'"),
+        ValueCase(#""2012-11-21T02:33""#, "seen", "'2012-11-21T02:33:00.000Z'"),
+        // ISO-8601 forms the docs do not list are refused, not misread.
+        ValueCase(#""20121121T023342Z""#, "seen", nil),
+        ValueCase(#""2012-W47-3""#, "seen", nil),
+        ValueCase(#""2012-326""#, "seen", nil),
     ]
 
     @Test("A hostile date is stored exactly or refused by name, never rolled over or rounded", arguments: cases)
@@ -543,6 +582,34 @@ struct HostileInputShapeTests {
             name: "an array of arrays identifies nothing", entity: "Feed", response: #"{"items": [[{"id": 2}], [{"id": 3}]]}"#,
             rows: nil, message: ["Feed"]),
         ResponseCase(
+            name: "top-level scalars are references by key", entity: "Feed",
+            response: #"{"items": [2, "3", {"id": 4, "title": "four"}]}"#,
+            rows: seeded + ["Feed: 2 | 'Feed' | 2 | NULL", "Feed: 3 | 'Feed' | 3 | NULL", "Feed: 4 | 'Feed' | 4 | 'four'"]),
+        ResponseCase(
+            name: "a relationship given a boolean is refused by key path, the record kept", entity: "Node",
+            response: #"[{"id": 1, "name": "n", "parent": true}]"#,
+            rows: seeded + ["Node: 1 | 'Node' | 1 | 'n' | NULL"], warnings: [.typeMismatch], message: ["parent", "true"]),
+        ResponseCase(
+            name: "a to-many given an array of arrays refuses the inner arrays by key path", entity: "Node",
+            response: #"[{"id": 1, "children": [[{"id": 2}]]}]"#,
+            rows: seeded + ["Node: 1 | 'Node' | 1 | NULL | NULL"], warnings: [.typeMismatch], message: ["children.0"]),
+        ResponseCase(
+            name: "a to-many given one object relates that one record", entity: "Node",
+            response: #"[{"id": 1, "children": {"id": 2}}]"#,
+            rows: seeded + ["Node: 1 | 'Node' | 1 | NULL | NULL", "Node: 2 | 'Node' | 2 | NULL | 1"]),
+        ResponseCase(
+            name: "a to-many given a scalar relates the record with that key", entity: "Node",
+            response: #"[{"id": 1, "children": 2}]"#,
+            rows: seeded + ["Node: 1 | 'Node' | 1 | NULL | NULL", "Node: 2 | 'Node' | 2 | NULL | 1"]),
+        ResponseCase(
+            name: "a record that is its own parent", entity: "Node",
+            response: #"[{"id": 1, "parent": 1}, {"id": 2, "children": [{"id": 2}]}]"#,
+            rows: seeded + ["Node: 1 | 'Node' | 1 | NULL | 1", "Node: 2 | 'Node' | 2 | NULL | 2"]),
+        ResponseCase(
+            name: "a record both nested and at the top level is one record, later values winning", entity: "Node",
+            response: #"[{"id": 1, "name": "top", "children": [{"id": 2, "name": "nested"}]}, {"id": 2, "name": "top2"}]"#,
+            rows: seeded + ["Node: 1 | 'Node' | 1 | 'top' | NULL", "Node: 2 | 'Node' | 2 | 'top2' | 1"]),
+        ResponseCase(
             name: "1,000 duplicates of one key are one record whose later values win", entity: "Feed",
             response: "{\"items\": [" + (0..<1000).map { #"{"id": 7, "title": "v\#($0)"}"# }.joined(separator: ", ") + "]}",
             rows: seeded + ["Feed: 2 | 'Feed' | 7 | 'v999'"]),
@@ -587,6 +654,16 @@ struct HostileInputShapeTests {
             try Hostile.records(store) == [
                 "Node: 1 | 'Node' | 1 | 'child' | 2", "Node: 2 | 'Node' | 2 | 'first' | NULL", "Node: 3 | 'Node' | 3 | 'second' | NULL",
             ])
+    }
+
+    @Test("A keyless object through a to-one is identified by its owner: updated, never duplicated (§3.6)")
+    func keylessToOneIsUpdatedInPlace() throws {
+        let store = try Hostile.store()
+        _ = try store.populate(Hostile.json(#"[{"id": 1, "parent": {"name": "p"}}]"#), entity: "Node")
+        #expect(try Hostile.records(store) == ["Node: 1 | 'Node' | 1 | NULL | 2", "Node: 2 | 'Node' | NULL | 'p' | NULL"])
+        let again = try store.populate(Hostile.json(#"[{"id": 1, "parent": {"name": "p2"}}]"#), entity: "Node")
+        #expect(!again.debugger.contains(.missingPrimaryKey), "\(again.debugger)")
+        #expect(try Hostile.records(store) == ["Node: 1 | 'Node' | 1 | NULL | 2", "Node: 2 | 'Node' | NULL | 'p2' | NULL"])
     }
 
     @Test("Records nested past the depth limit fail whole, naming the limit", arguments: [65, 100, 250])
