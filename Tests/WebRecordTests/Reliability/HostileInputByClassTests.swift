@@ -433,6 +433,14 @@ struct HostileInputKeyTests {
             response: #"[{"name": "first", "name": "last", "note": "x"}]"#,
             rows: ["Tag: 1 | 'Tag' | 'last' | 'x'"]),
         ResponseCase(
+            name: "an integer key 0, -0, \"-0\" and 0.0 is one record", entity: "Item",
+            response: #"[{"id": 0, "count": 1}, {"id": -0, "label": "a"}, {"id": "-0", "ratio": 2}, {"id": 0.0, "amount": 3}]"#,
+            rows: ["Item: 1 | 'Item' | 0 | 1 | real:2.0 | '3' | 'a' | NULL"]),
+        ResponseCase(
+            name: "a boolean into a string key is its text: true and \"true\" are one record", entity: "Tag",
+            response: #"[{"name": true, "note": "bool"}, {"name": "true", "note": "string"}, {"name": "True", "note": "other"}]"#,
+            rows: ["Tag: 1 | 'Tag' | 'true' | 'string'", "Tag: 2 | 'Tag' | 'True' | 'other'"]),
+        ResponseCase(
             name: "an integer key with a fraction identifies nothing", entity: "Item",
             response: #"[{"id": 5.5, "label": "x"}]"#, rows: nil, message: ["Item"]),
         ResponseCase(
@@ -581,6 +589,12 @@ struct HostileInputShapeTests {
         ResponseCase(
             name: "an array of arrays identifies nothing", entity: "Feed", response: #"{"items": [[{"id": 2}], [{"id": 3}]]}"#,
             rows: nil, message: ["Feed"]),
+        ResponseCase(
+            name: "under orphan deletion an empty object at the key path identifies nothing and deletes nothing", entity: "Feed",
+            response: #"{"items": {}}"#, rows: nil, message: ["Feed"], orphans: true),
+        ResponseCase(
+            name: "under orphan deletion a single object at the key path is the whole list", entity: "Feed",
+            response: #"{"items": {"id": 2, "title": "two"}}"#, rows: ["Feed: 2 | 'Feed' | 2 | 'two'"], orphans: true),
         ResponseCase(
             name: "top-level scalars are references by key", entity: "Feed",
             response: #"{"items": [2, "3", {"id": 4, "title": "four"}]}"#,
