@@ -921,7 +921,7 @@ struct HostileInputStoreTests {
 
     @Test(
         "A SQLite database of another program with a table of the same name is refused by name",
-        .disabled("known defect: the refusal of a foreign database names neither the file nor the foreign tables ('Item')"))
+        .disabled("known defect: the refusal of a foreign database names none of its tables ('Item'), nor the file"))
     func foreignDatabase() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
@@ -1044,7 +1044,10 @@ struct HostileInputConcurrencyTests {
     /// The records of every order the responses could run in one after another.
     static func sequentialOutcomes(_ responses: [(String, String)], options: PopulationOptions = PopulationOptions()) throws -> Set<[String]> {
         var outcomes: Set<[String]> = []
+        // Orders that run the same responses in the same sequence end the same: run each once.
+        var sequences: Set<[String]> = []
         for order in permutations(Array(responses.indices)) {
+            guard sequences.insert(order.map { responses[$0].0 + responses[$0].1 }).inserted else { continue }
             let store = try Hostile.store()
             for index in order {
                 _ = try? store.populate(Hostile.json(responses[index].1), entity: responses[index].0, options: options)
