@@ -1011,6 +1011,8 @@ struct JSONParser: ~Copyable {
         if isInteger && exponent == 0 {
             if !negative {
                 if significand <= UInt64(Int64.max) { return .integer(Int64(significand)) }
+            } else if significand == 0 {
+                return .number("-0")  // not the integer 0: as text, it keeps its sign
             } else if significand <= UInt64(Int64.max) {
                 return .integer(-Int64(significand))
             } else if significand == UInt64(Int64.max) &+ 1 {
@@ -1018,41 +1020,44 @@ struct JSONParser: ~Copyable {
             }
         }
 
-        // A double only when it holds the number as written, so that no digit of a 20-digit
-        // id or a 19-digit decimal is lost: up to 15 significant digits always are; beyond,
-        // only when the double's shortest form gives back the same digits.
-        let fewDigits = !truncated && digitCount <= 15
-        if fewDigits {
-            if significand == 0 {
-                return .double(negative ? -0.0 : 0.0)
-            }
+        // A double only when it is the number exactly as written: its shortest form is the text
+        // itself (`0.1`, `1.5`, `5.0`). Anything else keeps its text (`.number`): `1.10`,
+        // `1E2`, a 20-digit id, a 19-digit decimal, `1e400` — so that no digit, and no way of
+        // writing it, is lost.
+        if !truncated && digitCount <= 15 && significand != 0 && significand <= 1 << 53 && exponent >= -22
+            && exponent <= 22
+        {
             // Clinger's fast path: exact significand, exact power of ten, one rounding.
-            if significand <= 1 << 53 && exponent >= -22 && exponent <= 22 {
-                var value = Double(significand)
-                if exponent < 0 {
-                    value /= powersOfTen[-exponent]
-                } else {
-                    value *= powersOfTen[exponent]
-                }
-                return .double(negative ? -value : value)
+            var value = Double(significand)
+            if exponent < 0 {
+                value /= powersOfTen[-exponent]
+            } else {
+                value *= powersOfTen[exponent]
             }
+            if negative { value = -value }
+            if isWrittenAsShortest(value, from: start) { return .double(value) }
+            return .number(String(decoding: UnsafeBufferPointer(start: bytes + start, count: position - start), as: UTF8.self))
         }
-        return try slowNumber(from: start, fewDigits: fewDigits)
+        return slowNumber(from: start)
     }
 
-    /// Converts the number text in `start..<position` with the C library (correctly rounded):
-    /// a ``JSONValue/double(_:)`` when it holds the number as written, else
-    /// ``JSONValue/number(_:)`` with the text.
+    /// Whether the number text in `start..<position` is `value`'s shortest form.
+    @inline(__always)
+    func isWrittenAsShortest(_ value: Double, from start: Int) -> Bool {
+        var shortest = value.description
+        return shortest.withUTF8 { text in
+            guard text.count == position - start, let shortestBytes = text.baseAddress else { return false }
+            return equalBytes(shortestBytes, bytes + start, text.count, tailIsReadable: false)
+        }
+    }
+
+    /// The number text in `start..<position` as a value: a ``JSONValue/double(_:)`` when it is
+    /// the double's shortest form, else ``JSONValue/number(_:)`` with the text (a number too
+    /// large or too small for a double included).
     @inline(never)
-    func slowNumber(from start: Int, fewDigits: Bool) throws(JSONParseFailure) -> JSONValue {
+    func slowNumber(from start: Int) -> JSONValue {
         let text = String(decoding: UnsafeBufferPointer(start: bytes + start, count: position - start), as: UTF8.self)
-        guard let value = Double(text) else {
-            throw JSONParseFailure(.invalidNumber, at: start)
-        }
-        guard value.isFinite else {
-            throw JSONParseFailure(.invalidNumber, at: start, "magnitude too large for a double")
-        }
-        if (fewDigits && value != 0) || JSONNumberText.double(exactly: text) != nil {
+        if let value = Double(text), value.isFinite, value.description == text {
             return .double(value)
         }
         return .number(text)

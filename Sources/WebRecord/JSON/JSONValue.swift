@@ -1,10 +1,10 @@
 /// A JSON value, as read by ``JSONReader`` or built in code.
 ///
-/// Numbers keep the distinction the document makes, and never lose a digit: a number written
-/// without fraction or exponent that fits `Int64` exactly is ``integer(_:)``; one that a
-/// `Double` holds as written (its shortest form has the same digits) is ``double(_:)``;
-/// every other number (a 20-digit id, a decimal with 20 digits) is ``number(_:)``, its text
-/// as written. `.integer(1)` and `.double(1.0)` are therefore
+/// Numbers keep the distinction the document makes, and never lose a digit or the way they
+/// were written: a number without fraction or exponent that fits `Int64` exactly is
+/// ``integer(_:)``; one whose text is exactly a `Double`'s shortest form (`0.1`, `1.5`, `5.0`)
+/// is ``double(_:)``; every other number (`1.10`, `1E2`, `-0`, a 20-digit id, `1e400`) is
+/// ``number(_:)``, its text as written. `.integer(1)` and `.double(1.0)` are therefore
 /// different values; use ``int64Value`` or ``doubleValue`` to read a number whatever its case.
 ///
 /// Values can be written as Swift literals:
@@ -26,11 +26,11 @@ public enum JSONValue: Sendable, Hashable {
     case bool(Bool)
     /// A number with no fraction and no exponent that fits `Int64` exactly (`-0` is `0`).
     case integer(Int64)
-    /// A number with a fraction or an exponent, or beyond `Int64`, that a `Double` holds as
-    /// written: the double's shortest form has the same digits (`0.1`, `1e300`).
+    /// A number written exactly as a `Double`'s shortest form (`0.1`, `1.5`, `5.0`, `1e+300`).
     case double(Double)
-    /// Any other number, as its JSON text: an integer outside the `Int64` range, or a number
-    /// with more significant digits (or a larger magnitude) than a ``double(_:)`` keeps.
+    /// Any other number, as its JSON text: an integer outside the `Int64` range, `-0`, a number
+    /// with more significant digits than a double keeps, one beyond a double's range (`1e400`),
+    /// or one written another way than a double's shortest form (`1.10`, `1E2`).
     ///
     /// The reader produces it so that no digit is lost: stored as text or as a decimal, the
     /// number keeps every digit; as an integer it is refused unless it is one exactly; as a
@@ -162,7 +162,7 @@ extension JSONValue {
         switch self {
         case .integer(let integer): return Double(integer)
         case .double(let double): return double
-        case .number(let text): return Double(text)
+        case .number(let text): return Double(text).flatMap { $0.isFinite ? $0 : nil }
         default: return nil
         }
     }

@@ -63,6 +63,11 @@ final class ProtoRecordBuilder {
             case .object(let dictionary):
                 proto = try self.proto(for: dictionary, representation: representation, parent: nil, via: nil, depth: 1)
             case .null:
+                // A null where a record belongs is a record that cannot be identified: reported,
+                // and never silently left out of a list that orphan deletion would trust.
+                debugger.record(.missingPrimaryKey(
+                    entity: entity.name, keyPath: keyPath.map { "\($0).\(index)" } ?? "\(index)", value: .null))
+                noteUnidentifiedTopLevel(.null)
                 proto = nil
             default:
                 proto = reference(value, to: representation, parent: nil, keyPath: keyPath.map { "\($0).\(index)" } ?? "\(index)")
@@ -294,6 +299,9 @@ final class ProtoRecordBuilder {
                 case .object(let dictionary):
                     member = try proto(for: dictionary, representation: destination, parent: parent, via: mapped, depth: depth)
                 case .null:
+                    debugger.record(.typeMismatch(
+                        entity: mapped.property.entityName, property: mapped.property.name, keyPath: "\(keyPath).\(index)",
+                        value: element, expected: "an object or a primary-key value (a null member is skipped)"))
                     member = nil
                 case .array:
                     debugger.record(.typeMismatch(

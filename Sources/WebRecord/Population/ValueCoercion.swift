@@ -10,7 +10,7 @@ import Foundation
 ///   and `-9223372036854775809` are rejected, never clamped or rounded.
 /// - double: numbers and numeric strings, to the nearest double.
 /// - decimal: numbers and numeric strings, exact (up to 38 significant digits; more is refused).
-/// - string: strings; numbers with every digit as written (a 20-digit id stays 20 digits).
+/// - string: strings; numbers as written (`1.10` stays `1.10`, a 20-digit id stays 20 digits).
 /// - date: also refused when it is finer than the millisecond it is stored to.
 /// - boolean: `true`/`false`, `0`/`1`, and the strings "true", "false", "yes", "no", "1", "0" (any case).
 /// - string: strings; numbers and booleans are written as their JSON text.
@@ -41,7 +41,7 @@ struct ValueCoercion: Sendable {
             switch value {
             case .string(let text): return .text(text)
             case .integer(let number): return .text(String(number))
-            case .double(let number): return .text(Self.text(of: number))
+            case .double(let number): return number.isFinite ? .text(number.description) : nil
             case .number(let text): return .text(text)
             case .bool(let flag): return .text(flag ? "true" : "false")
             default: return nil
@@ -59,7 +59,7 @@ struct ValueCoercion: Sendable {
         case .decimal:
             switch value {
             case .integer(let number): return .text(String(number))
-            case .double(let number): return DecimalCoding.decimal(from: Self.text(of: number)).map { .text(DecimalCoding.string(from: $0)) }
+            case .double(let number): return DecimalCoding.decimal(from: number.description).map { .text(DecimalCoding.string(from: $0)) }
             case .number(let text), .string(let text):
                 return DecimalCoding.decimal(from: text).map { .text(DecimalCoding.string(from: $0)) }
             default: return nil
@@ -144,11 +144,6 @@ struct ValueCoercion: Sendable {
         return number
     }
 
-    static func text(of number: Double) -> String {
-        if number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
-        return "\(number)"
-    }
-
     /// The stored text for the two ISO-8601 forms web services send most, without going
     /// through `Date`: `yyyy-MM-ddTHH:mm:ssZ` becomes `yyyy-MM-ddTHH:mm:ss.000Z`, and
     /// `yyyy-MM-ddTHH:mm:ss.SSSZ` is already the stored form (see `DateCoding`). Nil for
@@ -212,7 +207,7 @@ struct ValueCoercion: Sendable {
             return Date(timeIntervalSince1970: Double(seconds))
         case .double(let seconds):
             // Unix seconds, to the millisecond at most: finer digits are refused, not rounded.
-            guard seconds.isFinite, let parts = JSONNumberText.parts(of: Self.text(of: seconds)), parts.exponent >= -3
+            guard seconds.isFinite, let parts = JSONNumberText.parts(of: seconds.description), parts.exponent >= -3
             else { return nil }
             return Date(timeIntervalSince1970: seconds)
         case .number(let text):
