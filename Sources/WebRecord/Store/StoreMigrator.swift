@@ -34,7 +34,12 @@ struct StoreMigrator {
 
     /// Throws `incompatibleStore` if the store cannot hold the schema's layout. Writes nothing.
     func check() throws(WebRecordError) {
-        _ = try connection.unobserved { () throws(WebRecordError) in try plan(from: try storedLayout()) }
+        try connection.unobserved { () throws(WebRecordError) in
+            // One read transaction: another process may create the tables meanwhile.
+            try connection.execute("BEGIN")
+            defer { if connection.isInTransaction { try? connection.execute("ROLLBACK") } }
+            _ = try plan(from: try storedLayout())
+        }
     }
 
     /// Creates or migrates the tables. Call it inside a write transaction.
