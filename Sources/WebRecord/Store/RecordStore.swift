@@ -114,12 +114,14 @@ public final class RecordStore: Sendable {
     public func read<T>(_ body: (Connection) throws -> T) throws -> T {
         try reader.withConnection { connection, state in
             guard let file else { return try body(connection) }
-            var connection = connection
-            if state.pendingViews.isActive, connection.fileHasMoved, FileManager.default.fileExists(atPath: file.path) {
-                connection = try reader.reopen()
-            }
             try state.pendingViews.refresh(on: connection, layout: layout)
-            return try body(connection)
+            // A new file that was removed (its first write failed) and made again is another file.
+            guard state.pendingViews.isActive, connection.fileHasMoved, FileManager.default.fileExists(atPath: file.path) else {
+                return try body(connection)
+            }
+            let reopened = try reader.reopen()
+            try state.pendingViews.refresh(on: reopened, layout: layout)
+            return try body(reopened)
         }
     }
 
@@ -176,6 +178,7 @@ public final class RecordStore: Sendable {
         } catch {
             if connection.isInTransaction { try? connection.execute("ROLLBACK") }
             if let file, state.createdFile, !state.hasCommitted, file.removeIfEmpty(using: connection) {
+                // Nothing was ever committed to the file this store created: it goes.
                 writer.close()
             }
             throw error

@@ -90,7 +90,7 @@ import Testing
         let directory = try TemporaryDirectory()
         var configuration = RecordStore.Configuration()
         configuration.fileMode = 0o640
-        _ = try RecordStore(path: directory.path(), schema: StoreSchemas.blog(), configuration: configuration)
+        try RecordStore(path: directory.path(), schema: StoreSchemas.blog(), configuration: configuration).write { _ in }
         let mode = try FileManager.default.attributesOfItem(atPath: directory.path())[.posixPermissions] as? NSNumber
         #expect(mode?.uint16Value == 0o640)
     }
