@@ -155,7 +155,8 @@ struct StorageLayout: Sendable, Equatable {
                     }
                 }
                 storage[entity.name, default: [:]][relationship.name] = result
-                signatures["\(entity.name).\(relationship.name)"] = Self.describe(result, table: here)
+                signatures["\(entity.name).\(relationship.name)"] =
+                    (relationship.isToMany ? "to-many in " : "to-one in ") + Self.describe(result, table: here)
             }
         }
         // Sub-entities inherit their ancestors' storage.
@@ -192,7 +193,8 @@ struct StorageLayout: Sendable, Equatable {
         self.entityTables = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, $0.rootName) })
     }
 
-    /// A relationship's storage in words: `foreign key column Post.user`, with
+    /// A relationship's storage in words (after `to-one in ` or `to-many in `):
+    /// `foreign key column Post.user`, with
     /// `ordered by Post._position_user` when a position is kept, or `join table _Post_tags`
     /// with the side and position column.
     private static func describe(_ storage: RelationshipStorage, table: String) -> String {
