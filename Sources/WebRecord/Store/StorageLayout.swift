@@ -209,16 +209,11 @@ struct StorageLayout: Sendable, Equatable {
     }
 
     private static func sortKey(_ relationship: Relationship) -> String {
-        "\(relationship.entityName).\(relationship.name)"
+        ForeignKeyPlacement.sortKey(relationship)
     }
 
     private static func holdsOneToOneKey(_ relationship: Relationship, inverse: Relationship, schema: Schema) -> Bool {
-        // A relationship that is its own inverse (Person.spouse) keeps one column on its own table.
-        if sortKey(relationship) == sortKey(inverse) { return true }
-        let selfIsKey = schema.entity(named: relationship.entityName)?.primaryKey == .relationship(relationship.name)
-        let otherIsKey = schema.entity(named: inverse.entityName)?.primaryKey == .relationship(inverse.name)
-        if selfIsKey != otherIsKey { return selfIsKey }
-        return sortKey(relationship) < sortKey(inverse)
+        ForeignKeyPlacement.holdsOneToOneKey(relationship, inverse: inverse) { schema.entity(named: $0)?.primaryKey }
     }
 
     // MARK: - DDL
