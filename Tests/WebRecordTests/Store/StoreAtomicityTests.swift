@@ -20,15 +20,25 @@ import Testing
         return try connection.rows("SELECT type, name, sql FROM sqlite_master ORDER BY type, name")
     }
 
-    /// The v1 blog store of ``StoreMigratorTests``, closed, and the v2 schema that adds an
-    /// attribute (`Post.summary`) and an entity (`Tag`) to it.
-    static func storeAndMigratingSchema(in directory: TemporaryDirectory) throws -> (path: String, v2: Schema) {
-        let path = directory.path()
-        try StoreMigratorTests.makeStore(at: path, schema: StoreMigratorTests.schema())
-        let v2 = try StoreMigratorTests.schema(
-            postAttributes: #""id": { "type": "integer" }, "title": { "type": "string" }, "date": { "type": "date" }, "summary": { "type": "string" }"#,
-            extraEntities: #", "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } }"#)
-        return (path, v2)
+    /// The v1 blog store of ``StoreMigratorTests``, closed, with its file as it is, and the v2
+    /// schema that adds an attribute (`Post.summary`) and an entity (`Tag`) to it.
+    struct MigratingStore {
+        let directory: TemporaryDirectory
+        let path: String
+        let v2: Schema
+        let before: FileSnapshot
+        let catalog: [[DatabaseValue]]
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            path = directory.path()
+            try StoreMigratorTests.makeStore(at: path, schema: StoreMigratorTests.schema())
+            v2 = try StoreMigratorTests.schema(
+                postAttributes: #""id": { "type": "integer" }, "title": { "type": "string" }, "date": { "type": "date" }, "summary": { "type": "string" }"#,
+                extraEntities: #", "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } }"#)
+            before = try FileSnapshot(path: path)
+            catalog = try StoreAtomicityTests.catalog(at: path)
+        }
     }
 
     /// Populates `response` in a task cancelled before it starts: the population fails inside
@@ -113,10 +123,8 @@ import Testing
     // MARK: - An existing store
 
     @Test func openingAndReadingWithANewerSchemaNeverMigrates() throws {
-        let directory = try TemporaryDirectory()
-        let (path, v2) = try Self.storeAndMigratingSchema(in: directory)
-        let before = try FileSnapshot(path: path)
-        let catalog = try Self.catalog(at: path)
+        let fixture = try MigratingStore()
+        let (path, v2, before, catalog) = (fixture.path, fixture.v2, fixture.before, fixture.catalog)
         do {
             let store = try RecordStore(path: path, schema: v2)
             let post = try #require(try store.fetchOne("Post", primaryKey: 1))
@@ -133,10 +141,8 @@ import Testing
     }
 
     @Test func aFailedFirstWriteWithANewerSchemaLeavesTheOldLayout() throws {
-        let directory = try TemporaryDirectory()
-        let (path, v2) = try Self.storeAndMigratingSchema(in: directory)
-        let before = try FileSnapshot(path: path)
-        let catalog = try Self.catalog(at: path)
+        let fixture = try MigratingStore()
+        let (path, v2, before, catalog) = (fixture.path, fixture.v2, fixture.before, fixture.catalog)
         do {
             let store = try RecordStore(path: path, schema: v2)
             #expect(throws: Injected.self) {
@@ -159,9 +165,8 @@ import Testing
     }
 
     @Test func aFailedFirstPopulationWithANewerSchemaLeavesTheOldLayout() async throws {
-        let directory = try TemporaryDirectory()
-        let (path, v2) = try Self.storeAndMigratingSchema(in: directory)
-        let before = try FileSnapshot(path: path)
+        let fixture = try MigratingStore()
+        let (path, v2, before) = (fixture.path, fixture.v2, fixture.before)
         do {
             let store = try RecordStore(path: path, schema: v2)
             let response = try JSONReader().read(#"[{"id": 2, "title": "never stored", "summary": "s"}]"#)

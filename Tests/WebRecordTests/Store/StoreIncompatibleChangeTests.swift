@@ -93,49 +93,55 @@ import Testing
     func anIncompatibleChangeIsNamedAndTheFileKeepsEveryByte(change: Change) throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        do {
-            let store = try RecordStore(path: path, schema: change.before())
-            try store.write { connection in
-                let user = try connection.insertRow("User", ["_entity": "User", "id": "u1"])
-                try connection.insert("Post", ["_entity": "Post", "id": 1, "title": "First", "author": user])
-            }
-        }
-        let before = try FileSnapshot(path: path)
+        try Self.makeStore(at: path, schema: change.before())
+        try Self.expectRefused(path: path, schema: change.after, fragments: change.fragments)
+        try Self.expectPostLinkedToItsAuthor(path: path, schema: change.before())
+    }
 
-        let error = #expect(throws: WebRecordError.self) { try RecordStore(path: path, schema: change.after()) }
+    /// Makes a store holding user u1 and post 1, whose author is u1.
+    static func makeStore(at path: String, schema: Schema) throws {
+        try RecordStore(path: path, schema: schema).write { connection in
+            let user = try connection.insertRow("User", ["_entity": "User", "id": "u1"])
+            try connection.insert("Post", ["_entity": "Post", "id": 1, "title": "First", "author": user])
+        }
+    }
+
+    /// Opening the store at `path` with `schema` is `incompatibleStore`, its message holds
+    /// each fragment, and the file keeps every byte.
+    static func expectRefused(path: String, schema: () throws -> Schema, fragments: [String]) throws {
+        let before = try FileSnapshot(path: path)
+        let error = #expect(throws: WebRecordError.self) { try RecordStore(path: path, schema: schema()) }
         #expect(error?.code == .incompatibleStore)
         let message = error?.message ?? ""
         #expect(message.contains("the store was not modified"))
-        for fragment in change.fragments {
+        for fragment in fragments {
             #expect(message.contains(fragment), "\(message) should contain \(fragment)")
         }
         #expect(try FileSnapshot(path: path) == before)
+    }
 
-        let store = try RecordStore(path: path, schema: change.before())
+    /// The store still opens with `schema`, post 1 still linked to u1.
+    static func expectPostLinkedToItsAuthor(path: String, schema: Schema) throws {
+        let store = try RecordStore(path: path, schema: schema)
         #expect(try store.fetchOne("Post", primaryKey: 1)?.related("author")?.primaryKeyValue == "u1")
     }
 
     @Test func aRemovedRelationshipCannotComeBackStoredAnotherWay() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        try RecordStore(path: path, schema: Self.schema()).write { connection in
-            let user = try connection.insertRow("User", ["_entity": "User", "id": "u1"])
-            try connection.insert("Post", ["_entity": "Post", "id": 1, "author": user])
-        }
+        try Self.makeStore(at: path, schema: Self.schema())
         // Without the relationship: compatible, its column and its record stay.
         try RecordStore(path: path, schema: Self.schema(post: "", user: "")).write { _ in }
-        let before = try FileSnapshot(path: path)
-        let error = #expect(throws: WebRecordError.self) {
-            try RecordStore(path: path, schema: Self.schema(
-                post: #""author": { "destination": "User", "toMany": true, "inverse": "posts" }"#,
-                user: #""posts": { "destination": "Post", "toMany": true, "inverse": "author" }"#))
-        }
-        #expect(error?.code == .incompatibleStore)
-        #expect(error?.message.contains("Post.author: relationship stored as to-one in foreign key column Post.author") == true)
-        #expect(try FileSnapshot(path: path) == before)
+        try Self.expectRefused(
+            path: path,
+            schema: {
+                try Self.schema(
+                    post: #""author": { "destination": "User", "toMany": true, "inverse": "posts" }"#,
+                    user: #""posts": { "destination": "Post", "toMany": true, "inverse": "author" }"#)
+            },
+            fragments: ["Post.author: relationship stored as to-one in foreign key column Post.author"])
         // Back as it was: the links are still there.
-        let store = try RecordStore(path: path, schema: Self.schema())
-        #expect(try store.fetchOne("Post", primaryKey: 1)?.related("author")?.primaryKeyValue == "u1")
+        try Self.expectPostLinkedToItsAuthor(path: path, schema: Self.schema())
     }
 
     @Test func aStoreMadeBeforeRelationshipsWereRecordedLearnsThemOnItsNextWrite() throws {
