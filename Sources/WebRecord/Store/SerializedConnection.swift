@@ -4,7 +4,7 @@ import Foundation
 /// after ``close()``, with the state that goes with it.
 ///
 /// `@unchecked Sendable` is safe here: the connection and its state are reachable only through
-/// ``withConnection(_:)`` and ``reopen(_:)``, which hold the lock for the whole call, and the
+/// ``withConnection(_:)`` and ``reopen()``, which hold the lock for the whole call, and the
 /// opener is `@Sendable`. The lock is recursive so a closure that reads while it writes, on the
 /// same thread, does not deadlock.
 final class SerializedConnection: @unchecked Sendable {
