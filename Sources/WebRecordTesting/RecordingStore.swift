@@ -21,7 +21,7 @@ public final class RecordingStore: Sendable {
     private let directory: URL?
     private let log = SQLLog()
 
-    /// Creates a throwaway store for `schema`.
+    /// Creates a throwaway store for `schema`, with its tables.
     ///
     /// - Throws: ``WebRecordError`` when the store cannot be created.
     public init(schema: Schema, inMemory: Bool = false) throws {
@@ -39,6 +39,9 @@ public final class RecordingStore: Sendable {
             self.directory = directory
             self.path = path
             store = try RecordStore(path: path, schema: schema, configuration: configuration)
+            // Like an in-memory store, a throwaway store starts with its tables: the first
+            // write transaction makes them.
+            try store.write { _ in }
         }
     }
 

@@ -29,7 +29,8 @@ struct SchemaResolver {
             checkDiscriminator(entity, in: resolved)
         }
         checkHierarchyColumns(entities, in: resolved)
-        checkJoinTables(entities, in: resolved)
+        checkGeneratedNames(entities, in: resolved)
+        checkColumnCounts(entities, in: resolved)
         return entities
     }
 
@@ -266,29 +267,6 @@ struct SchemaResolver {
         }
     }
 
-    /// Join tables are named `_<Entity>_<relationship>`; two such names may not meet, nor meet
-    /// the store's own `_webrecord_metadata` table.
-    private mutating func checkJoinTables(_ entities: [Entity], in resolved: [String: Entity]) {
-        var names: [String: String] = ["_webrecord_metadata": "WebRecord's metadata table"]
-        for entity in entities {
-            for relationship in entity.relationships where relationship.entityName == entity.name && relationship.isToMany {
-                let inverse = relationship.inverse.flatMap { resolved[relationship.destination]?.relationship(named: $0) }
-                if let inverse {
-                    // A one-to-many keeps a column on the to-one side; a many-to-many has one join
-                    // table, named by the side that sorts first.
-                    if !inverse.isToMany { continue }
-                    if "\(inverse.entityName).\(inverse.name)" < "\(entity.name).\(relationship.name)" { continue }
-                }
-                let table = "_\(entity.name)_\(relationship.name)"
-                if let other = names[table.lowercased()] {
-                    problem(entity, relationship.name, "its join table '\(table)' has the same name as \(other); rename one of them")
-                } else {
-                    names[table.lowercased()] = "the join table of \(entity.name).\(relationship.name)"
-                }
-            }
-        }
-    }
-
     /// The properties of the entity and its ancestors that were declared but could not be read.
     private func unreadableProperties(of name: String) -> [String] {
         guard let declaration = byName[name] else { return [] }
@@ -310,7 +288,7 @@ struct SchemaResolver {
         problems.append(SchemaProblem(file: declaration.file, entity: declaration.name, property: property, message: message))
     }
 
-    private mutating func problem(_ entity: Entity, _ property: String?, _ message: String) {
+    mutating func problem(_ entity: Entity, _ property: String?, _ message: String) {
         problems.append(SchemaProblem(file: entity.fileName, entity: entity.name, property: property, message: message))
     }
 }

@@ -15,17 +15,18 @@ public final class Connection {
     var sqlObserver: (@Sendable (String) -> Void)?
 
     /// Opens a connection.
-    init(path: String, readOnly: Bool = false, busyTimeout: TimeInterval = 5, createMode: mode_t? = nil) throws(WebRecordError) {
+    ///
+    /// - Parameters:
+    ///   - mustExist: when true, a missing file is an error instead of a new database.
+    ///   - createMode: the permissions of the file when this call creates it.
+    init(
+        path: String, readOnly: Bool = false, mustExist: Bool = false, busyTimeout: TimeInterval = 5, createMode: mode_t? = nil
+    ) throws(WebRecordError) {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
-        flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        let isNewFile = path != ":memory:" && !path.hasPrefix("file:") && !FileManager.default.fileExists(atPath: path)
-        if isNewFile, let createMode, !readOnly {
-            // Create the file ourselves so it gets the requested mode, whatever the umask.
-            let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, createMode)
-            if fd >= 0 {
-                fchmod(fd, createMode)
-                close(fd)
-            }
+        flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if !readOnly, !mustExist { flags |= SQLITE_OPEN_CREATE }
+        if let createMode, !readOnly, !mustExist, path != ":memory:", !path.hasPrefix("file:") {
+            _ = Self.createFile(atPath: path, mode: createMode)
         }
         var db: OpaquePointer?
         let code = sqlite3_open_v2(path, &db, flags, nil)
@@ -39,6 +40,18 @@ public final class Connection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(max(0, min(busyTimeout * 1000, Double(Int32.max)))))
         _ = webrecord_sqlite3_db_config_defensive(db, 1)
+    }
+
+    /// Creates an empty file at `path` with `mode`, whatever the umask, unless something is
+    /// there already.
+    ///
+    /// - Returns: true when this call created the file.
+    static func createFile(atPath path: String, mode: mode_t) -> Bool {
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode)
+        guard fd >= 0 else { return false }
+        fchmod(fd, mode)
+        close(fd)
+        return true
     }
 
     deinit {
@@ -72,6 +85,21 @@ public final class Connection {
         let statement = try Statement(connection: self, sql: sql)
         statementCache[sql] = statement
         return statement
+    }
+
+    /// Runs `body` without reporting its statements to ``sqlObserver``: for the store's own
+    /// bookkeeping (reading the catalog), which a test counting queries should not see.
+    func unobserved<T>(_ body: () throws(WebRecordError) -> T) throws(WebRecordError) -> T {
+        let observer = sqlObserver
+        sqlObserver = nil
+        defer { sqlObserver = observer }
+        return try body()
+    }
+
+    /// Finalizes every cached statement. Call it after the schema changed: a statement prepared
+    /// before reports the old result columns until it is stepped.
+    func forgetStatements() {
+        statementCache.removeAll()
     }
 
     /// Rows of `sql`, each as an array of column values.
@@ -113,6 +141,19 @@ public final class Connection {
             if isInTransaction { try? execute("ROLLBACK") }
             throw error
         }
+    }
+
+    /// Whether the main database holds no schema objects at all (a new or emptied file).
+    var isEmptyDatabase: Bool {
+        get throws(WebRecordError) { try scalar("SELECT count(*) FROM main.sqlite_master") == .integer(0) }
+    }
+
+    /// Whether the main database file was deleted or replaced since this connection opened it
+    /// (SQLite's `SQLITE_FCNTL_HAS_MOVED`). Always false in memory.
+    var fileHasMoved: Bool {
+        var moved: Int32 = 0
+        guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_HAS_MOVED, &moved) == SQLITE_OK else { return false }
+        return moved != 0
     }
 
     func errorMessage() -> String { String(cString: sqlite3_errmsg(handle)) }

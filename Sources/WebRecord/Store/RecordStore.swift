@@ -13,9 +13,14 @@ import Foundation
 /// A store has one writer and, for a file, a separate reader connection, in WAL mode so
 /// reads never wait for a write. Writes are serialized: `write` runs its closure in one
 /// `BEGIN IMMEDIATE` transaction, committed when the closure returns and rolled back when it
-/// throws. Opening migrates the file in place when the schema only adds entities, attributes
-/// or relationships; any other change is an ``WebRecordError/Code/incompatibleStore`` error and
-/// the file is left untouched. The layout is documented in `Docs/StorageLayout.md`.
+/// throws.
+///
+/// Opening only reads: it refuses a store made for a schema that cannot migrate in place
+/// (an ``WebRecordError/Code/incompatibleStore`` error, the file left untouched). The first
+/// write transaction creates the tables, or migrates them when the schema only adds entities,
+/// attributes or relationships, together with its own changes: when it fails, the store is as
+/// it was, and a file the store created for it is removed. The layout is documented in
+/// `Docs/StorageLayout.md`.
 public final class RecordStore: Sendable {
     /// Options for opening a store.
     public struct Configuration: Sendable {
@@ -37,11 +42,14 @@ public final class RecordStore: Sendable {
     let layout: StorageLayout
     private let writer: SerializedConnection
     private let reader: SerializedConnection
+    /// The file, for a store that has one.
+    private let file: StoreFile?
     private let classes = Locked<[String: RecordClass]>([:])
     /// The servers registered on this store (see `RecordStore+Servers.swift`).
     let servers = Locked<ServerRegistry>(ServerRegistry())
 
-    /// Opens (creating if needed) the store file at `path` for `schema`.
+    /// Opens the store file at `path` for `schema`, creating an empty file (no tables yet)
+    /// when there is none.
     ///
     /// - Throws: ``WebRecordError`` with code `storeError` when SQLite cannot open the file, or
     ///   `incompatibleStore` when the file was made for a schema that cannot migrate in place.
@@ -49,7 +57,9 @@ public final class RecordStore: Sendable {
         try self.init(location: path, schema: schema, configuration: configuration)
     }
 
-    /// Opens a private in-memory store for `schema`.
+    /// Opens a private in-memory store for `schema`, with its tables made at once.
+    ///
+    /// - Throws: ``WebRecordError`` with code `storeError` when SQLite cannot make the tables.
     public convenience init(inMemory schema: Schema, configuration: Configuration = Configuration()) throws(WebRecordError) {
         try self.init(location: nil, schema: schema, configuration: configuration)
     }
@@ -57,46 +67,122 @@ public final class RecordStore: Sendable {
     private init(location: String?, schema: Schema, configuration: Configuration) throws(WebRecordError) {
         self.schema = schema
         self.path = location
-        self.layout = StorageLayout(schema: schema)
-        let writer = try Connection(
-            path: location ?? ":memory:", busyTimeout: configuration.busyTimeout, createMode: mode_t(configuration.fileMode))
-        writer.sqlObserver = configuration.sqlObserver
-        try StoreMigrator(layout: layout, connection: writer, isFile: location != nil).migrate()
-        self.writer = SerializedConnection(writer)
-        if let location {
-            let reader = try Connection(path: location, busyTimeout: configuration.busyTimeout)
-            reader.sqlObserver = configuration.sqlObserver
-            try reader.execute("PRAGMA foreign_keys = ON; PRAGMA query_only = ON")
-            self.reader = SerializedConnection(reader)
-        } else {
+        let layout = StorageLayout(schema: schema)
+        self.layout = layout
+        guard let location else {
+            // Nothing is left behind by a store in memory: its tables are made at once.
+            let connection = try Connection(path: ":memory:", busyTimeout: configuration.busyTimeout)
+            connection.sqlObserver = configuration.sqlObserver
+            try connection.execute("PRAGMA foreign_keys = ON")
+            do {
+                _ = try connection.inTransaction { try StoreMigrator(layout: layout, connection: connection).migrate() }
+            } catch {
+                throw (error as? WebRecordError) ?? WebRecordError(.storeError, "cannot create the tables: \(error)", cause: error)
+            }
+            let state = SerializedConnection.State()
+            state.layoutIsReady = true
+            // An in-memory store never closes its connection (it has no file to lose), so it never reopens.
+            self.writer = SerializedConnection(connection, state: state) { _ throws(WebRecordError) in
+                throw WebRecordError(.storeError, "an in-memory store cannot be reopened")
+            }
             self.reader = self.writer
+            self.file = nil
+            return
         }
+        let file = StoreFile(path: location, configuration: configuration)
+        let writerState = SerializedConnection.State()
+        let writer = try file.openWriter(writerState)
+        let readerState = SerializedConnection.State()
+        let reader = try file.openReader(readerState)
+        // Refuse an incompatible store now, reading only; the tables are made or migrated by
+        // the first write transaction.
+        try StoreMigrator(layout: layout, connection: reader).check()
+        self.writer = SerializedConnection(writer, state: writerState, open: file.openWriter)
+        self.reader = SerializedConnection(reader, state: readerState, open: file.openReader)
+        self.file = file
     }
 
     // MARK: - Access
 
     /// Runs `body` with the reader connection. Reads see the last committed state.
     ///
-    /// - Throws: whatever `body` throws.
+    /// Reading never creates or migrates the store: until the first write transaction has made
+    /// the schema's tables and columns, the missing ones read as empty tables and NULL columns
+    /// (see `Docs/StorageLayout.md`).
+    ///
+    /// - Throws: whatever `body` throws, or a `storeError`.
     public func read<T>(_ body: (Connection) throws -> T) throws -> T {
-        try reader.withConnection(body)
+        try reader.withConnection { connection, state in
+            guard let file else { return try body(connection) }
+            try state.pendingViews.refresh(on: connection, layout: layout)
+            // A new file that was removed (its first write failed) and made again is another file.
+            guard state.pendingViews.isActive, connection.fileHasMoved, FileManager.default.fileExists(atPath: file.path) else {
+                return try body(connection)
+            }
+            let reopened = try reader.reopen()
+            try state.pendingViews.refresh(on: reopened, layout: layout)
+            return try body(reopened)
+        }
     }
 
     /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
     ///
+    /// The first write transaction of a store also creates or migrates its tables, after
+    /// `BEGIN IMMEDIATE` and before `body`, so that they are committed with `body`'s changes or
+    /// rolled back with them. When the first write of a store whose file this store created
+    /// fails, the file is removed again, as if the store had never been opened.
+    ///
     /// Writes are serialized within the process; across processes, a write waits up to the busy
     /// timeout for another's lock, then fails with a `storeError` (SQLITE_BUSY).
     ///
-    /// - Throws: whatever `body` throws, after the rollback; or a `storeError`.
+    /// - Throws: whatever `body` throws, after the rollback; `incompatibleStore` when another
+    ///   process changed the store incompatibly since it was opened; or a `storeError`.
     public func write<T>(_ body: (Connection) throws -> T) throws -> T {
-        try writer.withConnection { connection in
-            try connection.inTransaction { try body(connection) }
+        // A new file another store removed while this one waited is reopened; a few tries
+        // are plenty, as each removal needs a failed first write.
+        for _ in 0..<4 {
+            let attempt = try writer.withConnection { connection, state in
+                try transaction(on: connection, state: state, body)
+            }
+            if case .done(let result) = attempt { return result }
         }
+        throw WebRecordError(.storeError, "the store file \(path ?? ":memory:") was removed each time it was opened for writing")
     }
 
     /// Runs `body` with the writer connection, outside any transaction WebRecord opens.
-    func withWriter<T>(_ body: (Connection) throws -> T) rethrows -> T {
-        try writer.withConnection(body)
+    func withWriter<T>(_ body: (Connection) throws -> T) throws -> T {
+        try writer.withConnection { connection, _ in try body(connection) }
+    }
+
+    private enum Attempt<T> {
+        case done(T)
+        case reopen
+    }
+
+    private func transaction<T>(
+        on connection: Connection, state: SerializedConnection.State, _ body: (Connection) throws -> T
+    ) throws -> Attempt<T> {
+        if let file, !state.layoutIsReady { try file.enableWAL(on: connection) }
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            if !state.layoutIsReady, try StoreMigrator(layout: layout, connection: connection).migrate() == .fileMoved {
+                try connection.execute("ROLLBACK")
+                writer.close()
+                return .reopen
+            }
+            let result = try body(connection)
+            try connection.execute("COMMIT")
+            state.layoutIsReady = true
+            state.hasCommitted = true
+            return .done(result)
+        } catch {
+            if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            if let file, state.createdFile, !state.hasCommitted, file.removeIfEmpty(using: connection) {
+                // Nothing was ever committed to the file this store created: it goes.
+                writer.close()
+            }
+            throw error
+        }
     }
 
     // MARK: - Record classes

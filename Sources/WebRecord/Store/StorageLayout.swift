@@ -21,6 +21,16 @@ struct StorageLayout: Sendable, Equatable {
 
         var name: String
         var role: Role
+        /// The entity that declares the attribute or relationship the column stores; nil for
+        /// `_id` and `_entity`.
+        var entity: String? = nil
+
+        /// How an error names the column: `Entity.property`, with the table when the
+        /// property belongs to a sub-entity (`InwardLink.issue (column Link.issue)`).
+        func displayName(table: String) -> String {
+            guard let entity, entity != table else { return "\(table).\(name)" }
+            return "\(entity).\(name) (column \(table).\(name))"
+        }
 
         var sqlType: String {
             switch role {
@@ -54,6 +64,11 @@ struct StorageLayout: Sendable, Equatable {
         var targetTable: String
         var hasPosition: Bool
         var hasInversePosition: Bool
+
+        /// The join table's columns, in the order `CREATE TABLE` declares them.
+        var columnNames: [String] {
+            ["owner", "target"] + (hasPosition ? ["position"] : []) + (hasInversePosition ? ["inverse_position"] : [])
+        }
     }
 
     /// Where one relationship's links live.
@@ -70,6 +85,11 @@ struct StorageLayout: Sendable, Equatable {
     var joinTables: [JoinTable]
     /// entity name -> relationship name -> storage
     var relationships: [String: [String: RelationshipStorage]]
+    /// entity name -> the table that holds its records (its root's)
+    var entityTables: [String: String]
+    /// `Entity.relationship` -> how its links are stored, in words (recorded in the metadata
+    /// and compared on open), for the relationships each entity declares itself.
+    var relationshipSignatures: [String: String]
 
     func table(named name: String) -> Table? { tables.first { $0.name == name } }
 
@@ -81,6 +101,7 @@ struct StorageLayout: Sendable, Equatable {
         var tables: [Table] = []
         var joinTables: [JoinTable] = []
         var storage: [String: [String: RelationshipStorage]] = [:]
+        var signatures: [String: String] = [:]
 
         func rootName(_ name: String) -> String { schema.entity(named: name)?.rootName ?? name }
 
@@ -98,13 +119,17 @@ struct StorageLayout: Sendable, Equatable {
                 case (false, nil), (false, true?):
                     let position = inverse?.isOrdered == true ? "_position_\(relationship.name)" : nil
                     result = .foreignKeyHere(column: relationship.name, positionColumn: position)
-                    foreignKeysByTable[here, default: []].append(Column(name: relationship.name, role: .foreignKey(table: there)))
-                    if let position { foreignKeysByTable[here, default: []].append(Column(name: position, role: .position)) }
+                    foreignKeysByTable[here, default: []].append(
+                        Column(name: relationship.name, role: .foreignKey(table: there), entity: entity.name))
+                    if let position {
+                        foreignKeysByTable[here, default: []].append(Column(name: position, role: .position, entity: entity.name))
+                    }
                 case (false, false?):
                     guard let inverse else { continue }
                     if Self.holdsOneToOneKey(relationship, inverse: inverse, schema: schema) {
                         result = .foreignKeyHere(column: relationship.name, positionColumn: nil)
-                        foreignKeysByTable[here, default: []].append(Column(name: relationship.name, role: .foreignKey(table: there)))
+                        foreignKeysByTable[here, default: []].append(
+                            Column(name: relationship.name, role: .foreignKey(table: there), entity: entity.name))
                     } else {
                         result = .foreignKeyThere(table: there, column: inverse.name, positionColumn: nil)
                     }
@@ -130,6 +155,8 @@ struct StorageLayout: Sendable, Equatable {
                     }
                 }
                 storage[entity.name, default: [:]][relationship.name] = result
+                signatures["\(entity.name).\(relationship.name)"] =
+                    (relationship.isToMany ? "to-many in " : "to-one in ") + Self.describe(result, table: here)
             }
         }
         // Sub-entities inherit their ancestors' storage.
@@ -146,7 +173,7 @@ struct StorageLayout: Sendable, Equatable {
             var indexed: [String] = []
             for entity in schema.hierarchy(from: root.name) {
                 for attribute in entity.attributes where attribute.entityName == entity.name {
-                    columns.append(Column(name: attribute.name, role: .attribute(attribute.type)))
+                    columns.append(Column(name: attribute.name, role: .attribute(attribute.type), entity: entity.name))
                     if attribute.isIndexed { indexed.append(attribute.name) }
                 }
             }
@@ -162,19 +189,31 @@ struct StorageLayout: Sendable, Equatable {
         self.tables = tables
         self.joinTables = joinTables
         self.relationships = storage
+        self.relationshipSignatures = signatures
+        self.entityTables = Dictionary(uniqueKeysWithValues: schema.entities.map { ($0.name, $0.rootName) })
+    }
+
+    /// A relationship's storage in words (after `to-one in ` or `to-many in `):
+    /// `foreign key column Post.user`, with
+    /// `ordered by Post._position_user` when a position is kept, or `join table _Post_tags`
+    /// with the side and position column.
+    private static func describe(_ storage: RelationshipStorage, table: String) -> String {
+        switch storage {
+        case .foreignKeyHere(let column, let position):
+            return "foreign key column \(table).\(column)" + (position.map { " ordered by \(table).\($0)" } ?? "")
+        case .foreignKeyThere(let there, let column, let position):
+            return "foreign key column \(there).\(column)" + (position.map { " ordered by \(there).\($0)" } ?? "")
+        case .joinTable(let join, let selfColumn, _, let position):
+            return "join table \(join) as \(selfColumn)" + (position.map { " ordered by \(join).\($0)" } ?? "")
+        }
     }
 
     private static func sortKey(_ relationship: Relationship) -> String {
-        "\(relationship.entityName).\(relationship.name)"
+        ForeignKeyPlacement.sortKey(relationship)
     }
 
     private static func holdsOneToOneKey(_ relationship: Relationship, inverse: Relationship, schema: Schema) -> Bool {
-        // A relationship that is its own inverse (Person.spouse) keeps one column on its own table.
-        if sortKey(relationship) == sortKey(inverse) { return true }
-        let selfIsKey = schema.entity(named: relationship.entityName)?.primaryKey == .relationship(relationship.name)
-        let otherIsKey = schema.entity(named: inverse.entityName)?.primaryKey == .relationship(inverse.name)
-        if selfIsKey != otherIsKey { return selfIsKey }
-        return sortKey(relationship) < sortKey(inverse)
+        ForeignKeyPlacement.holdsOneToOneKey(relationship, inverse: inverse) { schema.entity(named: $0)?.primaryKey }
     }
 
     // MARK: - DDL

@@ -1,64 +1,82 @@
 import Foundation
 
-/// Creates a store's tables, or migrates an existing store in place.
+/// Checks a store's tables against a schema's layout, and creates or migrates them.
 ///
-/// The layout the store was made with is kept in `_webrecord_metadata` (key `layout`). On open,
-/// the schema's layout is compared with it:
+/// The layout the store was made with is kept in `_webrecord_metadata` (key `layout`). It is
+/// compared with the schema's layout:
 /// - a new table, column, join table or index is added (an attribute newly marked `indexed`
 ///   gets its index);
-/// - a column whose type or role changed, a changed primary key, or a join table whose shape
-///   changed is an `incompatibleStore` error naming every change, and nothing is written;
+/// - a change that would move or hide stored data is an `incompatibleStore` error naming every
+///   change, and nothing is written: a column whose type or role changed, a changed primary
+///   key, a join table whose shape changed, an entity that moved to another table, a
+///   relationship stored another way (foreign key, join table, position), or a new name that
+///   differs only in case from a stored one (SQLite names ignore case);
 /// - a column the schema no longer has is kept, unused, and stays recorded, so it cannot come
 ///   back later with another type.
+///
+/// ``check()`` only reads, and runs when a store is opened. ``migrate()`` runs inside the
+/// store's first write transaction, after `BEGIN IMMEDIATE`, so it re-reads the stored layout
+/// under the write lock and is undone with the rest of the transaction.
 struct StoreMigrator {
     let layout: StorageLayout
     let connection: Connection
-    let isFile: Bool
 
     static let layoutFormatVersion = 1
 
-    func migrate() throws(WebRecordError) {
-        let stored = try storedLayout()
-        let plan = try plan(from: stored)
-        if isFile {
-            if (try connection.scalar("PRAGMA journal_mode")) != .text("wal") {
-                try connection.execute("PRAGMA journal_mode = WAL")
-            }
-            try connection.execute("PRAGMA synchronous = NORMAL")
+    /// What ``migrate()`` found.
+    enum Outcome {
+        /// The store already had the layout, or now has it.
+        case ready
+        /// The database holds no tables at all and its file is no longer at the store's path
+        /// (an abandoned new store was removed): nothing was written, reopen the path.
+        case fileMoved
+    }
+
+    /// Throws `incompatibleStore` if the store cannot hold the schema's layout. Writes nothing.
+    func check() throws(WebRecordError) {
+        try connection.unobserved { () throws(WebRecordError) in
+            // One read transaction: another process may create the tables meanwhile.
+            try connection.execute("BEGIN")
+            defer { if connection.isInTransaction { try? connection.execute("ROLLBACK") } }
+            _ = try plan(from: try storedLayout())
         }
-        try connection.execute("PRAGMA foreign_keys = ON")
-        guard !plan.statements.isEmpty || stored == nil else { return }
-        do {
-            try connection.inTransaction {
-                if stored == nil {
-                    try connection.execute("CREATE TABLE IF NOT EXISTS \"_webrecord_metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
-                }
-                for statement in plan.statements { try connection.execute(statement) }
-                try connection.execute(
-                    "INSERT OR REPLACE INTO \"_webrecord_metadata\" (\"key\", \"value\") VALUES ('layout', ?)",
-                    [.text(plan.metadata.serialized(sortedKeys: true))])
-            }
-        } catch let error as WebRecordError {
-            throw error
-        } catch {
-            throw WebRecordError(.storeError, "migration failed: \(error)")
+    }
+
+    /// Creates or migrates the tables. Call it inside a write transaction.
+    func migrate() throws(WebRecordError) -> Outcome {
+        let stored = try connection.unobserved { () throws(WebRecordError) -> JSONObject? in try storedLayout() }
+        let planned = try connection.unobserved { () throws(WebRecordError) -> Plan? in
+            if stored == nil, try connection.isEmptyDatabase, connection.fileHasMoved { return nil }
+            return try plan(from: stored)
         }
+        guard let plan = planned else { return .fileMoved }
+        if stored == nil {
+            try connection.execute("CREATE TABLE \"_webrecord_metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
+        }
+        for statement in plan.statements { try connection.execute(statement) }
+        if !plan.statements.isEmpty { connection.forgetStatements() }
+        if plan.metadata != stored.map(JSONValue.object) {
+            try connection.execute(
+                "INSERT OR REPLACE INTO \"_webrecord_metadata\" (\"key\", \"value\") VALUES ('layout', ?)",
+                [.text(plan.metadata.serialized(sortedKeys: true))])
+        }
+        return .ready
     }
 
     // MARK: - Reading the stored layout
 
     private func storedLayout() throws(WebRecordError) -> JSONObject? {
         let exists = try connection.scalar(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '_webrecord_metadata'")
+            "SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = '_webrecord_metadata'")
         guard exists == .integer(1) else {
-            let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            let tables = try connection.rows("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             if !tables.isEmpty {
                 throw WebRecordError(
                     .incompatibleStore, "the database already holds tables that WebRecord did not create; open an empty or WebRecord store")
             }
             return nil
         }
-        guard case .text(let text)? = try connection.scalar("SELECT value FROM \"_webrecord_metadata\" WHERE key = 'layout'"),
+        guard case .text(let text)? = try connection.scalar("SELECT value FROM main.\"_webrecord_metadata\" WHERE key = 'layout'"),
             let object = (try? JSONReader().read(text))?.objectValue
         else {
             throw WebRecordError(.incompatibleStore, "the store's layout record is missing or unreadable")
@@ -80,16 +98,25 @@ struct StoreMigrator {
     private func plan(from stored: JSONObject?) throws(WebRecordError) -> Plan {
         var storedTables = stored?["tables"]?.objectValue ?? [:]
         var storedJoins = stored?["joinTables"]?.objectValue ?? [:]
+        var storedEntities = stored?["entities"]?.objectValue ?? [:]
+        var storedRelationships = stored?["relationships"]?.objectValue ?? [:]
         var statements: [String] = []
         var changes: [String] = []
         let existingIndexes = Set(
-            try connection.rows("SELECT name FROM sqlite_master WHERE type = 'index'").compactMap { row -> String? in
+            try connection.rows("SELECT name FROM main.sqlite_master WHERE type = 'index'").compactMap { row -> String? in
                 if case .text(let name)? = row.first { return name }
                 return nil
             })
+        // SQLite compares names without regard to case: a new name that matches a stored one
+        // only that way would meet "already exists" (or worse, the old table's data).
+        let storedTableNames = Array(storedTables.keys) + Array(storedJoins.keys)
 
         for table in layout.tables {
             guard let old = storedTables[table.name]?.objectValue else {
+                if let clash = SQLiteNames.caseVariant(of: table.name, in: storedTableNames) {
+                    changes.append("\(table.name): table name differs only in case from the stored table \(clash) (SQLite names ignore case)")
+                    continue
+                }
                 statements += layout.createStatements(for: table)
                 storedTables[table.name] = Self.describe(table)
                 continue
@@ -102,8 +129,11 @@ struct StoreMigrator {
             for column in table.columns {
                 if let signature = columns[column.name]?.stringValue {
                     if signature != column.signature {
-                        changes.append("\(table.name).\(column.name): changed from \(signature) to \(column.signature)")
+                        changes.append("\(column.displayName(table: table.name)): changed from \(signature) to \(column.signature)")
                     }
+                } else if let clash = SQLiteNames.caseVariant(of: column.name, in: Array(columns.keys)) {
+                    changes.append(
+                        "\(column.displayName(table: table.name)): column name differs only in case from the stored column \(table.name).\(clash) (SQLite names ignore case)")
                 } else {
                     statements.append(addColumnStatement(column, table: table.name))
                     columns[column.name] = .string(column.signature)
@@ -122,10 +152,25 @@ struct StoreMigrator {
                 if old != description {
                     changes.append("\(join.name): join table changed from \(old.serialized(sortedKeys: true)) to \(description.serialized(sortedKeys: true))")
                 }
+            } else if let clash = SQLiteNames.caseVariant(of: join.name, in: storedTableNames) {
+                changes.append("\(join.name): join table name differs only in case from the stored table \(clash) (SQLite names ignore case)")
             } else {
                 statements += layout.createStatements(for: join)
                 storedJoins[join.name] = description
             }
+        }
+        for (entity, table) in layout.entityTables.sorted(by: { $0.key < $1.key }) {
+            if let old = storedEntities[entity]?.stringValue, old != table {
+                changes.append("\(entity): records moved from table \(old) to table \(table); the stored records would no longer be read")
+            }
+            storedEntities[entity] = .string(table)
+        }
+        // A store made before relationships were recorded is described as it is now.
+        for (name, signature) in layout.relationshipSignatures.sorted(by: { $0.key < $1.key }) {
+            if let old = storedRelationships[name]?.stringValue, old != signature {
+                changes.append("\(name): relationship stored as \(old), would be stored as \(signature); its stored links would no longer be read")
+            }
+            storedRelationships[name] = .string(signature)
         }
         if !changes.isEmpty {
             throw WebRecordError(
@@ -137,6 +182,8 @@ struct StoreMigrator {
             "version": .integer(Int64(Self.layoutFormatVersion)),
             "tables": .object(storedTables),
             "joinTables": .object(storedJoins),
+            "entities": .object(storedEntities),
+            "relationships": .object(storedRelationships),
         ])
         return Plan(statements: statements, metadata: metadata)
     }

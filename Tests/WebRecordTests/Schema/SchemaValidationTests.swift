@@ -500,7 +500,7 @@ import Testing
         }
     }
 
-    static let allCases = references + options + unknownKeys + names + keys + shapes
+    static let allCases = references + options + unknownKeys + names + keys + shapes + SchemaStorabilityTests.cases
 
     /// Every example message in `Docs/SchemaFormat.md`'s Validation section is one the loader
     /// really gives, word for word.

@@ -8,6 +8,7 @@ import Testing
     @Test func createsOneTablePerRootEntityWithSystemAndAttributeColumns() throws {
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())
+        try store.write { _ in }  // the first write transaction creates the tables
 
         #expect(try store.tableNames() == [
             "Comment", "Passport", "Post", "Profile", "Tag", "User", "_Post_tags", "_webrecord_metadata",
@@ -24,6 +25,7 @@ import Testing
     @Test func columnTypesFollowTheAttributeTypes() throws {
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.samples())
+        try store.write { _ in }  // the first write transaction creates the tables
         let types = Dictionary(uniqueKeysWithValues: try store.columns(of: "Sample").map { ($0.name, $0.type) })
         #expect(types == [
             "_id": "INTEGER", "_entity": "TEXT", "id": "INTEGER", "name": "TEXT", "count": "INTEGER",
@@ -35,6 +37,7 @@ import Testing
     @Test func indexesThePrimaryKeyUniquelyAndIndexedAndForeignKeyColumns() throws {
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())
+        try store.write { _ in }  // the first write transaction creates the tables
 
         #expect(try store.indexNames(on: "Post") == ["_index_Post_author", "_index_Post_title", "_pk_Post"])
         #expect(try store.indexedColumns("_pk_Post") == ["id"])
@@ -50,6 +53,7 @@ import Testing
     @Test func aDuplicatePrimaryKeyIsRefusedByTheUniqueIndex() throws {
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())
+        try store.write { _ in }  // the first write transaction creates the tables
         try store.write { try $0.insert("Post", ["_entity": "Post", "id": 1]) }
         let error = #expect(throws: WebRecordError.self) {
             try store.write { try $0.insert("Post", ["_entity": "Post", "id": 1]) }
@@ -62,6 +66,7 @@ import Testing
     @Test func aFileStoreUsesWALAndForeignKeys() throws {
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())
+        try store.write { _ in }  // the first write transaction creates the tables
         #expect(try store.scalar("PRAGMA journal_mode") == .text("wal"))
         #expect(try store.scalar("PRAGMA foreign_keys") == .integer(1))
         #expect(try store.write { try $0.scalar("PRAGMA foreign_keys") } == .integer(1))
@@ -72,6 +77,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let store = try RecordStore(path: path, schema: StoreSchemas.blog())
+        try store.write { _ in }  // the first write transaction creates the tables
         try store.write { try $0.insert("Tag", ["_entity": "Tag", "name": "swift"]) }
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
         #expect(mode?.uint16Value == 0o600)
@@ -84,7 +90,7 @@ import Testing
         let directory = try TemporaryDirectory()
         var configuration = RecordStore.Configuration()
         configuration.fileMode = 0o640
-        _ = try RecordStore(path: directory.path(), schema: StoreSchemas.blog(), configuration: configuration)
+        try RecordStore(path: directory.path(), schema: StoreSchemas.blog(), configuration: configuration).write { _ in }
         let mode = try FileManager.default.attributesOfItem(atPath: directory.path())[.posixPermissions] as? NSNumber
         #expect(mode?.uint16Value == 0o640)
     }
@@ -92,6 +98,7 @@ import Testing
     @Test func theMetadataTableRecordsTheLayout() throws {
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())
+        try store.write { _ in }  // the first write transaction creates the tables
         #expect(try store.columns(of: "_webrecord_metadata").map(\.name) == ["key", "value"])
         let text = try #require(try store.scalar("SELECT value FROM _webrecord_metadata WHERE key = 'layout'")?.text)
         let layout = try #require(try JSONReader().read(text).objectValue)
@@ -125,6 +132,7 @@ import Testing
         let directory = try TemporaryDirectory()
         do {
             let store = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())
+            try store.write { _ in }  // the first write transaction creates the tables
             try store.write { try $0.insert("User", ["_entity": "User", "id": "u1", "name": "Ann"]) }
         }
         let reopened = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())
@@ -148,6 +156,7 @@ import Testing
     @Test func oneTableHoldsTheHierarchyWithAnEntityColumn() throws {
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.links())
+        try store.write { _ in }  // the first write transaction creates the tables
         #expect(try store.tableNames() == ["Link", "_webrecord_metadata"])
         #expect(try store.columns(of: "Link").map(\.name) == ["_id", "_entity", "id", "kind", "inwardIssue", "outwardIssue"])
         #expect(try store.indexedColumns("_pk_Link") == ["id"])

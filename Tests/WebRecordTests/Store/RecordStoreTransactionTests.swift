@@ -44,7 +44,7 @@ import Testing
         }
         let after = try ["User", "Post", "Tag", "_Post_tags"].map { try store.dump($0) }
         #expect(after == before)
-        #expect(store.withWriter { $0.isInTransaction } == false)
+        #expect(try store.withWriter { $0.isInTransaction } == false)
         // The writer is usable again afterwards.
         try store.write { try $0.insert("Tag", ["_entity": "Tag", "name": "after"]) }
         #expect(try store.count("Tag") == 1)

@@ -61,6 +61,7 @@ import Testing
             extraUserRelationships: #", "edited": { "destination": "Post", "toMany": true, "inverse": "editor" }"#,
             extraEntities: #", "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } }, "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "tags" } } }"#)
         let store = try RecordStore(path: path, schema: v2)
+        try store.write { _ in }  // the first write transaction migrates
 
         #expect(try store.columns(of: "Post").map(\.name) == ["_id", "_entity", "id", "title", "date", "author", "summary", "editor"])
         #expect(try store.tableNames().contains("Tag"))
@@ -101,6 +102,7 @@ import Testing
             try store.write { try $0.insert("Link", ["_entity": "InwardLink", "id": 1, "inwardIssue": "A-1"]) }
         }
         let store = try RecordStore(path: path, schema: StoreSchemas.links())
+        try store.write { _ in }
         #expect(try store.columns(of: "Link").map(\.name) == ["_id", "_entity", "id", "inwardIssue", "kind", "outwardIssue"])
         #expect(try store.fetch("InwardLink").first?["inwardIssue"] as String? == "A-1")
     }
@@ -112,6 +114,7 @@ import Testing
         let indexed = try Self.schema(
             postAttributes: #""id": { "type": "integer" }, "title": { "type": "string", "indexed": true }, "date": { "type": "date" }"#)
         let store = try RecordStore(path: path, schema: indexed)
+        try store.write { _ in }
         #expect(try store.indexNames(on: "Post") == ["_index_Post_author", "_index_Post_title", "_pk_Post"])
         #expect(try store.indexedColumns("_index_Post_title") == ["title"])
         #expect(try store.fetch("Post", where: "title = ?", arguments: ["First"]).count == 1)
@@ -224,7 +227,7 @@ import Testing
                 } }
                 """)
         }
-        do { _ = try RecordStore(path: path, schema: schema(ordered: false)) }
+        do { try RecordStore(path: path, schema: schema(ordered: false)).write { _ in } }
         let before = try FileSnapshot(path: path)
         let error = #expect(throws: WebRecordError.self) { try RecordStore(path: path, schema: schema(ordered: true)) }
         #expect(error?.code == .incompatibleStore)

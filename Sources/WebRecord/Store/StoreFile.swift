@@ -1,0 +1,50 @@
+import Foundation
+
+/// A store's file: opening its connections, and removing it again when a new store's first
+/// write fails.
+struct StoreFile: Sendable {
+    let path: String
+    let configuration: RecordStore.Configuration
+
+    /// Opens the writer connection, creating the file (with the configured mode) when there is
+    /// none. A file it creates is switched to WAL at once: an empty database, with no tables.
+    func openWriter(_ state: SerializedConnection.State) throws(WebRecordError) -> Connection {
+        state.reset()
+        state.createdFile = Connection.createFile(atPath: path, mode: mode_t(configuration.fileMode))
+        let connection = try Connection(path: path, mustExist: true, busyTimeout: configuration.busyTimeout)
+        connection.sqlObserver = configuration.sqlObserver
+        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+        if state.createdFile { try enableWAL(on: connection) }
+        return connection
+    }
+
+    /// Opens a reader connection. It never creates the file, and cannot write to it.
+    func openReader(_ state: SerializedConnection.State) throws(WebRecordError) -> Connection {
+        state.reset()
+        let connection = try Connection(path: path, mustExist: true, busyTimeout: configuration.busyTimeout)
+        connection.sqlObserver = configuration.sqlObserver
+        try connection.execute("PRAGMA foreign_keys = ON; PRAGMA query_only = ON")
+        return connection
+    }
+
+    /// Switches the file to WAL unless it is already. Runs outside a transaction.
+    func enableWAL(on connection: Connection) throws(WebRecordError) {
+        if try connection.unobserved({ () throws(WebRecordError) in try connection.scalar("PRAGMA journal_mode") }) != .text("wal") {
+            try connection.execute("PRAGMA journal_mode = WAL")
+        }
+    }
+
+    /// Deletes the file and its companions when the database is still empty (nothing was ever
+    /// committed to it) and still at `path`. It takes the write lock first, so no other
+    /// connection is writing; one that opened the file meanwhile finds it moved and reopens the
+    /// path (see ``StoreMigrator/Outcome/fileMoved``).
+    ///
+    /// - Returns: true when the file was removed.
+    func removeIfEmpty(using connection: Connection) -> Bool {
+        guard (try? connection.execute("BEGIN IMMEDIATE")) != nil else { return false }
+        defer { if connection.isInTransaction { try? connection.execute("ROLLBACK") } }
+        guard (try? connection.isEmptyDatabase) == true, !connection.fileHasMoved else { return false }
+        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+        return true
+    }
+}
