@@ -69,6 +69,14 @@ import WebRecord
         #expect(try storedIDs() == before)
     }
 
+    @Test func aRefusedFirstPopulationLeavesNoStoreFile() async throws {
+        let result = try await populate(#"{"message": "Bad credentials"}"#, ["--key-path", ""])
+        #expect(result.status == 1, "\(result)")
+        for suffix in ["", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: db + suffix), "\(db + suffix) was left behind")
+        }
+    }
+
     @Test func anExplicitEmptyListDeletesEveryRecord() async throws {
         try await seed()
         let result = try await populate(#"{"units": []}"#, ["--delete-orphans"])

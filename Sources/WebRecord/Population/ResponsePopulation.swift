@@ -47,14 +47,19 @@ public struct ResponsePopulation: Sendable {
         debugger.setResponseObject(response)
         do {
             return try populateOrThrow(response, entityName: entity, debugger: debugger)
-        } catch let error as WebRecordError {
-            throw WebRecordFailure(error, debugger: debugger)
-        } catch let failure as WebRecordFailure {
-            throw failure
-        } catch is CancellationError {
-            throw WebRecordFailure(.cancelled(entity: entity), debugger: debugger)
         } catch {
-            throw WebRecordFailure(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
+            // A failure before the write transaction leaves no file a first write would not have.
+            store.discardIfNeverWritten()
+            throw Self.failure(error, entity: entity, debugger: debugger)
+        }
+    }
+
+    private static func failure(_ error: any Error, entity: String, debugger: Debugger) -> WebRecordFailure {
+        switch error {
+        case let error as WebRecordError: WebRecordFailure(error, debugger: debugger)
+        case let failure as WebRecordFailure: failure
+        case is CancellationError: WebRecordFailure(.cancelled(entity: entity), debugger: debugger)
+        default: WebRecordFailure(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
         }
     }
 

@@ -149,6 +149,18 @@ public final class RecordStore: Sendable {
         throw WebRecordError(.storeError, "the store file \(path ?? ":memory:") was removed each time it was opened for writing")
     }
 
+    /// Removes the file this store created when nothing was ever committed to it: what a
+    /// failure before the first write transaction (a response refused before anything was
+    /// written) calls, so that a failed first population leaves no file, as a failed first
+    /// write does.
+    package func discardIfNeverWritten() {
+        try? writer.withConnection { connection, state in
+            if let file, state.createdFile, !state.hasCommitted, file.removeIfEmpty(using: connection) {
+                writer.close()
+            }
+        }
+    }
+
     /// Runs `body` with the writer connection, outside any transaction WebRecord opens.
     func withWriter<T>(_ body: (Connection) throws -> T) throws -> T {
         try writer.withConnection { connection, _ in try body(connection) }

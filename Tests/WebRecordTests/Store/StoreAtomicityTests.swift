@@ -92,6 +92,20 @@ import Testing
         #expect(try store.write { try $0.scalar("PRAGMA journal_mode") } == .text("wal"))
     }
 
+    @Test(arguments: [#"42"#, #"{"message": "Bad credentials"}"#, #"[{"title": "no key"}]"#])
+    func aFirstPopulationRefusedBeforeWritingLeavesNoFileBehind(_ body: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path()
+        let store = try RecordStore(path: path, schema: StoreSchemas.blog())
+        #expect(throws: WebRecordFailure.self) {
+            try store.populate(try JSONReader().read(body), entity: "Post", options: PopulationOptions())
+        }
+        #expect(Self.files(at: path) == [])
+        // The store is still usable afterwards.
+        _ = try store.populate(try JSONReader().read(#"[{"id": 1, "title": "kept"}]"#), entity: "Post")
+        #expect(try store.count("Post") == 1)
+    }
+
     @Test func aCancelledFirstPopulationLeavesNoFileBehind() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
