@@ -61,7 +61,7 @@ struct Marshaler {
             guard let stored = coercion.storedValue(value, type: mapped.type, dateFormat: mapped.dateFormat) else {
                 debugger.record(.typeMismatch(
                     entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value,
-                    expected: "a \(mapped.type.rawValue)"))
+                    expected: mapped.type.withArticle))
                 continue
             }
             row.values[mapped.column] = stored

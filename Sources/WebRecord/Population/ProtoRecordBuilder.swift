@@ -134,7 +134,7 @@ final class ProtoRecordBuilder {
                     debugger.record(.typeMismatch(
                         entity: representation.entity.name, property: representation.entity.primaryKey?.description ?? "",
                         keyPath: keyWasInjected ? nil : representation.primaryKeyPath(in: dictionary), value: raw,
-                        expected: "a primary key of type \(representation.keyAttributes.map(\.property.type.rawValue).joined(separator: "+"))"))
+                        expected: "\(Self.keyDescription(representation)) primary key"))
                     rawKey = nil
                 }
             }
@@ -309,26 +309,39 @@ final class ProtoRecordBuilder {
                         value: element, expected: "an object or a primary-key value"))
                     member = nil
                 default:
-                    member = reference(element, to: destination, parent: parent, keyPath: "\(keyPath).\(index)")
+                    member = reference(element, to: destination, parent: parent, keyPath: "\(keyPath).\(index)", via: mapped)
                 }
                 if let member, seen.insert(ObjectIdentifier(member)).inserted { members.append(member) }
             }
             return members
         default:
-            return reference(value, to: destination, parent: parent, keyPath: keyPath).map { [$0] } ?? []
+            return reference(value, to: destination, parent: parent, keyPath: keyPath, via: mapped).map { [$0] } ?? []
         }
     }
 
     /// A proto-record for a reference by primary key (DESIGN §3.11): the record with that key,
     /// a stub until its data arrives.
-    private func reference(_ value: JSONValue, to representation: Representation, parent: ProtoRecord?, keyPath: String) -> ProtoRecord? {
+    /// `an integer`, or `a string+integer` for a composite key, for messages.
+    private static func keyDescription(_ representation: Representation) -> String {
+        let types = representation.keyAttributes.map(\.property.type)
+        guard let first = types.first else { return "a" }
+        return first.withArticle + types.dropFirst().map { "+" + $0.rawValue }.joined()
+    }
+
+    private func reference(
+        _ value: JSONValue, to representation: Representation, parent: ProtoRecord?, keyPath: String,
+        via relationship: Representation.MappedRelationship? = nil
+    ) -> ProtoRecord? {
         let entity = representation.entity
         guard !representation.keyAttributes.isEmpty, let normalized = representation.normalizedKey(value, coercion: coercion) else {
+            // Named by the relationship that held the value, when there is one (`Node.parent`),
+            // else by the key it should have been (`Node.id`, at the top level).
             debugger.record(.typeMismatch(
-                entity: entity.name, property: entity.primaryKey?.description ?? "", keyPath: keyPath, value: value,
+                entity: relationship?.property.entityName ?? entity.name,
+                property: relationship?.name ?? entity.primaryKey?.description ?? "", keyPath: keyPath, value: value,
                 expected: representation.keyAttributes.isEmpty
                     ? "an object (\(entity.name) cannot be referenced by a key)"
-                    : "an object or a \(representation.keyAttributes.map(\.property.type.rawValue).joined(separator: "+")) primary key"))
+                    : "an object or \(Self.keyDescription(representation)) primary key"))
             return nil
         }
         if let existing = byKey[representation.rootIndex][normalized] { return existing }
@@ -369,7 +382,7 @@ final class ProtoRecordBuilder {
                 {
                     debugger.record(.typeMismatch(
                         entity: representation.entity.name, property: mapped.name, keyPath: key, value: value,
-                        expected: "a \(mapped.type.rawValue) (a duplicate of \(proto) with a valid earlier value, which is kept)"))
+                        expected: "\(mapped.type.withArticle) (a duplicate of \(proto) with a valid earlier value, which is kept)"))
                     continue
                 }
                 WebRecord.logger.log(

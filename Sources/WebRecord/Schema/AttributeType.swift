@@ -2,6 +2,9 @@
 ///
 /// Each type has one SQLite storage class; see `Docs/StorageLayout.md`.
 public enum AttributeType: String, Sendable, Hashable, CaseIterable {
+    /// The name with its indefinite article, for messages: `an integer`, `a date`.
+    var withArticle: String { (rawValue == "integer" ? "an " : "a ") + rawValue }
+
     /// Text. Stored as TEXT.
     case string
     /// A 64-bit signed integer. Stored as INTEGER.

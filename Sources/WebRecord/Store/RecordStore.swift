@@ -91,12 +91,18 @@ public final class RecordStore: Sendable {
         }
         let file = StoreFile(path: location, configuration: configuration)
         let writerState = SerializedConnection.State()
-        let writer = try file.openWriter(writerState)
         let readerState = SerializedConnection.State()
-        let reader = try file.openReader(readerState)
-        // Refuse an incompatible store now, reading only; the tables are made or migrated by
-        // the first write transaction.
-        try StoreMigrator(layout: layout, connection: reader).check()
+        let writer: Connection
+        let reader: Connection
+        do {
+            writer = try file.openWriter(writerState)
+            reader = try file.openReader(readerState)
+            // Refuse an incompatible store now, reading only; the tables are made or migrated by
+            // the first write transaction.
+            try StoreMigrator(layout: layout, connection: reader).check()
+        } catch {
+            throw error.naming(store: location)
+        }
         self.writer = SerializedConnection(writer, state: writerState, open: file.openWriter)
         self.reader = SerializedConnection(reader, state: readerState, open: file.openReader)
         self.file = file
@@ -141,8 +147,13 @@ public final class RecordStore: Sendable {
         // A new file another store removed while this one waited is reopened; a few tries
         // are plenty, as each removal needs a failed first write.
         for _ in 0..<4 {
-            let attempt = try writer.withConnection { connection, state in
-                try transaction(on: connection, state: state, body)
+            let attempt: Attempt<T>
+            do {
+                attempt = try writer.withConnection { connection, state in
+                    try transaction(on: connection, state: state, body)
+                }
+            } catch let error as WebRecordError {
+                throw path.map { error.naming(store: $0) } ?? error
             }
             if case .done(let result) = attempt { return result }
         }
@@ -243,4 +254,18 @@ public final class RecordStore: Sendable {
 struct RecordClass: @unchecked Sendable {
     // Metatypes of classes are immutable values; sharing them across threads is safe.
     let type: Record.Type
+}
+
+extension WebRecordError {
+    /// The error with the store file's path in its message, when it is about the file itself
+    /// (not a database, corrupt, read-only, cannot be opened, disk I/O, full) or about what the
+    /// file holds (an incompatible store) and does not name the path already.
+    func naming(store path: String) -> WebRecordError {
+        let fileCodes: Set<Int32> = [3, 8, 10, 11, 13, 14, 26]  // PERM, READONLY, IOERR, CORRUPT, FULL, CANTOPEN, NOTADB
+        let aboutTheFile = code == .incompatibleStore || sqliteCode.map { fileCodes.contains($0 & 0xFF) } == true
+        guard aboutTheFile, !message.contains(path) else { return self }
+        var named = self
+        named.message = "the store '\(path)': " + message
+        return named
+    }
 }

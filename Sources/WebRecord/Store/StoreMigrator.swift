@@ -71,8 +71,13 @@ struct StoreMigrator {
         guard exists == .integer(1) else {
             let tables = try connection.rows("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             if !tables.isEmpty {
+                let names = tables.compactMap { row -> String? in
+                    if case .text(let name)? = row.first { return "'\(name)'" }
+                    return nil
+                }
                 throw WebRecordError(
-                    .incompatibleStore, "the database already holds tables that WebRecord did not create; open an empty or WebRecord store")
+                    .incompatibleStore,
+                    "the database already holds tables that WebRecord did not create (\(names.prefix(10).joined(separator: ", "))\(names.count > 10 ? ", …" : "")); open an empty or WebRecord store")
             }
             return nil
         }

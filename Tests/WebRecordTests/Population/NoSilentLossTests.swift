@@ -369,6 +369,15 @@ func makeSilentLossStore() throws -> RecordingStore {
         #expect(try test.store.count("Thing") == 0 && test.store.count("Other") == 0)
     }
 
+    @Test func aBadReferenceIsNamedByTheRelationshipThatHeldIt() throws {
+        let test = try makeSilentLossStore()
+        let result = try test.store.populate(json(#"[{"id": 1, "parent": true, "children": [false]}]"#), entity: "Unit")
+        let mismatches = result.debugger.errors.filter { $0.code == .typeMismatch }
+        #expect(Set(mismatches.compactMap(\.property)) == ["parent", "children"])
+        #expect(mismatches.allSatisfy { $0.entity == "Unit" && $0.message.contains("an integer") })
+        #expect(Set(mismatches.compactMap(\.keyPath)) == ["parent", "children.0"])
+    }
+
     // MARK: - Coercion and duplicates (§3.7, §3.10)
 
     @Test func anInvalidLaterDuplicateNeverReplacesAValidEarlierValue() throws {

@@ -290,7 +290,8 @@ struct ReliabilityHostileDataTests {
         ("-Infinity", Array(#"{"data": [{"id": "1", "text": -Infinity}]}"#.utf8), .invalidNumber, 31),
         // 'n' starts `null`: the error is at the 'a' that is not `null`'s 'u'.
         ("nan", Array(#"{"data": [{"id": "1", "text": nan}]}"#.utf8), .unexpectedCharacter, 32),
-        ("1e999", Array(#"{"data": [{"id": "1", "text": 1e999}]}"#.utf8), .invalidNumber, 31),
+        // (`1e999` is read, as `.number("1e999")`: population refuses it where it cannot be
+        // stored; see HostileInputByClassTests.numberBeyondDoubleRange.)
         ("0xFF in a string", Array(#"{"data": [{"id": "1", "text": "a"#.utf8) + [0xFF] + Array(#""}]}"#.utf8), .invalidUTF8, 33),
         ("overlong slash", Array(#"{"data": [{"id": "1", "text": ""#.utf8) + [0xC0, 0xAF] + Array(#""}]}"#.utf8), .invalidUTF8, 32),
         ("UTF-8 surrogate", Array(#"{"data": [{"id": "1", "text": ""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}]}"#.utf8), .invalidUTF8, 32),
