@@ -63,7 +63,9 @@ package enum DateCoding {
             guard let parsed = number(2) else { return nil }
             second = parsed
         }
-        guard hour < 24, minute < 60, second < 61 else { return nil }
+        // A leap second (23:59:60) is refused: Unix time has no instant for it, and the next
+        // second would be another value.
+        guard hour < 24, minute < 60, second < 60 else { return nil }
         if expect(46) || expect(44) {
             var digits = 0
             while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
