@@ -157,6 +157,8 @@ struct PagingState {
     var keep = Set<Int64>()
     /// The pages requested so far (URN and parameters), to end paging on a repeat.
     var requested = Set<String>()
+    /// The top-level records of the pages so far, to end paging when a page brings none new.
+    var seenTopLevel = Set<Int64>()
     var records = 0
     var total: Int?
     let started = Date()
@@ -232,6 +234,9 @@ extension RecordStore {
         var result = try await run(
             PreparedRequest(server: prepared.server, request: request, debugger: prepared.debugger), options: requestOptions)
 
+        // The page as fetched (its full URL, after redirects) is requested too: a next link
+        // names pages by URL.
+        if let url = result.response.url { state.requested.insert(Self.identity(urn: url.absoluteString, data: nil)) }
         let builtIn = result.pageManager == nil
             ? sequence.options.pagination?.pageManager(for: result.response, of: request, recordCount: result.responseRecordCount)
             : nil
@@ -246,6 +251,7 @@ extension RecordStore {
         state.nextData = pageManager?.nextPageData
         let limit = sequence.options.maximumPages ?? PagingOptions.defaultMaximumPages
         let named = pageManager?.canRequestNextPage == true && state.nextURN != nil
+        let pageRecords = Set(result.records.map(\.rowID))
         var end: PagingEnd?
         if result.responseRecordCount == 0 {
             end = .emptyPage
@@ -257,9 +263,18 @@ extension RecordStore {
                 .invalidResponseFormat,
                 "page \(state.index) names a page already requested in this run (\(Redaction.urn(urn))); paging ends there",
                 isFatal: false, entity: sequence.entity))
+        } else if index > 0, !pageRecords.isEmpty, pageRecords.isSubset(of: state.seenTopLevel) {
+            // Another URL, the same records (a server that clamps offsets past the end): it
+            // is not advancing, and would go on until the page limit.
+            end = .repeatedPage
+            result.debugger.record(WebRecordError(
+                .invalidResponseFormat,
+                "page \(index) holds only records that earlier pages held; the server is not advancing, and paging ends there",
+                isFatal: false, entity: sequence.entity))
         } else if state.index >= limit {
             end = .pageLimit
         }
+        state.seenTopLevel.formUnion(pageRecords)
         let isLast = end != nil
         result.pagingEnd = end
         let progress = PagingProgress(

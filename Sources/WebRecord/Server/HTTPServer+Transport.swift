@@ -59,8 +59,10 @@ extension HTTPServer {
 /// The delegate of an ``HTTPServer``'s session: hands each task's body bytes and completion
 /// to its ``HTTPTransfer``.
 ///
-/// It implements no authentication-challenge or redirection method, so URLSession verifies
-/// TLS and follows redirects by its defaults.
+/// It implements no authentication-challenge method, so URLSession verifies TLS by its
+/// defaults. Redirects are followed, but one to another origin (scheme, host or port) drops
+/// the credential headers (`Authorization`, `Cookie`, configured secrets), as a next page on
+/// another origin does.
 ///
 /// `@unchecked Sendable` is safe: its only state, the transfers by task, is behind a mutex.
 final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
@@ -74,6 +76,26 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Se
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let transfer = transfers.withLock { $0[dataTask.taskIdentifier] }
         transfer?.append(data)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(Self.redirect(request, from: task.currentRequest?.url ?? task.originalRequest?.url))
+    }
+
+    /// The request a redirect sends: without credential headers when it leaves the origin of
+    /// the request it redirects.
+    static func redirect(_ request: URLRequest, from previous: URL?) -> URLRequest {
+        guard let previous, let next = request.url, URLReference.origin(of: next) != URLReference.origin(of: previous) else {
+            return request
+        }
+        var stripped = request
+        for name in (request.allHTTPHeaderFields ?? [:]).keys where Redaction.isSecret(name) {
+            stripped.setValue(nil, forHTTPHeaderField: name)
+        }
+        return stripped
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -57,7 +57,8 @@ import FoundationNetworking
 /// - **Bodies.** Parsed with ``JSONReader``. A body that is not valid JSON, or that ended
 ///   before its `Content-Length`, is an `invalidResponseFormat`; the parse error gives the
 ///   line and column.
-/// - **Redirects** are followed (URLSession's default).
+/// - **Redirects** are followed (URLSession's default); one to another origin drops the
+///   credential headers, as above.
 /// - **TLS** is verified by URLSession as configured by the system. `HTTPServer`'s session
 ///   delegate handles no authentication challenge, so an invalid certificate is never accepted.
 /// - **Transport errors** (connection refused, DNS failure, reset) are a `serverError` whose

@@ -108,11 +108,13 @@ import WebRecordTesting
     }
 
     @Test func maximumPagesEndsPaging() async throws {
-        loopback.route("/list", .json(page([1])))
+        // Each page new records (a page repeating earlier ones would end paging by itself).
+        loopback.route("/list", [.json(page([1])), .json(page([2])), .json(page([3])), .json(page([4]))])
         let pages = try await collect(store.pages(
             entity: "Post", urn: "list", options: PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 3)))
         #expect(pages.count == 3)
         #expect(pages.last?.isLast == true)
+        #expect(pages.last?.end == .pageLimit)
     }
 
     @Test(arguments: [
