@@ -276,6 +276,20 @@ import WebRecordTesting
         #expect(try storedIDs() == [1, 2, 3])
     }
 
+    @Test func theTextSummarySaysRepeatedPageAndWarns() async throws {
+        server.route("/p1", .json(Self.body([1], next: "/p2")))
+        server.route("/p2", .json(Self.body([2], next: "/p1")))
+        let source = server.url("/p1").absoluteString
+        let result = try await populate([source], ["--paginate", "next-url:meta.next"], json: false)
+        #expect(result.status == 0, "\(result)")
+        #expect(Self.sent(server) == ["/p1", "/p2"])
+        #expect(result.stdoutLines.contains("  paging: 2 pages from \(source), ended: repeatedPage"), "\(result)")
+        #expect(result.stdoutLines.last == "1 warning", "\(result)")
+        #expect(result.stderrLines.count == 1 && result.stderrLines.allSatisfy {
+            $0.hasPrefix("webrecord: warning: ") && $0.contains("already requested") && $0.hasSuffix("[invalidResponseFormat]")
+        }, "\(result)")
+    }
+
     @Test func aRepeatedCursorIsRepeatedPage() async throws {
         server.route("/feed", [
             .json(Self.body([1], cursor: "c1")), .json(Self.body([2], cursor: "c2")), .json(Self.body([3], cursor: "c1")),
@@ -371,6 +385,30 @@ import WebRecordTesting
         #expect(try warnings(result).contains {
             $0.code == "invalidResponseFormat" && $0.message.contains("(\(end))") && $0.message.contains("no orphans were deleted")
         }, "\(result)")
+    }
+
+    @Test func oneIncompleteSourceAmongSeveralKeepsEveryOrphan() async throws {
+        try await seed([99])
+        server.route("/a", [.json(Self.body([1, 2])), .json(Self.body([3]))])
+        other.route("/b", .json(Self.body([4, 5])))
+        let a = server.url("/a").absoluteString
+        let b = other.url("/b").absoluteString
+        let result = try await populate([a, b], ["--paginate", "offset:o:n:2", "--max-pages", "2", "--delete-orphans"])
+        #expect(result.status == 0, "\(result)")
+        #expect(Self.sent(server) == ["/a?o=0&n=2", "/a?o=2&n=2"])
+        #expect(Self.sent(other) == ["/b?o=0&n=2", "/b?o=2&n=2"])
+        #expect(try paging(result) == [PagingLine(source: a, pages: 2, end: "shortPage"), PagingLine(source: b, pages: 2, end: "pageLimit")])
+        #expect(try Summary(result).int("Item", "deleted") == 0)
+        #expect(try storedIDs() == [1, 2, 3, 4, 5, 99])
+        #expect(try warnings(result).contains { $0.message.contains("(shortPage, pageLimit)") && $0.message.contains("no orphans were deleted") })
+    }
+
+    @Test(arguments: ["0", "-1", "ten", ""])
+    func maxPagesMustBeAPositiveInteger(value: String) async throws {
+        let result = try await populate(server.url("/p1"), ["--paginate", "page:page", "--max-pages", value])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("invalid --max-pages '\(value)'"), "\(result)")
+        #expect(server.requests.isEmpty)
     }
 
     @Test func deleteOrphansAfterAnIncompleteTextRunWarnsOnStandardError() async throws {

@@ -166,6 +166,16 @@ enum PagingRules {
         #expect(pages.last?.end == .repeatedPage)
     }
 
+    @Test func aRedirectedPagesLinksResolveAgainstTheURLItWasServedFrom() async throws {
+        loopback.route("/old/p1", .redirect(to: "/new/p1"))
+        loopback.route("/new/p1", .json(PagingRules.body([1], next: "p2")))
+        loopback.route("/new/p2", .json(PagingRules.body([2], next: nil)))
+        let pages = try await page("old/p1", .nextURL(keyPath: "meta.next"))
+        #expect(PagingRules.sent(loopback) == ["/old/p1", "/new/p1", "/new/p2"])
+        #expect(try storedIDs() == [1, 2])
+        #expect(pages.last?.end == .noNextPage)
+    }
+
     @Test func aCursorKeepsTheSourceURNAndItsPath() async throws {
         loopback.route("/api/v1/feed", [
             .json(PagingRules.body([1], cursor: "c1")), .json(PagingRules.body([2], cursor: nil)),
@@ -779,6 +789,32 @@ final class LockedCount: @unchecked Sendable {
         _ = try await PagingRules.collect(
             store.pages(entity: "Item", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
         #expect(home.requests.map(carried) == [["Authorization", "Cookie", "X-Api-Key", "X-Client"]])
+        #expect(other.requests.map(carried) == [["X-Client"]])
+    }
+
+    @Test func aNetworkPathReferenceToAnotherPortGetsNoCredentials() async throws {
+        home.route("/p1", .json(PagingRules.body([1], next: "//127.0.0.1:\(other.port)/p2?page=2")))
+        other.route("/p2", .json(PagingRules.body([2], next: nil)))
+        let pages = try await PagingRules.collect(
+            store.pages(entity: "Item", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
+        #expect(PagingRules.sent(home) == ["/p1"])
+        #expect(PagingRules.sent(other) == ["/p2?page=2"])
+        #expect(home.requests.map(carried) == [Self.secrets + ["X-Client"]])
+        #expect(other.requests.map(carried) == [["X-Client"]])
+        #expect(pages.last?.end == .noNextPage)
+    }
+
+    @Test func perRequestCredentialsStayWithTheirOriginToo() async throws {
+        store.register(HTTPServer(baseURL: home.baseURL), forEntity: "Item")
+        home.route("/p1", .json(PagingRules.body([1], next: other.url("/p2").absoluteString)))
+        other.route("/p2", .json(PagingRules.body([2], next: home.url("/p3").absoluteString)))
+        home.route("/p3", .json(PagingRules.body([3], next: nil)))
+        var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
+        options.request.headers = ["Authorization": "Bearer per-request", "Cookie": "c=2", "X-Client": "per-request"]
+        _ = try await PagingRules.collect(store.pages(entity: "Item", urn: "p1", options: options))
+        #expect(PagingRules.sent(home) == ["/p1", "/p3"])
+        #expect(PagingRules.sent(other) == ["/p2"])
+        #expect(home.requests.allSatisfy { $0.header("Authorization") == "Bearer per-request" && $0.header("Cookie") == "c=2" })
         #expect(other.requests.map(carried) == [["X-Client"]])
     }
 
