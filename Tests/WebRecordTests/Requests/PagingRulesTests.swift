@@ -129,6 +129,17 @@ enum PagingRules {
         #expect(pages.map(\.end) == [nil, nil, nil, .noNextPage])
     }
 
+    @Test func anAbsolutePathIgnoresTheServersBasePath() async throws {
+        store.register(HTTPServer(baseURL: loopback.url("/api/v1/")), forEntity: "Item")
+        loopback.route("/api/v1/items", .json(PagingRules.body([1], next: "/posts?page=2")))
+        loopback.route("/posts", .json(PagingRules.body([2], next: "more")))
+        loopback.route("/more", .json(PagingRules.body([3], next: nil)))
+        let pages = try await page("items", .nextURL(keyPath: "meta.next"))
+        #expect(PagingRules.sent(loopback) == ["/api/v1/items", "/posts?page=2", "/more"])
+        #expect(try storedIDs() == [1, 2, 3])
+        #expect(pages.last?.end == .noNextPage)
+    }
+
     @Test func dotSegmentsAreRemoved() async throws {
         loopback.route("/a/b/c", .json(PagingRules.body([1], next: "./d/../e/./f?k=v")))
         loopback.route("/a/b/e/f", .json(PagingRules.body([2], next: "../../../../../top")))
@@ -435,6 +446,34 @@ enum PagingRules {
         let pages = try await pages("list", PagingOptions(pagination: .pageNumber(parameter: "page", totalKeyPath: "meta.total")))
         #expect(PagingRules.sent(loopback) == ["/list?page=1"])
         expectEnd(pages, .noNextPage)
+    }
+
+    @Test func offsetPagesAreCountedAtTheEntitysKeyPathWhateverElseTheBodyHolds() async throws {
+        let included: JSONValue = .array((1...5).map { .integer($0) })
+        func page(_ ids: [Int]) -> String {
+            var object = JSONObject()
+            object["data"] = .array(ids.map { ["id": .integer(Int64($0)), "name": .string("item \($0)")] })
+            object["included"] = included
+            object["links"] = .array([])
+            return JSONValue.object(object).serialized()
+        }
+        loopback.route("/range", [.json(page([1, 2])), .json(page([3, 4])), .json(page([5]))])
+        let pages = try await pages("range", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 2)))
+        #expect(PagingRules.sent(loopback) == ["/range?o=0&n=2", "/range?o=2&n=2", "/range?o=4&n=2"])
+        expectEnd(pages, .shortPage)
+        #expect(try storedIDs() == [1, 2, 3, 4, 5])
+    }
+
+    @Test func numberedPagesAreCountedAtTheRequestsKeyPath() async throws {
+        loopback.route("/things", [
+            .json(#"{"results": [{"id": 1}, {"id": 2}], "other": [0, 0, 0]}"#), .json(#"{"results": [], "other": [0]}"#),
+        ])
+        var options = PagingOptions(pagination: .pageNumber(parameter: "page"))
+        options.request.population.keyPath = "results"
+        let pages = try await pages("things", entity: "Thing", options)
+        #expect(PagingRules.sent(loopback) == ["/things?page=1", "/things?page=2"])
+        expectEnd(pages, .emptyPage)
+        #expect(try storedIDs("Thing") == [1, 2])
     }
 
     static let uncountable = #"{"id": 7, "name": "seven", "a": [1, 2, 3], "b": [4, 5, 6]}"#
