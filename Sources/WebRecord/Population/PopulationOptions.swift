@@ -117,9 +117,10 @@ public struct PopulationResult: Sendable {
     /// response named, at any depth, as an object or as a reference by key: what orphan
     /// deletion keeps (DESIGN §3.14).
     package var containedRowIDs: Set<Int64> = []
-    /// How many values the response held at the key path (top-level records, before duplicates
-    /// merged), for paginators that count a page's records.
-    package var responseRecordCount = 0
+    /// How many values the list at the key path held (top-level records, before duplicates
+    /// merged), for paginators that count a page's records; nil when the response was a single
+    /// object rather than a list, which a paginator cannot take for a page.
+    package var responseRecordCount: Int?
 
     /// The counts over all entities.
     public var changes: ChangeCounts {

@@ -66,7 +66,8 @@ public struct ResponsePopulation: Sendable {
     private func populateOrThrow(_ response: JSONValue, entityName: String, debugger: Debugger) throws -> PopulationResult {
         let entity = try store.schema.requireEntity(entityName)
         try requireTransformers()
-        let (values, keyPath) = try records(in: response, entity: entity)
+        let (values, keyPath, isList) = try records(in: response, entity: entity)
+        let listCount = isList ? values.count : nil
         if values.isEmpty {
             debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
         }
@@ -86,7 +87,7 @@ public struct ResponsePopulation: Sendable {
         }
         if orphanRuleApplies == false, protos.isEmpty {
             var result = PopulationResult(records: [], debugger: debugger, changesByEntity: [:])
-            result.responseRecordCount = values.count
+            result.responseRecordCount = listCount
             return result
         }
         return try store.write { connection in
@@ -141,7 +142,7 @@ public struct ResponsePopulation: Sendable {
             try Task.checkCancellation()
             var result = PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
             result.containedRowIDs = contained
-            result.responseRecordCount = values.count
+            result.responseRecordCount = listCount
             return result
         }
     }
@@ -231,8 +232,10 @@ public struct ResponsePopulation: Sendable {
 
     /// The records at the key path (DESIGN §3.1): an array response ignores the key path, a
     /// single object becomes one record, a missing or null key path is an empty result.
-    private func records(in response: JSONValue, entity: Entity) throws(WebRecordError) -> ([JSONValue], String?) {
-        if case .array(let elements) = response { return (elements, nil) }
+    /// The values and the key path they were found at; `isList` is false when a single object
+    /// was taken as the one record (a response that is not a list).
+    private func records(in response: JSONValue, entity: Entity) throws(WebRecordError) -> (values: [JSONValue], keyPath: String?, isList: Bool) {
+        if case .array(let elements) = response { return (elements, nil, true) }
         guard case .object = response else {
             throw WebRecordError(
                 .invalidResponseFormat, "the response is \(response.typeName); expected an object or an array",
@@ -240,7 +243,7 @@ public struct ResponsePopulation: Sendable {
         }
         let keyPath = options.keyPath ?? store.recordClass(for: entity.name).keyPathForResponseObject
             ?? entity.keyPathForResponseObject
-        guard let keyPath, !keyPath.isEmpty else { return ([response], nil) }
+        guard let keyPath, !keyPath.isEmpty else { return ([response], nil, false) }
         let found = response.value(atKeyPath: keyPath)
         switch found {
         case nil, .null?:
@@ -252,9 +255,9 @@ public struct ResponsePopulation: Sendable {
                         + "delete every record, so nothing was written (an empty array there means the server has none)",
                     entity: entity.name, keyPath: keyPath, value: response)
             }
-            return ([], keyPath)
-        case .array(let elements)?: return (elements, keyPath)
-        case .object?: return ([response.value(atKeyPath: keyPath) ?? .null], keyPath)
+            return ([], keyPath, true)
+        case .array(let elements)?: return (elements, keyPath, true)
+        case .object(let object)?: return ([.object(object)], keyPath, false)
         case let other?:
             throw WebRecordError(
                 .invalidResponseFormat, "the value at '\(keyPath)' is \(other.typeName); expected an object or an array",

@@ -255,6 +255,9 @@ extension RecordStore {
         var end: PagingEnd?
         if result.responseRecordCount == 0 {
             end = .emptyPage
+        } else if builtIn != nil, result.responseRecordCount == nil, sequence.options.pagination?.countsRecords == true {
+            // A single object, not a list: a page or offset paginator cannot take it for a page.
+            end = .uncountablePage
         } else if !named {
             end = builtIn?.end ?? .noNextPage
         } else if let urn = state.nextURN, state.requested.contains(Self.identity(urn: urn, data: state.nextData)) {
@@ -310,7 +313,9 @@ extension RecordStore {
 
     /// What identifies one page's request: its URN and its parameters.
     private static func identity(urn: String, data: JSONValue?) -> String {
-        urn + "\u{0}" + (data?.serialized(sortedKeys: true) ?? "")
+        // A fragment is never sent: `page#more` is the page itself.
+        let sent = urn.firstIndex(of: "#").map { String(urn[..<$0]) } ?? urn
+        return sent + "\u{0}" + (data?.serialized(sortedKeys: true) ?? "")
     }
 }
 

@@ -66,6 +66,14 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the kind decides from the number of records on a page (page numbers, offsets).
+    var countsRecords: Bool {
+        switch self {
+        case .pageNumber, .offset: true
+        case .nextURL, .linkHeader, .cursor: false
+        }
+    }
+
     /// The parameters of the first page's request, merged into `data`.
     ///
     /// Page numbers start at 1 and offsets at 0 with the limit; the other kinds send nothing extra.
@@ -114,7 +122,10 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
             case .integer(let number)?: cursor = .integer(number)
             default: cursor = nil
             }
-            if let sent = request.data?[parameter], sent == cursor { cursor = nil }
+            // The cursor just sent: in the request's parameters, else in its URN's query.
+            let sent = request.data?[parameter].map(HTTPRequestEncoding.text(of:))
+                ?? Self.queryValue(named: parameter, in: request.urn)
+            if let value = cursor, let sent, sent == HTTPRequestEncoding.text(of: value) { cursor = nil }
             return BuiltInPageManager(
                 nextPageURN: cursor == nil ? nil : request.urn,
                 nextPageData: cursor.map { Self.merging(request.data, [parameter: $0]) } ?? nil,
@@ -174,6 +185,20 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
         var object = data?.objectValue ?? JSONObject()
         for (key, value) in extra { object[key] = value }
         return .object(object)
+    }
+
+    /// The value of the first query item named `name` in `urn`'s query, percent-decoded.
+    static func queryValue(named name: String, in urn: String) -> String? {
+        guard let question = urn.firstIndex(of: "?") else { return nil }
+        let query = urn[urn.index(after: question)...].prefix { $0 != "#" }
+        for item in query.split(separator: "&") {
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let itemName = String(pair[0]).removingPercentEncoding ?? String(pair[0])
+            guard itemName == name else { continue }
+            let value = pair.count > 1 ? String(pair[1]) : ""
+            return value.removingPercentEncoding ?? value
+        }
+        return nil
     }
 
     /// A next link as the next request's URN: resolved against the URL of the page that named

@@ -26,8 +26,9 @@ public struct RequestResult: Sendable {
     /// The `_id` of every record of the requested entity that the response named, at any
     /// depth: what orphan deletion after the last page keeps (DESIGN §3.14).
     package var containedRowIDs: Set<Int64> = []
-    /// How many values the response's key path held (top-level records, before merging).
-    package var responseRecordCount = 0
+    /// How many values the list at the response's key path held (top-level records, before
+    /// merging); nil when the response was a single object rather than a list.
+    package var responseRecordCount: Int?
     /// For the last page of a paged request, why paging stopped; nil otherwise.
     public var pagingEnd: PagingEnd?
 

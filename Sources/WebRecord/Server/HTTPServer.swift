@@ -221,7 +221,9 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
     open func url(for urn: String) throws -> URL {
         let lowercased = urn.lowercased()
         if lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") {
-            guard let url = URL(string: urn), url.host != nil else {
+            // Schemes are case-insensitive (`HTTP://` is `http://`), and URLSession wants them lower-case.
+            let normalized = urn.prefix { $0 != ":" }.lowercased() + urn.drop { $0 != ":" }
+            guard let url = URL(string: normalized), url.host != nil else {
                 throw WebRecordError.invalidRequest("not a valid URL", urn: urn)
             }
             return url

@@ -45,6 +45,8 @@ public enum URLReference {
             target.scheme = base.scheme
         }
         target.fragment = reference.fragment
+        // Schemes are case-insensitive; the lower-case form is the normal one (§6.2.2.1).
+        target.scheme = target.scheme?.lowercased()
         return URL(string: target.recomposed)
     }
 

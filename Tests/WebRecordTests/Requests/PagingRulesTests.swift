@@ -169,7 +169,7 @@ enum PagingRules {
         #expect(pages.last?.end == .noNextPage)
     }
 
-    @Test(.disabled("known defect: a next link '#more' resolves to the page itself, but the fragment makes it look new, so /p1 is requested twice before repeatedPage"))
+    @Test
     func aFragmentOnlyLinkNamesThePageItself() async throws {
         loopback.route("/p1", .json(PagingRules.body([1], next: "#more")))
         let pages = try await page(loopback.url("/p1").absoluteString, .nextURL(keyPath: "meta.next"))
@@ -478,7 +478,7 @@ enum PagingRules {
 
     static let uncountable = #"{"id": 7, "name": "seven", "a": [1, 2, 3], "b": [4, 5, 6]}"#
 
-    @Test(.disabled("known defect: a paged request passes the key path's value count (1 for a body read as one record) as the page's record count, so page:PARAM never sees an uncountable page; with no key path and a body {\"id\":7,\"a\":[..],\"b\":[..]} it requests /things?page=1...4 and ends with pageLimit (10,000 pages by default) instead of one request ending uncountablePage"))
+    @Test
     func aNumberedPageThatCannotBeCountedIsUncountablePage() async throws {
         loopback.route("/things", .json(Self.uncountable))
         let pages = try await pages("things", entity: "Thing", PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 4))
@@ -487,7 +487,7 @@ enum PagingRules {
         #expect(try storedIDs("Thing") == [7])
     }
 
-    @Test(.disabled("known defect: with no key path the body object is counted as one record, so offset:o:n:1 requests ?o=0&n=1 ... ?o=3&n=1 and ends with pageLimit instead of one request ending uncountablePage"))
+    @Test
     func anOffsetPageThatCannotBeCountedIsUncountablePage() async throws {
         loopback.route("/things", .json(Self.uncountable))
         let pages = try await pages(
@@ -496,7 +496,7 @@ enum PagingRules {
         expectEnd(pages, .uncountablePage)
     }
 
-    @Test(.disabled("known defect: with no key path the body object is counted as one record, so offset:o:n:5 ends with shortPage (complete) instead of uncountablePage, and deleteOrphans = .all deletes the unrelated record 99"))
+    @Test
     func anUncountablePageDeletesNoOrphans() async throws {
         _ = try store.populate(["id": 99, "name": "old"], entity: "Thing")
         loopback.route("/things", .json(Self.uncountable))
@@ -530,7 +530,7 @@ enum PagingRules {
         #expect(repeatWarnings(pages.last).count == 1)
     }
 
-    @Test(.disabled("known defect: the first page is remembered by its URN as given ('p1'), not by the URL it names, so /p2 naming /p1 requests /p1 again (/p1, /p2, /p1) before repeatedPage"))
+    @Test
     func aNextURLBackToTheFirstPageGivenAsAPathIsRepeatedPage() async throws {
         loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
         loopback.route("/p2", .json(PagingRules.body([2], next: "/p1")))
@@ -578,7 +578,7 @@ enum PagingRules {
         #expect(repeatWarnings(pages.last).isEmpty)
     }
 
-    @Test(.disabled("known defect: a cursor equal to the one in the source URL (?cursor=abc) is not taken for the one just sent: the same page is requested again as ?limit=5&cursor=abc before noNextPage"))
+    @Test
     func theCursorOfTheSourceURLIsTheOneJustSent() async throws {
         loopback.route("/feed", .json(PagingRules.body([1], cursor: "abc")))
         let pages = try await pages("feed?cursor=abc&limit=5", PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor")))
@@ -587,7 +587,11 @@ enum PagingRules {
     }
 
     @Test func reachingTheLimitWhileANextPageIsNamedIsPageLimit() async throws {
-        loopback.route("/list", .json(PagingRules.body([1, 2])))
+        // Every page brings new records: a page of old ones would end paging by itself.
+        loopback.route("/list", [
+            .json(PagingRules.body([1, 2])), .json(PagingRules.body([3, 4])), .json(PagingRules.body([5, 6])),
+            .json(PagingRules.body([7, 8])),
+        ])
         let pages = try await pages("list", PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 3))
         #expect(PagingRules.sent(loopback) == ["/list?page=1", "/list?page=2", "/list?page=3"])
         expectEnd(pages, .pageLimit)
@@ -689,9 +693,10 @@ final class CountingServer: Server, @unchecked Sendable {
     private let count = LockedCount()
     var requests: Int { count.value }
 
+    /// Each page one new item, so that only the page limit ends the run.
     func response(for request: ServerRequest) async throws -> ServerResponse {
-        count.increment()
-        return ServerResponse(body: ["data": [["id": 1, "name": "one"]]])
+        let number = count.increment()
+        return ServerResponse(body: ["data": [["id": .integer(Int64(number)), "name": "one"]]])
     }
 }
 
@@ -699,7 +704,12 @@ final class LockedCount: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
     var value: Int { lock.withLock { count } }
-    func increment() { lock.withLock { count += 1 } }
+    @discardableResult func increment() -> Int {
+        lock.withLock {
+            count += 1
+            return count
+        }
+    }
 }
 
 // MARK: - Rule 5: credentials stay with their origin
@@ -794,7 +804,7 @@ final class LockedCount: @unchecked Sendable {
         #expect(pages.last?.end == .emptyPage)
     }
 
-    @Test(.disabled("known defect: a same-origin next page (/moved) answered 302 to another port is followed with Authorization, Proxy-Authorization, Cookie and X-Api-Key: the redirected request to the other origin carries every credential"))
+    @Test
     func aSameOriginPageRedirectedToAnotherPortLosesItsCredentials() async throws {
         home.route("/p1", .json(PagingRules.body([1], next: "/moved")))
         home.route("/moved", .redirect(to: other.url("/p2").absoluteString))
@@ -808,7 +818,7 @@ final class LockedCount: @unchecked Sendable {
         #expect(try storedIDs() == [1, 2])
     }
 
-    @Test(.disabled("known defect: an absolute next URL with an upper-case scheme (HTTP://127.0.0.1:PORT/p2) is passed on as written and fails the page with serverError 'unsupported URL' instead of being requested (schemes are case-insensitive, RFC 3986 §3.1)"))
+    @Test
     func theSchemesCaseDoesNotMakeAnotherOrigin() async throws {
         let upper = "HTTP://127.0.0.1:\(home.port)/p2"
         home.route("/p1", .json(PagingRules.body([1], next: upper)))
