@@ -254,13 +254,25 @@ import WebRecordTesting
         #expect(try storedIDs() == [1, 2, 3, 4])
     }
 
-    @Test func anEmptyPageEndsPaging() async throws {
+    @Test func anEmptyPageThatNamesNoNextPageEndsPaging() async throws {
         server.route("/p1", .json(Self.body([1], next: "/p2")))
-        server.route("/p2", .json(Self.body([], next: "/p3")))
+        server.route("/p2", .json(Self.body([], next: nil)))
         let result = try await populate(server.url("/p1"), ["--paginate", "next-url:meta.next"])
         #expect(result.status == 0, "\(result)")
         #expect(Self.sent(server) == ["/p1", "/p2"])
         #expect(try paging(result).map(\.end) == ["emptyPage"])
+    }
+
+    @Test func anEmptyPageThatNamesANextPageIsFollowedAndOrphansWaitForTheEnd() async throws {
+        try await seed([99])
+        server.route("/p1", .json(Self.body([1], next: "/p2")))
+        server.route("/p2", .json(Self.body([], next: "/p3")))
+        server.route("/p3", .json(Self.body([3], next: nil)))
+        let result = try await populate(server.url("/p1"), ["--paginate", "next-url:meta.next", "--delete-orphans"])
+        #expect(result.status == 0, "\(result)")
+        #expect(Self.sent(server) == ["/p1", "/p2", "/p3"])
+        #expect(try paging(result).map(\.end) == ["noNextPage"])
+        #expect(try storedIDs() == [1, 3])
     }
 
     @Test func aLoopingNextURLIsRepeatedPageWithAWarning() async throws {

@@ -184,7 +184,7 @@ struct Marshaler {
                     if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }
                 }
                 let relationship = mapped.property
-                let policy = mergePolicy(relationship, entity: proto.entity)
+                let policy = set.isPartial ? .union : mergePolicy(relationship, entity: proto.entity)
                 operations.append(.foreignKeyMembers(
                     owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
                     members: rows.map(\.rowID), replace: policy == .replace, deleteRule: relationship.deleteRule,
@@ -192,7 +192,7 @@ struct Marshaler {
             case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
                 let rows = members.compactMap(\.row)
                 let relationship = mapped.property
-                let policy = mergePolicy(relationship, entity: proto.entity)
+                let policy = set.isPartial ? .union : mergePolicy(relationship, entity: proto.entity)
                 operations.append(.joinMembers(
                     owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
                     positionColumn: positionColumn, members: rows.map(\.rowID), replace: policy == .replace,

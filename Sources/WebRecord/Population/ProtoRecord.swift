@@ -20,6 +20,9 @@ public final class ProtoRecord: @unchecked Sendable, CustomStringConvertible {
     struct Link {
         let relationship: Representation.MappedRelationship
         var members: [ProtoRecord]
+        /// Whether the response also named members that were rejected: the to-many then adds
+        /// its members and removes none, whatever its merge rule.
+        var isPartial = false
     }
 
     /// How the entity is represented (the sub-entity chosen for the record included).
@@ -73,21 +76,23 @@ public final class ProtoRecord: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Sets the members of `relationship`, replacing what an earlier occurrence set.
-    func setLink(_ relationship: Representation.MappedRelationship, members: [ProtoRecord]) {
+    func setLink(_ relationship: Representation.MappedRelationship, members: [ProtoRecord], partial: Bool = false) {
         for index in links.indices where links[index].relationship.id == relationship.id {
             links[index].members = members
+            links[index].isPartial = partial
             return
         }
         if links.isEmpty { links.reserveCapacity(representation.relationships.count) }
-        links.append(Link(relationship: relationship, members: members))
+        links.append(Link(relationship: relationship, members: members, isPartial: partial))
     }
 
     /// Sets `relationship` to the one record `member`, unless it already is exactly that.
     func setLink(_ relationship: Representation.MappedRelationship, member: ProtoRecord) {
         for index in links.indices where links[index].relationship.id == relationship.id {
             let members = links[index].members
-            if members.count == 1, members[0] === member { return }
+            if members.count == 1, members[0] === member, !links[index].isPartial { return }
             links[index].members = [member]
+            links[index].isPartial = false
             return
         }
         if links.isEmpty { links.reserveCapacity(representation.relationships.count) }

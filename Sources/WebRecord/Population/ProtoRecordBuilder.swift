@@ -157,10 +157,10 @@ final class ProtoRecordBuilder {
                 }
             } else if let found = keyRelationship.value(in: dictionary), !found.value.isNull {
                 ownerProtoFromDictionary = try related(
-                    found.value, relationship: keyRelationship, parent: nil, depth: depth, keyPath: found.keyPath).first
+                    found.value, relationship: keyRelationship, parent: nil, depth: depth, keyPath: found.keyPath).members.first
             } else if let injected = options.primaryKeyInjection?(representation.entity, dictionary, parent), !injected.isNull {
                 ownerProtoFromDictionary = try related(
-                    injected, relationship: keyRelationship, parent: nil, depth: depth, keyPath: keyPath(keyRelationship.property)).first
+                    injected, relationship: keyRelationship, parent: nil, depth: depth, keyPath: keyPath(keyRelationship.property)).members.first
             }
             if let ownerProto = ownerProtoFromDictionary {
                 if let inverseName = keyRelationship.inverse,
@@ -172,9 +172,12 @@ final class ProtoRecordBuilder {
                 }
             }
         }
-        if normalized == nil, owner == nil, let parent, let relationship, !relationship.isToMany {
+        if normalized == nil, owner == nil, let parent, let relationship, !relationship.isToMany,
+            !representation.keyAttributes.contains(where: { $0.value(in: dictionary) != nil })
+        {
             // DESIGN §3.6: a nested object without a key, reached through a to-one, is the record
-            // already related there.
+            // already related there. Only without one: a key that is null or invalid names no
+            // record, and must not be taken for the one related there.
             owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
         }
         if normalized == nil, owner == nil, representation.hasPrimaryKey {
@@ -254,6 +257,13 @@ final class ProtoRecordBuilder {
         for mapped in representation.relationships {
             guard let found = mapped.value(in: dictionary) else { continue }
             if found.value.isNull {
+                if mapped === representation.keyRelationship {
+                    // A key is never cleared: the record stays its owner's.
+                    debugger.record(.typeMismatch(
+                        entity: representation.entity.name, property: mapped.name, keyPath: found.keyPath, value: .null,
+                        expected: "the owner that identifies the record (a key is never cleared)"))
+                    continue
+                }
                 proto.setLink(mapped, members: [])
                 proto.clearedRelationships.insert(mapped.name)
                 continue
@@ -261,16 +271,28 @@ final class ProtoRecordBuilder {
             if let owner, mapped === representation.keyRelationship {
                 proto.setLink(mapped, member: owner)
             } else if case .object(let nested) = found.value, let index = mapped.destination {
-                // The common case, a nested record: no array unless the link changes.
-                let member = try self.proto(
+                // The common case, a nested record: no array unless the link changes. A nested
+                // record that was refused (reported where it was) leaves the link as it was.
+                guard let member = try self.proto(
                     for: nested, representation: representations.all[index], parent: proto, via: mapped, depth: depth + 1)
-                if let member { proto.setLink(mapped, member: member) } else { proto.setLink(mapped, members: []) }
+                else { continue }
+                proto.setLink(mapped, member: member)
             } else {
-                var members = try related(found.value, relationship: mapped, parent: proto, depth: depth + 1, keyPath: found.keyPath)
-                if !mapped.isToMany, members.count > 1 {
-                    members = [members[0]]
+                let named = try related(found.value, relationship: mapped, parent: proto, depth: depth + 1, keyPath: found.keyPath)
+                var members = named.members
+                // A rejected value never removes what is stored: nothing valid keeps the link as
+                // it was; a to-many with some valid members adds them and removes none.
+                if named.rejected > 0, members.isEmpty { continue }
+                if !mapped.isToMany {
+                    guard let first = members.first else {
+                        debugger.record(.typeMismatch(
+                            entity: representation.entity.name, property: mapped.name, keyPath: found.keyPath, value: found.value,
+                            expected: "an object, a primary-key value or null (an empty array names no record)"))
+                        continue
+                    }
+                    members = [first]
                 }
-                proto.setLink(mapped, members: members)
+                proto.setLink(mapped, members: members, partial: named.rejected > 0)
             }
             if !proto.clearedRelationships.isEmpty {
                 proto.clearedRelationships.remove(mapped.name)
@@ -278,20 +300,28 @@ final class ProtoRecordBuilder {
         }
     }
 
+    /// What a relationship's value names: the proto-records, and how many elements were
+    /// rejected (each reported where it was).
+    private struct Named {
+        var members: [ProtoRecord] = []
+        var rejected = 0
+    }
+
     /// The proto-records a relationship's value names: nested objects, arrays of them, or references.
     private func related(
         _ value: JSONValue, relationship mapped: Representation.MappedRelationship, parent: ProtoRecord?, depth: Int,
         keyPath: String
-    ) throws(WebRecordError) -> [ProtoRecord] {
-        guard let index = mapped.destination else { return [] }
+    ) throws(WebRecordError) -> Named {
+        guard let index = mapped.destination else { return Named() }
         let destination = representations.all[index]
         switch value {
         case .null:
-            return []
+            return Named()
         case .object(let dictionary):
-            return try proto(for: dictionary, representation: destination, parent: parent, via: mapped, depth: depth).map { [$0] } ?? []
+            let member = try proto(for: dictionary, representation: destination, parent: parent, via: mapped, depth: depth)
+            return member.map { Named(members: [$0]) } ?? Named(rejected: 1)
         case .array(let elements):
-            var members: [ProtoRecord] = []
+            var named = Named()
             var seen = Set<ObjectIdentifier>()
             for (index, element) in elements.enumerated() {
                 let member: ProtoRecord?
@@ -311,16 +341,19 @@ final class ProtoRecordBuilder {
                 default:
                     member = reference(element, to: destination, parent: parent, keyPath: "\(keyPath).\(index)", via: mapped)
                 }
-                if let member, seen.insert(ObjectIdentifier(member)).inserted { members.append(member) }
+                guard let member else {
+                    named.rejected += 1
+                    continue
+                }
+                if seen.insert(ObjectIdentifier(member)).inserted { named.members.append(member) }
             }
-            return members
+            return named
         default:
-            return reference(value, to: destination, parent: parent, keyPath: keyPath, via: mapped).map { [$0] } ?? []
+            let member = reference(value, to: destination, parent: parent, keyPath: keyPath, via: mapped)
+            return member.map { Named(members: [$0]) } ?? Named(rejected: 1)
         }
     }
 
-    /// A proto-record for a reference by primary key (DESIGN §3.11): the record with that key,
-    /// a stub until its data arrives.
     /// `an integer`, or `a string+integer` for a composite key, for messages.
     private static func keyDescription(_ representation: Representation) -> String {
         let types = representation.keyAttributes.map(\.property.type)
@@ -328,6 +361,8 @@ final class ProtoRecordBuilder {
         return first.withArticle + types.dropFirst().map { "+" + $0.rawValue }.joined()
     }
 
+    /// A proto-record for a reference by primary key (DESIGN §3.11): the record with that key,
+    /// a stub until its data arrives.
     private func reference(
         _ value: JSONValue, to representation: Representation, parent: ProtoRecord?, keyPath: String,
         via relationship: Representation.MappedRelationship? = nil

@@ -101,6 +101,7 @@ public struct ResponsePopulation: Sendable {
                 marshaler.populateAttributes(of: proto)
             }
             marshaler.dropIncompleteRecords(protos)
+            try requireStored(topLevel, unidentified: builder.unidentifiedTopLevel.count, entity: entity, keyPath: keyPath)
             for proto in protos where proto.row?.switchedFrom != nil {
                 marshaler.clearSwitchedSubentity(of: proto, representations: representations)
             }
@@ -177,6 +178,29 @@ public struct ResponsePopulation: Sendable {
     /// DESIGN §3.5: a response none of whose top-level records can be identified fails, and so
     /// does one with any such record when orphans are to be deleted after it (a blank or partial
     /// list must never decide what is deleted).
+    /// The same rules for top-level records that were identified but not stored (new ones
+    /// without a non-optional attribute): none stored fails, and so does any under orphan
+    /// deletion — `{"id": 0, "error": "Bad credentials"}` is not a list of records.
+    private func requireStored(_ topLevel: [ProtoRecord], unidentified: Int, entity: Entity, keyPath: String?) throws(WebRecordError) {
+        let dropped = topLevel.filter { $0.row == nil }
+        guard let first = dropped.first else { return }
+        let total = topLevel.count + unidentified
+        if dropped.count == topLevel.count {
+            throw WebRecordError(
+                .invalidResponseFormat,
+                "none of the \(total) top-level record\(total == 1 ? "" : "s") could be stored (each lacks a non-optional "
+                    + "attribute or a key); the response is not a list of \(entity.name) records, and nothing was written",
+                entity: entity.name, keyPath: keyPath, value: .object(first.dictionary))
+        }
+        if options.deletesOrphans {
+            throw WebRecordError(
+                .invalidResponseFormat,
+                "\(dropped.count) of the \(total) top-level records could not be stored (they lack a non-optional attribute); "
+                    + "with orphan deletion nothing is written or deleted",
+                entity: entity.name, keyPath: keyPath, value: .object(first.dictionary))
+        }
+    }
+
     /// Records of an abstract entity that no sub-entity matched (`unmapped`) count too when
     /// orphans are deleted: skipped, they would be taken for orphans.
     private func requireIdentified(

@@ -253,7 +253,10 @@ extension RecordStore {
         let named = pageManager?.canRequestNextPage == true && state.nextURN != nil
         let pageRecords = Set(result.records.map(\.rowID))
         var end: PagingEnd?
-        if result.responseRecordCount == 0 {
+        let followsLinks = builtIn != nil && sequence.options.pagination?.followsLinks == true
+        if result.responseRecordCount == 0, !(named && followsLinks) {
+            // (A next URL or Link still named after an empty page is followed: the server says
+            // there is more, and repeats and the page limit still end the run.)
             end = .emptyPage
         } else if builtIn != nil, result.responseRecordCount == nil, sequence.options.pagination?.countsRecords == true {
             // A single object, not a list: a page or offset paginator cannot take it for a page.

@@ -66,6 +66,15 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the kind follows links the server names (next URLs, `Link` headers), which go on
+    /// past an empty page while the server names a next one.
+    var followsLinks: Bool {
+        switch self {
+        case .nextURL, .linkHeader: true
+        case .cursor, .pageNumber, .offset: false
+        }
+    }
+
     /// Whether the kind decides from the number of records on a page (page numbers, offsets).
     var countsRecords: Bool {
         switch self {

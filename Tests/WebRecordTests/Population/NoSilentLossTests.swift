@@ -284,8 +284,9 @@ func makeSilentLossStore() throws -> RecordingStore {
 
     @Test func aRecordIdentifiedByADroppedOwnerIsDroppedWithIt() throws {
         let test = try makeSilentLossStore()
-        let result = try test.store.populate(json(#"[{"id": 4, "stats": {"comments": 3}}]"#), entity: "Issue")
-        #expect(try test.store.count("Issue") == 0)
+        let result = try test.store.populate(
+            json(#"[{"id": 4, "stats": {"comments": 3}}, {"id": 5, "title": "kept"}]"#), entity: "Issue")
+        #expect(try test.store.count("Issue") == 1)
         #expect(try test.store.count("Stats") == 0)
         #expect(result.debugger.errors.contains { $0.entity == "Stats" })
     }
@@ -303,6 +304,67 @@ func makeSilentLossStore() throws -> RecordingStore {
         // Naming the owner it is nested in is consistent.
         _ = try test.store.populate(json(#"[{"id": 1, "stats": {"issue": 1, "comments": 6}}]"#), entity: "Issue")
         #expect(try test.store.fetchOne("Issue", primaryKey: 1)?.related("stats")?["comments"] as Int? == 6)
+    }
+
+    @Test func anErrorObjectThatHasTheKeyFieldIsNotAListEither() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]"#), entity: "Issue")
+        let before = try dumpContent(test.store)
+        for (body, options) in [
+            (#"{"id": 0, "error": "Bad credentials"}"#, orphanOptions()), (#"{"id": 0, "error": "Bad credentials"}"#, PopulationOptions()),
+            (#"[{"id": 3}, {"id": 4}]"#, PopulationOptions()), (#"[{"id": 3, "title": "c"}, {"id": 4}]"#, orphanOptions()),
+        ] {
+            let failure = try #require(throws: WebRecordFailure.self) { try test.store.populate(json(body), entity: "Issue", options: options) }
+            #expect(failure.error.code == .invalidResponseFormat, "\(body)")
+            #expect(failure.error.message.contains("could be stored") || failure.error.message.contains("could not be stored"))
+            #expect(try dumpContent(test.store) == before, "\(body)")
+        }
+    }
+
+    @Test func aNestedToOneWithANullOrInvalidKeyIsNotTakenForTheRecordRelatedThere() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 1, "name": "one", "children": [{"id": 11}]}]"#), entity: "Unit")
+        for nested in [#"{"id": null, "name": "Z"}"#, #"{"id": "abc", "name": "Z"}"#, #"{"id": 99999999999999999999, "name": "Z"}"#] {
+            let result = try test.store.populate(json(#"[{"id": 11, "parent": \#(nested)}]"#), entity: "Unit")
+            #expect(result.debugger.contains(.missingPrimaryKey), "\(nested)")
+            let one = try #require(try test.store.fetchOne("Unit", primaryKey: 1), "unit 1 lost its key: \(nested)")
+            #expect(one["name"] as String? == "one", "\(nested)")
+            #expect(try test.store.fetchOne("Unit", primaryKey: 11)?.related("parent")?["id"] as Int? == 1, "\(nested)")
+        }
+        // An owner-keyed record whose key relationship is null stays its owner's.
+        _ = try test.store.populate(json(#"[{"id": 5, "title": "t", "stats": {"comments": 1}}]"#), entity: "Issue")
+        let result = try test.store.populate(json(#"[{"id": 5, "stats": {"issue": null, "comments": 9}}]"#), entity: "Issue")
+        #expect(result.debugger.errors.contains { $0.entity == "Stats" && $0.property == "issue" })
+        let stats = try #require(try test.store.fetchOne("Issue", primaryKey: 5)?.related("stats"))
+        #expect(stats["comments"] as Int? == 9)
+        #expect(stats.related("issue")?["id"] as Int? == 5)
+    }
+
+    @Test func aRejectedRelationshipValueKeepsWhatIsStored() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 1, "parent": 2, "children": [3, 4]}]"#), entity: "Unit")
+        func unit() throws -> Record { try #require(try test.store.fetchOne("Unit", primaryKey: 1)) }
+        for bad in [#""bad""#, "true", "[]", "[null]", #"[[2]]"#, #"{"id": "x"}"#] {
+            _ = try test.store.populate(json(#"[{"id": 1, "parent": \#(bad)}]"#), entity: "Unit")
+            #expect(try unit().related("parent")?["id"] as Int? == 2, "parent: \(bad)")
+        }
+        for bad in [#""bad""#, "true", "{}", #"[{"id": "bad"}]"#, #"[null, true, 1.5, "zz", [3]]"#] {
+            let result = try test.store.populate(json(#"[{"id": 1, "children": \#(bad)}]"#), entity: "Unit")
+            #expect(!result.debugger.warnings.isEmpty, "children: \(bad)")
+            #expect(try unit().relatedRecords("children").compactMap { $0["id"] as Int? }.sorted() == [3, 4], "children: \(bad)")
+        }
+        // Valid members among rejected ones are added, and remove none (whatever the merge rule).
+        _ = try test.store.populate(json(#"[{"id": 1, "children": [5, "bad"]}]"#), entity: "Unit")
+        #expect(try unit().relatedRecords("children").compactMap { $0["id"] as Int? }.sorted() == [3, 4, 5])
+        // Within one response, an invalid later duplicate never replaces a valid earlier link.
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "parent": 7, "children": [8]}, {"id": 1, "parent": "bad", "children": "bad"}]"#), entity: "Unit")
+        #expect(try unit().related("parent")?["id"] as Int? == 7)
+        #expect(try unit().relatedRecords("children").compactMap { $0["id"] as Int? } == [8])
+        // An explicit null still clears, and [] still empties a to-many (replace).
+        _ = try test.store.populate(json(#"[{"id": 1, "parent": null, "children": []}]"#), entity: "Unit")
+        #expect(try unit().related("parent") == nil)
+        #expect(try unit().relatedRecords("children").isEmpty)
     }
 
     // MARK: - Identity is exact (§3.3)

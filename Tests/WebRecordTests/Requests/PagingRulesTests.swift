@@ -418,9 +418,18 @@ enum PagingRules {
         #expect(pages.last?.result.debugger.warnings.isEmpty == true)
     }
 
-    @Test func anEmptyPageEndsEvenWhenItNamesANextPage() async throws {
+    @Test func anEmptyPageThatStillNamesANextPageIsFollowed() async throws {
         loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
         loopback.route("/p2", .json(PagingRules.body([], next: "/p3")))
+        loopback.route("/p3", .json(PagingRules.body([3], next: nil)))
+        let pages = try await pages("p1", PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
+        #expect(PagingRules.sent(loopback) == ["/p1", "/p2", "/p3"])
+        expectEnd(pages, .noNextPage)
+    }
+
+    @Test func anEmptyPageNamingNoNextPageIsEmptyPage() async throws {
+        loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
+        loopback.route("/p2", .json(PagingRules.body([], next: nil)))
         let pages = try await pages("p1", PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
         #expect(PagingRules.sent(loopback) == ["/p1", "/p2"])
         expectEnd(pages, .emptyPage)

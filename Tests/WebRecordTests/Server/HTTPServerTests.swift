@@ -269,7 +269,7 @@ import FoundationNetworking
         ("http://h.test/v1", "/posts/1", "http://h.test/v1/posts/1"),
         ("http://h.test/", "stream/0/posts?count=5", "http://h.test/stream/0/posts?count=5"),
         ("http://h.test/v1", "https://other.test/x?y=1", "https://other.test/x?y=1"),
-        ("http://h.test/v1", "HTTP://other.test/x", "HTTP://other.test/x"),
+        ("http://h.test/v1", "HTTP://other.test/x", "http://other.test/x"),  // schemes are sent lower-case
     ])
     func urnsResolveAgainstTheBaseURL(base: String, urn: String, expected: String) throws {
         let server = HTTPServer(baseURL: try #require(URL(string: base)))
