@@ -144,6 +144,7 @@ enum PopulateCommand: Subcommand {
                 let deleted = try ResponsePopulation(store: store, options: orphanOptions).deleteOrphans(
                     of: entity, keeping: kept, results: last.records, response: last.response, debugger: debugger)
                 summary.addDeleted(deleted)
+                summary.addWarnings(of: debugger)  // an orphan a deny rule kept, say
             } catch {
                 throw Failure("deleting orphans: \(StoreAccess.describe(error.error)); every source was saved")
             }

@@ -26,7 +26,12 @@ struct PopulationSummary {
             total = total + counts
             byEntity[entity] = (byEntity[entity] ?? ChangeCounts()) + counts
         }
-        warnings += result.debugger.warnings.map { Warning(code: "\($0.code)", message: Self.message(of: $0)) }
+        addWarnings(of: result.debugger)
+    }
+
+    /// Adds a debugger's non-fatal errors (the orphan deletion after the last source's, say).
+    mutating func addWarnings(of debugger: Debugger) {
+        warnings += debugger.warnings.map { Warning(code: "\($0.code)", message: Self.message(of: $0)) }
     }
 
     /// Adds the counts of an orphan deletion run after the last source.

@@ -77,6 +77,27 @@ import WebRecord
         }
     }
 
+    @Test func anOrphanADenyRuleKeepsIsReportedAsAWarning() async throws {
+        let denySchema = try directory.write("Deny.json", """
+            {"entities": {
+              "Post": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+                "relationships": {"comments": {"destination": "Comment", "toMany": true, "inverse": "post", "deleteRule": "deny"}}},
+              "Comment": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+                "relationships": {"post": {"destination": "Post", "inverse": "comments"}}}
+            }}
+            """)
+        let store = directory.path("deny.sqlite")
+        let first = try directory.write("first.json", #"[{"id": 1, "comments": [{"id": 5}]}, {"id": 2}]"#)
+        let second = try directory.write("second.json", #"[{"id": 2}]"#)
+        let seeded = try await CLI.run(["populate", "--schema", denySchema, "--db", store, "--entity", "Post", first])
+        #expect(seeded.status == 0, "\(seeded)")
+        let result = try await CLI.run(["populate", "--schema", denySchema, "--db", store, "--entity", "Post", "--delete-orphans", "--json", second])
+        #expect(result.status == 0, "\(result)")
+        let summary = try #require(try JSONReader().read(result.stdoutData).objectValue)
+        #expect(summary["deleted"] == 0)
+        #expect(summary["warnings"]?.arrayValue?.contains { $0["message"]?.stringValue?.contains("deny rule") == true } == true, "\(result)")
+    }
+
     @Test func anExplicitEmptyListDeletesEveryRecord() async throws {
         try await seed()
         let result = try await populate(#"{"units": []}"#, ["--delete-orphans"])

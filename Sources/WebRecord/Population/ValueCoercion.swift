@@ -16,7 +16,7 @@ import Foundation
 /// - string: strings; numbers and booleans are written as their JSON text.
 /// - date: ISO-8601 strings (fraction and zone optional), Unix seconds as a number, then the
 ///   attribute's `dateFormat` and the schema's `dateFormats`.
-/// - data: base64 strings. uuid: UUID strings. url: absolute or relative URL strings.
+/// - data: canonical base64 strings (what `Data.base64EncodedString()` writes). uuid: UUID strings. url: absolute or relative URL strings.
 /// - json: anything.
 struct ValueCoercion: Sendable {
     let dateFormats: [String]
@@ -82,7 +82,10 @@ struct ValueCoercion: Sendable {
                 DateCoding.isStorable($0) ? .text(DateCoding.string(from: $0)) : nil
             }
         case .data:
-            guard let text = value.stringValue, let data = Data(base64Encoded: text) else { return nil }
+            // Canonical base64 only: padding bits that are not zero (`AR==`) or extra padding
+            // would be stored as other bytes than the text says, so they are refused.
+            guard let text = value.stringValue, let data = Data(base64Encoded: text), data.base64EncodedString() == text
+            else { return nil }
             return .blob(data)
         case .uuid:
             guard let text = value.stringValue, let uuid = UUID(uuidString: text) else { return nil }
@@ -109,7 +112,7 @@ struct ValueCoercion: Sendable {
         if type == .double {
             switch value {
             case .integer(let number): guard Double(exactly: number) != nil else { return nil }
-            case .number: return nil
+            case .number(let text): guard JSONNumberText.double(exactly: text) != nil else { return nil }
             case .string(let text): guard JSONNumberText.double(exactly: text) != nil else { return nil }
             default: break
             }

@@ -407,8 +407,9 @@ func makeSilentLossStore() throws -> RecordingStore {
             try test.store.populate(json(#"[{"id": 9223372036854775808, "title": "t"}]"#), entity: "Issue")
         }
         let readings = try test.store.populate(
-            json(#"[{"value": 9007199254740993}, {"value": 9007199254740992}, {"value": 0.5}]"#), entity: "Reading")
-        #expect(readings.changes.inserted == 2)
+            json(#"[{"value": 9007199254740993}, {"value": 9007199254740992}, {"value": 0.5}, {"value": 1e2}, {"value": 100.0}]"#),
+            entity: "Reading")
+        #expect(readings.changes.inserted == 3)  // 1e2 and 100.0 are one exact double key
         #expect(readings.debugger.contains(.missingPrimaryKey))
         #expect(try test.store.count("Issue") == 0)
     }

@@ -276,6 +276,8 @@ import WebRecordTesting
         (#""12345678901234567890.123456789""#, "decimal", "\"12345678901234567890.123456789\""),
         (#""1.2.3""#, "decimal", nil), (#""+-5""#, "decimal", nil), (#""12abc""#, "decimal", nil),
         (#""1234567890123456789012345678901234567890""#, "decimal", nil),
+        // Base64: canonical only; other padding bits or extra padding would store other bytes.
+        (#""AQID""#, "data", "\"AQID\""), (#""AR==""#, "data", nil), (#""AQID====""#, "data", nil),
         (#"1353465222"#, "date", "\"2012-11-21T02:33:42.000Z\""),
         (#""21/11/2012""#, "date", "\"2012-11-21T00:00:00.000Z\""),
         (#""yesterday""#, "date", nil),
