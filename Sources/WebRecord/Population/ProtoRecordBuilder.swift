@@ -25,7 +25,9 @@ final class ProtoRecordBuilder {
     @exclusivity(unchecked) private(set) var protoRecords: [ProtoRecord] = []
     /// The top-level values skipped because they could not be identified (DESIGN §3.5): no
     /// primary key after injection, or one that is not a valid key. The first is kept for messages.
-    private(set) var unidentifiedTopLevel: (count: Int, first: JSONValue?) = (0, nil)
+    private(set) var unidentifiedTopLevel: (count: Int, first: JSONValue?, firstIndex: Int) = (0, nil, 0)
+    /// The position of the top-level value being built, for messages.
+    private var topLevelIndex = 0
     /// The top-level dictionaries of an abstract entity skipped because no sub-entity matched.
     private(set) var unmappedTopLevel = 0
 
@@ -58,6 +60,7 @@ final class ProtoRecordBuilder {
         var seen = Set<ObjectIdentifier>()
         seen.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {
+            topLevelIndex = index
             let proto: ProtoRecord?
             switch value {
             case .object(let dictionary):
@@ -246,7 +249,11 @@ final class ProtoRecordBuilder {
     }
 
     private func noteUnidentifiedTopLevel(_ value: JSONValue) {
-        unidentifiedTopLevel = (unidentifiedTopLevel.count + 1, unidentifiedTopLevel.first ?? value)
+        if unidentifiedTopLevel.count == 0 {
+            unidentifiedTopLevel = (1, value, topLevelIndex)
+        } else {
+            unidentifiedTopLevel.count += 1
+        }
     }
 
     /// Sets the relationships present in this occurrence of `proto`'s dictionary, building the

@@ -204,21 +204,26 @@ public struct ResponsePopulation: Sendable {
     /// Records of an abstract entity that no sub-entity matched (`unmapped`) count too when
     /// orphans are deleted: skipped, they would be taken for orphans.
     private func requireIdentified(
-        _ unidentified: (count: Int, first: JSONValue?), unmapped: Int, identified: Int, entity: Entity, keyPath: String?
+        _ unidentified: (count: Int, first: JSONValue?, firstIndex: Int), unmapped: Int, identified: Int, entity: Entity,
+        keyPath: String?
     ) throws(WebRecordError) {
         guard unidentified.count > 0 || (unmapped > 0 && options.deletesOrphans) else { return }
         let total = unidentified.count + unmapped + identified
+        // Where the first one is, and what it is: `data.1`, `{"message": "Bad credentials"}`.
+        let first = unidentified.first.map {
+            " (the first at '\(keyPath.map { "\($0)." } ?? "")\(unidentified.firstIndex)': \(WebRecordError.excerpt(of: $0)))"
+        } ?? ""
         if identified == 0, unidentified.count > 0 {
             throw WebRecordError(
                 .invalidResponseFormat,
-                "none of the \(total) top-level record\(total == 1 ? "" : "s") could be identified (by a primary key and a concrete entity); "
+                "none of the \(total) top-level record\(total == 1 ? "" : "s") could be identified (by a primary key and a concrete entity)\(first); "
                     + "the response is not a list of \(entity.name) records, and nothing was written",
                 entity: entity.name, keyPath: keyPath, value: unidentified.first)
         }
         if options.deletesOrphans {
             throw WebRecordError(
                 .invalidResponseFormat,
-                "\(unidentified.count + unmapped) of the \(total) top-level records could not be identified (by a primary key and a concrete entity); "
+                "\(unidentified.count + unmapped) of the \(total) top-level records could not be identified (by a primary key and a concrete entity)\(first); "
                     + "with orphan deletion nothing is written or deleted",
                 entity: entity.name, keyPath: keyPath, value: unidentified.first)
         }
