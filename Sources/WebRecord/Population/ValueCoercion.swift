@@ -247,6 +247,9 @@ final class DateFormatterCache: @unchecked Sendable {
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "UTC")
             formatter.dateFormat = format
+            // Proleptic Gregorian, as dates are stored: the default switches to the Julian
+            // calendar before October 1582, so `01/01/1000` would be another day than `1000-01-01`.
+            formatter.gregorianStartDate = Date(timeIntervalSince1970: -1e13)
             formatters[format] = formatter
         }
         return formatter.date(from: text)

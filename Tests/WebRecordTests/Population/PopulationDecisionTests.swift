@@ -280,6 +280,8 @@ import WebRecordTesting
         (#""AQID""#, "data", "\"AQID\""), (#""AR==""#, "data", nil), (#""AQID====""#, "data", nil),
         (#"1353465222"#, "date", "\"2012-11-21T02:33:42.000Z\""),
         (#""21/11/2012""#, "date", "\"2012-11-21T00:00:00.000Z\""),
+        // Schema date formats are proleptic Gregorian like ISO-8601 text, before 1582 too.
+        (#""01/01/1000""#, "date", "\"1000-01-01T00:00:00.000Z\""), (#""29/02/1500""#, "date", nil),
         (#""yesterday""#, "date", nil),
     ] as [(String, String, String?)])
     func coercionIsStrictAndTypeDirected(input: String, type: String, expected: String?) throws {
