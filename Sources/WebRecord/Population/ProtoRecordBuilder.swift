@@ -103,8 +103,15 @@ final class ProtoRecordBuilder {
                 entity: parent?.entity.name ?? declared.name, property: relationship?.name)
         }
         var representation = declared
-        if declared.hasSubentities {
-            let chosen = selector.entity(for: original, startingAt: declared.entity)
+        if declared.isDiscriminated {
+            guard let chosen = selector.entity(for: original, startingAt: declared.entity) else {
+                debugger.record(WebRecordError(
+                    .invalidEntityDescription,
+                    "the record names an entity that is not a kind of \(declared.name); it was skipped",
+                    isFatal: false, entity: declared.name, property: relationship?.name, value: .object(original)))
+                if parent == nil, relationship == nil { unmappedTopLevel += 1 }
+                return nil
+            }
             representation = try representations.representation(of: chosen)
         }
         if representation.isAbstract {

@@ -160,6 +160,9 @@ final class Representation {
     let rootName: String
     let isAbstract: Bool
     let hasSubentities: Bool
+    /// Whether a dictionary may name another entity than this one: it has sub-entities, or a
+    /// discriminator declared on an ancestor governs it (the selector's work is needed).
+    let isDiscriminated: Bool
     let hasPrimaryKey: Bool
     /// The plan of the entity's table.
     let table: TablePlan?
@@ -185,6 +188,7 @@ final class Representation {
         self.rootName = entity.rootName
         self.isAbstract = entity.isAbstract
         self.hasSubentities = !entity.subentityNames.isEmpty
+        self.isDiscriminated = hasSubentities || SubentitySelector.governingDiscriminator(of: entity, in: store.schema) != nil
         self.hasPrimaryKey = entity.primaryKey != nil
         let table = plans[entity.rootName]
         self.table = table
@@ -362,19 +366,41 @@ struct SubentitySelector {
     let store: RecordStore
 
     /// The most specific entity for `dictionary`, starting at `entity`: the registered Record
-    /// class's hook first, then the schema's discriminator, repeated down the hierarchy.
-    func entity(for dictionary: JSONObject, startingAt entity: Entity) -> Entity {
+    /// class's hook first, then the discriminator that governs the entity (its own, or its
+    /// nearest ancestor's), repeated down the hierarchy.
+    ///
+    /// Nil when the dictionary names an entity of another branch of the hierarchy (`"kind":
+    /// "film"` where a `Book` is expected): the record is not one of `entity`, and is skipped
+    /// rather than stored as one. A name of a more general entity keeps the more specific one.
+    func entity(for dictionary: JSONObject, startingAt entity: Entity) -> Entity? {
         var current = entity
         var steps = 0
-        while !current.subentityNames.isEmpty, steps < 64 {
+        while steps < 64 {
             steps += 1
-            let hook = store.recordClass(for: current.name).subentityName(for: dictionary, of: current)
-            guard let name = hook ?? discriminated(dictionary, by: current.subentityDiscriminator),
-                name != current.name, let next = schema.entity(named: name), schema.entity(name, isKindOf: current.name)
+            let hook = current.subentityNames.isEmpty
+                ? nil : store.recordClass(for: current.name).subentityName(for: dictionary, of: current)
+            guard let name = hook ?? discriminated(dictionary, by: Self.governingDiscriminator(of: current, in: schema)),
+                name != current.name, let next = schema.entity(named: name)
             else { break }
+            guard schema.entity(name, isKindOf: current.name) else {
+                if schema.entity(current.name, isKindOf: name) { break }
+                return nil
+            }
             current = next
         }
         return current
+    }
+
+    /// The discriminator declared on `entity` or, failing that, on its nearest ancestor.
+    static func governingDiscriminator(of entity: Entity, in schema: Schema) -> SubentityDiscriminator? {
+        var current: Entity? = entity
+        var steps = 0
+        while let candidate = current, steps < 64 {
+            if let discriminator = candidate.subentityDiscriminator { return discriminator }
+            current = candidate.parentName.flatMap { schema.entity(named: $0) }
+            steps += 1
+        }
+        return nil
     }
 
     private func discriminated(_ dictionary: JSONObject, by discriminator: SubentityDiscriminator?) -> String? {

@@ -499,6 +499,24 @@ func makeSilentLossStore() throws -> RecordingStore {
         #expect(Set(names) == ["bug", "ui", "new"])
     }
 
+    @Test func aRecordOfAnotherBranchIsNotStoredAsTheRequestedEntity() throws {
+        let test = try makeSilentLossStore()
+        _ = try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "out"}]"#), entity: "Link")
+        let before = try dumpContent(test.store)
+        // Asked for InwardLinks, the response says link 2 is an outward one: it is not turned
+        // into an InwardLink, and with orphan deletion nothing is deleted.
+        let result = try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "out"}]"#), entity: "InwardLink")
+        #expect(result.debugger.errors.contains { $0.code == .invalidEntityDescription && $0.message.contains("not a kind of InwardLink") })
+        #expect(try test.store.fetchOne("Link", primaryKey: 2)?.entity.name == "OutwardLink")
+        #expect(throws: WebRecordFailure.self) {
+            try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "out"}]"#), entity: "InwardLink", options: orphanOptions())
+        }
+        #expect(try dumpContent(test.store) == before)
+        // The discriminator declared on Link governs its sub-entities too.
+        let again = try test.store.populate(json(#"[{"id": 1, "kind": "in", "inwardNote": "x"}]"#), entity: "InwardLink")
+        #expect(again.changes.updated == 1)
+    }
+
     // MARK: - Sub-entity switches (§3.13)
 
     @Test func aSubentitySwitchClearsWhatTheOldSubentityHad() throws {
