@@ -414,10 +414,18 @@ final class ProtoRecordBuilder {
     /// an invalid later value never replaces a valid earlier one (merged as if after coercion).
     private func merge(_ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation) -> MergeOutcome {
         let wasReference = proto.isReference
-        if representation !== proto.representation,
-            proto.isReference || schema.entity(representation.entity.name, isKindOf: proto.entity.name)
-        {
-            proto.become(representation)
+        if representation !== proto.representation {
+            if proto.isReference || schema.entity(representation.entity.name, isKindOf: proto.entity.name) {
+                proto.become(representation)
+            } else if !schema.entity(proto.entity.name, isKindOf: representation.entity.name) {
+                // Two branches of the hierarchy for one record: the later occurrence wins, as a
+                // later value does, and says so.
+                debugger.record(WebRecordError(
+                    .invalidResponseFormat,
+                    "a duplicate of \(proto) says it is \(representation.entity.name), not \(proto.entity.name); the later wins",
+                    isFatal: false, entity: representation.entity.name, value: .object(dictionary)))
+                proto.become(representation)
+            }
         }
         proto.isReference = false
         // The common case in real streams: the same record repeated as is (a user on each of

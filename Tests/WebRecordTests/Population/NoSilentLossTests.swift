@@ -517,6 +517,15 @@ func makeSilentLossStore() throws -> RecordingStore {
         #expect(again.changes.updated == 1)
     }
 
+    @Test func duplicatesOfTwoBranchesEndAsTheLaterOneAndSaySo() throws {
+        let test = try makeSilentLossStore()
+        let result = try test.store.populate(
+            json(#"[{"id": 1, "kind": "in", "inwardNote": "a"}, {"id": 1, "kind": "out", "outwardNote": "b"}]"#), entity: "Link")
+        let link = try #require(try test.store.fetchOne("Link", primaryKey: 1))
+        #expect(link.entity.name == "OutwardLink" && link["outwardNote"] as String? == "b")
+        #expect(result.debugger.warnings.contains { $0.message.contains("the later wins") })
+    }
+
     // MARK: - Sub-entity switches (§3.13)
 
     @Test func aSubentitySwitchClearsWhatTheOldSubentityHad() throws {
