@@ -62,6 +62,9 @@ public final class ProtoRecord: @unchecked Sendable, CustomStringConvertible {
     /// The owner, for records identified by their owner (those without a key).
     var owner: Owner?
     var row: RowState?
+    /// Whether the store refused the record it names (a reference to a record of another
+    /// branch of its hierarchy): it gets no row, and nothing links to it.
+    var isRejected = false
 
     init(representation: Representation, dictionary: JSONObject, parent: ProtoRecord?, isReference: Bool) {
         self.representation = representation

@@ -73,7 +73,7 @@ struct RecordResolver {
         } else {
             try forEachRow(matchingCompositeKeys: Array(wanted.keys), plan: plan, match)
         }
-        for proto in protos where proto.row == nil {
+        for proto in protos where proto.row == nil && !proto.isRejected {
             try makeNew(proto)
         }
     }
@@ -201,6 +201,17 @@ struct RecordResolver {
         // A stored record keeps its sub-entity unless the response picked a more specific or another one.
         let entityName = proto.representation.name
         if row.entityName != entityName, let stored = representations[row.entityName] {
+            if proto.isReference, !store.schema.entity(stored.name, isKindOf: entityName),
+                !store.schema.entity(entityName, isKindOf: stored.name)
+            {
+                // A reference by key to a record of another branch (a Book-typed link naming a
+                // stored Film): that record is not what the link may hold, so nothing links to it.
+                debugger.record(WebRecordError(
+                    .typeMismatch, "\(proto) names a stored \(stored.name), not a kind of \(entityName); nothing is linked to it",
+                    isFatal: false, entity: entityName, value: proto.primaryKeyValue))
+                proto.isRejected = true
+                return
+            }
             if proto.isReference || store.schema.entity(stored.name, isKindOf: entityName) {
                 proto.become(stored)
             } else {

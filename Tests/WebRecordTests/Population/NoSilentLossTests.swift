@@ -517,6 +517,28 @@ func makeSilentLossStore() throws -> RecordingStore {
         #expect(again.changes.updated == 1)
     }
 
+    @Test func aReferenceByKeyToARecordOfAnotherBranchLinksNothing() throws {
+        let schema = try Schema(json: """
+            {"entities": {
+              "Item": {"primaryKey": "id", "abstract": true, "subentities": {"key": "kind", "map": {"book": "Book", "film": "Film"}},
+                       "attributes": {"id": {"type": "integer"}}},
+              "Book": {"parent": "Item", "relationships": {"author": {"destination": "Person", "inverse": "books"}}},
+              "Film": {"parent": "Item", "attributes": {"minutes": {"type": "integer"}}},
+              "Person": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+                         "relationships": {"books": {"destination": "Book", "toMany": true, "inverse": "author"},
+                                           "best": {"destination": "Book"}}}
+            }}
+            """)
+        let test = try RecordingStore(schema: schema)
+        _ = try test.store.populate(json(#"[{"id": 1, "kind": "book"}, {"id": 2, "kind": "film", "minutes": 90}]"#), entity: "Item")
+        let result = try test.store.populate(json(#"[{"id": 7, "books": [1, 2], "best": 2}]"#), entity: "Person")
+        #expect(result.debugger.errors.contains { $0.code == .typeMismatch && $0.message.contains("not a kind of Book") })
+        let person = try #require(try test.store.fetchOne("Person", primaryKey: 7))
+        #expect(person.relatedRecords("books").compactMap { $0["id"] as Int? } == [1])
+        #expect(person.related("best") == nil)
+        #expect(try test.store.fetchOne("Item", primaryKey: 2)?.entity.name == "Film")
+    }
+
     @Test func duplicatesOfTwoBranchesEndAsTheLaterOneAndSaySo() throws {
         let test = try makeSilentLossStore()
         let result = try test.store.populate(
