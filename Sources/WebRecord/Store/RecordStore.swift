@@ -92,17 +92,25 @@ public final class RecordStore: Sendable {
         let file = StoreFile(path: location, configuration: configuration)
         let writerState = SerializedConnection.State()
         let readerState = SerializedConnection.State()
-        let writer: Connection
-        let reader: Connection
-        do {
-            writer = try file.openWriter(writerState)
-            reader = try file.openReader(readerState)
-            // Refuse an incompatible store now, reading only; the tables are made or migrated by
-            // the first write transaction.
-            try StoreMigrator(layout: layout, connection: reader).check()
-        } catch {
-            throw error.naming(store: location)
+        var opened: (writer: Connection, reader: Connection)?
+        // Processes opening one new file at once can meet each other's locks where SQLite does
+        // not wait (switching the file to WAL): opening is retried for up to the busy timeout.
+        let deadline = Date().addingTimeInterval(configuration.busyTimeout)
+        while opened == nil {
+            do {
+                let writer = try file.openWriter(writerState)
+                let reader = try file.openReader(readerState)
+                // Refuse an incompatible store now, reading only; the tables are made or migrated
+                // by the first write transaction.
+                try StoreMigrator(layout: layout, connection: reader).check()
+                opened = (writer, reader)
+            } catch {
+                let code = (error.sqliteCode ?? 0) & 0xFF
+                guard code == 5 || code == 6, Date() < deadline else { throw error.naming(store: location) }
+                usleep(5_000)
+            }
         }
+        guard let (writer, reader) = opened else { throw WebRecordError(.storeError, "the store could not be opened") }
         self.writer = SerializedConnection(writer, state: writerState, open: file.openWriter)
         self.reader = SerializedConnection(reader, state: readerState, open: file.openReader)
         self.file = file

@@ -28,9 +28,25 @@ struct StoreFile: Sendable {
     }
 
     /// Switches the file to WAL unless it is already. Runs outside a transaction.
+    ///
+    /// Several processes opening one new file race to switch it, and SQLite answers a switch
+    /// that meets another connection's lock with `SQLITE_BUSY` at once, without its busy
+    /// handler: the switch is retried, like any wait for a writer, for up to the busy timeout.
     func enableWAL(on connection: Connection) throws(WebRecordError) {
-        if try connection.unobserved({ () throws(WebRecordError) in try connection.scalar("PRAGMA journal_mode") }) != .text("wal") {
-            try connection.execute("PRAGMA journal_mode = WAL")
+        let deadline = Date().addingTimeInterval(configuration.busyTimeout)
+        while true {
+            do {
+                if try connection.unobserved({ () throws(WebRecordError) in try connection.scalar("PRAGMA journal_mode") })
+                    != .text("wal")
+                {
+                    try connection.execute("PRAGMA journal_mode = WAL")
+                }
+                return
+            } catch {
+                let code = (error.sqliteCode ?? 0) & 0xFF
+                guard code == 5 || code == 6, Date() < deadline else { throw error }  // SQLITE_BUSY, SQLITE_LOCKED
+                usleep(5_000)
+            }
         }
     }
 
