@@ -51,6 +51,11 @@ enum PopulateCommand: Subcommand {
         let entity = try StoreAccess.requireEntity(arguments.value("--entity") ?? "", in: schema)
         var options = PopulationOptions()
         options.keyPath = arguments.value("--key-path")
+        if let keyPath = options.keyPath, !keyPath.isEmpty, keyPath.split(separator: ".", omittingEmptySubsequences: false).contains("") {
+            throw UsageError(
+                message: "invalid --key-path '\(keyPath)'; expected names separated by single dots ('' for the response itself)",
+                command: spec)
+        }
         options.orphanDeletionFollows = paging.deleteOrphans
 
         let summary = try await populate(

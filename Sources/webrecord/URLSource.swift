@@ -30,7 +30,8 @@ struct URLFetchOptions {
             self.headers[name] = value
         }
         if let timeout {
-            guard let seconds = TimeInterval(timeout), seconds.isFinite, seconds > 0 else {
+            // A decimal number only: Swift's Double parser would also take `0x10` or `1e2_0`.
+            guard JSONNumberText.parts(of: timeout) != nil, let seconds = TimeInterval(timeout), seconds.isFinite, seconds > 0 else {
                 throw UsageError(message: "invalid timeout '\(timeout)'; expected a positive number of seconds", command: PopulateCommand.spec)
             }
             guard seconds <= HTTPServer.maximumTimeout else {

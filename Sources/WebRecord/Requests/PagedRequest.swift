@@ -231,8 +231,13 @@ extension RecordStore {
         var request = prepared.request
         request.page = PageInformation(index: state.index, previousPageManager: state.previousPageManager)
         state.requested.insert(Self.identity(urn: request.urn, data: request.data))
-        var result = try await run(
-            PreparedRequest(server: prepared.server, request: request, debugger: prepared.debugger), options: requestOptions)
+        var result: RequestResult
+        do {
+            result = try await run(
+                PreparedRequest(server: prepared.server, request: request, debugger: prepared.debugger), options: requestOptions)
+        } catch {
+            throw Self.naming(page: state.index, urn: request.urn, in: error)
+        }
 
         // The page as fetched (its full URL, after redirects) is requested too: a next link
         // names pages by URL.
@@ -312,6 +317,15 @@ extension RecordStore {
         return Page(
             index: index, records: result.records, result: result, pageManager: pageManager, progress: progress,
             isLast: isLast, end: end, orphansDeleted: deleted)
+    }
+
+    /// A page's failure saying which page failed, when it is not the first (whose URN is the
+    /// request's own).
+    private static func naming(page index: Int, urn: String, in error: any Error) -> any Error {
+        guard index > 0, let failure = error as? WebRecordFailure else { return error }
+        var named = failure.error
+        named.message += " (page \(index + 1), \(Redaction.urn(urn)))"
+        return WebRecordFailure(named, debugger: failure.debugger)
     }
 
     /// What identifies one page's request: its URN and its parameters.

@@ -53,6 +53,16 @@ import WebRecordTesting
         #expect(pages.last?.result.debugger.warnings.contains { $0.message.contains("already requested") } == true)
     }
 
+    @Test func aFailingLaterPageIsNamedInTheError() async throws {
+        loopback.route("/a", .json(#"{"data": [{"id": 1}], "next": "/b?x=1"}"#))
+        loopback.route("/b", .status(500))
+        let failure = await #expect(throws: WebRecordFailure.self) {
+            _ = try await collect(store.pages(entity: "Post", urn: "a", options: PagingOptions(pagination: .nextURL(keyPath: "next"))))
+        }
+        #expect(failure?.error.message.contains("(page 2, ") == true, "\(String(describing: failure))")
+        #expect(failure?.error.message.contains("/b?x=1") == true, "\(String(describing: failure))")
+    }
+
     @Test func theEndingIsTheServersWhenItNamesNoMore() async throws {
         loopback.route("/one", .json(#"{"data": [{"id": 1}], "next": null}"#))
         let pages = try await collect(store.pages(entity: "Post", urn: "one", options: PagingOptions(pagination: .nextURL(keyPath: "next"))))
