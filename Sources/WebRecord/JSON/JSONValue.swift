@@ -228,3 +228,39 @@ extension JSONValue: CustomStringConvertible {
     /// The value as compact JSON text (``serialized(sortedKeys:prettyPrinted:)`` with defaults).
     public var description: String { serialized() }
 }
+
+extension JSONValue {
+    /// Hashes the value consistently with `==`.
+    ///
+    /// Written out rather than synthesized: the synthesized form goes through generic
+    /// `Hasher.combine` and `Array.hash(into:)` for every level, and a value nested 512 levels
+    /// deep must hash on a thread with a small stack.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null:
+            hasher.combine(0 as UInt8)
+        case .bool(let bool):
+            hasher.combine(1 as UInt8)
+            hasher.combine(bool)
+        case .integer(let integer):
+            hasher.combine(2 as UInt8)
+            hasher.combine(integer)
+        case .double(let double):
+            hasher.combine(3 as UInt8)
+            hasher.combine(double)
+        case .number(let text):
+            hasher.combine(4 as UInt8)
+            hasher.combine(text)
+        case .string(let string):
+            hasher.combine(5 as UInt8)
+            hasher.combine(string)
+        case .array(let elements):
+            hasher.combine(6 as UInt8)
+            hasher.combine(elements.count)
+            for element in elements { element.hash(into: &hasher) }
+        case .object(let object):
+            hasher.combine(7 as UInt8)
+            object.hash(into: &hasher)
+        }
+    }
+}
