@@ -31,7 +31,7 @@ let package = Package(
             path: "Examples/Foursquare",
             exclude: ["README.md", "LICENSE-fixtures", "venues.json"]
         ),
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["WebRecord", "WebRecordTesting"], path: "Tests/TestSupport"),
         .testTarget(
             name: "WebRecordTests",
             dependencies: ["WebRecord", "WebRecordTesting", "TestSupport"],

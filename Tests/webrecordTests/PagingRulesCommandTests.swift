@@ -44,26 +44,6 @@ import WebRecordTesting
 
     // MARK: Helpers
 
-    static func body(_ ids: [Int], meta: JSONObject = [:]) -> String {
-        var object = JSONObject()
-        object["data"] = .array(ids.map { ["id": .integer(Int64($0)), "name": .string("item \($0)")] })
-        object["meta"] = .object(meta)
-        return JSONValue.object(object).serialized()
-    }
-
-    static func body(_ ids: [Int], next: String?) -> String {
-        body(ids, meta: ["next": next.map { .string($0) } ?? .null])
-    }
-
-    static func body(_ ids: [Int], cursor: String?) -> String {
-        body(ids, meta: cursor.map { ["cursor": .string($0)] } ?? [:])
-    }
-
-    /// Every request a server received, as `path?query`, in order.
-    static func sent(_ server: LoopbackHTTPServer) -> [String] {
-        server.requests.map { $0.path + ($0.query.map { "?" + $0 } ?? "") }
-    }
-
     func populate(_ sources: [String], _ extra: [String], entity: String = "Item", json: Bool = true) async throws -> CLIResult {
         try await CLI.run(
             ["populate", "--schema", schema, "--db", db, "--entity", entity] + (json ? ["--json"] : []) + extra + sources,
@@ -81,7 +61,7 @@ import WebRecordTesting
 
     /// Seeds the store with `ids` from a file.
     func seed(_ ids: [Int], entity: String = "Item") async throws {
-        let body = entity == "Item" ? Self.body(ids) : #"{"id": \#(ids[0]), "name": "old"}"#
+        let body = entity == "Item" ? PagingBodies.body(ids) : #"{"id": \#(ids[0]), "name": "old"}"#
         let file = try directory.write("seed.json", body)
         let result = try await populate([file], [], entity: entity)
         #expect(result.status == 0, "\(result)")
@@ -109,16 +89,16 @@ import WebRecordTesting
 
     @Test func nextURLsResolveAsRFC3986Says() async throws {
         server.route("/api/v1/items", [
-            .json(Self.body([1], next: "?page=2")), .json(Self.body([2], next: "../v2/./list/../items")),
+            .json(PagingBodies.body([1], next: "?page=2")), .json(PagingBodies.body([2], next: "../v2/./list/../items")),
         ])
-        server.route("/api/v2/items", .json(Self.body([3], next: "/posts?page=2")))
-        server.route("/posts", .json(Self.body([4], next: "items?page=5")))
-        server.route("/items", .json(Self.body([5], next: server.url("/final?x=1").absoluteString)))
-        server.route("/final", .json(Self.body([6], next: nil)))
+        server.route("/api/v2/items", .json(PagingBodies.body([3], next: "/posts?page=2")))
+        server.route("/posts", .json(PagingBodies.body([4], next: "items?page=5")))
+        server.route("/items", .json(PagingBodies.body([5], next: server.url("/final?x=1").absoluteString)))
+        server.route("/final", .json(PagingBodies.body([6], next: nil)))
         let source = server.url("/api/v1/items?page=1")
         let result = try await populate(source, ["--paginate", "next-url:meta.next"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == [
+        #expect(PagingBodies.sent(server) == [
             "/api/v1/items?page=1", "/api/v1/items?page=2", "/api/v2/items", "/posts?page=2", "/items?page=5", "/final?x=1",
         ])
         #expect(try storedIDs() == [1, 2, 3, 4, 5, 6])
@@ -128,26 +108,26 @@ import WebRecordTesting
 
     @Test func linkHeaderTargetsResolveAgainstTheirPage() async throws {
         server.route("/a/b/list", [
-            .json(Self.body([1]), headers: ["Link": #"<?page=2>; rel="next""#]),
-            .json(Self.body([2]), headers: ["Link": #"<../c/./more>; rel="next""#]),
+            .json(PagingBodies.body([1]), headers: ["Link": #"<?page=2>; rel="next""#]),
+            .json(PagingBodies.body([2]), headers: ["Link": #"<../c/./more>; rel="next""#]),
         ])
-        server.route("/a/c/more", .json(Self.body([3]), headers: ["Link": #"</top?page=4>; rel="next""#]))
-        server.route("/top", .json(Self.body([4]), headers: ["Link": #"</a/b/list>; rel="first""#]))
+        server.route("/a/c/more", .json(PagingBodies.body([3]), headers: ["Link": #"</top?page=4>; rel="next""#]))
+        server.route("/top", .json(PagingBodies.body([4]), headers: ["Link": #"</a/b/list>; rel="first""#]))
         let source = server.url("/a/b/list")
         let result = try await populate(source, ["--paginate", "link-header"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/a/b/list", "/a/b/list?page=2", "/a/c/more", "/top?page=4"])
+        #expect(PagingBodies.sent(server) == ["/a/b/list", "/a/b/list?page=2", "/a/c/more", "/top?page=4"])
         #expect(try storedIDs() == [1, 2, 3, 4])
         #expect(try paging(result) == [PagingLine(source: source.absoluteString, pages: 4, end: "noNextPage")])
     }
 
     @Test func anAbsolutePathDoesNotStayBelowTheSourcePath() async throws {
-        server.route("/deep/path/items", .json(Self.body([1], next: "/items")))
-        server.route("/items", .json(Self.body([2], next: nil)))
+        server.route("/deep/path/items", .json(PagingBodies.body([1], next: "/items")))
+        server.route("/items", .json(PagingBodies.body([2], next: nil)))
         server.route("/deep/path/items/items", .status(500))
         let result = try await populate(server.url("/deep/path/items"), ["--paginate", "next-url:meta.next"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/deep/path/items", "/items"])
+        #expect(PagingBodies.sent(server) == ["/deep/path/items", "/items"])
         #expect(try storedIDs() == [1, 2])
     }
 
@@ -163,22 +143,22 @@ import WebRecordTesting
     ])
     func linkHeadersAreParsedByTheirGrammar(link: String) async throws {
         let target = server.url("/target").absoluteString
-        server.route("/start", .json(Self.body([1]), headers: ["Link": link.replacingOccurrences(of: "TARGET", with: target)]))
-        server.route("/target", .json(Self.body([2])))
+        server.route("/start", .json(PagingBodies.body([1]), headers: ["Link": link.replacingOccurrences(of: "TARGET", with: target)]))
+        server.route("/target", .json(PagingBodies.body([2])))
         let result = try await populate(server.url("/start"), ["--paginate", "link-header"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/start", "/target?ids=1,2;x"], "\(link)")
+        #expect(PagingBodies.sent(server) == ["/start", "/target?ids=1,2;x"], "\(link)")
         #expect(try storedIDs() == [1, 2])
         #expect(try paging(result).map(\.end) == ["noNextPage"])
     }
 
     @Test(arguments: [#"</target>; rel="nextpage""#, #"</target>; title="next""#, #"</target>; rel="prev"; title="rel=next""#])
     func aLinkThatIsNotNextIsNotFollowed(link: String) async throws {
-        server.route("/start", .json(Self.body([1]), headers: ["Link": link]))
-        server.route("/target", .json(Self.body([2])))
+        server.route("/start", .json(PagingBodies.body([1]), headers: ["Link": link]))
+        server.route("/target", .json(PagingBodies.body([2])))
         let result = try await populate(server.url("/start"), ["--paginate", "link-header"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/start"], "\(link)")
+        #expect(PagingBodies.sent(server) == ["/start"], "\(link)")
         #expect(try paging(result).map(\.end) == ["noNextPage"])
     }
 
@@ -186,36 +166,36 @@ import WebRecordTesting
 
     @Test func aCursorReplacesTheSourceURLs() async throws {
         server.route("/items", [
-            .json(Self.body([1], cursor: "c2")), .json(Self.body([2], cursor: "c3")), .json(Self.body([3], cursor: nil)),
+            .json(PagingBodies.body([1], cursor: "c2")), .json(PagingBodies.body([2], cursor: "c3")), .json(PagingBodies.body([3], cursor: nil)),
         ])
         let result = try await populate(server.url("/items?cursor=abc&limit=5"), ["--paginate", "cursor:meta.cursor:cursor"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/items?cursor=abc&limit=5", "/items?limit=5&cursor=c2", "/items?limit=5&cursor=c3"])
+        #expect(PagingBodies.sent(server) == ["/items?cursor=abc&limit=5", "/items?limit=5&cursor=c2", "/items?limit=5&cursor=c3"])
         #expect(try storedIDs() == [1, 2, 3])
         #expect(try paging(result).map(\.end) == ["noNextPage"])
     }
 
     @Test func aPageNumberReplacesTheSourceURLs() async throws {
-        server.route("/items", [.json(Self.body([1, 2])), .json(Self.body([3])), .json(Self.body([]))])
+        server.route("/items", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3])), .json(PagingBodies.body([]))])
         let result = try await populate(server.url("/items?page=1"), ["--paginate", "page:page"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/items?page=1", "/items?page=2", "/items?page=3"])
+        #expect(PagingBodies.sent(server) == ["/items?page=1", "/items?page=2", "/items?page=3"])
         #expect(try storedIDs() == [1, 2, 3])
         #expect(try paging(result).map(\.end) == ["emptyPage"])
     }
 
     @Test func aPageNumberAmongOtherItemsKeepsTheirOrder() async throws {
-        server.route("/items", [.json(Self.body([1])), .json(Self.body([]))])
+        server.route("/items", [.json(PagingBodies.body([1])), .json(PagingBodies.body([]))])
         let result = try await populate(server.url("/items?a=1&page=5&b=2&page=6&c=3"), ["--paginate", "page:page"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/items?a=1&b=2&c=3&page=1", "/items?a=1&b=2&c=3&page=2"])
+        #expect(PagingBodies.sent(server) == ["/items?a=1&b=2&c=3&page=1", "/items?a=1&b=2&c=3&page=2"])
     }
 
     @Test func anOffsetAndLimitReplaceTheSourceURLs() async throws {
-        server.route("/items", [.json(Self.body([1, 2])), .json(Self.body([3]))])
+        server.route("/items", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3]))])
         let result = try await populate(server.url("/items?limit=50&sort=id&offset=100"), ["--paginate", "offset:offset:limit:2"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/items?sort=id&offset=0&limit=2", "/items?sort=id&offset=2&limit=2"])
+        #expect(PagingBodies.sent(server) == ["/items?sort=id&offset=0&limit=2", "/items?sort=id&offset=2&limit=2"])
         #expect(try storedIDs() == [1, 2, 3])
         #expect(try paging(result).map(\.end) == ["shortPage"])
     }
@@ -223,8 +203,8 @@ import WebRecordTesting
     // MARK: - Rule 4: paging always ends and says why
 
     @Test func theJSONSummaryAndTheTextSummarySayWhyPagingEnded() async throws {
-        server.route("/p1", .json(Self.body([1, 2], next: "/p2")))
-        server.route("/p2", .json(Self.body([3], next: nil)))
+        server.route("/p1", .json(PagingBodies.body([1, 2], next: "/p2")))
+        server.route("/p2", .json(PagingBodies.body([3], next: nil)))
         let source = server.url("/p1").absoluteString
         let json = try await populate([source], ["--paginate", "next-url:meta.next"])
         #expect(json.status == 0, "\(json)")
@@ -236,18 +216,18 @@ import WebRecordTesting
         #expect(text.status == 0, "\(text)")
         #expect(text.stdoutLines.contains("  paging: 2 pages from \(source), ended: noNextPage"), "\(text)")
         #expect(text.stdoutLines.first == "Populated 3 Item records: 0 inserted, 0 updated, 3 unchanged, 0 deleted", "\(text)")
-        #expect(Self.sent(server) == ["/p1", "/p2", "/p1", "/p2"])
+        #expect(PagingBodies.sent(server) == ["/p1", "/p2", "/p1", "/p2"])
     }
 
     @Test func eachPagedSourceHasItsOwnPagingEntry() async throws {
-        server.route("/a", [.json(Self.body([1])), .json(Self.body([]))])
-        other.route("/b", [.json(Self.body([2, 3])), .json(Self.body([4]))])
+        server.route("/a", [.json(PagingBodies.body([1])), .json(PagingBodies.body([]))])
+        other.route("/b", [.json(PagingBodies.body([2, 3])), .json(PagingBodies.body([4]))])
         let a = server.url("/a").absoluteString
         let b = other.url("/b").absoluteString
         let result = try await populate([a, b], ["--paginate", "offset:o:n:2"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/a?o=0&n=2"])
-        #expect(Self.sent(other) == ["/b?o=0&n=2", "/b?o=2&n=2"])
+        #expect(PagingBodies.sent(server) == ["/a?o=0&n=2"])
+        #expect(PagingBodies.sent(other) == ["/b?o=0&n=2", "/b?o=2&n=2"])
         #expect(try paging(result) == [
             PagingLine(source: a, pages: 1, end: "shortPage"), PagingLine(source: b, pages: 2, end: "shortPage"),
         ])
@@ -255,46 +235,46 @@ import WebRecordTesting
     }
 
     @Test func anEmptyPageThatNamesNoNextPageEndsPaging() async throws {
-        server.route("/p1", .json(Self.body([1], next: "/p2")))
-        server.route("/p2", .json(Self.body([], next: nil)))
+        server.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        server.route("/p2", .json(PagingBodies.body([], next: nil)))
         let result = try await populate(server.url("/p1"), ["--paginate", "next-url:meta.next"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(server) == ["/p1", "/p2"])
         #expect(try paging(result).map(\.end) == ["emptyPage"])
     }
 
     @Test func anEmptyPageThatNamesANextPageIsFollowedAndOrphansWaitForTheEnd() async throws {
         try await seed([99])
-        server.route("/p1", .json(Self.body([1], next: "/p2")))
-        server.route("/p2", .json(Self.body([], next: "/p3")))
-        server.route("/p3", .json(Self.body([3], next: nil)))
+        server.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        server.route("/p2", .json(PagingBodies.body([], next: "/p3")))
+        server.route("/p3", .json(PagingBodies.body([3], next: nil)))
         let result = try await populate(server.url("/p1"), ["--paginate", "next-url:meta.next", "--delete-orphans"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/p1", "/p2", "/p3"])
+        #expect(PagingBodies.sent(server) == ["/p1", "/p2", "/p3"])
         #expect(try paging(result).map(\.end) == ["noNextPage"])
         #expect(try storedIDs() == [1, 3])
     }
 
     @Test func aLoopingNextURLIsRepeatedPageWithAWarning() async throws {
-        server.route("/p1", .json(Self.body([1], next: "/p2")))
-        server.route("/p2", .json(Self.body([2], next: "/p3")))
-        server.route("/p3", .json(Self.body([3], next: "/p1")))
+        server.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        server.route("/p2", .json(PagingBodies.body([2], next: "/p3")))
+        server.route("/p3", .json(PagingBodies.body([3], next: "/p1")))
         let source = server.url("/p1").absoluteString
         let result = try await populate([source], ["--paginate", "next-url:meta.next"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/p1", "/p2", "/p3"])
+        #expect(PagingBodies.sent(server) == ["/p1", "/p2", "/p3"])
         #expect(try paging(result) == [PagingLine(source: source, pages: 3, end: "repeatedPage")])
         #expect(try warnings(result).contains { $0.code == "invalidResponseFormat" && $0.message.contains("already requested") })
         #expect(try storedIDs() == [1, 2, 3])
     }
 
     @Test func theTextSummarySaysRepeatedPageAndWarns() async throws {
-        server.route("/p1", .json(Self.body([1], next: "/p2")))
-        server.route("/p2", .json(Self.body([2], next: "/p1")))
+        server.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        server.route("/p2", .json(PagingBodies.body([2], next: "/p1")))
         let source = server.url("/p1").absoluteString
         let result = try await populate([source], ["--paginate", "next-url:meta.next"], json: false)
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(server) == ["/p1", "/p2"])
         #expect(result.stdoutLines.contains("  paging: 2 pages from \(source), ended: repeatedPage"), "\(result)")
         #expect(result.stdoutLines.last == "1 warning", "\(result)")
         #expect(result.stderrLines.count == 1 && result.stderrLines.allSatisfy {
@@ -304,30 +284,30 @@ import WebRecordTesting
 
     @Test func aRepeatedCursorIsRepeatedPage() async throws {
         server.route("/feed", [
-            .json(Self.body([1], cursor: "c1")), .json(Self.body([2], cursor: "c2")), .json(Self.body([3], cursor: "c1")),
+            .json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c2")), .json(PagingBodies.body([3], cursor: "c1")),
         ])
         let result = try await populate(server.url("/feed"), ["--paginate", "cursor:meta.cursor:cursor"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/feed", "/feed?cursor=c1", "/feed?cursor=c2"])
+        #expect(PagingBodies.sent(server) == ["/feed", "/feed?cursor=c1", "/feed?cursor=c2"])
         #expect(try paging(result).map(\.end) == ["repeatedPage"])
         #expect(try warnings(result).contains { $0.code == "invalidResponseFormat" })
     }
 
     @Test func theCursorJustSentIsNoNextPage() async throws {
-        server.route("/feed", [.json(Self.body([1], cursor: "c1")), .json(Self.body([2], cursor: "c1"))])
+        server.route("/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c1"))])
         let result = try await populate(server.url("/feed"), ["--paginate", "cursor:meta.cursor:cursor"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/feed", "/feed?cursor=c1"])
+        #expect(PagingBodies.sent(server) == ["/feed", "/feed?cursor=c1"])
         #expect(try paging(result).map(\.end) == ["noNextPage"])
         #expect(try warnings(result).isEmpty)
     }
 
     @Test func maxPagesEndsWithPageLimit() async throws {
         // Every page brings new records: a page of old ones would end paging by itself.
-        server.route("/list", [.json(Self.body([1, 2])), .json(Self.body([3, 4])), .json(Self.body([5, 6])), .json(Self.body([7, 8]))])
+        server.route("/list", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5, 6])), .json(PagingBodies.body([7, 8]))])
         let result = try await populate(server.url("/list"), ["--paginate", "page:p", "--max-pages", "3"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/list?p=1", "/list?p=2", "/list?p=3"])
+        #expect(PagingBodies.sent(server) == ["/list?p=1", "/list?p=2", "/list?p=3"])
         #expect(try paging(result).map(\.end) == ["pageLimit"])
         #expect(try paging(result).map(\.pages) == [3])
     }
@@ -345,7 +325,7 @@ import WebRecordTesting
         server.route("/things", .json(#"{"id": 7, "name": "seven", "a": [1, 2], "b": [3, 4]}"#))
         let result = try await populate(server.url("/things"), ["--paginate", "page:page", "--max-pages", "4"], entity: "Thing")
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/things?page=1"])
+        #expect(PagingBodies.sent(server) == ["/things?page=1"])
         #expect(try paging(result).map(\.end) == ["uncountablePage"])
         #expect(try storedIDs("Thing") == [7])
     }
@@ -356,28 +336,28 @@ import WebRecordTesting
         server.route("/things", .json(#"{"id": 7, "name": "seven", "a": [1, 2], "b": [3, 4]}"#))
         let result = try await populate(server.url("/things"), ["--paginate", "offset:o:n:5", "--delete-orphans"], entity: "Thing")
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/things?o=0&n=5"])
+        #expect(PagingBodies.sent(server) == ["/things?o=0&n=5"])
         #expect(try paging(result).map(\.end) == ["uncountablePage"])
         #expect(try storedIDs("Thing") == [7, 99])
         #expect(try warnings(result).contains { $0.message.contains("no orphans were deleted") })
     }
 
     @Test func maxPagesOneIsPageLimitAfterTheFirstPage() async throws {
-        server.route("/p1", .json(Self.body([1], next: "/p2")))
+        server.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
         let source = server.url("/p1").absoluteString
         let result = try await populate([source], ["--paginate", "next-url:meta.next", "--max-pages", "1"], json: false)
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/p1"])
+        #expect(PagingBodies.sent(server) == ["/p1"])
         #expect(result.stdoutLines.contains("  paging: 1 page from \(source), ended: pageLimit"), "\(result)")
     }
 
     @Test func deleteOrphansAfterACompletePagingDeletes() async throws {
         try await seed([1, 99])
-        server.route("/p1", .json(Self.body([1], next: "/p2")))
-        server.route("/p2", .json(Self.body([2], next: nil)))
+        server.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        server.route("/p2", .json(PagingBodies.body([2], next: nil)))
         let result = try await populate(server.url("/p1"), ["--paginate", "next-url:meta.next", "--delete-orphans"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(server) == ["/p1", "/p2"])
         #expect(try Summary(result).int("Item", "deleted") == 1)
         #expect(try storedIDs() == [1, 2])
         #expect(try warnings(result).isEmpty)
@@ -386,12 +366,12 @@ import WebRecordTesting
     @Test(arguments: ["pageLimit", "repeatedPage"])
     func deleteOrphansAfterAnIncompletePagingDeletesNothingAndWarns(end: String) async throws {
         try await seed([99])
-        server.route("/p1", .json(Self.body([1], next: "/p2")))
-        server.route("/p2", .json(Self.body([2], next: end == "pageLimit" ? "/p3" : "/p1")))
+        server.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        server.route("/p2", .json(PagingBodies.body([2], next: end == "pageLimit" ? "/p3" : "/p1")))
         let extra = end == "pageLimit" ? ["--max-pages", "2"] : []
         let result = try await populate(server.url("/p1"), ["--paginate", "next-url:meta.next", "--delete-orphans"] + extra)
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(server) == ["/p1", "/p2"])
         #expect(try paging(result).map(\.end) == [end])
         #expect(try Summary(result).int("Item", "deleted") == 0)
         #expect(try storedIDs() == [1, 2, 99])
@@ -402,14 +382,14 @@ import WebRecordTesting
 
     @Test func oneIncompleteSourceAmongSeveralKeepsEveryOrphan() async throws {
         try await seed([99])
-        server.route("/a", [.json(Self.body([1, 2])), .json(Self.body([3]))])
-        other.route("/b", [.json(Self.body([4, 5])), .json(Self.body([6, 7]))])
+        server.route("/a", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3]))])
+        other.route("/b", [.json(PagingBodies.body([4, 5])), .json(PagingBodies.body([6, 7]))])
         let a = server.url("/a").absoluteString
         let b = other.url("/b").absoluteString
         let result = try await populate([a, b], ["--paginate", "offset:o:n:2", "--max-pages", "2", "--delete-orphans"])
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/a?o=0&n=2", "/a?o=2&n=2"])
-        #expect(Self.sent(other) == ["/b?o=0&n=2", "/b?o=2&n=2"])
+        #expect(PagingBodies.sent(server) == ["/a?o=0&n=2", "/a?o=2&n=2"])
+        #expect(PagingBodies.sent(other) == ["/b?o=0&n=2", "/b?o=2&n=2"])
         #expect(try paging(result) == [PagingLine(source: a, pages: 2, end: "shortPage"), PagingLine(source: b, pages: 2, end: "pageLimit")])
         #expect(try Summary(result).int("Item", "deleted") == 0)
         #expect(try storedIDs() == [1, 2, 3, 4, 5, 6, 7, 99])
@@ -426,11 +406,11 @@ import WebRecordTesting
 
     @Test func deleteOrphansAfterAnIncompleteTextRunWarnsOnStandardError() async throws {
         try await seed([99])
-        server.route("/list", [.json(Self.body([1])), .json(Self.body([2]))])
+        server.route("/list", [.json(PagingBodies.body([1])), .json(PagingBodies.body([2]))])
         let result = try await populate(
             [server.url("/list").absoluteString], ["--paginate", "page:page", "--max-pages", "2", "--delete-orphans"], json: false)
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/list?page=1", "/list?page=2"])
+        #expect(PagingBodies.sent(server) == ["/list?page=1", "/list?page=2"])
         #expect(result.stdout.contains("ended: pageLimit"), "\(result)")
         #expect(result.stderrLines.contains { $0.hasPrefix("webrecord: warning: ") && $0.contains("no orphans were deleted") }, "\(result)")
         #expect(try storedIDs() == [1, 2, 99])
@@ -450,14 +430,14 @@ import WebRecordTesting
     }
 
     @Test func aNextPageOnAnotherPortIsSentWithoutCredentials() async throws {
-        server.route("/p1", .json(Self.body([1], next: other.url("/p2").absoluteString)))
-        other.route("/p2", .json(Self.body([2], next: "/p3")))
-        other.route("/p3", .json(Self.body([3], next: server.url("/p4").absoluteString)))
-        server.route("/p4", .json(Self.body([4], next: nil)))
+        server.route("/p1", .json(PagingBodies.body([1], next: other.url("/p2").absoluteString)))
+        other.route("/p2", .json(PagingBodies.body([2], next: "/p3")))
+        other.route("/p3", .json(PagingBodies.body([3], next: server.url("/p4").absoluteString)))
+        server.route("/p4", .json(PagingBodies.body([4], next: nil)))
         let result = try await populate(server.url("/p1"), ["--paginate", "next-url:meta.next"] + Self.credentials)
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/p1", "/p4"])
-        #expect(Self.sent(other) == ["/p2", "/p3"])
+        #expect(PagingBodies.sent(server) == ["/p1", "/p4"])
+        #expect(PagingBodies.sent(other) == ["/p2", "/p3"])
         #expect(server.requests.map(carried) == [Self.all, Self.all])
         #expect(server.requests.allSatisfy { $0.header("Authorization") == "token X" && $0.header("Cookie") == "session=s1" })
         #expect(other.requests.map(carried) == [["X-Client"], ["X-Client"]])
@@ -466,12 +446,12 @@ import WebRecordTesting
     }
 
     @Test func aLinkHeaderToAnotherPortIsSentWithoutCredentials() async throws {
-        server.route("/items", .json(Self.body([1]), headers: ["Link": "<\(other.url("/items?page=2").absoluteString)>; rel=\"next\""]))
-        other.route("/items", .json(Self.body([2])))
+        server.route("/items", .json(PagingBodies.body([1]), headers: ["Link": "<\(other.url("/items?page=2").absoluteString)>; rel=\"next\""]))
+        other.route("/items", .json(PagingBodies.body([2])))
         let result = try await populate(server.url("/items"), ["--paginate", "link-header"] + Self.credentials)
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/items"])
-        #expect(Self.sent(other) == ["/items?page=2"])
+        #expect(PagingBodies.sent(server) == ["/items"])
+        #expect(PagingBodies.sent(other) == ["/items?page=2"])
         #expect(server.requests.map(carried) == [Self.all])
         #expect(other.requests.map(carried) == [["X-Client"]])
         #expect(try storedIDs() == [1, 2])
@@ -479,32 +459,32 @@ import WebRecordTesting
 
     @Test
     func aRedirectToAnotherPortIsSentWithoutCredentials() async throws {
-        server.route("/p1", .json(Self.body([1], next: "/moved")))
+        server.route("/p1", .json(PagingBodies.body([1], next: "/moved")))
         server.route("/moved", .redirect(to: other.url("/p2").absoluteString))
-        other.route("/p2", .json(Self.body([2], next: nil)))
+        other.route("/p2", .json(PagingBodies.body([2], next: nil)))
         let result = try await populate(server.url("/p1"), ["--paginate", "next-url:meta.next"] + Self.credentials)
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/p1", "/moved"])
-        #expect(Self.sent(other) == ["/p2"])
+        #expect(PagingBodies.sent(server) == ["/p1", "/moved"])
+        #expect(PagingBodies.sent(other) == ["/p2"])
         #expect(other.requests.map(carried) == [["X-Client"]])
     }
 
     @Test func sameOriginPagesKeepTheirCredentials() async throws {
-        server.route("/a/p1", .json(Self.body([1], next: server.url("/b/p2").absoluteString)))
-        server.route("/b/p2", .json(Self.body([2], next: "../c/p3")))
-        server.route("/c/p3", .json(Self.body([3], next: nil)))
+        server.route("/a/p1", .json(PagingBodies.body([1], next: server.url("/b/p2").absoluteString)))
+        server.route("/b/p2", .json(PagingBodies.body([2], next: "../c/p3")))
+        server.route("/c/p3", .json(PagingBodies.body([3], next: nil)))
         let result = try await populate(server.url("/a/p1"), ["--paginate", "next-url:meta.next"] + Self.credentials)
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/a/p1", "/b/p2", "/c/p3"])
+        #expect(PagingBodies.sent(server) == ["/a/p1", "/b/p2", "/c/p3"])
         #expect(server.requests.map(carried) == Array(repeating: Self.all, count: 3))
         #expect(other.requests.isEmpty)
     }
 
     @Test func cursorPagesKeepTheirCredentialsOnEveryPage() async throws {
-        server.route("/feed", [.json(Self.body([1], cursor: "c1")), .json(Self.body([2], cursor: nil))])
+        server.route("/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: nil))])
         let result = try await populate(server.url("/feed"), ["--paginate", "cursor:meta.cursor:after"] + Self.credentials)
         #expect(result.status == 0, "\(result)")
-        #expect(Self.sent(server) == ["/feed", "/feed?after=c1"])
+        #expect(PagingBodies.sent(server) == ["/feed", "/feed?after=c1"])
         #expect(server.requests.map(carried) == Array(repeating: Self.all, count: 2))
     }
 }

@@ -34,29 +34,6 @@ enum PagingRules {
         return (store, directory)
     }
 
-    /// `{"data": [{"id": 1, "name": "item 1"}, ...], "meta": {...}}` as JSON text.
-    static func body(_ ids: [Int], meta: JSONObject = [:]) -> String {
-        var object = JSONObject()
-        object["data"] = .array(ids.map { ["id": .integer(Int64($0)), "name": .string("item \($0)")] })
-        object["meta"] = .object(meta)
-        return JSONValue.object(object).serialized()
-    }
-
-    /// A page body whose `meta.next` is `next` (null when nil).
-    static func body(_ ids: [Int], next: String?) -> String {
-        body(ids, meta: ["next": next.map { .string($0) } ?? .null])
-    }
-
-    /// A page body whose `meta.cursor` is `cursor` (absent when nil).
-    static func body(_ ids: [Int], cursor: String?) -> String {
-        body(ids, meta: cursor.map { ["cursor": .string($0)] } ?? [:])
-    }
-
-    /// Every request a server received, as `path?query`, in order.
-    static func sent(_ server: LoopbackHTTPServer) -> [String] {
-        server.requests.map { $0.path + ($0.query.map { "?" + $0 } ?? "") }
-    }
-
     static func collect(_ pages: PageSequence) async throws -> [Page] {
         var result: [Page] = []
         for try await page in pages { result.append(page) }
@@ -86,32 +63,32 @@ enum PagingRules {
     }
 
     @Test func anAbsoluteNextURLIsUsedAsWritten() async throws {
-        loopback.route("/api/v1/items", .json(PagingRules.body([1], next: loopback.url("/elsewhere/list?x=1&y=2").absoluteString)))
-        loopback.route("/elsewhere/list", .json(PagingRules.body([2], next: nil)))
+        loopback.route("/api/v1/items", .json(PagingBodies.body([1], next: loopback.url("/elsewhere/list?x=1&y=2").absoluteString)))
+        loopback.route("/elsewhere/list", .json(PagingBodies.body([2], next: nil)))
         let pages = try await page("api/v1/items", .nextURL(keyPath: "meta.next"))
-        #expect(PagingRules.sent(loopback) == ["/api/v1/items", "/elsewhere/list?x=1&y=2"])
+        #expect(PagingBodies.sent(loopback) == ["/api/v1/items", "/elsewhere/list?x=1&y=2"])
         #expect(try storedIDs() == [1, 2])
         #expect(pages.map(\.end) == [nil, .noNextPage])
     }
 
     @Test func anAbsolutePathGoesToTheHostRootNotBelowTheSourcePath() async throws {
-        loopback.route("/api/v1/items", .json(PagingRules.body([1], next: "/posts?page=2")))
-        loopback.route("/posts", .json(PagingRules.body([2], next: nil)))
+        loopback.route("/api/v1/items", .json(PagingBodies.body([1], next: "/posts?page=2")))
+        loopback.route("/posts", .json(PagingBodies.body([2], next: nil)))
         loopback.route("/api/v1/posts", .status(500))
         loopback.route("/api/v1/items/posts", .status(500))
         let pages = try await page("api/v1/items", .nextURL(keyPath: "meta.next"))
-        #expect(PagingRules.sent(loopback) == ["/api/v1/items", "/posts?page=2"])
+        #expect(PagingBodies.sent(loopback) == ["/api/v1/items", "/posts?page=2"])
         #expect(try storedIDs() == [1, 2])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func aQueryOnlyReferenceKeepsThePagesPath() async throws {
         loopback.route("/api/v1/items", [
-            .json(PagingRules.body([1], next: "?page=2")), .json(PagingRules.body([2], next: "?page=3&sort=id")),
-            .json(PagingRules.body([3], next: nil)),
+            .json(PagingBodies.body([1], next: "?page=2")), .json(PagingBodies.body([2], next: "?page=3&sort=id")),
+            .json(PagingBodies.body([3], next: nil)),
         ])
         let pages = try await page("api/v1/items?page=1", .nextURL(keyPath: "meta.next"))
-        #expect(PagingRules.sent(loopback) == ["/api/v1/items?page=1", "/api/v1/items?page=2", "/api/v1/items?page=3&sort=id"])
+        #expect(PagingBodies.sent(loopback) == ["/api/v1/items?page=1", "/api/v1/items?page=2", "/api/v1/items?page=3&sort=id"])
         #expect(try storedIDs() == [1, 2, 3])
         #expect(pages.last?.end == .noNextPage)
     }
@@ -119,50 +96,50 @@ enum PagingRules {
     @Test func relativePathsReplaceTheLastSegmentOfThePageThatNamedThem() async throws {
         // Each link resolves against the URL of the page that named it, not the first page's.
         loopback.route("/api/v1/items", [
-            .json(PagingRules.body([1], next: "items?page=3")), .json(PagingRules.body([2], next: "../next")),
+            .json(PagingBodies.body([1], next: "items?page=3")), .json(PagingBodies.body([2], next: "../next")),
         ])
-        loopback.route("/api/next", .json(PagingRules.body([3], next: "deeper/list")))
-        loopback.route("/api/deeper/list", .json(PagingRules.body([4], next: nil)))
+        loopback.route("/api/next", .json(PagingBodies.body([3], next: "deeper/list")))
+        loopback.route("/api/deeper/list", .json(PagingBodies.body([4], next: nil)))
         let pages = try await page("api/v1/items", .nextURL(keyPath: "meta.next"))
-        #expect(PagingRules.sent(loopback) == ["/api/v1/items", "/api/v1/items?page=3", "/api/next", "/api/deeper/list"])
+        #expect(PagingBodies.sent(loopback) == ["/api/v1/items", "/api/v1/items?page=3", "/api/next", "/api/deeper/list"])
         #expect(try storedIDs() == [1, 2, 3, 4])
         #expect(pages.map(\.end) == [nil, nil, nil, .noNextPage])
     }
 
     @Test func anAbsolutePathIgnoresTheServersBasePath() async throws {
         store.register(HTTPServer(baseURL: loopback.url("/api/v1/")), forEntity: "Item")
-        loopback.route("/api/v1/items", .json(PagingRules.body([1], next: "/posts?page=2")))
-        loopback.route("/posts", .json(PagingRules.body([2], next: "more")))
-        loopback.route("/more", .json(PagingRules.body([3], next: nil)))
+        loopback.route("/api/v1/items", .json(PagingBodies.body([1], next: "/posts?page=2")))
+        loopback.route("/posts", .json(PagingBodies.body([2], next: "more")))
+        loopback.route("/more", .json(PagingBodies.body([3], next: nil)))
         let pages = try await page("items", .nextURL(keyPath: "meta.next"))
-        #expect(PagingRules.sent(loopback) == ["/api/v1/items", "/posts?page=2", "/more"])
+        #expect(PagingBodies.sent(loopback) == ["/api/v1/items", "/posts?page=2", "/more"])
         #expect(try storedIDs() == [1, 2, 3])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func dotSegmentsAreRemoved() async throws {
-        loopback.route("/a/b/c", .json(PagingRules.body([1], next: "./d/../e/./f?k=v")))
-        loopback.route("/a/b/e/f", .json(PagingRules.body([2], next: "../../../../../top")))
-        loopback.route("/top", .json(PagingRules.body([3], next: "/x/./y/../z")))
-        loopback.route("/x/z", .json(PagingRules.body([4], next: nil)))
+        loopback.route("/a/b/c", .json(PagingBodies.body([1], next: "./d/../e/./f?k=v")))
+        loopback.route("/a/b/e/f", .json(PagingBodies.body([2], next: "../../../../../top")))
+        loopback.route("/top", .json(PagingBodies.body([3], next: "/x/./y/../z")))
+        loopback.route("/x/z", .json(PagingBodies.body([4], next: nil)))
         let pages = try await page("a/b/c", .nextURL(keyPath: "meta.next"))
-        #expect(PagingRules.sent(loopback) == ["/a/b/c", "/a/b/e/f?k=v", "/top", "/x/z"])
+        #expect(PagingBodies.sent(loopback) == ["/a/b/c", "/a/b/e/f?k=v", "/top", "/x/z"])
         #expect(try storedIDs() == [1, 2, 3, 4])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func linkHeaderTargetsResolveTheSameWay() async throws {
         loopback.route("/api/v1/items", [
-            .json(PagingRules.body([1]), headers: ["Link": #"</posts?page=2>; rel="next""#]),
-            .json(PagingRules.body([4]), headers: ["Link": #"<../up>; rel="next""#]),
+            .json(PagingBodies.body([1]), headers: ["Link": #"</posts?page=2>; rel="next""#]),
+            .json(PagingBodies.body([4]), headers: ["Link": #"<../up>; rel="next""#]),
         ])
-        loopback.route("/api/up", .json(PagingRules.body([5]), headers: ["Link": #"</posts>; rel="first""#]))
+        loopback.route("/api/up", .json(PagingBodies.body([5]), headers: ["Link": #"</posts>; rel="first""#]))
         loopback.route("/posts", [
-            .json(PagingRules.body([2]), headers: ["Link": #"<?page=3>; rel="next""#]),
-            .json(PagingRules.body([3]), headers: ["Link": #"<api/v1/items?page=4>; rel="next""#]),
+            .json(PagingBodies.body([2]), headers: ["Link": #"<?page=3>; rel="next""#]),
+            .json(PagingBodies.body([3]), headers: ["Link": #"<api/v1/items?page=4>; rel="next""#]),
         ])
         let pages = try await page("api/v1/items", .linkHeader)
-        #expect(PagingRules.sent(loopback) == [
+        #expect(PagingBodies.sent(loopback) == [
             "/api/v1/items", "/posts?page=2", "/posts?page=3", "/api/v1/items?page=4", "/api/up",
         ])
         #expect(try storedIDs() == [1, 2, 3, 4, 5])
@@ -171,28 +148,28 @@ enum PagingRules {
 
     @Test
     func aFragmentOnlyLinkNamesThePageItself() async throws {
-        loopback.route("/p1", .json(PagingRules.body([1], next: "#more")))
+        loopback.route("/p1", .json(PagingBodies.body([1], next: "#more")))
         let pages = try await page(loopback.url("/p1").absoluteString, .nextURL(keyPath: "meta.next"))
-        #expect(PagingRules.sent(loopback) == ["/p1"])
+        #expect(PagingBodies.sent(loopback) == ["/p1"])
         #expect(pages.last?.end == .repeatedPage)
     }
 
     @Test func aRedirectedPagesLinksResolveAgainstTheURLItWasServedFrom() async throws {
         loopback.route("/old/p1", .redirect(to: "/new/p1"))
-        loopback.route("/new/p1", .json(PagingRules.body([1], next: "p2")))
-        loopback.route("/new/p2", .json(PagingRules.body([2], next: nil)))
+        loopback.route("/new/p1", .json(PagingBodies.body([1], next: "p2")))
+        loopback.route("/new/p2", .json(PagingBodies.body([2], next: nil)))
         let pages = try await page("old/p1", .nextURL(keyPath: "meta.next"))
-        #expect(PagingRules.sent(loopback) == ["/old/p1", "/new/p1", "/new/p2"])
+        #expect(PagingBodies.sent(loopback) == ["/old/p1", "/new/p1", "/new/p2"])
         #expect(try storedIDs() == [1, 2])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func aCursorKeepsTheSourceURNAndItsPath() async throws {
         loopback.route("/api/v1/feed", [
-            .json(PagingRules.body([1], cursor: "c1")), .json(PagingRules.body([2], cursor: nil)),
+            .json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: nil)),
         ])
         let pages = try await page("api/v1/feed", .cursor(keyPath: "meta.cursor", parameter: "after"))
-        #expect(PagingRules.sent(loopback) == ["/api/v1/feed", "/api/v1/feed?after=c1"])
+        #expect(PagingBodies.sent(loopback) == ["/api/v1/feed", "/api/v1/feed?after=c1"])
         #expect(pages.last?.end == .noNextPage)
     }
 }
@@ -216,29 +193,29 @@ enum PagingRules {
 
     /// Serves `/start` with the Link header `link`, and `/target` as a last page.
     func follow(_ link: String) async throws -> [Page] {
-        loopback.route("/start", .json(PagingRules.body([1]), headers: ["Link": link]))
-        loopback.route("/target", .json(PagingRules.body([2])))
+        loopback.route("/start", .json(PagingBodies.body([1]), headers: ["Link": link]))
+        loopback.route("/target", .json(PagingBodies.body([2])))
         return try await PagingRules.collect(store.pages(entity: "Item", urn: "start", options: PagingOptions(pagination: .linkHeader)))
     }
 
     @Test func aTargetMayContainCommasAndSemicolons() async throws {
         let target = loopback.url("/target").absoluteString + "?ids=1,2;x"
         let pages = try await follow(#"<\#(target)>; rel="next""#)
-        #expect(PagingRules.sent(loopback) == ["/start", "/target?ids=1,2;x"])
+        #expect(PagingBodies.sent(loopback) == ["/start", "/target?ids=1,2;x"])
         #expect(try storedIDs() == [1, 2])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func aCommaOrSemicolonInATargetDoesNotSplitTheList() async throws {
         let pages = try await follow(#"</first?a=1,<b>;c>; rel="first", </target?x=1,2>; rel="next""#)
-        #expect(PagingRules.sent(loopback) == ["/start", "/target?x=1,2"])
+        #expect(PagingBodies.sent(loopback) == ["/start", "/target?x=1,2"])
         #expect(pages.count == 2)
     }
 
     @Test func quotedValuesMayContainCommasSemicolonsAndEscapedQuotes() async throws {
         let link = #"</prev>; title="a, b; rel=\"next\", c"; rel="prev", </target>; title="x, y"; rel="next""#
         let pages = try await follow(link)
-        #expect(PagingRules.sent(loopback) == ["/start", "/target"])
+        #expect(PagingBodies.sent(loopback) == ["/start", "/target"])
         #expect(try storedIDs() == [1, 2])
         #expect(pages.last?.end == .noNextPage)
     }
@@ -249,7 +226,7 @@ enum PagingRules {
     ])
     func relationListsAndCaseAreUnderstood(link: String) async throws {
         let pages = try await follow(link)
-        #expect(PagingRules.sent(loopback) == ["/start", "/target"], "\(link)")
+        #expect(PagingBodies.sent(loopback) == ["/start", "/target"], "\(link)")
         #expect(pages.count == 2)
     }
 
@@ -260,15 +237,15 @@ enum PagingRules {
     ])
     func severalLinksInAnyOrder(link: String) async throws {
         _ = try await follow(link)
-        #expect(PagingRules.sent(loopback) == ["/start", "/target"], "\(link)")
+        #expect(PagingBodies.sent(loopback) == ["/start", "/target"], "\(link)")
     }
 
     @Test(arguments: ["link", "LINK", "Link"])
     func theHeaderNameIsCaseInsensitive(name: String) async throws {
-        loopback.route("/start", .json(PagingRules.body([1]), headers: [name: #"</target>; rel="next""#]))
-        loopback.route("/target", .json(PagingRules.body([2])))
+        loopback.route("/start", .json(PagingBodies.body([1]), headers: [name: #"</target>; rel="next""#]))
+        loopback.route("/target", .json(PagingBodies.body([2])))
         _ = try await PagingRules.collect(store.pages(entity: "Item", urn: "start", options: PagingOptions(pagination: .linkHeader)))
-        #expect(PagingRules.sent(loopback) == ["/start", "/target"])
+        #expect(PagingBodies.sent(loopback) == ["/start", "/target"])
     }
 
     @Test(arguments: [
@@ -277,7 +254,7 @@ enum PagingRules {
     ])
     func noNextRelationMeansNoNextPage(link: String) async throws {
         let pages = try await follow(link)
-        #expect(PagingRules.sent(loopback) == ["/start"], "\(link)")
+        #expect(PagingBodies.sent(loopback) == ["/start"], "\(link)")
         #expect(pages.map(\.end) == [.noNextPage])
         #expect(pages.last?.result.pagingEnd == .noNextPage)
     }
@@ -307,36 +284,36 @@ enum PagingRules {
 
     @Test func aCursorReplacesTheOneInTheSourceURL() async throws {
         loopback.route("/items", [
-            .json(PagingRules.body([1], cursor: "c2")), .json(PagingRules.body([2], cursor: "c3")),
-            .json(PagingRules.body([3], cursor: nil)),
+            .json(PagingBodies.body([1], cursor: "c2")), .json(PagingBodies.body([2], cursor: "c3")),
+            .json(PagingBodies.body([3], cursor: nil)),
         ])
         let pages = try await pages("items?cursor=abc&limit=5", .cursor(keyPath: "meta.cursor", parameter: "cursor"))
-        #expect(PagingRules.sent(loopback) == ["/items?cursor=abc&limit=5", "/items?limit=5&cursor=c2", "/items?limit=5&cursor=c3"])
+        #expect(PagingBodies.sent(loopback) == ["/items?cursor=abc&limit=5", "/items?limit=5&cursor=c2", "/items?limit=5&cursor=c3"])
         #expect(try storedIDs() == [1, 2, 3])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func aPageNumberReplacesTheOneInTheSourceURL() async throws {
-        loopback.route("/items", [.json(PagingRules.body([1, 2])), .json(PagingRules.body([3, 4])), .json(PagingRules.body([]))])
+        loopback.route("/items", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([]))])
         let pages = try await pages("items?page=1", .pageNumber(parameter: "page"))
-        #expect(PagingRules.sent(loopback) == ["/items?page=1", "/items?page=2", "/items?page=3"])
+        #expect(PagingBodies.sent(loopback) == ["/items?page=1", "/items?page=2", "/items?page=3"])
         #expect(try storedIDs() == [1, 2, 3, 4])
         #expect(pages.last?.end == .emptyPage)
     }
 
     @Test func otherQueryItemsKeepTheirOrderAroundAReplacedPage() async throws {
-        loopback.route("/items", [.json(PagingRules.body([1])), .json(PagingRules.body([]))])
+        loopback.route("/items", [.json(PagingBodies.body([1])), .json(PagingBodies.body([]))])
         _ = try await pages("items?sort=new&page=9&q=a%20b&plus=a+b&tag=x&tag=y", .pageNumber(parameter: "page"))
-        #expect(PagingRules.sent(loopback) == [
+        #expect(PagingBodies.sent(loopback) == [
             "/items?sort=new&q=a%20b&plus=a+b&tag=x&tag=y&page=1", "/items?sort=new&q=a%20b&plus=a+b&tag=x&tag=y&page=2",
         ])
     }
 
     @Test func anOffsetAndLimitReplaceTheSourceURLs() async throws {
-        loopback.route("/items", [.json(PagingRules.body([1, 2])), .json(PagingRules.body([3, 4])), .json(PagingRules.body([5]))])
+        loopback.route("/items", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5]))])
         let pages = try await pages(
             "items?offset=40&sort=id&limit=100", .offset(parameter: "offset", limitParameter: "limit", limit: 2))
-        #expect(PagingRules.sent(loopback) == [
+        #expect(PagingBodies.sent(loopback) == [
             "/items?sort=id&offset=0&limit=2", "/items?sort=id&offset=2&limit=2", "/items?sort=id&offset=4&limit=2",
         ])
         #expect(try storedIDs() == [1, 2, 3, 4, 5])
@@ -344,33 +321,33 @@ enum PagingRules {
     }
 
     @Test func aParameterWrittenTwiceOrPercentEncodedIsStillReplacedOnce() async throws {
-        loopback.route("/items", [.json(PagingRules.body([1])), .json(PagingRules.body([]))])
+        loopback.route("/items", [.json(PagingBodies.body([1])), .json(PagingBodies.body([]))])
         _ = try await pages("items?page=7&x=1&page=8&p%61ge=9", .pageNumber(parameter: "page"))
-        #expect(PagingRules.sent(loopback) == ["/items?x=1&page=1", "/items?x=1&page=2"])
+        #expect(PagingBodies.sent(loopback) == ["/items?x=1&page=1", "/items?x=1&page=2"])
     }
 
     @Test func requestParametersReplaceTheSourceURLsToo() async throws {
-        loopback.route("/items", [.json(PagingRules.body([1], cursor: "n1")), .json(PagingRules.body([2], cursor: nil))])
+        loopback.route("/items", [.json(PagingBodies.body([1], cursor: "n1")), .json(PagingBodies.body([2], cursor: nil))])
         let pages = try await pages(
             "items?limit=5&sort=new&cursor=old", data: ["limit": 2], .cursor(keyPath: "meta.cursor", parameter: "cursor"))
-        #expect(PagingRules.sent(loopback) == ["/items?sort=new&cursor=old&limit=2", "/items?sort=new&limit=2&cursor=n1"])
+        #expect(PagingBodies.sent(loopback) == ["/items?sort=new&cursor=old&limit=2", "/items?sort=new&limit=2&cursor=n1"])
         #expect(pages.count == 2)
     }
 
     @Test func aBracketedCursorParameterIsReplacedToo() async throws {
-        loopback.route("/items", [.json(PagingRules.body([1], cursor: "c2")), .json(PagingRules.body([2], cursor: nil))])
+        loopback.route("/items", [.json(PagingBodies.body([1], cursor: "c2")), .json(PagingBodies.body([2], cursor: nil))])
         let pages = try await pages(
             "items?page%5Bcursor%5D=abc&page%5Bsize%5D=5", .cursor(keyPath: "meta.cursor", parameter: "page[cursor]"))
-        #expect(PagingRules.sent(loopback) == ["/items?page%5Bcursor%5D=abc&page%5Bsize%5D=5", "/items?page%5Bsize%5D=5&page%5Bcursor%5D=c2"])
+        #expect(PagingBodies.sent(loopback) == ["/items?page%5Bcursor%5D=abc&page%5Bsize%5D=5", "/items?page%5Bsize%5D=5&page%5Bcursor%5D=c2"])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func aNextURLIsSentAsNamedWithNothingAppended() async throws {
         loopback.route("/items", [
-            .json(PagingRules.body([1], next: "?page=2&page=2b")), .json(PagingRules.body([2], next: nil)),
+            .json(PagingBodies.body([1], next: "?page=2&page=2b")), .json(PagingBodies.body([2], next: nil)),
         ])
         _ = try await pages("items?page=1", .nextURL(keyPath: "meta.next"))
-        #expect(PagingRules.sent(loopback) == ["/items?page=1", "/items?page=2&page=2b"])
+        #expect(PagingBodies.sent(loopback) == ["/items?page=1", "/items?page=2&page=2b"])
     }
 }
 
@@ -409,51 +386,51 @@ enum PagingRules {
     }
 
     @Test func noNextURLIsNoNextPage() async throws {
-        loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
-        loopback.route("/p2", .json(PagingRules.body([2], next: nil)))
+        loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        loopback.route("/p2", .json(PagingBodies.body([2], next: nil)))
         let pages = try await pages("p1", PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
-        #expect(PagingRules.sent(loopback) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(loopback) == ["/p1", "/p2"])
         expectEnd(pages, .noNextPage)
         #expect(try storedIDs() == [1, 2])
         #expect(pages.last?.result.debugger.warnings.isEmpty == true)
     }
 
     @Test func anEmptyPageThatStillNamesANextPageIsFollowed() async throws {
-        loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
-        loopback.route("/p2", .json(PagingRules.body([], next: "/p3")))
-        loopback.route("/p3", .json(PagingRules.body([3], next: nil)))
+        loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        loopback.route("/p2", .json(PagingBodies.body([], next: "/p3")))
+        loopback.route("/p3", .json(PagingBodies.body([3], next: nil)))
         let pages = try await pages("p1", PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
-        #expect(PagingRules.sent(loopback) == ["/p1", "/p2", "/p3"])
+        #expect(PagingBodies.sent(loopback) == ["/p1", "/p2", "/p3"])
         expectEnd(pages, .noNextPage)
     }
 
     @Test func anEmptyPageNamingNoNextPageIsEmptyPage() async throws {
-        loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
-        loopback.route("/p2", .json(PagingRules.body([], next: nil)))
+        loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        loopback.route("/p2", .json(PagingBodies.body([], next: nil)))
         let pages = try await pages("p1", PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
-        #expect(PagingRules.sent(loopback) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(loopback) == ["/p1", "/p2"])
         expectEnd(pages, .emptyPage)
     }
 
     @Test func anEmptyNumberedPageIsEmptyPage() async throws {
-        loopback.route("/list", [.json(PagingRules.body([1, 2])), .json(PagingRules.body([]))])
+        loopback.route("/list", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([]))])
         let pages = try await pages("list", PagingOptions(pagination: .pageNumber(parameter: "page")))
-        #expect(PagingRules.sent(loopback) == ["/list?page=1", "/list?page=2"])
+        #expect(PagingBodies.sent(loopback) == ["/list?page=1", "/list?page=2"])
         expectEnd(pages, .emptyPage)
     }
 
     @Test func aShortOffsetPageIsShortPage() async throws {
-        loopback.route("/range", [.json(PagingRules.body([1, 2, 3])), .json(PagingRules.body([4]))])
+        loopback.route("/range", [.json(PagingBodies.body([1, 2, 3])), .json(PagingBodies.body([4]))])
         let pages = try await pages("range", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 3)))
-        #expect(PagingRules.sent(loopback) == ["/range?o=0&n=3", "/range?o=3&n=3"])
+        #expect(PagingBodies.sent(loopback) == ["/range?o=0&n=3", "/range?o=3&n=3"])
         expectEnd(pages, .shortPage)
         #expect(try storedIDs() == [1, 2, 3, 4])
     }
 
     @Test func theTotalReachedIsNoNextPage() async throws {
-        loopback.route("/list", .json(PagingRules.body([1, 2], meta: ["total": 2])))
+        loopback.route("/list", .json(PagingBodies.body([1, 2], meta: ["total": 2])))
         let pages = try await pages("list", PagingOptions(pagination: .pageNumber(parameter: "page", totalKeyPath: "meta.total")))
-        #expect(PagingRules.sent(loopback) == ["/list?page=1"])
+        #expect(PagingBodies.sent(loopback) == ["/list?page=1"])
         expectEnd(pages, .noNextPage)
     }
 
@@ -468,7 +445,7 @@ enum PagingRules {
         }
         loopback.route("/range", [.json(page([1, 2])), .json(page([3, 4])), .json(page([5]))])
         let pages = try await pages("range", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 2)))
-        #expect(PagingRules.sent(loopback) == ["/range?o=0&n=2", "/range?o=2&n=2", "/range?o=4&n=2"])
+        #expect(PagingBodies.sent(loopback) == ["/range?o=0&n=2", "/range?o=2&n=2", "/range?o=4&n=2"])
         expectEnd(pages, .shortPage)
         #expect(try storedIDs() == [1, 2, 3, 4, 5])
     }
@@ -480,7 +457,7 @@ enum PagingRules {
         var options = PagingOptions(pagination: .pageNumber(parameter: "page"))
         options.request.population.keyPath = "results"
         let pages = try await pages("things", entity: "Thing", options)
-        #expect(PagingRules.sent(loopback) == ["/things?page=1", "/things?page=2"])
+        #expect(PagingBodies.sent(loopback) == ["/things?page=1", "/things?page=2"])
         expectEnd(pages, .emptyPage)
         #expect(try storedIDs("Thing") == [1, 2])
     }
@@ -491,7 +468,7 @@ enum PagingRules {
     func aNumberedPageThatCannotBeCountedIsUncountablePage() async throws {
         loopback.route("/things", .json(Self.uncountable))
         let pages = try await pages("things", entity: "Thing", PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 4))
-        #expect(PagingRules.sent(loopback) == ["/things?page=1"])
+        #expect(PagingBodies.sent(loopback) == ["/things?page=1"])
         expectEnd(pages, .uncountablePage)
         #expect(try storedIDs("Thing") == [7])
     }
@@ -501,7 +478,7 @@ enum PagingRules {
         loopback.route("/things", .json(Self.uncountable))
         let pages = try await pages(
             "things", entity: "Thing", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 1), maximumPages: 4))
-        #expect(PagingRules.sent(loopback) == ["/things?o=0&n=1"])
+        #expect(PagingBodies.sent(loopback) == ["/things?o=0&n=1"])
         expectEnd(pages, .uncountablePage)
     }
 
@@ -512,18 +489,18 @@ enum PagingRules {
         var options = PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 5), maximumPages: 4)
         options.request.population.deleteOrphans = .all
         let pages = try await pages("things", entity: "Thing", options)
-        #expect(PagingRules.sent(loopback) == ["/things?o=0&n=5"])
+        #expect(PagingBodies.sent(loopback) == ["/things?o=0&n=5"])
         expectEnd(pages, .uncountablePage)
         #expect(try storedIDs("Thing") == [7, 99])
         #expect(pages.last?.orphansDeleted.isEmpty == true)
     }
 
     @Test func aNextURLBackToAnEarlierPageIsRepeatedPage() async throws {
-        loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
-        loopback.route("/p2", .json(PagingRules.body([2], next: "/p3")))
-        loopback.route("/p3", .json(PagingRules.body([3], next: "/p2")))
+        loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        loopback.route("/p2", .json(PagingBodies.body([2], next: "/p3")))
+        loopback.route("/p3", .json(PagingBodies.body([3], next: "/p2")))
         let pages = try await pages("p1", PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
-        #expect(PagingRules.sent(loopback) == ["/p1", "/p2", "/p3"])
+        #expect(PagingBodies.sent(loopback) == ["/p1", "/p2", "/p3"])
         expectEnd(pages, .repeatedPage)
         #expect(repeatWarnings(pages.last).count == 1)
         #expect(pages.last?.result.debugger.warnings.allSatisfy { !$0.isFatal } == true)
@@ -531,94 +508,94 @@ enum PagingRules {
     }
 
     @Test func aNextURLBackToTheFirstPageGivenAsAnAbsoluteURLIsRepeatedPage() async throws {
-        loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
-        loopback.route("/p2", .json(PagingRules.body([2], next: "p1")))
+        loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        loopback.route("/p2", .json(PagingBodies.body([2], next: "p1")))
         let pages = try await pages(loopback.url("/p1").absoluteString, PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
-        #expect(PagingRules.sent(loopback) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(loopback) == ["/p1", "/p2"])
         expectEnd(pages, .repeatedPage)
         #expect(repeatWarnings(pages.last).count == 1)
     }
 
     @Test
     func aNextURLBackToTheFirstPageGivenAsAPathIsRepeatedPage() async throws {
-        loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
-        loopback.route("/p2", .json(PagingRules.body([2], next: "/p1")))
+        loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        loopback.route("/p2", .json(PagingBodies.body([2], next: "/p1")))
         let pages = try await pages("p1", PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
-        #expect(PagingRules.sent(loopback) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(loopback) == ["/p1", "/p2"])
         expectEnd(pages, .repeatedPage)
     }
 
     @Test func aLinkHeaderNamingItsOwnPageIsRepeatedPage() async throws {
         loopback.route("/items", [
-            .json(PagingRules.body([1]), headers: ["Link": #"</items?page=2>; rel="next""#]),
-            .json(PagingRules.body([2]), headers: ["Link": #"<?page=2>; rel="next""#]),
+            .json(PagingBodies.body([1]), headers: ["Link": #"</items?page=2>; rel="next""#]),
+            .json(PagingBodies.body([2]), headers: ["Link": #"<?page=2>; rel="next""#]),
         ])
         let pages = try await pages(loopback.url("/items").absoluteString, PagingOptions(pagination: .linkHeader))
-        #expect(PagingRules.sent(loopback) == ["/items", "/items?page=2"])
+        #expect(PagingBodies.sent(loopback) == ["/items", "/items?page=2"])
         expectEnd(pages, .repeatedPage)
         #expect(repeatWarnings(pages.last).count == 1)
     }
 
     @Test func anEmptyLinkTargetNamesThePageItself() async throws {
-        loopback.route("/items", .json(PagingRules.body([1]), headers: ["Link": #"<>; rel="next""#]))
+        loopback.route("/items", .json(PagingBodies.body([1]), headers: ["Link": #"<>; rel="next""#]))
         let pages = try await pages(loopback.url("/items?page=1").absoluteString, PagingOptions(pagination: .linkHeader))
-        #expect(PagingRules.sent(loopback) == ["/items?page=1"])
+        #expect(PagingBodies.sent(loopback) == ["/items?page=1"])
         expectEnd(pages, .repeatedPage)
         #expect(repeatWarnings(pages.last).count == 1)
     }
 
     @Test func aCursorAlreadySentOnAnEarlierPageIsRepeatedPage() async throws {
         loopback.route("/feed", [
-            .json(PagingRules.body([1], cursor: "c1")), .json(PagingRules.body([2], cursor: "c2")),
-            .json(PagingRules.body([3], cursor: "c1")),
+            .json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c2")),
+            .json(PagingBodies.body([3], cursor: "c1")),
         ])
         let pages = try await pages("feed", PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor")))
-        #expect(PagingRules.sent(loopback) == ["/feed", "/feed?cursor=c1", "/feed?cursor=c2"])
+        #expect(PagingBodies.sent(loopback) == ["/feed", "/feed?cursor=c1", "/feed?cursor=c2"])
         expectEnd(pages, .repeatedPage)
         #expect(repeatWarnings(pages.last).count == 1)
         #expect(try storedIDs() == [1, 2, 3])
     }
 
     @Test func theCursorJustSentIsNoNextPage() async throws {
-        loopback.route("/feed", [.json(PagingRules.body([1], cursor: "c1")), .json(PagingRules.body([2], cursor: "c1"))])
+        loopback.route("/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c1"))])
         let pages = try await pages("feed", PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor")))
-        #expect(PagingRules.sent(loopback) == ["/feed", "/feed?cursor=c1"])
+        #expect(PagingBodies.sent(loopback) == ["/feed", "/feed?cursor=c1"])
         expectEnd(pages, .noNextPage)
         #expect(repeatWarnings(pages.last).isEmpty)
     }
 
     @Test
     func theCursorOfTheSourceURLIsTheOneJustSent() async throws {
-        loopback.route("/feed", .json(PagingRules.body([1], cursor: "abc")))
+        loopback.route("/feed", .json(PagingBodies.body([1], cursor: "abc")))
         let pages = try await pages("feed?cursor=abc&limit=5", PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor")))
-        #expect(PagingRules.sent(loopback) == ["/feed?cursor=abc&limit=5"])
+        #expect(PagingBodies.sent(loopback) == ["/feed?cursor=abc&limit=5"])
         expectEnd(pages, .noNextPage)
     }
 
     @Test func reachingTheLimitWhileANextPageIsNamedIsPageLimit() async throws {
         // Every page brings new records: a page of old ones would end paging by itself.
         loopback.route("/list", [
-            .json(PagingRules.body([1, 2])), .json(PagingRules.body([3, 4])), .json(PagingRules.body([5, 6])),
-            .json(PagingRules.body([7, 8])),
+            .json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5, 6])),
+            .json(PagingBodies.body([7, 8])),
         ])
         let pages = try await pages("list", PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 3))
-        #expect(PagingRules.sent(loopback) == ["/list?page=1", "/list?page=2", "/list?page=3"])
+        #expect(PagingBodies.sent(loopback) == ["/list?page=1", "/list?page=2", "/list?page=3"])
         expectEnd(pages, .pageLimit)
     }
 
     @Test(arguments: [0, 1, -5])
     func aLimitBelowTwoRequestsTheFirstPageOnly(limit: Int) async throws {
-        loopback.route("/list", .json(PagingRules.body([1, 2])))
+        loopback.route("/list", .json(PagingBodies.body([1, 2])))
         let pages = try await pages("list", PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: limit))
-        #expect(PagingRules.sent(loopback) == ["/list?page=1"])
+        #expect(PagingBodies.sent(loopback) == ["/list?page=1"])
         expectEnd(pages, .pageLimit)
     }
 
     @Test func reachingTheLimitOnTheLastPageIsNoNextPage() async throws {
-        loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
-        loopback.route("/p2", .json(PagingRules.body([2], next: nil)))
+        loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        loopback.route("/p2", .json(PagingBodies.body([2], next: nil)))
         let pages = try await pages("p1", PagingOptions(pagination: .nextURL(keyPath: "meta.next"), maximumPages: 2))
-        #expect(PagingRules.sent(loopback) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(loopback) == ["/p1", "/p2"])
         expectEnd(pages, .noNextPage)
     }
 
@@ -645,12 +622,12 @@ enum PagingRules {
 
     @Test func orphansAreDeletedAfterACompletePaging() async throws {
         _ = try store.populate(.object(["data": [["id": 1], ["id": 99]]]), entity: "Item")
-        loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
-        loopback.route("/p2", .json(PagingRules.body([2], next: nil)))
+        loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        loopback.route("/p2", .json(PagingBodies.body([2], next: nil)))
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
         options.request.population.deleteOrphans = .all
         let pages = try await pages("p1", options)
-        #expect(PagingRules.sent(loopback) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(loopback) == ["/p1", "/p2"])
         expectEnd(pages, .noNextPage)
         #expect(pages.last?.orphansDeleted == ["Item": 1])
         #expect(try storedIDs() == [1, 2])
@@ -661,11 +638,11 @@ enum PagingRules {
         _ = try store.populate(.object(["data": [["id": 99]]]), entity: "Item")
         let pagination: Pagination = end == .emptyPage
             ? .pageNumber(parameter: "page") : .offset(parameter: "offset", limitParameter: "limit", limit: 2)
-        loopback.route("/list", [.json(PagingRules.body([1, 2])), .json(PagingRules.body(end == .emptyPage ? [] : [3]))])
+        loopback.route("/list", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body(end == .emptyPage ? [] : [3]))])
         var options = PagingOptions(pagination: pagination)
         options.request.population.deleteOrphans = .all
         let pages = try await pages("list", options)
-        #expect(PagingRules.sent(loopback) == (end == .emptyPage
+        #expect(PagingBodies.sent(loopback) == (end == .emptyPage
             ? ["/list?page=1", "/list?page=2"] : ["/list?offset=0&limit=2", "/list?offset=2&limit=2"]))
         expectEnd(pages, end)
         #expect(pages.last?.orphansDeleted == ["Item": 1])
@@ -675,12 +652,12 @@ enum PagingRules {
     @Test(arguments: [PagingEnd.pageLimit, .repeatedPage])
     func noOrphansAreDeletedAfterAnIncompletePaging(end: PagingEnd) async throws {
         _ = try store.populate(.object(["data": [["id": 99]]]), entity: "Item")
-        loopback.route("/p1", .json(PagingRules.body([1], next: "/p2")))
-        loopback.route("/p2", .json(PagingRules.body([2], next: end == .pageLimit ? "/p3" : "/p1")))
+        loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
+        loopback.route("/p2", .json(PagingBodies.body([2], next: end == .pageLimit ? "/p3" : "/p1")))
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"), maximumPages: end == .pageLimit ? 2 : nil)
         options.request.population.deleteOrphans = .all
         let pages = try await pages(loopback.url("/p1").absoluteString, options)
-        #expect(PagingRules.sent(loopback) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(loopback) == ["/p1", "/p2"])
         expectEnd(pages, end)
         #expect(pages.last?.orphansDeleted.isEmpty == true)
         #expect(try storedIDs() == [1, 2, 99])
@@ -753,13 +730,13 @@ final class LockedCount: @unchecked Sendable {
     }
 
     @Test func aNextPageOnAnotherPortGetsNoCredentialsAndTheHomeOriginGetsThemBack() async throws {
-        home.route("/p1", .json(PagingRules.body([1], next: other.url("/p2").absoluteString)))
-        other.route("/p2", .json(PagingRules.body([2], next: home.url("/p3?x=1").absoluteString)))
-        home.route("/p3", .json(PagingRules.body([3], next: nil)))
+        home.route("/p1", .json(PagingBodies.body([1], next: other.url("/p2").absoluteString)))
+        other.route("/p2", .json(PagingBodies.body([2], next: home.url("/p3?x=1").absoluteString)))
+        home.route("/p3", .json(PagingBodies.body([3], next: nil)))
         let pages = try await PagingRules.collect(
             store.pages(entity: "Item", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
-        #expect(PagingRules.sent(home) == ["/p1", "/p3?x=1"])
-        #expect(PagingRules.sent(other) == ["/p2"])
+        #expect(PagingBodies.sent(home) == ["/p1", "/p3?x=1"])
+        #expect(PagingBodies.sent(other) == ["/p2"])
         #expect(home.requests.map(carried) == Array(repeating: Self.secrets + ["X-Client"], count: 2))
         #expect(home.requests.allSatisfy { $0.header("Authorization") == "token X" && $0.header("Cookie") == "session=s1" })
         #expect(other.requests.map(carried) == [["X-Client"]])
@@ -768,14 +745,14 @@ final class LockedCount: @unchecked Sendable {
     }
 
     @Test func aLinkHeaderToAnotherPortGetsNoCredentials() async throws {
-        home.route("/items", .json(PagingRules.body([1]), headers: ["Link": "<\(other.url("/items?page=2").absoluteString)>; rel=\"next\""]))
+        home.route("/items", .json(PagingBodies.body([1]), headers: ["Link": "<\(other.url("/items?page=2").absoluteString)>; rel=\"next\""]))
         other.route("/items", [
-            .json(PagingRules.body([2]), headers: ["Link": #"</items?page=3>; rel="next""#]), .json(PagingRules.body([3])),
+            .json(PagingBodies.body([2]), headers: ["Link": #"</items?page=3>; rel="next""#]), .json(PagingBodies.body([3])),
         ])
         let pages = try await PagingRules.collect(store.pages(entity: "Item", urn: "items", options: PagingOptions(pagination: .linkHeader)))
-        #expect(PagingRules.sent(home) == ["/items"])
+        #expect(PagingBodies.sent(home) == ["/items"])
         // The relative link resolves against the other server's page, and stays there.
-        #expect(PagingRules.sent(other) == ["/items?page=2", "/items?page=3"])
+        #expect(PagingBodies.sent(other) == ["/items?page=2", "/items?page=3"])
         #expect(home.requests.map(carried) == [Self.secrets + ["X-Client"]])
         #expect(other.requests.map(carried) == [["X-Client"], ["X-Client"]])
         #expect(try storedIDs() == [1, 2, 3])
@@ -783,45 +760,45 @@ final class LockedCount: @unchecked Sendable {
     }
 
     @Test func sameOriginPagesKeepTheirCredentials() async throws {
-        home.route("/a/p1", .json(PagingRules.body([1], next: home.url("/b/p2").absoluteString)))
-        home.route("/b/p2", .json(PagingRules.body([2], next: "/c/p3")))
-        home.route("/c/p3", .json(PagingRules.body([3], next: "../d/p4")))
-        home.route("/d/p4", .json(PagingRules.body([4], next: nil)))
+        home.route("/a/p1", .json(PagingBodies.body([1], next: home.url("/b/p2").absoluteString)))
+        home.route("/b/p2", .json(PagingBodies.body([2], next: "/c/p3")))
+        home.route("/c/p3", .json(PagingBodies.body([3], next: "../d/p4")))
+        home.route("/d/p4", .json(PagingBodies.body([4], next: nil)))
         _ = try await PagingRules.collect(
             store.pages(entity: "Item", urn: "a/p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
-        #expect(PagingRules.sent(home) == ["/a/p1", "/b/p2", "/c/p3", "/d/p4"])
+        #expect(PagingBodies.sent(home) == ["/a/p1", "/b/p2", "/c/p3", "/d/p4"])
         #expect(home.requests.map(carried) == Array(repeating: Self.secrets + ["X-Client"], count: 4))
         #expect(other.requests.isEmpty)
     }
 
     @Test func cursorPagesOnAnotherOriginGetNoCredentialsOnAnyPage() async throws {
-        other.route("/feed", [.json(PagingRules.body([1], cursor: "c1")), .json(PagingRules.body([2], cursor: nil))])
+        other.route("/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: nil))])
         _ = try await PagingRules.collect(store.pages(
             entity: "Item", urn: other.url("/feed").absoluteString,
             options: PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor"))))
-        #expect(PagingRules.sent(other) == ["/feed", "/feed?cursor=c1"])
+        #expect(PagingBodies.sent(other) == ["/feed", "/feed?cursor=c1"])
         #expect(other.requests.map(carried) == [["X-Client"], ["X-Client"]])
         #expect(home.requests.isEmpty)
     }
 
     @Test func numberedPagesOnTheHomeOriginKeepCredentialsOnEveryPage() async throws {
-        home.route("/list", [.json(PagingRules.body([1])), .json(PagingRules.body([2])), .json(PagingRules.body([]))])
+        home.route("/list", [.json(PagingBodies.body([1])), .json(PagingBodies.body([2])), .json(PagingBodies.body([]))])
         let pages = try await PagingRules.collect(
             store.pages(entity: "Item", urn: "list", options: PagingOptions(pagination: .pageNumber(parameter: "page"))))
-        #expect(PagingRules.sent(home) == ["/list?page=1", "/list?page=2", "/list?page=3"])
+        #expect(PagingBodies.sent(home) == ["/list?page=1", "/list?page=2", "/list?page=3"])
         #expect(home.requests.map(carried) == Array(repeating: Self.secrets + ["X-Client"], count: 3))
         #expect(pages.last?.end == .emptyPage)
     }
 
     @Test
     func aSameOriginPageRedirectedToAnotherPortLosesItsCredentials() async throws {
-        home.route("/p1", .json(PagingRules.body([1], next: "/moved")))
+        home.route("/p1", .json(PagingBodies.body([1], next: "/moved")))
         home.route("/moved", .redirect(to: other.url("/p2").absoluteString))
-        other.route("/p2", .json(PagingRules.body([2], next: nil)))
+        other.route("/p2", .json(PagingBodies.body([2], next: nil)))
         _ = try await PagingRules.collect(
             store.pages(entity: "Item", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
-        #expect(PagingRules.sent(home) == ["/p1", "/moved"])
-        #expect(PagingRules.sent(other) == ["/p2"])
+        #expect(PagingBodies.sent(home) == ["/p1", "/moved"])
+        #expect(PagingBodies.sent(other) == ["/p2"])
         #expect(home.requests.map(carried) == Array(repeating: Self.secrets + ["X-Client"], count: 2))
         #expect(other.requests.map(carried) == [["X-Client"]])
         #expect(try storedIDs() == [1, 2])
@@ -830,11 +807,11 @@ final class LockedCount: @unchecked Sendable {
     @Test
     func theSchemesCaseDoesNotMakeAnotherOrigin() async throws {
         let upper = "HTTP://127.0.0.1:\(home.port)/p2"
-        home.route("/p1", .json(PagingRules.body([1], next: upper)))
-        home.route("/p2", .json(PagingRules.body([2], next: nil)))
+        home.route("/p1", .json(PagingBodies.body([1], next: upper)))
+        home.route("/p2", .json(PagingBodies.body([2], next: nil)))
         _ = try await PagingRules.collect(
             store.pages(entity: "Item", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
-        #expect(PagingRules.sent(home) == ["/p1", "/p2"])
+        #expect(PagingBodies.sent(home) == ["/p1", "/p2"])
         #expect(home.requests.map(carried) == Array(repeating: Self.secrets + ["X-Client"], count: 2))
     }
 
@@ -842,8 +819,8 @@ final class LockedCount: @unchecked Sendable {
         let lowerCased = HTTPServer(
             baseURL: home.baseURL, headers: ["authorization": "token X", "COOKIE": "session=s1", "x-api-key": "k", "X-Client": "c"])
         store.register(lowerCased, forEntity: "Item")
-        home.route("/p1", .json(PagingRules.body([1], next: other.url("/p2").absoluteString)))
-        other.route("/p2", .json(PagingRules.body([2], next: nil)))
+        home.route("/p1", .json(PagingBodies.body([1], next: other.url("/p2").absoluteString)))
+        other.route("/p2", .json(PagingBodies.body([2], next: nil)))
         _ = try await PagingRules.collect(
             store.pages(entity: "Item", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
         #expect(home.requests.map(carried) == [["Authorization", "Cookie", "X-Api-Key", "X-Client"]])
@@ -851,12 +828,12 @@ final class LockedCount: @unchecked Sendable {
     }
 
     @Test func aNetworkPathReferenceToAnotherPortGetsNoCredentials() async throws {
-        home.route("/p1", .json(PagingRules.body([1], next: "//127.0.0.1:\(other.port)/p2?page=2")))
-        other.route("/p2", .json(PagingRules.body([2], next: nil)))
+        home.route("/p1", .json(PagingBodies.body([1], next: "//127.0.0.1:\(other.port)/p2?page=2")))
+        other.route("/p2", .json(PagingBodies.body([2], next: nil)))
         let pages = try await PagingRules.collect(
             store.pages(entity: "Item", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
-        #expect(PagingRules.sent(home) == ["/p1"])
-        #expect(PagingRules.sent(other) == ["/p2?page=2"])
+        #expect(PagingBodies.sent(home) == ["/p1"])
+        #expect(PagingBodies.sent(other) == ["/p2?page=2"])
         #expect(home.requests.map(carried) == [Self.secrets + ["X-Client"]])
         #expect(other.requests.map(carried) == [["X-Client"]])
         #expect(pages.last?.end == .noNextPage)
@@ -864,14 +841,14 @@ final class LockedCount: @unchecked Sendable {
 
     @Test func perRequestCredentialsStayWithTheirOriginToo() async throws {
         store.register(HTTPServer(baseURL: home.baseURL), forEntity: "Item")
-        home.route("/p1", .json(PagingRules.body([1], next: other.url("/p2").absoluteString)))
-        other.route("/p2", .json(PagingRules.body([2], next: home.url("/p3").absoluteString)))
-        home.route("/p3", .json(PagingRules.body([3], next: nil)))
+        home.route("/p1", .json(PagingBodies.body([1], next: other.url("/p2").absoluteString)))
+        other.route("/p2", .json(PagingBodies.body([2], next: home.url("/p3").absoluteString)))
+        home.route("/p3", .json(PagingBodies.body([3], next: nil)))
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
         options.request.headers = ["Authorization": "Bearer per-request", "Cookie": "c=2", "X-Client": "per-request"]
         _ = try await PagingRules.collect(store.pages(entity: "Item", urn: "p1", options: options))
-        #expect(PagingRules.sent(home) == ["/p1", "/p3"])
-        #expect(PagingRules.sent(other) == ["/p2"])
+        #expect(PagingBodies.sent(home) == ["/p1", "/p3"])
+        #expect(PagingBodies.sent(other) == ["/p2"])
         #expect(home.requests.allSatisfy { $0.header("Authorization") == "Bearer per-request" && $0.header("Cookie") == "c=2" })
         #expect(other.requests.map(carried) == [["X-Client"]])
     }
