@@ -922,7 +922,7 @@ struct HostileInputStoreTests {
         // A database another tool made: an "Item" table of its own shape, no WebRecord metadata.
         // (Stores open existing files only, so the empty file is made first; SQLite takes a
         // zero-byte file for an empty database.)
-        FileManager.default.createFile(atPath: path, contents: Data())
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         do {
             let other = try RecordStore(path: directory.path("scratch.sqlite"), schema: Schema(json: #"{"entities": {"Scratch": {"attributes": {"x": {"type": "string"}}}}}"#))
             try other.withWriter { connection in
