@@ -31,6 +31,7 @@ let package = Package(
             path: "Examples/Foursquare",
             exclude: ["README.md", "LICENSE-fixtures", "venues.json"]
         ),
+        .executableTarget(name: "webrecord-probe", dependencies: ["WebRecord"], path: "Tests/Probe"),
         .target(name: "TestSupport", dependencies: ["WebRecord", "WebRecordTesting"], path: "Tests/TestSupport"),
         .testTarget(
             name: "WebRecordTests",

@@ -7,7 +7,7 @@ import WebRecord
 ///
 /// ```swift
 /// let test = try RecordingStore(schema: schema)
-/// _ = try ResponsePopulation(store: test.store).populate(response, entity: "Post")
+/// _ = try test.store.populate(response, entity: "Post")
 /// #expect(test.statements(matching: "SELECT").count == 5)
 /// ```
 ///

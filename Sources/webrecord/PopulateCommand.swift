@@ -124,7 +124,7 @@ enum PopulateCommand: Subcommand {
             let opened = try store ?? StoreAccess.open(path: path, schema: schema)
             store = opened
             do {
-                let result = try opened.populate(response, entity: entity, options: options)
+                let result = try await opened.populate(response, entity: entity, options: options)
                 summary.add(result)
                 kept.formUnion(result.containedRowIDs)
                 last = (result.records, response)
@@ -146,7 +146,7 @@ enum PopulateCommand: Subcommand {
             orphanOptions.deleteOrphans = .all
             let debugger = Debugger(initialEntity: entity)
             do {
-                let deleted = try ResponsePopulation(store: store, options: orphanOptions).deleteOrphans(
+                let deleted = try await ResponsePopulation(store: store.database, options: orphanOptions).deleteOrphans(
                     of: entity, keeping: kept, results: last.records, response: last.response, debugger: debugger)
                 summary.addDeleted(deleted)
                 summary.addWarnings(of: debugger)  // an orphan a deny rule kept, say

@@ -7,13 +7,13 @@
 /// ``PopulationWriter`` runs. Inverses stay consistent because each relationship pair is
 /// stored once (see `StorageLayout`).
 struct Marshaler {
-    let store: RecordStore
+    let store: SQLiteDatabase
     let options: PopulationOptions
     let coercion: ValueCoercion
     let debugger: Debugger
     private(set) var operations: [LinkOperation] = []
 
-    init(store: RecordStore, options: PopulationOptions, coercion: ValueCoercion, debugger: Debugger) {
+    init(store: SQLiteDatabase, options: PopulationOptions, coercion: ValueCoercion, debugger: Debugger) {
         self.store = store
         self.options = options
         self.coercion = coercion

@@ -5,7 +5,7 @@
 /// rule's predicate, that is not among the top-level results. With ``PopulationOptions/deleteOrphans``
 /// all candidates go; with ``PopulationOptions/orphanDeletion`` the closure decides each and may stop.
 struct OrphanDeletion {
-    let store: RecordStore
+    let store: SQLiteDatabase
     let options: PopulationOptions
     let connection: Connection
     let debugger: Debugger

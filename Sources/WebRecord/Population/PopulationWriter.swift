@@ -6,14 +6,14 @@
 /// row's values are bound straight from its ``RowState`` array. Foreign-key checks are
 /// deferred to the commit, so rows may refer to each other in any order.
 struct PopulationWriter {
-    let store: RecordStore
+    let store: SQLiteDatabase
     let connection: Connection
     /// Rows whose links changed outside their own columns (join tables, dropped members).
     private(set) var relinkedOwners = Set<ObjectIdentifier>()
     /// Whether a statement changed rows the population does not hold (so snapshots may be stale).
     private(set) var touchedOtherRows = false
 
-    init(store: RecordStore, connection: Connection) {
+    init(store: SQLiteDatabase, connection: Connection) {
         self.store = store
         self.connection = connection
     }

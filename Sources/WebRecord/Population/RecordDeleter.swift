@@ -2,14 +2,14 @@
 /// records too, `deny` refuses while related records exist, `nullify` clears the links
 /// (SQLite's `ON DELETE SET NULL` and `ON DELETE CASCADE` on join rows do that part).
 struct RecordDeleter {
-    let store: RecordStore
+    let store: SQLiteDatabase
     let connection: Connection
     let debugger: Debugger
     /// Deleted counts by entity.
     private(set) var deleted: [String: Int] = [:]
     private var gone = Set<String>()
 
-    init(store: RecordStore, connection: Connection, debugger: Debugger) {
+    init(store: SQLiteDatabase, connection: Connection, debugger: Debugger) {
         self.store = store
         self.connection = connection
         self.debugger = debugger

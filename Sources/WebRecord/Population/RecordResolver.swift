@@ -5,13 +5,13 @@
 /// are resolved, through the owner's relationship: again one query per table and round.
 /// What is not found is new: it gets a fresh `_id` now, and is inserted by the ``PopulationWriter``.
 struct RecordResolver {
-    let store: RecordStore
+    let store: SQLiteDatabase
     let connection: Connection
     let plans: TablePlans
     let representations: RepresentationSet
     let debugger: Debugger
 
-    init(store: RecordStore, connection: Connection, plans: TablePlans, representations: RepresentationSet, debugger: Debugger) {
+    init(store: SQLiteDatabase, connection: Connection, plans: TablePlans, representations: RepresentationSet, debugger: Debugger) {
         self.store = store
         self.connection = connection
         self.plans = plans

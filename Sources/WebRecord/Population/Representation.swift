@@ -178,7 +178,7 @@ final class Representation {
     private let relationshipsByName: [String: MappedRelationship]
 
     init(
-        entity: Entity, index: Int, store: RecordStore, plans: TablePlans, coercion: ValueCoercion,
+        entity: Entity, index: Int, store: SQLiteDatabase, plans: TablePlans, coercion: ValueCoercion,
         entityIndex: [String: Int], relationshipIDs: [String: Int]
     ) {
         self.index = index
@@ -236,7 +236,7 @@ final class Representation {
         relationshipsByName[name]
     }
 
-    private static func link(for relationship: Relationship, of entity: Entity, store: RecordStore, plans: TablePlans) -> Link? {
+    private static func link(for relationship: Relationship, of entity: Entity, store: SQLiteDatabase, plans: TablePlans) -> Link? {
         switch store.layout.storage(of: relationship.name, in: entity.name) {
         case nil:
             return nil
@@ -323,7 +323,7 @@ final class RepresentationSet {
     let all: [Representation]
     private let byName: [String: Int]
 
-    init(store: RecordStore, plans: TablePlans, coercion: ValueCoercion) {
+    init(store: SQLiteDatabase, plans: TablePlans, coercion: ValueCoercion) {
         let entities = store.schema.entities
         var byName: [String: Int] = [:]
         var relationshipIDs: [String: Int] = [:]
@@ -363,7 +363,7 @@ final class RepresentationSet {
 /// Picks the sub-entity a dictionary stands for (DESIGN §3.13).
 struct SubentitySelector {
     let schema: Schema
-    let store: RecordStore
+    let store: SQLiteDatabase
 
     /// The most specific entity for `dictionary`, starting at `entity`: the registered Record
     /// class's hook first, then the discriminator that governs the entity (its own, or its
@@ -378,7 +378,7 @@ struct SubentitySelector {
         while steps < 64 {
             steps += 1
             let hook = current.subentityNames.isEmpty
-                ? nil : store.recordClass(for: current.name).subentityName(for: dictionary, of: current)
+                ? nil : store.recordClasses.recordClass(for: current.name).subentityName(for: dictionary, of: current)
             guard let name = hook ?? discriminated(dictionary, by: Self.governingDiscriminator(of: current, in: schema)),
                 name != current.name, let next = schema.entity(named: name)
             else { break }

@@ -12,29 +12,25 @@ import Foundation
 /// 7. delete orphans;
 /// 8. commit once.
 ///
-/// For example:
-///
-/// ```swift
-/// let response = try JSONReader().read(data)
-/// let result = try ResponsePopulation(store: store).populate(response, entity: "Post")
-/// print(result.records.count, result.changes.inserted)
-/// ```
-///
 /// A fatal error rolls everything back: the store is left exactly as it was, and the failure
 /// carries the ``Debugger``.
-public struct ResponsePopulation: Sendable {
-    /// The store populated.
-    public let store: RecordStore
+///
+/// The population is built (steps 1–2) in the caller's context, then written (steps 3–8) in
+/// one transaction on the store's writer. The async form waits for the writer without
+/// blocking a thread, and cancelling its task interrupts the write and rolls it back.
+package struct ResponsePopulation: Sendable {
+    /// The database populated.
+    let store: SQLiteDatabase
     /// The options of this population.
-    public let options: PopulationOptions
+    let options: PopulationOptions
 
     /// Creates a population for `store`.
-    public init(store: RecordStore, options: PopulationOptions = PopulationOptions()) {
+    package init(store: SQLiteDatabase, options: PopulationOptions = PopulationOptions()) {
         self.store = store
         self.options = options
     }
 
-    /// Populates the store from `response`, for records of `entity`.
+    /// Populates the store from `response`, for records of `entity`, waiting for the writer.
     ///
     /// - Parameters:
     ///   - response: the parsed response.
@@ -42,11 +38,16 @@ public struct ResponsePopulation: Sendable {
     ///   - debugger: where errors are collected; a new one by default.
     /// - Returns: the top-level records in response order, the debugger, and change counts.
     /// - Throws: ``WebRecordFailure`` on a fatal error, after rolling back.
-    public func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) throws(WebRecordFailure) -> PopulationResult {
+    package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) throws(WebRecordFailure) -> PopulationResult {
         let debugger = debugger ?? Debugger(initialEntity: entity)
-        debugger.setResponseObject(response)
         do {
-            return try populateOrThrow(response, entityName: entity, debugger: debugger)
+            switch try prepare(response, entityName: entity, debugger: debugger) {
+            case .done(let result):
+                return result
+            case .write(let graph):
+                defer { graph.release() }
+                return try store.write { connection in try write(graph, on: connection) }
+            }
         } catch {
             // A failure before the write transaction leaves no file a first write would not have.
             store.discardIfNeverWritten()
@@ -54,16 +55,73 @@ public struct ResponsePopulation: Sendable {
         }
     }
 
-    private static func failure(_ error: any Error, entity: String, debugger: Debugger) -> WebRecordFailure {
-        switch error {
-        case let error as WebRecordError: WebRecordFailure(error, debugger: debugger)
-        case let failure as WebRecordFailure: failure
-        case is CancellationError: WebRecordFailure(.cancelled(entity: entity), debugger: debugger)
-        default: WebRecordFailure(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
+    /// Populates the store from `response` on the writer's executor, without blocking the
+    /// calling task's thread. Cancelling the task interrupts the write, rolls it back and
+    /// throws `cancelled`.
+    package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) async throws(WebRecordFailure) -> PopulationResult {
+        let debugger = debugger ?? Debugger(initialEntity: entity)
+        do {
+            switch try prepare(response, entityName: entity, debugger: debugger) {
+            case .done(let result):
+                return result
+            case .write(let graph):
+                defer { graph.release() }
+                // The graph is handed to the writer's executor and used only there while this
+                // task waits for it.
+                let handOver = HandOver(graph)
+                return try await store.write { [self] connection in try write(handOver.value, on: connection) }
+            }
+        } catch {
+            await store.discardIfNeverWritten()
+            throw Self.failure(error, entity: entity, debugger: debugger)
         }
     }
 
-    private func populateOrThrow(_ response: JSONValue, entityName: String, debugger: Debugger) throws -> PopulationResult {
+    private static func failure(_ error: any Error, entity: String, debugger: Debugger) -> WebRecordFailure {
+        switch error {
+        case let error as WebRecordError where error.code == .cancelled:
+            let cancelled = WebRecordError.cancelled(entity: entity)
+            return WebRecordFailure(cancelled, debugger: debugger)
+        case let error as WebRecordError: return WebRecordFailure(error, debugger: debugger)
+        case let failure as WebRecordFailure: return failure
+        case is CancellationError: return WebRecordFailure(.cancelled(entity: entity), debugger: debugger)
+        default: return WebRecordFailure(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
+        }
+    }
+
+    /// What preparing a population gives: a result already (nothing to write), or the graph
+    /// to write.
+    private enum Preparation {
+        case done(PopulationResult)
+        case write(Graph)
+    }
+
+    /// A population's proto-record graph, built and ready to write.
+    private struct Graph {
+        let response: JSONValue
+        let entity: Entity
+        let keyPath: String?
+        let listCount: Int?
+        let builder: ProtoRecordBuilder
+        let topLevel: [ProtoRecord]
+        let plans: TablePlans
+        let representations: RepresentationSet
+        let coercion: ValueCoercion
+        let debugger: Debugger
+
+        /// Breaks the graph's reference cycles once it is written.
+        func release() { builder.releaseGraph() }
+    }
+
+    /// A value handed to another executor that only it uses while the sender waits.
+    private struct HandOver<Value>: @unchecked Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// Steps 1–2: the records at the key path, and their proto-records.
+    private func prepare(_ response: JSONValue, entityName: String, debugger: Debugger) throws -> Preparation {
+        debugger.setResponseObject(response)
         let entity = try store.schema.requireEntity(entityName)
         try requireTransformers()
         let (values, keyPath, isList) = try records(in: response, entity: entity)
@@ -76,76 +134,94 @@ public struct ResponsePopulation: Sendable {
         let representations = RepresentationSet(store: store, plans: plans, coercion: coercion)
         let builder = ProtoRecordBuilder(
             store: store, options: options, coercion: coercion, representations: representations, debugger: debugger)
-        defer { builder.releaseGraph() }
-        let topLevel = try builder.build(values, entity: entity, keyPath: keyPath)
-        try requireIdentified(
-            builder.unidentifiedTopLevel, unmapped: builder.unmappedTopLevel, identified: topLevel.count, entity: entity,
-            keyPath: keyPath)
+        let topLevel: [ProtoRecord]
+        do {
+            topLevel = try builder.build(values, entity: entity, keyPath: keyPath)
+            try requireIdentified(
+                builder.unidentifiedTopLevel, unmapped: builder.unmappedTopLevel, identified: topLevel.count, entity: entity,
+                keyPath: keyPath)
+        } catch {
+            builder.releaseGraph()
+            throw error
+        }
         let protos = builder.protoRecords
         if WebRecord.logger.isEnabled(.trace) {
             WebRecord.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
         }
         if orphanRuleApplies == false, protos.isEmpty {
+            builder.releaseGraph()
             var result = PopulationResult(records: [], debugger: debugger, changesByEntity: [:])
             result.responseRecordCount = listCount
-            return result
+            return .done(result)
         }
-        return try store.write { connection in
-            try Task.checkCancellation()
-            let resolver = RecordResolver(
-                store: store, connection: connection, plans: plans, representations: representations, debugger: debugger)
-            try resolver.resolve(protos)
+        return .write(
+            Graph(
+                response: response, entity: entity, keyPath: keyPath, listCount: listCount, builder: builder,
+                topLevel: topLevel, plans: plans, representations: representations, coercion: coercion, debugger: debugger))
+    }
 
-            var marshaler = Marshaler(store: store, options: options, coercion: coercion, debugger: debugger)
-            for proto in protos {
-                marshaler.populateAttributes(of: proto)
-            }
-            marshaler.dropIncompleteRecords(protos)
-            try requireStored(topLevel, unidentified: builder.unidentifiedTopLevel.count, entity: entity, keyPath: keyPath)
-            for proto in protos where proto.row?.switchedFrom != nil {
-                marshaler.clearSwitchedSubentity(of: proto, representations: representations)
-            }
-            for proto in protos where !proto.links.isEmpty {
-                marshaler.wireRelationships(of: proto)
-            }
-            var rows: [RowState] = []
-            rows.reserveCapacity(protos.count)
-            for proto in protos {
-                if let row = proto.row { rows.append(row) }
-            }
-            var writer = PopulationWriter(store: store, connection: connection)
-            try writer.writeRows(rows)
-            var deleter = RecordDeleter(store: store, connection: connection, debugger: debugger)
-            try writer.writeLinks(marshaler.operations, deleter: &deleter)
+    /// Steps 3–8, in the write transaction.
+    private func write(_ graph: Graph, on connection: Connection) throws -> PopulationResult {
+        let (entity, keyPath, debugger, representations) = (graph.entity, graph.keyPath, graph.debugger, graph.representations)
+        let builder = graph.builder
+        let protos = builder.protoRecords
+        let topLevel = graph.topLevel
+        try Task.checkCancellation()
+        let resolver = RecordResolver(
+            store: store, connection: connection, plans: graph.plans, representations: representations, debugger: debugger)
+        try resolver.resolve(protos)
 
-            var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners)
-            var records: [Record] = []
-            records.reserveCapacity(topLevel.count)
-            var recordClasses: [Int: Record.Type] = [:]  // looked up once per entity, not per record
-            for proto in topLevel {
-                guard let row = proto.row else { continue }
-                let representation = proto.representation
-                let recordClass = recordClasses[representation.index] ?? store.recordClass(for: representation.name)
-                recordClasses[representation.index] = recordClass
-                records.append(recordClass.init(entity: representation.entity, rowID: row.rowID, storedValues: row.snapshot, store: store))
-            }
-            let contained = Self.containedRowIDs(protos, entity: entity, schema: store.schema)
-            if orphanRuleApplies {
-                try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
-                    .run(entity: entity, keep: contained, results: records, response: response, deleter: &deleter)
-            }
-            for (name, count) in deleter.deleted {
-                changes[name, default: ChangeCounts()].deleted += count
-            }
-            if writer.touchedOtherRows || !deleter.deleted.isEmpty {
-                records = try refetch(records, connection: connection)
-            }
-            try Task.checkCancellation()
-            var result = PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
-            result.containedRowIDs = contained
-            result.responseRecordCount = listCount
-            return result
+        var marshaler = Marshaler(store: store, options: options, coercion: graph.coercion, debugger: debugger)
+        for proto in protos {
+            marshaler.populateAttributes(of: proto)
         }
+        marshaler.dropIncompleteRecords(protos)
+        try requireStored(topLevel, unidentified: builder.unidentifiedTopLevel.count, entity: entity, keyPath: keyPath)
+        for proto in protos where proto.row?.switchedFrom != nil {
+            marshaler.clearSwitchedSubentity(of: proto, representations: representations)
+        }
+        for proto in protos where !proto.links.isEmpty {
+            marshaler.wireRelationships(of: proto)
+        }
+        var rows: [RowState] = []
+        rows.reserveCapacity(protos.count)
+        for proto in protos {
+            if let row = proto.row { rows.append(row) }
+        }
+        var writer = PopulationWriter(store: store, connection: connection)
+        try writer.writeRows(rows)
+        var deleter = RecordDeleter(store: store, connection: connection, debugger: debugger)
+        try writer.writeLinks(marshaler.operations, deleter: &deleter)
+
+        var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners)
+        var records: [Record] = []
+        records.reserveCapacity(topLevel.count)
+        var recordClasses: [Int: Record.Type] = [:]  // looked up once per entity, not per record
+        for proto in topLevel {
+            guard let row = proto.row else { continue }
+            let representation = proto.representation
+            let recordClass = recordClasses[representation.index] ?? store.recordClasses.recordClass(for: representation.name)
+            recordClasses[representation.index] = recordClass
+            records.append(
+                recordClass.init(
+                    row: Record.StoredRow(entity: representation.entity, rowID: row.rowID, values: row.snapshot, database: store)))
+        }
+        let contained = Self.containedRowIDs(protos, entity: entity, schema: store.schema)
+        if orphanRuleApplies {
+            try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
+                .run(entity: entity, keep: contained, results: records, response: graph.response, deleter: &deleter)
+        }
+        for (name, count) in deleter.deleted {
+            changes[name, default: ChangeCounts()].deleted += count
+        }
+        if writer.touchedOtherRows || !deleter.deleted.isEmpty {
+            records = try refetch(records, connection: connection)
+        }
+        try Task.checkCancellation()
+        var result = PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
+        result.containedRowIDs = contained
+        result.responseRecordCount = graph.listCount
+        return result
     }
 
     /// The `_id` of every stored record of `entity`'s hierarchy that the response named, at any
@@ -270,7 +346,7 @@ public struct ResponsePopulation: Sendable {
                 .invalidResponseFormat, "the response is \(response.typeName); expected an object or an array",
                 entity: entity.name, value: response)
         }
-        let keyPath = options.keyPath ?? store.recordClass(for: entity.name).keyPathForResponseObject
+        let keyPath = options.keyPath ?? store.recordClasses.recordClass(for: entity.name).keyPathForResponseObject
             ?? entity.keyPathForResponseObject
         guard let keyPath, !keyPath.isEmpty else { return ([response], nil, false) }
         let found = response.value(atKeyPath: keyPath)
@@ -324,23 +400,6 @@ public struct ResponsePopulation: Sendable {
     }
 }
 
-extension RecordStore {
-    /// Populates the store from one response, in one transaction.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let result = try store.populate(try JSONReader().read(data), entity: "Post")
-    /// ```
-    ///
-    /// - Throws: ``WebRecordFailure`` on a fatal error; the store is left as it was.
-    public func populate(
-        _ response: JSONValue, entity: String, options: PopulationOptions = PopulationOptions()
-    ) throws(WebRecordFailure) -> PopulationResult {
-        try ResponsePopulation(store: self, options: options).populate(response, entity: entity)
-    }
-}
-
 extension ResponsePopulation {
     /// Deletes the orphans of a multi-response request, once all of it has been populated: the
     /// stored records of `entity` (scoped by the options' rule) whose `_id` is not in `keeping`.
@@ -356,21 +415,40 @@ extension ResponsePopulation {
     ///   - debugger: where errors are collected.
     /// - Returns: deleted counts by entity.
     /// - Throws: ``WebRecordFailure`` after rolling back.
-    public func deleteOrphans(
+    package func deleteOrphans(
         of entity: String, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger
     ) throws(WebRecordFailure) -> [String: Int] {
         do {
             let entity = try store.schema.requireEntity(entity)
             return try store.write { connection in
-                var deleter = RecordDeleter(store: store, connection: connection, debugger: debugger)
-                try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
-                    .run(entity: entity, keep: keeping, results: results, response: response, deleter: &deleter)
-                return deleter.deleted
+                try orphanPass(entity: entity, keeping: keeping, results: results, response: response, debugger: debugger, on: connection)
             }
-        } catch let error as WebRecordError {
-            throw WebRecordFailure(error, debugger: debugger)
         } catch {
-            throw WebRecordFailure(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
+            throw Self.failure(error, entity: entity, debugger: debugger)
         }
+    }
+
+    /// ``deleteOrphans(of:keeping:results:response:debugger:)`` on the writer's executor,
+    /// without blocking the calling task's thread; cancelling the task rolls it back.
+    package func deleteOrphans(
+        of entity: String, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger
+    ) async throws(WebRecordFailure) -> [String: Int] {
+        do {
+            let entity = try store.schema.requireEntity(entity)
+            return try await store.write { [self] connection in
+                try orphanPass(entity: entity, keeping: keeping, results: results, response: response, debugger: debugger, on: connection)
+            }
+        } catch {
+            throw Self.failure(error, entity: entity, debugger: debugger)
+        }
+    }
+
+    private func orphanPass(
+        entity: Entity, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger, on connection: Connection
+    ) throws -> [String: Int] {
+        var deleter = RecordDeleter(store: store, connection: connection, debugger: debugger)
+        try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
+            .run(entity: entity, keep: keeping, results: results, response: response, deleter: &deleter)
+        return deleter.deleted
     }
 }

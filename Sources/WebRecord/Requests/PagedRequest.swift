@@ -309,7 +309,7 @@ extension RecordStore {
                 if Task.isCancelled {
                     throw WebRecordFailure(.cancelled(entity: sequence.entity), debugger: result.debugger)
                 }
-                deleted = try ResponsePopulation(store: self, options: orphanOptions).deleteOrphans(
+                deleted = try await ResponsePopulation(store: database, options: orphanOptions).deleteOrphans(
                     of: sequence.entity, keeping: state.keep, results: result.records, response: result.response.body,
                     debugger: result.debugger)
             }

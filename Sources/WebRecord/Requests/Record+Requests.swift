@@ -88,14 +88,18 @@ extension Record {
     /// final class Venue: Record {
     ///     override var recordDetailURN: String? { (self["id"] as String?).map { "venues/\($0)" } }
     /// }
-    /// let result = try await venue.startDetailRequest()
+    /// let result = try await venue.startDetailRequest(in: store)
     /// ```
     ///
-    /// - Parameter options: the request's options.
+    /// - Parameters:
+    ///   - store: the store the record was read from, which the response populates.
+    ///   - options: the request's options.
     /// - Returns: the request's result.
     /// - Throws: ``WebRecordFailure``: `invalidArgument` when the record has no detail URN,
     ///   else as for ``RecordStore/startRequest(entity:urn:data:options:)``.
-    public func startDetailRequest(options: RequestOptions = RequestOptions()) async throws(WebRecordFailure) -> RequestResult {
+    public func startDetailRequest(
+        in store: RecordStore, options: RequestOptions = RequestOptions()
+    ) async throws(WebRecordFailure) -> RequestResult {
         guard let urn = recordDetailURN else {
             throw WebRecordFailure(
                 WebRecordError(
@@ -114,15 +118,17 @@ extension Record {
     /// For example:
     ///
     /// ```swift
-    /// let fresh = try await venue.refresh()
+    /// let fresh = try await venue.refresh(in: store)
     /// ```
     ///
-    /// - Parameter options: the request's options.
+    /// - Parameters:
+    ///   - store: the store the record was read from, which the response populates.
+    ///   - options: the request's options.
     /// - Returns: the record as stored after the request.
-    /// - Throws: ``WebRecordFailure``: as for ``startDetailRequest(options:)``, or `notFound`
+    /// - Throws: ``WebRecordFailure``: as for ``startDetailRequest(in:options:)``, or `notFound`
     ///   when the record is no longer in the store afterwards.
-    public func refresh(options: RequestOptions = RequestOptions()) async throws(WebRecordFailure) -> Self {
-        let result = try await startDetailRequest(options: options)
+    public func refresh(in store: RecordStore, options: RequestOptions = RequestOptions()) async throws(WebRecordFailure) -> Self {
+        let result = try await startDetailRequest(in: store, options: options)
         let fetched: [Record]
         do {
             fetched = try store.fetch(entity.name, where: "\"_id\" = ?", arguments: [rowID], limit: 1)
@@ -147,6 +153,6 @@ extension Record {
     /// `record` as an instance of this class: itself when it is one, else a copy of its row.
     static func typed(_ record: Record) -> Self {
         if let typed = record as? Self { return typed }
-        return Self(entity: record.entity, rowID: record.rowID, storedValues: record.storedValues, store: record.store)
+        return Self(row: record.storedRow)
     }
 }

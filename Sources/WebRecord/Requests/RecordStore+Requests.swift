@@ -176,7 +176,8 @@ extension RecordStore {
         if Task.isCancelled { throw WebRecordFailure(.cancelled(entity: entity), debugger: debugger) }
         let population: PopulationResult
         do {
-            population = try await populateOffThePool(response.body, entity: entity, options: options.population, debugger: debugger)
+            population = try await ResponsePopulation(store: database, options: options.population)
+                .populate(response.body, entity: entity, debugger: debugger)
         } catch {
             // The population rolled back; a cancellation noticed inside it is still a cancellation.
             if error.error.code == .cancelled || error.error.cause is CancellationError {
@@ -195,25 +196,6 @@ extension RecordStore {
         result.containedRowIDs = population.containedRowIDs
         result.responseRecordCount = population.responseRecordCount
         return result
-    }
-
-    /// Runs a population on a dispatch queue, not on the cooperative thread pool: a population
-    /// is synchronous SQLite work that may wait for the store's lock, and blocking the pool's few
-    /// threads would stall every other task of the process.
-    private func populateOffThePool(
-        _ body: JSONValue, entity: String, options: PopulationOptions, debugger: Debugger
-    ) async throws(WebRecordFailure) -> PopulationResult {
-        let population = ResponsePopulation(store: self, options: options)
-        let result: Result<PopulationResult, WebRecordFailure> = await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                do throws(WebRecordFailure) {
-                    continuation.resume(returning: .success(try population.populate(body, entity: entity, debugger: debugger)))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try result.get()
     }
 
     /// The failure for an error a server threw.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 internal import WebRecordSQLite
 
 /// One SQLite connection: the thin layer every store operation goes through.
@@ -131,7 +132,7 @@ public final class Connection {
     ///
     /// `BEGIN IMMEDIATE` takes the write lock at once, so a busy store is met (and waited
     /// for, up to the busy timeout) before any work is done.
-    public func inTransaction<T>(_ body: () throws -> T) throws -> T {
+    func inTransaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()
@@ -157,10 +158,54 @@ public final class Connection {
     }
 
     func errorMessage() -> String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// What another thread may use to interrupt this connection's running statement.
+    var interruptHandle: InterruptHandle { InterruptHandle(handle: handle) }
+
+    /// Makes every statement of this connection fail with `SQLITE_INTERRUPT` while `flag` is
+    /// raised, checked every thousand SQLite instructions: `sqlite3_interrupt` alone stops only
+    /// the statements running when it is called, and a cancellation that lands between two
+    /// statements must stop the next one too.
+    ///
+    /// `flag` must outlive the connection.
+    func interrupt(while flag: InterruptFlag) {
+        let context = Unmanaged.passUnretained(flag).toOpaque()
+        sqlite3_progress_handler(handle, 1000, { context in
+            guard let context else { return 0 }
+            return Unmanaged<InterruptFlag>.fromOpaque(context).takeUnretainedValue().isRaised ? 1 : 0
+        }, context)
+    }
+
+    /// A connection's handle for `sqlite3_interrupt`, the one SQLite call that is safe from
+    /// another thread while the connection works.
+    ///
+    /// `@unchecked Sendable` is safe as long as the connection is open: ``ConnectionQueue``
+    /// forgets the handle, under the lock it interrupts with, before it drops the connection.
+    struct InterruptHandle: @unchecked Sendable {
+        let handle: OpaquePointer
+
+        /// Makes the statement running on the connection, and any it starts before it is
+        /// done, fail with `SQLITE_INTERRUPT`.
+        func interrupt() {
+            sqlite3_interrupt(handle)
+        }
+    }
 }
 
 @available(*, unavailable)
 extension Connection: Sendable {}
+
+/// A flag another thread raises to interrupt a connection's statements (see
+/// ``Connection/interrupt(while:)``).
+final class InterruptFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    /// Whether statements are to be interrupted.
+    var isRaised: Bool { raised.load(ordering: .relaxed) }
+
+    /// Raises or lowers the flag.
+    func set(_ value: Bool) { raised.store(value, ordering: .relaxed) }
+}
 
 extension WebRecordError {
     static func store(code: Int32, message: String, sql: String?) -> WebRecordError {

@@ -25,17 +25,38 @@ open class Record: @unchecked Sendable, CustomStringConvertible {
     public let entity: Entity
     /// The row's `_id` in its table.
     public let rowID: Int64
-    /// The store the record lives in.
-    public let store: RecordStore
     /// The row's column values by column name.
     public let storedValues: [String: DatabaseValue]
+    /// The database the record was read from, which its relationships are loaded from.
+    package let database: SQLiteDatabase
 
-    /// Creates a record from a row. The store calls this; subclasses inherit it.
-    public required init(entity: Entity, rowID: Int64, storedValues: [String: DatabaseValue], store: RecordStore) {
-        self.entity = entity
-        self.rowID = rowID
-        self.storedValues = storedValues
-        self.store = store
+    /// The stored row a record is made from. Only a store makes one: records come from
+    /// fetches, requests and populations.
+    public struct StoredRow: Sendable {
+        let entity: Entity
+        let rowID: Int64
+        let values: [String: DatabaseValue]
+        let database: SQLiteDatabase
+
+        package init(entity: Entity, rowID: Int64, values: [String: DatabaseValue], database: SQLiteDatabase) {
+            self.entity = entity
+            self.rowID = rowID
+            self.values = values
+            self.database = database
+        }
+    }
+
+    /// Creates a record from a stored row. The store calls this; subclasses inherit it.
+    public required init(row: StoredRow) {
+        self.entity = row.entity
+        self.rowID = row.rowID
+        self.storedValues = row.values
+        self.database = row.database
+    }
+
+    /// The stored row this record was made from, to make a record of another class from it.
+    package var storedRow: StoredRow {
+        StoredRow(entity: entity, rowID: rowID, values: storedValues, database: database)
     }
 
     // MARK: - Hooks for subclasses
@@ -97,18 +118,18 @@ open class Record: @unchecked Sendable, CustomStringConvertible {
 
     /// The record related by a to-one relationship, or nil.
     public func related<T: Record>(_ name: String, as type: T.Type = T.self) -> T? {
-        (try? store.relatedRecords(of: self, relationship: name, limit: 1))?.first as? T
+        (try? database.relatedRecords(of: self, relationship: name, limit: 1))?.first as? T
     }
 
     /// The records related by a to-many relationship: in stored order when ordered, else by `_id`.
     public func relatedRecords<T: Record>(_ name: String, as type: T.Type = T.self) -> [T] {
-        ((try? store.relatedRecords(of: self, relationship: name, limit: nil)) ?? []).compactMap { $0 as? T }
+        ((try? database.relatedRecords(of: self, relationship: name, limit: nil)) ?? []).compactMap { $0 as? T }
     }
 
     /// Like ``relatedRecords(_:as:)`` but throws instead of returning empty on a store error or
     /// an unknown relationship.
     public func fetchRelated(_ name: String) throws -> [Record] {
-        try store.relatedRecords(of: self, relationship: name, limit: nil)
+        try database.relatedRecords(of: self, relationship: name, limit: nil)
     }
 
     // MARK: - Decoding

@@ -4,25 +4,25 @@ import Foundation
 /// write fails.
 struct StoreFile: Sendable {
     let path: String
-    let configuration: RecordStore.Configuration
+    let options: SQLiteDatabase.Options
 
     /// Opens the writer connection, creating the file (with the configured mode) when there is
     /// none. A file it creates is switched to WAL at once: an empty database, with no tables.
-    func openWriter(_ state: SerializedConnection.State) throws(WebRecordError) -> Connection {
+    func openWriter(_ state: ConnectionQueue.State) throws(WebRecordError) -> Connection {
         state.reset()
-        state.createdFile = Connection.createFile(atPath: path, mode: mode_t(configuration.fileMode))
-        let connection = try Connection(path: path, mustExist: true, busyTimeout: configuration.busyTimeout)
-        connection.sqlObserver = configuration.sqlObserver
+        state.createdFile = Connection.createFile(atPath: path, mode: mode_t(options.fileMode))
+        let connection = try Connection(path: path, mustExist: true, busyTimeout: options.busyTimeout)
+        connection.sqlObserver = options.sqlObserver
         try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
         if state.createdFile { try enableWAL(on: connection) }
         return connection
     }
 
     /// Opens a reader connection. It never creates the file, and cannot write to it.
-    func openReader(_ state: SerializedConnection.State) throws(WebRecordError) -> Connection {
+    func openReader(_ state: ConnectionQueue.State) throws(WebRecordError) -> Connection {
         state.reset()
-        let connection = try Connection(path: path, mustExist: true, busyTimeout: configuration.busyTimeout)
-        connection.sqlObserver = configuration.sqlObserver
+        let connection = try Connection(path: path, mustExist: true, busyTimeout: options.busyTimeout)
+        connection.sqlObserver = options.sqlObserver
         try connection.execute("PRAGMA foreign_keys = ON; PRAGMA query_only = ON")
         return connection
     }
@@ -33,7 +33,7 @@ struct StoreFile: Sendable {
     /// that meets another connection's lock with `SQLITE_BUSY` at once, without its busy
     /// handler: the switch is retried, like any wait for a writer, for up to the busy timeout.
     func enableWAL(on connection: Connection) throws(WebRecordError) {
-        let deadline = Date().addingTimeInterval(configuration.busyTimeout)
+        let deadline = Date().addingTimeInterval(options.busyTimeout)
         while true {
             do {
                 if try connection.unobserved({ () throws(WebRecordError) in try connection.scalar("PRAGMA journal_mode") })

@@ -128,7 +128,7 @@ func makeSilentLossStore() throws -> RecordingStore {
 
     @Test func pagedOrphanDeletionKeepsRecordsNestedOnEveryPage() async throws {
         let test = try makeSilentLossStore()
-        _ = try test.store.populate(json(#"[{"id": 99}]"#), entity: "Unit")
+        _ = try await test.store.populate(json(#"[{"id": 99}]"#), entity: "Unit")
         let server = CannedServer()
         server.enqueue(try json(#"{"units": [{"id": 1, "children": [{"id": 11}]}], "next": "p2"}"#), for: "p1")
         server.enqueue(try json(#"{"units": [{"id": 2, "children": [12]}], "next": null}"#), for: "p2")
@@ -237,7 +237,7 @@ func makeSilentLossStore() throws -> RecordingStore {
 
     @Test func aPagedRunWithAnUnidentifiedRecordKeepsEarlierPagesAndDeletesNothing() async throws {
         let test = try makeSilentLossStore()
-        _ = try test.store.populate(json(#"[{"id": 99, "title": "old"}]"#), entity: "Issue")
+        _ = try await test.store.populate(json(#"[{"id": 99, "title": "old"}]"#), entity: "Issue")
         let server = CannedServer()
         server.enqueue(try json(#"{"items": [{"id": 1, "title": "a"}], "next": "p2"}"#), for: "p1")
         server.enqueue(try json(#"{"items": [{"id": 2, "title": "b"}, {"title": "no id"}], "next": null}"#), for: "p2")

@@ -483,7 +483,7 @@ import WebRecordTesting
 
     @Test func aPopulationInACancelledTaskIsCancelledAndWritesNothing() async throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "a"}]"#), entity: "Post")
+        _ = try await test.store.populate(json(#"[{"id": 1, "title": "a"}]"#), entity: "Post")
         let before = try dumpContent(test.store)
         let store = test.store
         let response = try json(#"[{"id": 1, "title": "changed"}, {"id": 2, "title": "b"}]"#)

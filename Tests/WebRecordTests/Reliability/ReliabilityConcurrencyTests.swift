@@ -60,7 +60,7 @@ struct ReliabilityConcurrencyTests {
         let path = directory.path("shared.sqlite")
         let store = try RecordStore(path: path, schema: Reliability.appNetSchema())
         // The reader starts on an existing store.
-        _ = try store.populate(Self.response(task: 0, round: 0), entity: "Post")
+        _ = try await store.populate(Self.response(task: 0, round: 0), entity: "Post")
 
         let stop = directory.path("stop")
         let reader = try ChildProcess.python(Self.reader, [path, stop])
@@ -72,7 +72,7 @@ struct ReliabilityConcurrencyTests {
                 group.addTask {
                     for round in 0..<Self.rounds {
                         do {
-                            let result = try store.populate(Self.response(task: task, round: round), entity: "Post")
+                            let result = try await store.populate(Self.response(task: task, round: round), entity: "Post")
                             if result.records.count != Self.postsPerResponse + 1 {
                                 failures.append("task \(task) round \(round): \(result.records.count) records")
                             }
@@ -108,10 +108,10 @@ struct ReliabilityConcurrencyTests {
 
         // Deterministic: the same content as the same responses populated one after another.
         let reference = try RecordStore(inMemory: Reliability.appNetSchema())
-        _ = try reference.populate(Self.response(task: 0, round: 0), entity: "Post")
+        _ = try await reference.populate(Self.response(task: 0, round: 0), entity: "Post")
         for task in 0..<Self.tasks {
             for round in 0..<Self.rounds {
-                _ = try reference.populate(Self.response(task: task, round: round), entity: "Post")
+                _ = try await reference.populate(Self.response(task: task, round: round), entity: "Post")
             }
         }
         let concurrent = try Reliability.export(store)

@@ -100,7 +100,7 @@ struct ReliabilityFaultTests {
 
         let start = Date()
         do {
-            _ = try store.populate(AppNetResponses.response(posts: 50, firstID: 500, seed: 3), entity: "Post")
+            _ = try await store.populate(AppNetResponses.response(posts: 50, firstID: 500, seed: 3), entity: "Post")
             Issue.record("population succeeded while another process held the write lock")
         } catch {
             let waited = Date().timeIntervalSince(start)
@@ -118,7 +118,7 @@ struct ReliabilityFaultTests {
         #expect(finished.stdout.contains("released"), "\(finished)")
         #expect(try Reliability.dump(store) == before)
         #expect(try Reliability.integrity(store) == ["ok"])
-        let result = try store.populate(AppNetResponses.response(posts: 50, firstID: 500, seed: 3), entity: "Post")
+        let result = try await store.populate(AppNetResponses.response(posts: 50, firstID: 500, seed: 3), entity: "Post")
         #expect(result.records.count == 50)
     }
 
@@ -139,7 +139,7 @@ struct ReliabilityFaultTests {
         // The lock is held 1.5 s more from now: the population must wait for it.
         #expect(FileManager.default.createFile(atPath: release, contents: nil))
         let start = Date()
-        let result = try store.populate(AppNetResponses.response(posts: 30, firstID: 900, seed: 4), entity: "Post")
+        let result = try await store.populate(AppNetResponses.response(posts: 30, firstID: 900, seed: 4), entity: "Post")
         let waited = Date().timeIntervalSince(start)
         #expect(result.records.count == 30)
         #expect(waited >= 1, "the population should have waited for the lock; waited \(waited) s")

@@ -323,7 +323,7 @@ struct ReliabilityHostileDataTests {
         let db = directory.path("store.sqlite")
         do {
             let store = try RecordStore(path: db, schema: Reliability.appNetSchema())
-            _ = try store.populate(AppNetResponses.response(posts: 5, seed: 12), entity: "Post")
+            _ = try await store.populate(AppNetResponses.response(posts: 5, seed: 12), entity: "Post")
         }
         let fileBefore = try Data(contentsOf: URL(fileURLWithPath: db))
         for entry in Self.rejectedTexts where ["NaN", "0xFF in a string"].contains(entry.name) {

@@ -108,7 +108,7 @@ struct ReliabilitySecurityTests {
                 ],
             ])
         }
-        let result = try store.populate(["data": .array(posts)], entity: "Post")
+        let result = try await store.populate(["data": .array(posts)], entity: "Post")
         #expect(result.records.count == Self.payloads.count)
         #expect(result.debugger.warnings.isEmpty, "\(result.debugger)")
 
@@ -188,8 +188,8 @@ struct ReliabilitySecurityTests {
         let (_, events) = try await InMemoryLogHandler.capture(level: .none) {
             let store = try RecordStore(inMemory: Reliability.appNetSchema())
             let response = try await JSONFileServer(root: root).response(for: ServerRequest(urn: "posts", entityName: "Post"))
-            let result = try store.populate(response.body, entity: "Post")
-            _ = try? store.populate(["data": 5], entity: "Post")
+            let result = try await store.populate(response.body, entity: "Post")
+            _ = try? await store.populate(["data": 5], entity: "Post")
             return result.debugger.warnings.count
         }
         #expect(!events.contains { $0.description.contains(marker) || $0.entity == "Post" })
@@ -278,7 +278,7 @@ struct ReliabilitySecurityTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("private.sqlite")
         let store = try RecordStore(path: path, schema: Reliability.appNetSchema())
-        _ = try store.populate(AppNetResponses.response(posts: 2, seed: 42), entity: "Post")
+        _ = try await store.populate(AppNetResponses.response(posts: 2, seed: 42), entity: "Post")
         for file in [path, path + "-wal", path + "-shm"] {
             let attributes = try FileManager.default.attributesOfItem(atPath: file)
             let mode = (attributes[.posixPermissions] as? NSNumber)?.uint16Value

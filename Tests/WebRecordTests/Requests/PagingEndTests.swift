@@ -28,7 +28,7 @@ import WebRecordTesting
     }
 
     @Test func aServerThatClampsOffsetsEndsWithRepeatedPageAndDeletesNothing() async throws {
-        _ = try store.populate(try JSONReader().read(#"{"data": [{"id": 99, "text": "kept"}]}"#), entity: "Post")
+        _ = try await store.populate(try JSONReader().read(#"{"data": [{"id": 99, "text": "kept"}]}"#), entity: "Post")
         // Offsets past the end are clamped: every later page is the last one again, full.
         loopback.route("/clamped", [page([1, 2]), page([3, 4]), page([3, 4])])
         var options = PagingOptions(pagination: .offset(parameter: "offset", limitParameter: "limit", limit: 2))

@@ -484,7 +484,7 @@ enum PagingRules {
 
     @Test
     func anUncountablePageDeletesNoOrphans() async throws {
-        _ = try store.populate(["id": 99, "name": "old"], entity: "Thing")
+        _ = try await store.populate(["id": 99, "name": "old"], entity: "Thing")
         loopback.route("/things", .json(Self.uncountable))
         var options = PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 5), maximumPages: 4)
         options.request.population.deleteOrphans = .all
@@ -621,7 +621,7 @@ enum PagingRules {
     // MARK: Orphans
 
     @Test func orphansAreDeletedAfterACompletePaging() async throws {
-        _ = try store.populate(.object(["data": [["id": 1], ["id": 99]]]), entity: "Item")
+        _ = try await store.populate(.object(["data": [["id": 1], ["id": 99]]]), entity: "Item")
         loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
         loopback.route("/p2", .json(PagingBodies.body([2], next: nil)))
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
@@ -635,7 +635,7 @@ enum PagingRules {
 
     @Test(arguments: [PagingEnd.emptyPage, .shortPage])
     func orphansAreDeletedAfterAnEmptyOrShortPage(end: PagingEnd) async throws {
-        _ = try store.populate(.object(["data": [["id": 99]]]), entity: "Item")
+        _ = try await store.populate(.object(["data": [["id": 99]]]), entity: "Item")
         let pagination: Pagination = end == .emptyPage
             ? .pageNumber(parameter: "page") : .offset(parameter: "offset", limitParameter: "limit", limit: 2)
         loopback.route("/list", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body(end == .emptyPage ? [] : [3]))])
@@ -651,7 +651,7 @@ enum PagingRules {
 
     @Test(arguments: [PagingEnd.pageLimit, .repeatedPage])
     func noOrphansAreDeletedAfterAnIncompletePaging(end: PagingEnd) async throws {
-        _ = try store.populate(.object(["data": [["id": 99]]]), entity: "Item")
+        _ = try await store.populate(.object(["data": [["id": 99]]]), entity: "Item")
         loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
         loopback.route("/p2", .json(PagingBodies.body([2], next: end == .pageLimit ? "/p3" : "/p1")))
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"), maximumPages: end == .pageLimit ? 2 : nil)

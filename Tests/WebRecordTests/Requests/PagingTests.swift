@@ -135,7 +135,7 @@ import WebRecordTesting
     // MARK: - Failures, cancellation, orphans
 
     @Test func aFailingMiddlePageStopsPagingKeepsEarlierPagesAndDeletesNothing() async throws {
-        _ = try store.populate(RequestSupport.postsBody([99]), entity: "Post")
+        _ = try await store.populate(RequestSupport.postsBody([99]), entity: "Post")
         loopback.route("/p1", .json(page([1, 2], meta: ["next": .string(loopback.url("/p2").absoluteString)])))
         loopback.route("/p2", .status(500))
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
@@ -151,7 +151,7 @@ import WebRecordTesting
     }
 
     @Test func orphansAreDeletedAfterTheLastPageFromTheUnionOfPages() async throws {
-        _ = try store.populate(RequestSupport.postsBody([1, 2, 3, 4, 99]), entity: "Post")
+        _ = try await store.populate(RequestSupport.postsBody([1, 2, 3, 4, 99]), entity: "Post")
         loopback.route("/p1", .json(page([1, 2], meta: ["next": .string(loopback.url("/p2").absoluteString)])))
         loopback.route("/p2", .json(page([3], meta: [:])))
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
@@ -168,7 +168,7 @@ import WebRecordTesting
     }
 
     @Test func cancellingBetweenPagesStopsAndDeletesNothing() async throws {
-        _ = try store.populate(RequestSupport.postsBody([99]), entity: "Post")
+        _ = try await store.populate(RequestSupport.postsBody([99]), entity: "Post")
         loopback.route("/p1", .json(page([1], meta: ["next": .string(loopback.url("/p2").absoluteString)])))
         loopback.route("/p2", .json(page([2], meta: ["next": .string(loopback.url("/p3").absoluteString)]), delay: 2))
         loopback.route("/p3", .json(page([3])))

@@ -188,7 +188,7 @@ import WebRecordTesting
         let post = try #require(posts.first)
         server.enqueue(["data": ["id": 4, "text": "edited 4"]], for: "posts/4")
 
-        let fresh = try await post.refresh()
+        let fresh = try await post.refresh(in: store)
 
         #expect(fresh.text == "edited 4")
         #expect(fresh.rowID == post.rowID)
@@ -202,7 +202,7 @@ import WebRecordTesting
         let post = try #require(try await FeedPost.startRequest(urn: "posts", in: store).first)
         server.enqueue(["data": ["id": 4, "text": "again"]], for: "posts/4")
 
-        let result = try await post.startDetailRequest()
+        let result = try await post.startDetailRequest(in: store)
 
         #expect(result.records.count == 1)
         #expect(result.changesByEntity["Post"]?.updated == 1)
@@ -213,7 +213,7 @@ import WebRecordTesting
         let post = try #require(try await FeedPost.startRequest(urn: "posts", in: store).first)
         let user = try #require(post.user)
 
-        let failure = await RequestSupport.failure { _ = try await user.refresh() }
+        let failure = await RequestSupport.failure { _ = try await user.refresh(in: store) }
 
         #expect(failure?.code == .invalidArgument)
         #expect(failure?.error.message.contains("recordDetailURN") == true)

@@ -44,7 +44,7 @@ import Testing
         }
         let after = try ["User", "Post", "Tag", "_Post_tags"].map { try store.dump($0) }
         #expect(after == before)
-        #expect(try store.withWriter { $0.isInTransaction } == false)
+        #expect(try store.database.withWriter { $0.isInTransaction } == false)
         // The writer is usable again afterwards.
         try store.write { try $0.insert("Tag", ["_entity": "Tag", "name": "after"]) }
         #expect(try store.count("Tag") == 1)
@@ -61,33 +61,6 @@ import Testing
         #expect(error?.code == .storeError)
         #expect(error?.sql?.hasPrefix("INSERT INTO \"Tag\"") == true)
         #expect(try store.count("Tag") == 0)
-    }
-
-    @Test func aNestedWriteFailsWithoutDisturbingTheOuterTransaction() throws {
-        let directory = try TemporaryDirectory()
-        let store = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())
-        try store.write { connection in
-            try connection.insert("Tag", ["_entity": "Tag", "name": "outer"])
-            let inner = #expect(throws: WebRecordError.self) {
-                try store.write { try $0.insert("Tag", ["_entity": "Tag", "name": "inner"]) }
-            }
-            #expect(inner?.code == .storeError)
-            #expect(inner?.sql == "BEGIN IMMEDIATE")
-            #expect(connection.isInTransaction)
-            try connection.insert("Tag", ["_entity": "Tag", "name": "after"])
-        }
-        #expect(try store.fetch("Tag").map { $0["name"] as String? } == ["outer", "after"])
-    }
-
-    @Test func theReaderSeesOnlyCommittedState() throws {
-        let directory = try TemporaryDirectory()
-        let store = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())
-        try store.write { connection in
-            try connection.insert("Tag", ["_entity": "Tag", "name": "pending"])
-            #expect(try store.count("Tag") == 0)  // WAL: the reader does not wait and does not see it
-            #expect(try connection.scalar("SELECT count(*) FROM \"Tag\"") == .integer(1))
-        }
-        #expect(try store.count("Tag") == 1)
     }
 
     @Test func theReaderConnectionIsReadOnly() throws {

@@ -114,7 +114,7 @@ import Testing
         #expect(await Self.populateInACancelledTask(response, into: store) == .cancelled)
         #expect(Self.files(at: path) == [])
 
-        let result = try store.populate(response, entity: "Post")
+        let result = try await store.populate(response, entity: "Post")
         #expect(result.records.count == 1)
         #expect(try RecordStore(path: path, schema: StoreSchemas.blog()).fetchOne("Post", primaryKey: 1)?["title"] as String? == "never stored")
     }

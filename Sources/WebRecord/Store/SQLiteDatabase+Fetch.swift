@@ -13,7 +13,7 @@ public struct SortOrder: Sendable, Hashable {
     public static func descending(_ name: String) -> SortOrder { SortOrder(name: name, ascending: false) }
 }
 
-extension RecordStore {
+extension SQLiteDatabase {
     /// Fetches records of an entity, its sub-entities included.
     ///
     /// For example:
@@ -36,7 +36,7 @@ extension RecordStore {
     /// - Returns: records, instances of the registered ``Record`` subclass where there is one.
     /// - Throws: ``WebRecordError``: `invalidEntityDescription` for an unknown entity,
     ///   `invalidArgument` for an unknown sort name, `storeError` for SQL errors.
-    public func fetch(
+    package func fetch(
         _ entityName: String, where predicate: String? = nil, arguments: [any DatabaseValueConvertible] = [],
         orderBy: [SortOrder] = [], limit: Int? = nil, offset: Int? = nil, includingSubentities: Bool = true
     ) throws(WebRecordError) -> [Record] {
@@ -79,11 +79,11 @@ extension RecordStore {
     /// Fetches records as instances of a registered ``Record`` subclass.
     ///
     /// The entity is the one the class was registered for, else its ``Record/entityName``.
-    public func fetch<T: Record>(
+    package func fetch<T: Record>(
         _ type: T.Type, where predicate: String? = nil, arguments: [any DatabaseValueConvertible] = [],
         orderBy: [SortOrder] = [], limit: Int? = nil, offset: Int? = nil
     ) throws(WebRecordError) -> [T] {
-        let name = entityName(registeredFor: type) ?? type.entityName
+        let name = recordClasses.entityName(registeredFor: type) ?? type.entityName
         return try fetch(name, where: predicate, arguments: arguments, orderBy: orderBy, limit: limit, offset: offset)
             .compactMap { $0 as? T }
     }
@@ -91,7 +91,7 @@ extension RecordStore {
     /// Counts records of an entity (sub-entities included) matching a predicate.
     ///
     /// - Throws: ``WebRecordError`` as for ``fetch(_:where:arguments:orderBy:limit:offset:includingSubentities:)``.
-    public func count(
+    package func count(
         _ entityName: String, where predicate: String? = nil, arguments: [any DatabaseValueConvertible] = [],
         includingSubentities: Bool = true
     ) throws(WebRecordError) -> Int {
@@ -116,7 +116,7 @@ extension RecordStore {
     /// - Returns: the record, or nil when there is none.
     /// - Throws: ``WebRecordError``: `invalidArgument` when the entity's key is not made of
     ///   attributes or the value does not fit it.
-    public func fetchOne(_ entityName: String, primaryKey value: JSONValue) throws(WebRecordError) -> Record? {
+    package func fetchOne(_ entityName: String, primaryKey value: JSONValue) throws(WebRecordError) -> Record? {
         let entity = try schema.requireEntity(entityName)
         guard let key = entity.primaryKey, case let names = key.propertyNames,
             names.allSatisfy({ entity.attribute(named: $0) != nil })
@@ -196,7 +196,7 @@ extension RecordStore {
     }
 
     func makeRecord(entity: Entity, rowID: Int64, values: [String: DatabaseValue]) -> Record {
-        recordClass(for: entity.name).init(entity: entity, rowID: rowID, storedValues: values, store: self)
+        recordClasses.recordClass(for: entity.name).init(row: Record.StoredRow(entity: entity, rowID: rowID, values: values, database: self))
     }
 
     /// The records related to `record` through `relationship`.

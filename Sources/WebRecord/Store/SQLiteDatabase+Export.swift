@@ -1,6 +1,6 @@
 import Foundation
 
-extension RecordStore {
+extension SQLiteDatabase {
     /// Every record of an entity as JSON, sorted by primary key: what `webrecord export` prints.
     ///
     /// For example:
@@ -43,7 +43,7 @@ extension RecordStore {
     /// - Returns: A JSON array.
     /// - Throws: ``WebRecordError``: `invalidEntityDescription` for an unknown entity,
     ///   `storeError` when SQLite fails.
-    public func exportJSON(entity entityName: String) throws(WebRecordError) -> JSONValue {
+    package func exportJSON(entity entityName: String) throws(WebRecordError) -> JSONValue {
         let entity = try schema.requireEntity(entityName)
         do {
             return try read { connection in
@@ -155,14 +155,14 @@ struct ExportKey {
 /// Builds one export inside a read transaction. Loads each table's keys once and each
 /// relationship's links once, so the work is a fixed number of queries per relationship.
 private struct RecordExporter {
-    let store: RecordStore
+    let store: SQLiteDatabase
     let connection: Connection
     /// root table name -> row id -> key
     private var keysByTable: [String: [Int64: ExportKey]] = [:]
     /// Tables whose keys are being loaded, to stop a cycle of relationship keys.
     private var loading: Set<String> = []
 
-    init(store: RecordStore, connection: Connection) {
+    init(store: SQLiteDatabase, connection: Connection) {
         self.store = store
         self.connection = connection
     }
