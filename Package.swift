@@ -43,6 +43,9 @@ let package = Package(
             dependencies: ["WebRecord", "WebRecordTesting", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
+        // A module with the shape of swift-log's `Logging`, to test a bridge beside it.
+        .target(name: "Logging", path: "Tests/LoggingShape"),
+        .testTarget(name: "LoggingBridgeTests", dependencies: ["WebRecord", "WebRecordTesting", "Logging"]),
     ],
     swiftLanguageModes: [.v6]
 )

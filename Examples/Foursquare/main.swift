@@ -25,7 +25,7 @@ func run(storePath: String) async throws {
     let recorded = try Data(contentsOf: exampleDirectory.appendingPathComponent("venues.json"))
     loopback.route("/v2/venues/search", LoopbackResponse(headers: ["Content-Type": "application/json"], body: Array(recorded)))
     store.register(FoursquareServer(baseURL: loopback.url("/v2/"), oauthToken: "dummy-token"), for: FoursquareRecord.self)
-    WebRecord.secretNames.insert("oauth_token")     // redacted from logs and error messages
+    Redaction.secretNames.insert("oauth_token")     // redacted from logs and error messages
 
     // 3. The search: venues, with their categories, locations and contacts, from response.venues.
     let result = try await Venue.startRequestForResult(urn: "venues/search", data: ["ll": "40.7,-74.0"], in: store)

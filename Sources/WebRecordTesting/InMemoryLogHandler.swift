@@ -45,22 +45,22 @@ public final class InMemoryLogHandler: LogHandler {
     /// running in parallel) may still add events: filter them by what your test logs.
     ///
     /// - Parameters:
-    ///   - level: the logging level during the capture.
+    ///   - level: the ``Record/loggingLevel`` during the capture; `.none` logs nothing.
     ///   - body: the code to run.
     /// - Returns: what `body` returns, and the events logged while it ran.
     /// - Throws: what `body` throws, after restoring the previous settings.
     public static func capture<T: Sendable>(
-        level: LoggingLevel, _ body: @Sendable () async throws -> T
+        level: LogLevel?, _ body: @Sendable () async throws -> T
     ) async throws -> (T, [LogEvent]) {
         await CaptureLock.shared.acquire()
         let handler = InMemoryLogHandler()
-        let previousHandler = WebRecord.logHandler
-        let previousLevel = WebRecord.loggingLevel
-        WebRecord.logHandler = handler
-        WebRecord.loggingLevel = level
+        let previousHandler = Record.logHandler
+        let previousLevel = Record.loggingLevel
+        Record.logHandler = handler
+        Record.loggingLevel = level
         func restore() async {
-            WebRecord.loggingLevel = previousLevel
-            WebRecord.logHandler = previousHandler
+            Record.loggingLevel = previousLevel
+            Record.logHandler = previousHandler
             await CaptureLock.shared.release()
         }
         do {

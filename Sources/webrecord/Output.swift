@@ -20,7 +20,7 @@ enum Output {
     /// a `name=value` pair whose name is secret): messages name their sources already redacted,
     /// and this is the net under them.
     static func err(_ text: String) {
-        write(Data(WebRecord.redacted(text).utf8), to: .standardError)
+        write(Data(Redaction.redacted(text).utf8), to: .standardError)
     }
 
     /// Whether standard error is a terminal (progress and notes are shown only there).

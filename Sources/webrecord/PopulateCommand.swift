@@ -187,7 +187,7 @@ struct Source {
             kind = .standardInput
         } else if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: argument) {
             kind = .url(url)
-            name = WebRecord.redacted(argument)
+            name = Redaction.redacted(argument)
         } else {
             kind = .file(argument)
         }

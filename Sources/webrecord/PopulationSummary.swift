@@ -67,7 +67,7 @@ struct PopulationSummary {
         if !paging.isEmpty {
             object["paging"] = .array(paging.map {
                 .object([
-                    "source": .string(WebRecord.redacted($0.source)), "pages": .integer(Int64($0.pages)),
+                    "source": .string(Redaction.redacted($0.source)), "pages": .integer(Int64($0.pages)),
                     "end": .string($0.end.rawValue),
                 ])
             })
@@ -82,7 +82,7 @@ struct PopulationSummary {
             text += "  \(name): \(Self.describe(byEntity[name] ?? ChangeCounts()))\n"
         }
         for source in paging {
-            text += "  paging: \(source.pages) \(source.pages == 1 ? "page" : "pages") from \(WebRecord.redacted(source.source)), ended: \(source.end.rawValue)\n"
+            text += "  paging: \(source.pages) \(source.pages == 1 ? "page" : "pages") from \(Redaction.redacted(source.source)), ended: \(source.end.rawValue)\n"
         }
         text += "\(warnings.count) \(warnings.count == 1 ? "warning" : "warnings")\n"
         return text
@@ -104,6 +104,6 @@ struct PopulationSummary {
         var location: [String] = []
         if let entity = error.entity { location.append(error.property.map { "\(entity).\($0)" } ?? entity) }
         if let keyPath = error.keyPath { location.append("key path '\(keyPath)'") }
-        return (location.isEmpty ? "" : location.joined(separator: ", ") + ": ") + WebRecord.redacted(error.message)
+        return (location.isEmpty ? "" : location.joined(separator: ", ") + ": ") + Redaction.redacted(error.message)
     }
 }

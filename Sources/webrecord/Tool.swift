@@ -58,17 +58,23 @@ struct Tool {
     /// The environment variable that sets WebRecord's logging level: none, info, debug or all.
     static let loggingLevelVariable = "WEBRECORD_LOGGING_LEVEL"
 
-    /// Sets WebRecord's logging level from ``loggingLevelVariable``; the library's default,
-    /// `none`, when it is not set.
+    /// The values of ``loggingLevelVariable``, MMRecord's four levels, in this order, and the
+    /// ``Record/loggingLevel`` each sets.
+    static let loggingLevels: [(name: String, level: LogLevel?)] = [
+        ("none", .none), ("info", .info), ("debug", .debug), ("all", .all),
+    ]
+
+    /// Sets WebRecord's logging level from ``loggingLevelVariable``, ignoring case; the
+    /// library's default, `none`, when it is not set.
     ///
     /// - Throws: ``UsageError`` for a value that is not a level.
     static func configureLogging(_ environment: [String: String]) throws {
         guard let value = environment[loggingLevelVariable] else { return }
-        guard let level = LoggingLevel(rawValue: value.lowercased()) else {
-            let levels = LoggingLevel.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let known = loggingLevels.first(where: { $0.name == value.lowercased() }) else {
+            let levels = loggingLevels.map(\.name).joined(separator: ", ")
             throw UsageError(message: "invalid \(loggingLevelVariable) '\(value)'; expected one of \(levels)", command: nil)
         }
-        WebRecord.loggingLevel = level
+        Record.loggingLevel = known.level
     }
 
     private static func dispatch(_ arguments: [String]) async throws -> Int32 {

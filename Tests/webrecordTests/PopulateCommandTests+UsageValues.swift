@@ -160,4 +160,23 @@ extension PopulateCommandTests {
         #expect(logged.status == 0, "\(logged)")
         #expect(logged.stderr.contains("[webrecord] warning: typeMismatch"), "\(logged)")
     }
+
+    /// The four values keep what each shows, whatever their case: `info` warnings and errors,
+    /// `debug` also each record, `all` also the proto-record graph.
+    @Test(arguments: [
+        ("none", [], ["[webrecord]"]),
+        ("info", ["[webrecord] warning: typeMismatch"], ["[webrecord] info:", "[webrecord] notice:", "[webrecord] debug:", "[webrecord] trace:"]),
+        ("Info", ["[webrecord] warning: typeMismatch"], ["[webrecord] debug:"]),
+        ("debug", ["[webrecord] warning: typeMismatch", "[webrecord] debug: created Post"], ["[webrecord] trace:"]),
+        ("ALL", ["[webrecord] warning: typeMismatch", "[webrecord] debug: created Post", "[webrecord] trace: proto-record graph"], []),
+    ])
+    func eachLoggingLevelShowsWhatItDid(value: String, shown: [String], hidden: [String]) async throws {
+        let response = try directory.write("bad.json", #"{"data": [{"id": "1", "created_at": "not a date"}]}"#)
+        let result = try await CLI.run(
+            ["populate", "--schema", schema, "--db", "\(value).sqlite", "--entity", "Post", "--json", response],
+            in: directory.url, environment: ["WEBRECORD_LOGGING_LEVEL": value])
+        #expect(result.status == 0, "\(result)")
+        for text in shown { #expect(result.stderr.contains(text), "\(text): \(result)") }
+        for text in hidden { #expect(!result.stderr.contains(text), "\(text): \(result)") }
+    }
 }

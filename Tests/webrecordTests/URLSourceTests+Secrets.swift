@@ -41,14 +41,14 @@ extension URLSourceTests {
         }
     }
 
-    @Test(arguments: Scenario.allCases, LoggingLevel.allCases)
-    func noSecretIsPrinted(scenario: Scenario, level: LoggingLevel) async throws {
+    @Test(arguments: Scenario.allCases, ["none", "info", "debug", "all"])
+    func noSecretIsPrinted(scenario: Scenario, level: String) async throws {
         routeEchoingServers()
         let (sources, extra, succeeds) = arguments(for: scenario)
-        let db = directory.path("\(scenario.rawValue)-\(level.rawValue).sqlite")
+        let db = directory.path("\(scenario.rawValue)-\(level).sqlite")
         let result = try await CLI.run(
             ["populate", "--schema", schema, "--db", db, "--entity", "Post"] + extra + sources, in: directory.url,
-            environment: ["WEBRECORD_LOGGING_LEVEL": level.rawValue])
+            environment: ["WEBRECORD_LOGGING_LEVEL": level])
         #expect(result.status == (succeeds ? 0 : 1), "\(result)")
         #expect(!result.stdout.contains(Self.secret), "\(result)")
         #expect(!result.stderr.contains(Self.secret), "\(result)")
@@ -56,7 +56,7 @@ extension URLSourceTests {
             #expect(result.stderr.contains("webrecord: error: "), "\(result)")
             #expect(result.stderr.contains("redacted"), "the failure says something was redacted: \(result)")
         }
-        if level == .all {
+        if level == "all" {
             // The HTTP traffic is logged, with the secrets taken out.
             #expect(result.stderr.contains("HTTP GET request"), "\(result)")
             #expect(result.stderr.contains("redacted"), "\(result)")

@@ -50,7 +50,7 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
 
     /// Records an error. The first fatal one becomes the ``primaryError``.
     public func record(_ error: WebRecordError) {
-        WebRecord.logger.log(error.isFatal ? .error : .warning, error.description, entity: error.entity)
+        Logger.global.log(error.isFatal ? .error : .warning, error.description, entity: error.entity)
         state.withLock { state in
             state.errors.append(error)
             if error.isFatal, state.primaryError == nil { state.primaryError = error }
@@ -63,7 +63,7 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
     }
 
     /// What the debugger holds, for `dump`: the initial entity, the errors and the response
-    /// object, with the response's secret members redacted (see ``WebRecord/secretNames``).
+    /// object, with the response's secret members redacted (see ``Redaction/secretNames``).
     public var customMirror: Mirror {
         let state = self.state.withLock { $0 }
         return Mirror(

@@ -60,7 +60,7 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomRe
     }
 
     /// One line: code, location and message, with any secret in the message redacted (a
-    /// `name=value` pair whose name is secret, a URL's password; see ``WebRecord/secretNames``).
+    /// `name=value` pair whose name is secret, a URL's password; see ``Redaction/secretNames``).
     public var description: String {
         var parts: [String] = []
         if let entity {

@@ -1,22 +1,75 @@
 import Foundation
 
-/// The one place secrets are taken out of what WebRecord shows: logs, error messages,
-/// `description`, `debugDescription` and `dump` output.
+/// How WebRecord takes secrets out of what it shows: logs, error messages, and the
+/// `description`, `debugDescription` and `dump` output of requests, responses, results,
+/// servers and errors.
 ///
 /// A header, query or fragment parameter, or JSON member is secret when its name is, ignoring
 /// case: `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` always, and the
-/// names in ``WebRecord/secretNames``. A URL's password (`https://user:pass@host`) is always
-/// secret. Each secret value is replaced by ``placeholder`` (percent-encoded inside a URL).
-enum Redaction {
+/// names in ``secretNames``. A URL's password (`https://user:pass@host`) is always secret.
+/// Each secret value is replaced by `<redacted>` (percent-encoded inside a URL).
+///
+/// For example:
+///
+/// ```swift
+/// Redaction.secretNames.insert("key")
+/// Redaction.redacted("https://api.example.com/search?key=abc&q=swift")
+/// // "https://api.example.com/search?key=<redacted>&q=swift"
+/// ```
+public enum Redaction {
+    /// The names of headers, query parameters and JSON members whose values are secret,
+    /// compared ignoring case (they are kept lower-cased).
+    ///
+    /// `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` are redacted whatever
+    /// this set holds, and so is a URL's password.
+    ///
+    /// The default holds the usual names: the headers `X-Api-Key`, `X-Auth-Token`,
+    /// `X-Access-Token`, `X-CSRF-Token`, `X-XSRF-Token`, `X-Amz-Security-Token`, `Private-Token`
+    /// and `X-Goog-Api-Key`, and the parameters `access_token`, `refresh_token`, `id_token`,
+    /// `client_secret`, `api_key`, `apikey`, `api-key`, `token`, `auth`, `auth_token`,
+    /// `password`, `passwd`, `secret`, `signature`, `sig`, `oauth_token`, `oauth_token_secret`,
+    /// `oauth_signature`, `X-Amz-Signature`, `X-Amz-Credential` and `session_token`. `key` is
+    /// not among them: it names ordinary data too often (a Jira issue's `key`); add it for an
+    /// API that takes its key as `?key=`.
+    ///
+    /// The setting is global. For example:
+    ///
+    /// ```swift
+    /// Redaction.secretNames.insert("key")
+    /// ```
+    public static var secretNames: Set<String> {
+        get { secretNamesState.withLock { $0 } }
+        set { secretNamesState.withLock { $0 = Set(newValue.map { $0.lowercased() }) } }
+    }
+
+    private static let secretNamesState = Locked<Set<String>>(defaultSecretNames)
+
+    /// Text with its secrets redacted the way WebRecord redacts its own messages: a URL's
+    /// password, and every `name=value` pair whose name is secret (see ``secretNames``), in a
+    /// URL's query or anywhere else.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// Redaction.redacted("https://me:pw@api.example.com/posts?access_token=abc&count=20")
+    /// // "https://me:<redacted>@api.example.com/posts?access_token=<redacted>&count=20"
+    /// ```
+    ///
+    /// - Parameter text: a URL, a URN or any message.
+    /// - Returns: the text with each secret value replaced by `<redacted>`.
+    public static func redacted(_ text: String) -> String {
+        self.text(text)
+    }
+
     /// What a secret value is replaced with.
     static let placeholder = "<redacted>"
     /// ``placeholder`` as it appears inside a URL.
     static let encodedPlaceholder = "%3Credacted%3E"
 
-    /// Headers that are secret whatever ``WebRecord/secretNames`` holds.
+    /// Headers that are secret whatever ``secretNames`` holds.
     static let alwaysSecretNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
 
-    /// The default of ``WebRecord/secretNames``: the usual secret headers and parameters.
+    /// The default of ``secretNames``: the usual secret headers and parameters.
     static let defaultSecretNames: Set<String> = [
         // Headers.
         "x-api-key", "x-auth-token", "x-access-token", "x-csrf-token", "x-xsrf-token", "x-amz-security-token",
@@ -33,7 +86,7 @@ enum Redaction {
     /// Whether `name` (a header, parameter or member name) holds a secret, ignoring case.
     static func isSecret(_ name: String) -> Bool {
         let lower = name.lowercased()
-        return alwaysSecretNames.contains(lower) || WebRecord.secretNames.contains(lower)
+        return alwaysSecretNames.contains(lower) || secretNames.contains(lower)
     }
 
     // MARK: - URLs

@@ -442,7 +442,7 @@ final class ProtoRecordBuilder {
                         expected: "\(mapped.type.withArticle) (a duplicate of \(proto) with a valid earlier value, which is kept)"))
                     continue
                 }
-                WebRecord.logger.log(
+                Logger.global.log(
                     .debug, "duplicate record in response: '\(key)' changes from \(WebRecordError.excerpt(of: earlier)) to \(WebRecordError.excerpt(of: value)); the later value wins",
                     entity: representation.entity.name)
             }

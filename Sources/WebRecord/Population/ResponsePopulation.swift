@@ -145,8 +145,8 @@ package struct ResponsePopulation: Sendable {
             throw error
         }
         let protos = builder.protoRecords
-        if WebRecord.logger.isEnabled(.trace) {
-            WebRecord.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
+        if Logger.global.isEnabled(.trace) {
+            Logger.global.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
         }
         if orphanRuleApplies == false, protos.isEmpty {
             builder.releaseGraph()
@@ -307,7 +307,7 @@ package struct ResponsePopulation: Sendable {
 
     /// Inserted, updated and unchanged counts by entity, logging each insert and update at debug level.
     private static func changeCounts(_ protos: [ProtoRecord], relinked: Set<ObjectIdentifier>) -> [String: ChangeCounts] {
-        let logsChanges = WebRecord.logger.isEnabled(.debug)
+        let logsChanges = Logger.global.isEnabled(.debug)
         var changes: [String: ChangeCounts] = [:]
         for proto in protos {
             guard let row = proto.row else { continue }
@@ -315,12 +315,12 @@ package struct ResponsePopulation: Sendable {
             if row.isNew {
                 changes[name, default: ChangeCounts()].inserted += 1
                 if logsChanges {
-                    WebRecord.logger.log(.debug, "created \(proto) _id \(row.rowID)", entity: name)
+                    Logger.global.log(.debug, "created \(proto) _id \(row.rowID)", entity: name)
                 }
             } else if row.isChanged || relinked.contains(ObjectIdentifier(row)) {
                 changes[name, default: ChangeCounts()].updated += 1
                 if logsChanges {
-                    WebRecord.logger.log(.debug, "updated \(proto) _id \(row.rowID)", entity: name)
+                    Logger.global.log(.debug, "updated \(proto) _id \(row.rowID)", entity: name)
                 }
             } else {
                 changes[name, default: ChangeCounts()].unchanged += 1

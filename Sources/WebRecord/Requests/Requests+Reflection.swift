@@ -7,7 +7,7 @@ import Foundation
 
 extension RequestOptions: CustomReflectable {
     /// The options for `print`, `String(reflecting:)` and `dump`, with the values of secret
-    /// headers redacted (see ``WebRecord/secretNames``).
+    /// headers redacted (see ``Redaction/secretNames``).
     public var customMirror: Mirror {
         Mirror(
             self,

@@ -14,7 +14,7 @@ extension HTTPServer {
         -> (Data, HTTPURLResponse)
     {
         let url = urlRequest.url
-        let logger = WebRecord.logger
+        let logger = Logger.global
         if logger.isEnabled(.trace) {
             var metadata = [
                 "url": Redaction.url(url),

@@ -33,7 +33,7 @@ import FoundationNetworking
 ///   headers, each overriding the one before. **Credentials stay with their host:** a request
 ///   whose URL has another origin (scheme, host or port) than ``baseURL`` — an absolute URN, a
 ///   next page on another host — is sent without `Authorization`, `Proxy-Authorization`,
-///   `Cookie` or any header named in ``WebRecord/secretNames``; override
+///   `Cookie` or any header named in ``Redaction/secretNames``; override
 ///   ``urlRequest(for:)`` to send them elsewhere on purpose. A header that cannot be sent as given (a name
 ///   that is not an HTTP token, a value with a carriage return, line feed or other control
 ///   character) fails the request with `invalidArgument` naming the header, rather than being
@@ -65,9 +65,9 @@ import FoundationNetworking
 ///   ``WebRecordError/cause`` is a ``TransportError``.
 /// - **Cancellation** of the calling task cancels the transfer, and the request fails with
 ///   `cancelled`.
-/// - **Logging.** At ``LoggingLevel/all`` every request and response is logged at `.trace`,
-///   with `Authorization`, `Cookie` and the ``WebRecord/secretNames`` redacted from headers,
-///   query and JSON body.
+/// - **Logging.** At ``Record/loggingLevel`` `.all` every request and response is logged
+///   at `.trace`, with `Authorization`, `Cookie` and the ``Redaction/secretNames`` redacted
+///   from headers, query and JSON body.
 /// - **Secrets in errors.** Error messages name URLs with their secrets redacted, and the
 ///   values of the request's secret headers and parameters are taken out of an error's body
 ///   excerpt, in case the server echoes them. `description` and `dump` of a server show its
@@ -175,7 +175,7 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
             }
             if attempt < maxRetries, ["GET", "HEAD"].contains(method), [429, 503].contains(response.statusCode) {
                 let delay = retryWait(for: response, attempt: attempt)
-                WebRecord.logger.log(
+                Logger.global.log(
                     .debug, "HTTP \(response.statusCode); retry \(attempt + 1) of \(maxRetries) in \(delay) s",
                     entity: request.entityName, metadata: ["url": Redaction.url(urlRequest.url)])
                 do {

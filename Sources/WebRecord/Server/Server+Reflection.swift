@@ -5,7 +5,7 @@ import Foundation
 extension ServerRequest: CustomReflectable {
     /// The request's members for `print`, `String(reflecting:)` and `dump`, with the values of
     /// secret headers, query parameters and JSON parameters redacted (see
-    /// ``WebRecord/secretNames``).
+    /// ``Redaction/secretNames``).
     public var customMirror: Mirror {
         Mirror(
             self,

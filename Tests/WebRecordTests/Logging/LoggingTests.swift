@@ -5,18 +5,58 @@ import WebRecordTesting
 
 @Suite struct LoggingTests {
     @Test(arguments: [
-        (LoggingLevel.none, [LogLevel]()),
-        (.info, [.warning, .error, .critical]),
+        (LogLevel?.none, [LogLevel]()),
+        (.info, [.info, .notice, .warning, .error, .critical]),
         (.debug, [.debug, .info, .notice, .warning, .error, .critical]),
         (.all, LogLevel.allCases),
     ])
-    func levelsMapOntoSwiftLogLevels(level: LoggingLevel, allowed: [LogLevel]) {
-        #expect(LogLevel.allCases.filter { level.allows($0) } == allowed)
+    func mmRecordLevelsAreThresholdsOnSwiftLogLevels(threshold: LogLevel?, passing: [LogLevel]) {
+        #expect(LogLevel.allCases.filter { $0.passes(threshold) } == passing)
     }
 
     @Test func logLevelsUseSwiftLogNamesAndOrder() {
         #expect(LogLevel.allCases.map(\.rawValue) == ["trace", "debug", "info", "notice", "warning", "error", "critical"])
         #expect(LogLevel.trace < LogLevel.critical)
+        #expect(LogLevel.all == .trace)
+    }
+
+    /// Other suites may log while a capture runs: these tests mark their own messages.
+    static let mark = "LoggingTests: "
+
+    @Test func recordForwardsToTheGlobalSettings() async throws {
+        let handler = InMemoryLogHandler()
+        let mark = Self.mark
+        _ = try await InMemoryLogHandler.capture(level: .none) {
+            Record.loggingLevel = .debug
+            Record.logHandler = handler
+            #expect(Logger.globalLevel == .debug)
+            #expect(Logger.global.isEnabled(.debug))
+            #expect(!Logger.global.isEnabled(.trace))
+            Logger.global.log(.debug, mark + "to the global handler")
+            Logger.global.log(.trace, mark + "below the level")
+            Record.loggingLevel = .none
+            #expect(Logger.globalLevel == nil)
+            #expect(!Logger.global.isEnabled(.critical))
+            Logger.global.log(.critical, mark + "nothing is logged at none")
+        }
+        #expect(handler.messages.filter { $0.hasPrefix(mark) } == [mark + "to the global handler"])
+    }
+
+    @Test func aLoggerOverridesTheGlobalHandlerAndLevel() async throws {
+        let own = InMemoryLogHandler()
+        let mark = Self.mark
+        let (_, global) = try await InMemoryLogHandler.capture(level: .info) {
+            Logger(handler: own, level: .some(.trace)).log(.trace, mark + "own level and handler")
+            Logger(handler: own).log(.debug, mark + "below the global level")
+            Logger(handler: own).log(.warning, mark + "global level, own handler")
+            Logger(level: .some(.debug)).log(.debug, mark + "own level, global handler")
+            Logger(handler: own, level: .some(.none)).log(.critical, mark + "own level logs nothing")
+            Logger.global.log(.info, mark + "global level and handler")
+        }
+        #expect(own.messages == [mark + "own level and handler", mark + "global level, own handler"])
+        #expect(
+            global.map(\.message).filter { $0.hasPrefix(mark) }
+                == [mark + "own level, global handler", mark + "global level and handler"])
     }
 
     /// The shipped default is checked in a fresh process by the CLI tests
@@ -30,6 +70,8 @@ import WebRecordTesting
         #expect(messages.isEmpty)
     }
 
+    /// `.info` shows what MMRecord's info level did: warnings and errors, not each request or
+    /// record.
     @Test func infoLogsWarningsAndErrorsOnly() async throws {
         let (_, messages) = try await withLogging(.info) {
             let test = try makeDecisionStore()
@@ -60,10 +102,10 @@ import WebRecordTesting
     }
 
     @Test func secretsAreRecognizedForRedaction() {
-        #expect(WebRecord.isSecret("Authorization"))
-        #expect(WebRecord.isSecret("cookie"))
-        #expect(WebRecord.isSecret("access_token"))
-        #expect(!WebRecord.isSecret("page"))
+        #expect(Redaction.isSecret("Authorization"))
+        #expect(Redaction.isSecret("cookie"))
+        #expect(Redaction.isSecret("access_token"))
+        #expect(!Redaction.isSecret("page"))
     }
 
     @Test func eventsDescribeThemselvesOnOneLine() {

@@ -107,21 +107,21 @@ import WebRecordTesting
         "secret", "signature", "sig", "auth", "X-Amz-Signature",
     ])
     func usualSecretNamesMatchIgnoringCase(name: String) {
-        #expect(WebRecord.isSecret(name))
-        #expect(WebRecord.isSecret(name.uppercased()))
+        #expect(Redaction.isSecret(name))
+        #expect(Redaction.isSecret(name.uppercased()))
     }
 
     @Test(arguments: ["page", "count", "key", "id", "Content-Type", "Accept"])
     func ordinaryNamesAreNotSecret(name: String) {
-        #expect(!WebRecord.isSecret(name))
+        #expect(!Redaction.isSecret(name))
     }
 
     @Test func secretNamesStayConfigurable() {
-        #expect(!WebRecord.isSecret("X-Redaction-Test-Credential"))
-        let previous = WebRecord.secretNames
-        WebRecord.secretNames = previous.union(["X-Redaction-Test-Credential"])
-        defer { WebRecord.secretNames = previous }
-        #expect(WebRecord.isSecret("x-redaction-test-credential"))
+        #expect(!Redaction.isSecret("X-Redaction-Test-Credential"))
+        let previous = Redaction.secretNames
+        Redaction.secretNames = previous.union(["X-Redaction-Test-Credential"])
+        defer { Redaction.secretNames = previous }
+        #expect(Redaction.isSecret("x-redaction-test-credential"))
         #expect(Redaction.headers(["X-REDACTION-TEST-CREDENTIAL": Self.secret]) == ["X-REDACTION-TEST-CREDENTIAL": "<redacted>"])
     }
 
@@ -150,9 +150,12 @@ import WebRecordTesting
         ("'password=\(secret)' and id=5", "'password=<redacted>' and id=5"),
         ("mail me at someone@example.com", "mail me at someone@example.com"),
         ("already access_token=%3Credacted%3E", "already access_token=%3Credacted%3E"),
+        // The example of `Redaction.redacted(_:)`'s documentation.
+        ("https://me:pw@api.example.com/posts?access_token=abc&count=20",
+         "https://me:<redacted>@api.example.com/posts?access_token=<redacted>&count=20"),
     ])
     func freeText(text: String, redacted: String) {
-        #expect(WebRecord.redacted(text) == redacted)
+        #expect(Redaction.redacted(text) == redacted)
     }
 
     @Test func echoedValuesAreScrubbed() {

@@ -220,9 +220,9 @@ struct ReliabilitySecurityTests {
             "configured-body-6", "token-query-7", "url-password-8",
         ]
         let (messages, events) = try await InMemoryLogHandler.capture(level: .all) {
-            let previous = WebRecord.secretNames
-            WebRecord.secretNames = previous.union(["X-Reliability-Signature", "reliability_signature"])
-            defer { WebRecord.secretNames = previous }
+            let previous = Redaction.secretNames
+            Redaction.secretNames = previous.union(["X-Reliability-Signature", "reliability_signature"])
+            defer { Redaction.secretNames = previous }
             let server = HTTPServer(
                 baseURL: loopback.baseURL,
                 headers: ["Authorization": "Bearer authorization-secret-1", "X-Reliability-Signature": "configured-header-4"],
