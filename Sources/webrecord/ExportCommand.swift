@@ -30,9 +30,10 @@ enum ExportCommand: Subcommand {
         return ExitStatus.success
     }
 
-    /// Opens the existing store, exports, and lets the store close before returning.
+    /// Opens the existing store, exports, and closes the store before returning.
     private static func export(entity: String, schema: Schema, path: String) throws -> JSONValue {
         let store = try StoreAccess.openExisting(path: path, schema: schema)
+        defer { store.close() }
         do {
             return try store.exportJSON(entity: entity)
         } catch {

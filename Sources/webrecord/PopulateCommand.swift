@@ -81,6 +81,9 @@ enum PopulateCommand: Subcommand {
     ) async throws -> PopulationSummary {
         var summary = PopulationSummary(schema: schema)
         var store: RecordStore?
+        // Closed before the command returns, success or not: the WAL is checkpointed into the
+        // file, so that the file alone is the whole store once the command has exited.
+        defer { store?.close() }
         var kept = Set<Int64>()
         var pagingIncomplete = false
         var last: (records: [Record], response: JSONValue)?

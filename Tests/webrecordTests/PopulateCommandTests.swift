@@ -122,6 +122,22 @@ struct Summary {
         }
     }
 
+    @Test("After populate returns, the store file alone is the whole store: a plain copy of it exports the same")
+    func theStoreIsClosedBeforeTheCommandReturns() async throws {
+        let result = try await populate(["--quiet"])
+        #expect(result.status == 0, "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: db + "-wal"), "the WAL was checkpointed and removed")
+        let copy = directory.path("copy.sqlite")
+        try FileManager.default.copyItem(atPath: db, toPath: copy)
+        for entity in ["Post", "User"] {
+            let original = try await CLI.run(["export", "--schema", schema, "--db", db, "--entity", entity], in: directory.url)
+            let copied = try await CLI.run(["export", "--schema", schema, "--db", copy, "--entity", entity], in: directory.url)
+            #expect(original.status == 0 && copied.status == 0, "\(original)\n\(copied)")
+            #expect(copied.stdout == original.stdout)
+            #expect(copied.stdout.count > 100, "\(entity) exported records")
+        }
+    }
+
     @Test func countsAreSummedOverSources() async throws {
         let fixture = try AppNetFixture()
         let result = try await populate(["--json"], sources: [posts, posts])
