@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import WebRecord
+import WebRecordTesting
 
 /// Reads `text`, returning the error the reader throws (nil when it accepts the input).
 func jsonReadError(_ text: String, maximumDepth: Int = JSONReader.defaultMaximumDepth) -> JSONReaderError? {

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import WebRecord
+import WebRecordTesting
 
 /// `webrecord populate` killed with SIGKILL at random moments (a fixed seed) while it
 /// populates a large response: after each kill the store passes `PRAGMA integrity_check`, and

@@ -4,9 +4,10 @@ import TestSupport
 import Testing
 
 @testable import WebRecord
+import WebRecordTesting
 
-/// Shared helpers of the reliability suites: the App.net schema, store dumps, child processes
-/// (the built `webrecord`, `python3`) and generated App.net-shaped responses.
+/// Shared helpers of the reliability suites: the App.net schema, store dumps, the built
+/// `webrecord` and generated App.net-shaped responses.
 enum Reliability {
     /// The package's root folder.
     static let packageRoot = URL(fileURLWithPath: #filePath)
@@ -310,18 +311,6 @@ enum ChildProcess {
 }
 
 // MARK: - Generated responses
-
-extension SeededRandom {
-    /// A number in `0..<bound`.
-    mutating func next(below bound: Int) -> Int {
-        Int(next() % UInt64(max(1, bound)))
-    }
-
-    /// A number in `0..<1`.
-    mutating func nextFraction() -> Double {
-        Double(next() >> 11) / Double(1 << 53)
-    }
-}
 
 /// App.net-shaped stream responses (`{"data": [post...], "meta": {...}}`), generated from a seed.
 enum AppNetResponses {
