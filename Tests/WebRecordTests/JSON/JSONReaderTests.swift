@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import WebRecord
@@ -486,15 +487,15 @@ struct JSONReaderErrorTests {
 
     @Test("512 levels are safe on a thread with a 512 KB stack")
     func deepOnSmallStack() throws {
-        let result = JSONTestOutcomeBox()
+        let result = Locked<String?>(nil)
         let thread = Thread {
             let text = String(repeating: "[{\"a\":", count: 256) + "1" + String(repeating: "}]", count: 256)
             do {
                 let value = try JSONReader().read(text)
                 let again = try JSONReader().read(value.serialized(prettyPrinted: true))
-                result.set(value == again && value.hashValue == again.hashValue ? "ok" : "different")
+                result.value = value == again && value.hashValue == again.hashValue ? "ok" : "different"
             } catch {
-                result.set("error: \(error)")
+                result.value = "error: \(error)"
             }
         }
         // The Thread Sanitizer's instrumentation makes every frame several times larger; the
@@ -502,28 +503,10 @@ struct JSONReaderErrorTests {
         thread.stackSize = Self.isThreadSanitized ? 4 * 1024 * 1024 : 512 * 1024
         thread.start()
         let deadline = Date().addingTimeInterval(60)
-        while result.get() == nil && Date() < deadline {
+        while result.value == nil && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
         }
-        #expect(result.get() == "ok")
-    }
-}
-
-/// A thread-safe slot for a result produced on another thread.
-final class JSONTestOutcomeBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: String?
-
-    func set(_ newValue: String) {
-        lock.lock()
-        value = newValue
-        lock.unlock()
-    }
-
-    func get() -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
+        #expect(result.value == "ok")
     }
 }
 

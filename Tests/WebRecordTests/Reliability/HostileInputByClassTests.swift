@@ -1117,18 +1117,18 @@ struct HostileInputConcurrencyTests {
         let store = try RecordStore(path: directory.path(), schema: Hostile.schema())
         let first = try Hostile.json(Self.items(1...200, label: "a"))
         let second = try Hostile.json(Self.items(201...400, label: "b"))
-        let counts = ReliabilityLog()
+        let counts = Locked<[String]>([])
         await withTaskGroup(of: Void.self) { group in
             group.addTask { _ = try? store.populate(first, entity: "Item") }
             group.addTask { _ = try? store.populate(second, entity: "Item") }
             group.addTask {
                 for _ in 0..<50 {
-                    if let count = try? store.count("Item") { counts.append(String(count)) }
+                    if let count = try? store.count("Item") { counts.withLock { $0.append(String(count)) } }
                     await Task.yield()
                 }
             }
         }
-        #expect(Set(counts.lines).isSubset(of: ["0", "200", "400"]), "\(Set(counts.lines))")
+        #expect(Set(counts.value).isSubset(of: ["0", "200", "400"]), "\(Set(counts.value))")
         #expect(try store.count("Item") == 400)
     }
 }

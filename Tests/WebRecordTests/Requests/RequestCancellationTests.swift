@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 @testable import WebRecord
@@ -131,7 +130,7 @@ import WebRecordTesting
 
 /// A one-shot gate a server waits on, with no cancellation: it opens only when told.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiting: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
+    private let state = Locked<(open: Bool, waiting: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
 
     var isWaiting: Bool { state.withLock { $0.waiting } }
 
