@@ -32,7 +32,7 @@ struct ReliabilityCrashConsistencyTests {
             AppNetResponses.bytes(
                 AppNetResponses.response(posts: Self.largePosts, firstID: Self.firstPosts - 199, seed: 32, version: 1)))
 
-        func populate(_ db: String, _ source: String) async throws -> ChildProcessResult {
+        func populate(_ db: String, _ source: String) async throws -> ChildProcess.Result {
             try await ChildProcess.run(
                 webrecord, ["populate", "--schema", schema, "--db", db, "--entity", "Post", "--quiet", source], timeout: 600)
         }
