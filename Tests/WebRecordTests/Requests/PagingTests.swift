@@ -187,7 +187,7 @@ import WebRecordTesting
         task.cancel()
         let failure = await RequestSupport.failure { _ = try await task.value }
         #expect(failure?.code == .cancelled)
-        try await Task.sleep(nanoseconds: 2_500_000_000)
+        #expect(await RequestSupport.waitUntil { !loopback.answered(to: "/p2").isEmpty })
         #expect(try storedIDs() == [1, 99])
         #expect(loopback.requests(to: "/p3").isEmpty)
     }

@@ -98,7 +98,6 @@ import FoundationNetworking
     @Test func aRefusedConnectionIsAServerErrorWithItsCause() async throws {
         let port = loopback.port
         loopback.stop()
-        try await Task.sleep(nanoseconds: 50_000_000)
         let server = HTTPServer(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)/")))
 
         let error = await RequestSupport.error { _ = try await server.response(for: request("posts")) }
@@ -368,12 +367,18 @@ import FoundationNetworking
     @Test func cancellingDuringARetryWaitIsCancelled() async throws {
         loopback.route("/busy", .status(503, headers: ["Retry-After": "20"]))
         let server = HTTPServer(baseURL: loopback.baseURL)
-        let task = Task { try await server.response(for: request("busy")) }
-        #expect(await RequestSupport.waitUntil { !loopback.requests(to: "/busy").isEmpty })
-        try await Task.sleep(nanoseconds: 100_000_000)
+        let marker = "busy-\(UUID().uuidString)"
 
-        task.cancel()
-        let error = await RequestSupport.error { _ = try await task.value }
+        let (error, _) = try await InMemoryLogHandler.capture(level: .debug) {
+            let task = Task { try await server.response(for: request("busy?m=\(marker)")) }
+            // The server logs the retry as it begins to wait.
+            let log = try #require(WebRecord.logHandler as? InMemoryLogHandler)
+            #expect(await RequestSupport.waitUntil {
+                log.events.contains { $0.message.contains("retry") && $0.metadata["url"]?.contains(marker) == true }
+            })
+            task.cancel()
+            return await RequestSupport.error { _ = try await task.value }
+        }
 
         #expect(error?.code == .cancelled)
         #expect(loopback.requests(to: "/busy").count == 1)
