@@ -133,7 +133,7 @@ extension RecordStore {
     /// Runs a prepared request, registered under its domain.
     func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordFailure) -> RequestResult {
         do {
-            return try await RequestCancellation.shared.run(domain: options.domain) { [self] in
+            return try await cancellation.run(domain: options.domain) { [self] in
                 try await perform(prepared, options: options)
             }
         } catch let failure as WebRecordFailure {
