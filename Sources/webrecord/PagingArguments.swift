@@ -14,7 +14,7 @@ struct PagingArguments {
     ///   positive integer.
     init(paginate: String?, maxPages: String?, deleteOrphans: Bool, showsProgress: Bool) throws {
         if let paginate {
-            guard let pagination = Pagination(specification: paginate) else {
+            guard let pagination = Self.pagination(specification: paginate) else {
                 throw UsageError(
                     message: "invalid --paginate '\(paginate)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT",
                     command: PopulateCommand.spec)
@@ -29,6 +29,32 @@ struct PagingArguments {
         }
         self.deleteOrphans = deleteOrphans
         self.showsProgress = showsProgress
+    }
+}
+
+extension PagingArguments {
+    /// Reads a `--paginate` value as the library's ``Pagination``.
+    ///
+    /// - Parameter specification: `next-url:KEYPATH`, `link-header`, `cursor:KEYPATH:PARAM`,
+    ///   `page:PARAM` or `offset:PARAM:LIMITPARAM:LIMIT`, where LIMIT is a positive integer.
+    /// - Returns: nil when the value is not one of those.
+    static func pagination(specification: String) -> Pagination? {
+        let parts = specification.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        switch (parts.first, parts.count) {
+        case ("next-url", 2) where !parts[1].isEmpty:
+            return .nextURL(keyPath: parts[1])
+        case ("link-header", 1):
+            return .linkHeader
+        case ("cursor", 3) where !parts[1].isEmpty && !parts[2].isEmpty:
+            return .cursor(keyPath: parts[1], parameter: parts[2])
+        case ("page", 2) where !parts[1].isEmpty:
+            return .pageNumber(parameter: parts[1])
+        case ("offset", 4) where !parts[1].isEmpty && !parts[2].isEmpty:
+            guard let limit = Int(parts[3]), limit > 0 else { return nil }
+            return .offset(parameter: parts[1], limitParameter: parts[2], limit: limit)
+        default:
+            return nil
+        }
     }
 }
 

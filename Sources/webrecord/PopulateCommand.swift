@@ -73,8 +73,9 @@ enum PopulateCommand: Subcommand {
         return ExitStatus.success
     }
 
-    /// Populates every source in turn; the store is opened once the first source has been read,
-    /// so a first source that cannot be read leaves no new file behind.
+    /// Populates every source in turn. A file or standard input is read before the store is
+    /// opened; a URL is requested through the store, and a failed request removes a store file
+    /// nothing was committed to: a first source that fails leaves no new file behind.
     private static func populate(
         _ sources: [Source], entity: String, schema: Schema, path: String, options: PopulationOptions,
         fetch: URLFetchOptions, paging: PagingArguments
@@ -89,13 +90,30 @@ enum PopulateCommand: Subcommand {
         var last: (records: [Record], response: JSONValue)?
         let progress = ProgressLine(isEnabled: paging.showsProgress)
         for (index, source) in sources.enumerated() {
-            if let pagination = paging.pagination, case .url(let url) = source.kind {
+            if case .url(let url) = source.kind {
+                // A URL goes through the library's request API, paged or not, as a library
+                // user's request would.
                 let opened = try store ?? StoreAccess.open(path: path, schema: schema)
                 store = opened
-                var pagingOptions = PagingOptions(pagination: pagination, maximumPages: paging.maximumPages)
-                pagingOptions.request.population = options
-                pagingOptions.request.timeout = fetch.timeout
-                pagingOptions.request.server = HTTPServer(baseURL: url, headers: fetch.headers)
+                let request = URLSource.requestOptions(for: url, population: options, fetch: fetch)
+                guard let pagination = paging.pagination else {
+                    let result: RequestResult
+                    do {
+                        result = try await opened.startRequest(entity: entity, urn: url.absoluteString, options: request)
+                    } catch {
+                        progress.finish()
+                        throw Failure(describe(error, of: source) + savedNote(index))
+                    }
+                    summary.add(PopulationResult(
+                        records: result.records, debugger: result.debugger, changesByEntity: result.changesByEntity))
+                    kept.formUnion(result.containedRowIDs)
+                    last = (result.records, result.response.body)
+                    progress.show(
+                        PagingProgress(pagesFetched: index + 1, recordsPopulated: summary.records, totalRecords: nil, elapsed: progress.elapsed),
+                        previousRecords: 0)
+                    continue
+                }
+                var pagingOptions = PagingOptions(request: request, pagination: pagination, maximumPages: paging.maximumPages)
                 let before = summary.records
                 pagingOptions.onProgress = { progress.show($0, previousRecords: before) }
                 var pages = 0
@@ -119,7 +137,7 @@ enum PopulateCommand: Subcommand {
             }
             let response: JSONValue
             do {
-                response = try await source.load(entity: entity, fetch: fetch)
+                response = try source.load()
             } catch let failure as Failure {
                 progress.finish()
                 throw Failure(failure.message + savedNote(index))
@@ -160,6 +178,17 @@ enum PopulateCommand: Subcommand {
         return summary
     }
 
+    /// A URL source's failure: the population's names the source; the server's (no response
+    /// arrived) names the URL itself, its secrets redacted, and no entity.
+    private static func describe(_ failure: WebRecordFailure, of source: Source) -> String {
+        guard failure.debugger.responseObject == nil else {
+            return "\(source.name): \(StoreAccess.describe(failure.error))"
+        }
+        var error = failure.error
+        error.entity = nil
+        return StoreAccess.describe(error)
+    }
+
     /// "; the 2 sources before it were saved", or nothing for the first source.
     private static func savedNote(_ index: Int, paged: Bool = false) -> String {
         if paged { return "; the pages before it were saved and no orphans were deleted" }
@@ -196,11 +225,12 @@ struct Source {
         }
     }
 
-    /// Reads and parses the response.
+    /// Reads and parses a file or standard input (a URL source is requested instead, see
+    /// ``URLSource``).
     ///
-    /// - Throws: ``Failure`` naming the source: unreadable, malformed JSON (with line and
-    ///   column), or a failed HTTP request.
-    func load(entity: String, fetch: URLFetchOptions) async throws -> JSONValue {
+    /// - Throws: ``Failure`` naming the source: unreadable, or malformed JSON (with line and
+    ///   column).
+    func load() throws -> JSONValue {
         let data: Data
         switch kind {
         case .file(let path):
@@ -216,8 +246,8 @@ struct Source {
             }
         case .standardInput:
             data = FileHandle.standardInput.readDataToEndOfFile()
-        case .url(let url):
-            return try await URLSource.fetch(url, entity: entity, options: fetch)
+        case .url:
+            throw Failure("\(name): a URL source is requested, not read")
         }
         do {
             return try JSONReader().read(data)

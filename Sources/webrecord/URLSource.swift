@@ -50,22 +50,13 @@ struct URLFetchOptions {
     }
 }
 
-/// Fetches a URL source with ``HTTPServer``: one GET, JSON expected.
+/// How a URL source is requested: through the library's request API, as a library user would,
+/// with an ``HTTPServer`` for the URL.
 enum URLSource {
-    /// Fetches and parses the response at `url`.
-    ///
-    /// - Throws: ``Failure`` with the server's reason on one line: a non-2xx status, a
-    ///   truncated or non-JSON body, a refused connection or a timeout. The library's messages
-    ///   name the URL with any credentials in it redacted, so the URL is not repeated.
-    static func fetch(_ url: URL, entity: String, options: URLFetchOptions) async throws -> JSONValue {
-        let server = HTTPServer(baseURL: url, headers: options.headers)
-        let request = ServerRequest(urn: url.absoluteString, timeout: options.timeout, entityName: entity)
-        do {
-            return try await server.response(for: request).body
-        } catch let error as WebRecordError {
-            throw Failure(StoreAccess.describe(error))
-        } catch {
-            throw Failure("serverError: \(error)")
-        }
+    /// The options of the request (or of each page's request) for `url`: an ``HTTPServer`` on
+    /// the URL with the `--header`s (which it sends only to the URL's origin), the `--timeout`,
+    /// and how the response populates the store.
+    static func requestOptions(for url: URL, population: PopulationOptions, fetch: URLFetchOptions) -> RequestOptions {
+        RequestOptions(population: population, server: HTTPServer(baseURL: url, headers: fetch.headers), timeout: fetch.timeout)
     }
 }

@@ -95,11 +95,22 @@ extension PopulateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path("s.sqlite")))
     }
 
-    @Test(arguments: ["offset:o:l:99999999999999999999", "offset:o:l:0", "offset:o:l:-5", "offset:o:l:1e3"])
+    @Test(arguments: [
+        "offset:o:l:99999999999999999999", "offset:o:l:0", "offset:o:l:-5", "offset:o:l:-1", "offset:o:l:1e3", "offset:o:l:1.5",
+    ])
     func anOffsetLimitMustBeAPositiveInteger(value: String) async throws {
         let result = try await populate(db: "s.sqlite", ["--paginate", value])
         #expect(result.status == 2, "\(result)")
         #expect(result.stderrLines.first?.hasPrefix("webrecord: error: invalid --paginate '\(value)'; expected ") == true, "\(result)")
+    }
+
+    @Test(arguments: ["", "next-url", "next-url:", "cursor:a", "page", "offset:o:l:0", "offset:o:l:x", "pages:p", "link-header:x"])
+    func aPaginateValueThatNamesNoKindIsAUsageError(value: String) async throws {
+        let result = try await populate(db: "s.sqlite", ["--paginate=\(value)"])
+        expectUsageError(
+            result,
+            "invalid --paginate '\(value)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("s.sqlite")))
     }
 
     // MARK: - Headers

@@ -88,6 +88,30 @@ import WebRecordTesting
         }
     }
 
+    @Test func aServerFailureNamesTheURLAndNoEntity() async throws {
+        server.route("/posts", .json(#"{"error": "down"}"#, status: 500))
+        let url = server.url("/posts").absoluteString
+        try await expectFailure(url) { $0 == #"webrecord: error: serverError: HTTP 500 from \#(url): {"error": "down"}"# }
+    }
+
+    @Test func aPopulationFailureNamesTheSource() async throws {
+        server.route("/posts", .json(#"{"data": 5}"#))
+        let url = server.url("/posts").absoluteString
+        try await expectFailure(url) {
+            $0 == "webrecord: error: \(url): invalidResponseFormat: Post: the value at 'data' is integer; expected an object or an array"
+        }
+    }
+
+    @Test(arguments: [[], ["--paginate", "link-header"]])
+    func aFailingFirstURLCreatesNoStore(extra: [String]) async throws {
+        server.route("/posts", .status(500))
+        let result = try await populate([server.url("/posts").absoluteString], extra)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("serverError"), "\(result)")
+        #expect(server.requests(to: "/posts").count == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty, "no store file or companion")
+    }
+
     @Test func truncatedBody() async throws {
         server.route("/posts", LoopbackResponse(
             status: 200, headers: ["Content-Type": "application/json"], body: Array(posts.utf8), truncatedLength: 100))

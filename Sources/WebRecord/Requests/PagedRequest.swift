@@ -83,6 +83,18 @@ public enum PagingEnd: String, Sendable, Hashable, CaseIterable {
     }
 }
 
+extension PagingEnd {
+    /// Why a built-in page manager named no next page, as why paging ended.
+    init(_ end: BuiltInPageManager.End) {
+        switch end {
+        case .noNextPage: self = .noNextPage
+        case .emptyPage: self = .emptyPage
+        case .shortPage: self = .shortPage
+        case .uncountablePage: self = .uncountablePage
+        }
+    }
+}
+
 /// One page of a paged request: its records, its page manager and the counts so far.
 public struct Page: Sendable {
     /// The 0-based index of the page.
@@ -267,7 +279,7 @@ extension RecordStore {
             // A single object, not a list: a page or offset paginator cannot take it for a page.
             end = .uncountablePage
         } else if !named {
-            end = builtIn?.end ?? .noNextPage
+            end = builtIn?.end.map(PagingEnd.init) ?? .noNextPage
         } else if let urn = state.nextURN, state.requested.contains(Self.identity(urn: urn, data: state.nextData)) {
             end = .repeatedPage
             result.debugger.record(WebRecordError(

@@ -17,7 +17,8 @@ extension RecordStore {
     /// A request for an entity with no server fails at once with `undefinedServer`. A request
     /// cancelled (by its task or its domain) before its population begins fails with
     /// `cancelled` and leaves the store untouched; once the population has begun, the request
-    /// completes.
+    /// completes. A request that fails on a store file that nothing was ever committed to (one
+    /// this store created when it opened) removes the file again, as a failed first write does.
     ///
     /// - Parameters:
     ///   - entity: the entity the response's records are.
@@ -131,16 +132,22 @@ extension RecordStore {
     }
 
     /// Runs a prepared request, registered under its domain.
+    ///
+    /// A request that fails writes nothing, so a store file it would have been the first to
+    /// write goes, as it does when a first population fails.
     func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordFailure) -> RequestResult {
+        let failure: WebRecordFailure
         do {
-            return try await RequestCancellation.shared.run(domain: options.domain) { [self] in
+            return try await cancellation.run(domain: options.domain) { [self] in
                 try await perform(prepared, options: options)
             }
-        } catch let failure as WebRecordFailure {
-            throw failure
+        } catch let error as WebRecordFailure {
+            failure = error
         } catch {
-            throw WebRecordFailure(.cancelled(entity: prepared.request.entityName), debugger: prepared.debugger)
+            failure = WebRecordFailure(.cancelled(entity: prepared.request.entityName), debugger: prepared.debugger)
         }
+        await database.discardIfNeverWritten()
+        throw failure
     }
 
     private func perform(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordFailure) -> RequestResult {

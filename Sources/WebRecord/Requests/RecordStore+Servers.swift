@@ -52,11 +52,22 @@ extension RecordStore {
     }
 
     /// Cancels every request in flight that was started with ``RequestOptions/domain`` equal to
-    /// `domain`, whatever its server or store. Each fails with `cancelled` and leaves its store
-    /// untouched.
+    /// `domain`, in the store's ``Configuration/cancellation`` registry: by default the shared
+    /// one, so the domain's requests on every store that keeps the default are cancelled too, as
+    /// MMRecord's `cancelRequestsWithDomain:` cancelled them whatever their context. Each fails
+    /// with `cancelled` and leaves its store untouched; requests in other domains go on.
+    ///
+    /// This is WebRecord's one way to cancel by domain. To cancel one request, cancel its task.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let task = Task { try await store.startRequest(entity: "Post", urn: "posts", options: RequestOptions(domain: "timeline")) }
+    /// store.cancelRequests(inDomain: "timeline")   // the task's request fails with `cancelled`
+    /// ```
     ///
     /// - Parameter domain: the domain.
     public func cancelRequests(inDomain domain: String) {
-        RequestCancellation.shared.cancel(domain: domain)
+        cancellation.cancel(domain: domain)
     }
 }

@@ -47,6 +47,10 @@ public final class RecordStore: Sendable {
         /// Value transformers for this store only, by the name schema files give them. They
         /// take precedence over the process-wide ``AttributeTransformers`` of the same name.
         public var transformers: [String: AttributeTransformers.Transform] = [:]
+        /// Where ``RecordStore/cancelRequests(inDomain:)`` cancels: by default
+        /// ``RequestCancellation/shared``, so that cancelling a domain reaches every store that
+        /// keeps the default. Give a ``RequestCancellation`` of its own to keep the store apart.
+        public var cancellation: RequestCancellation = .shared
 
         /// The default configuration.
         public init() {}
@@ -70,6 +74,8 @@ public final class RecordStore: Sendable {
     package let database: SQLiteDatabase
     /// The servers registered on this store (see `RecordStore+Servers.swift`).
     let servers = Locked<ServerRegistry>(ServerRegistry())
+    /// The registry the store's requests are cancelled through (see `RecordStore+Servers.swift`).
+    let cancellation: RequestCancellation
 
     /// Opens the store file at `path` for `schema`, creating an empty file (no tables yet)
     /// when there is none.
@@ -78,6 +84,7 @@ public final class RecordStore: Sendable {
     ///   `incompatibleStore` when the file was made for a schema that cannot migrate in place.
     public init(path: String, schema: Schema, configuration: Configuration = Configuration()) throws(WebRecordError) {
         database = try SQLiteDatabase(path: path, schema: schema, options: configuration.databaseOptions)
+        cancellation = configuration.cancellation
     }
 
     /// Opens a private in-memory store for `schema`, with its tables made at once.
@@ -85,6 +92,7 @@ public final class RecordStore: Sendable {
     /// - Throws: ``WebRecordError`` with code `storeError` when SQLite cannot make the tables.
     public init(inMemory schema: Schema, configuration: Configuration = Configuration()) throws(WebRecordError) {
         database = try SQLiteDatabase(path: nil, schema: schema, options: configuration.databaseOptions)
+        cancellation = configuration.cancellation
     }
 
     // MARK: - Access

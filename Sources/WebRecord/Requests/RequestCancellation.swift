@@ -1,13 +1,28 @@
 import Foundation
 
-/// The shared registry of requests in flight by cancellation domain.
+/// A registry of the requests in flight by cancellation domain: the scope in which
+/// ``RecordStore/cancelRequests(inDomain:)`` cancels.
 ///
-/// A request started with a domain registers a way to cancel its task here while it runs;
-/// ``Server/cancelRequests(inDomain:)`` and ``RecordStore/cancelRequests(inDomain:)`` cancel
-/// every task registered under the domain.
-final class RequestCancellation: Sendable {
-    /// The registry every request uses.
-    static let shared = RequestCancellation()
+/// A request started with ``RequestOptions/domain`` registers a way to cancel its task in its
+/// store's registry while it runs; ``RecordStore/cancelRequests(inDomain:)`` cancels every task
+/// registered there under the domain. Every store uses ``shared`` unless its
+/// ``RecordStore/Configuration/cancellation`` says otherwise, so that, as with MMRecord's
+/// `cancelRequestsWithDomain:`, cancelling a domain through one store cancels the domain's
+/// requests on every store. Give stores a registry of their own to keep them apart:
+///
+/// ```swift
+/// var configuration = RecordStore.Configuration()
+/// configuration.cancellation = RequestCancellation()   // this store's domains only
+/// let store = try RecordStore(path: "cache.sqlite", schema: schema, configuration: configuration)
+/// ```
+///
+/// Stores given the same registry share their domains.
+public final class RequestCancellation: Sendable {
+    /// The process-wide registry, every store's unless its configuration names another.
+    public static let shared = RequestCancellation()
+
+    /// Creates a registry of its own, shared only by the stores it is given to.
+    public init() {}
 
     private struct State {
         var nextID = 0

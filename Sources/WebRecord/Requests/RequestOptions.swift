@@ -18,8 +18,8 @@ public struct RequestOptions: Sendable {
     public var population: PopulationOptions
     /// The server for this request, overriding the registered one.
     public var server: (any Server)?
-    /// A cancellation domain: ``RecordStore/cancelRequests(inDomain:)`` or
-    /// ``Server/cancelRequests(inDomain:)`` cancels every request started with it.
+    /// A cancellation domain: ``RecordStore/cancelRequests(inDomain:)`` cancels every request
+    /// started with it (in the store's ``RecordStore/Configuration/cancellation`` registry).
     public var domain: String?
     /// Headers for this request, added to (and overriding) the server's.
     public var headers: [String: String]

@@ -2,8 +2,9 @@ import Foundation
 
 // MARK: - Request options, batches and pages shown with their secrets redacted
 //
-// Results, pages and page information hold only these types and the server layer's, each of
-// which redacts itself, so their default `print` and `dump` output is redacted too.
+// Results, pages and page information hold only these types and the server layer's (page
+// managers included), each of which redacts itself, so their default `print` and `dump`
+// output is redacted too.
 
 extension RequestOptions: CustomReflectable {
     /// The options for `print`, `String(reflecting:)` and `dump`, with the values of secret
@@ -27,21 +28,6 @@ extension BatchRequest: CustomReflectable {
         Mirror(
             self,
             children: ["entity": entity, "urn": Redaction.urn(urn), "data": Redaction.json(data) as Any, "options": options],
-            displayStyle: .struct)
-    }
-}
-
-extension BuiltInPageManager: CustomReflectable {
-    /// The page manager for `print`, `String(reflecting:)` and `dump`, with the secrets of the
-    /// next page's URN (a `next` URL may carry a token) and parameters redacted.
-    public var customMirror: Mirror {
-        Mirror(
-            self,
-            children: [
-                "nextPageURN": nextPageURN.map { Redaction.urn($0) } as Any,
-                "nextPageData": Redaction.json(nextPageData) as Any, "currentPageIndex": currentPageIndex as Any,
-                "totalResultsCount": totalResultsCount as Any, "resultsPerPage": resultsPerPage as Any,
-            ],
             displayStyle: .struct)
     }
 }

@@ -204,13 +204,6 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
         nil
     }
 
-    /// Cancels the requests in flight started with `domain`, through the shared registry.
-    ///
-    /// - Parameter domain: the domain.
-    open func cancelRequests(inDomain domain: String) {
-        RequestCancellation.shared.cancel(domain: domain)
-    }
-
     // MARK: - Hooks
 
     /// The URL a URN stands for (see the type's documentation for the rules).

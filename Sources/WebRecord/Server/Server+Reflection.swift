@@ -1,6 +1,6 @@
 import Foundation
 
-// MARK: - Requests and responses shown with their secrets redacted
+// MARK: - Requests, responses and page managers shown with their secrets redacted
 
 extension ServerRequest: CustomReflectable {
     /// The request's members for `print`, `String(reflecting:)` and `dump`, with the values of
@@ -27,6 +27,21 @@ extension ServerResponse: CustomReflectable {
             children: [
                 "body": Redaction.json(body), "headers": Redaction.headers(headers), "statusCode": statusCode as Any,
                 "url": url.map { Redaction.url($0) } as Any,
+            ],
+            displayStyle: .struct)
+    }
+}
+
+extension BuiltInPageManager: CustomReflectable {
+    /// The page manager for `print`, `String(reflecting:)` and `dump`, with the secrets of the
+    /// next page's URN (a `next` URL may carry a token) and parameters redacted.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "nextPageURN": nextPageURN.map { Redaction.urn($0) } as Any,
+                "nextPageData": Redaction.json(nextPageData) as Any, "currentPageIndex": currentPageIndex as Any,
+                "totalResultsCount": totalResultsCount as Any, "resultsPerPage": resultsPerPage as Any,
             ],
             displayStyle: .struct)
     }

@@ -2,9 +2,10 @@ import Foundation
 
 /// Fetches the response for a request: the one thing WebRecord needs from a web service.
 ///
-/// A server only has to say how to fetch a response. Paging and cancellation have defaults:
-/// ``pageManager(for:of:)`` returns nil (the response is one page), and
-/// ``cancelRequests(inDomain:)`` cancels the requests started with that domain.
+/// A server only has to say how to fetch a response. Paging has a default:
+/// ``pageManager(for:of:)`` returns nil (the response is one page). Cancellation needs nothing
+/// from a server: a request is cancelled through its task, which cancels the server's
+/// `response(for:)` call (check `Task.isCancelled`, or await something cancellable).
 ///
 /// Most APIs subclass ``HTTPServer`` instead of writing a server from scratch; tests and
 /// examples use ``JSONFileServer``. A minimal server of your own:
@@ -40,25 +41,11 @@ public protocol Server: Sendable {
     ///   - request: the request that fetched it.
     /// - Returns: a page manager, or nil when the response is not paged.
     func pageManager(for response: ServerResponse, of request: ServerRequest) -> (any PageManager)?
-
-    /// Cancels every request in flight that was started with `domain`.
-    ///
-    /// The default cancels, through WebRecord's shared registry, the tasks of the requests
-    /// started with ``RequestOptions/domain`` equal to `domain`, whatever their server. A
-    /// cancelled request fails with `cancelled` and leaves the store untouched.
-    ///
-    /// - Parameter domain: the domain given when the requests were started.
-    func cancelRequests(inDomain domain: String)
 }
 
 extension Server {
     /// Returns nil: by default, a response is one page.
     public func pageManager(for response: ServerResponse, of request: ServerRequest) -> (any PageManager)? {
         nil
-    }
-
-    /// Cancels the requests in flight started with `domain`, through the shared registry.
-    public func cancelRequests(inDomain domain: String) {
-        RequestCancellation.shared.cancel(domain: domain)
     }
 }

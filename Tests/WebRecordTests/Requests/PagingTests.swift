@@ -116,21 +116,6 @@ import WebRecordTesting
         #expect(pages.last?.end == .pageLimit)
     }
 
-    @Test(arguments: [
-        ("next-url:meta.next", Pagination.nextURL(keyPath: "meta.next")), ("link-header", .linkHeader),
-        ("cursor:meta.min_id:before_id", .cursor(keyPath: "meta.min_id", parameter: "before_id")),
-        ("page:p", .pageNumber(parameter: "p")), ("offset:o:l:25", .offset(parameter: "o", limitParameter: "l", limit: 25)),
-    ])
-    func specificationsParse(text: String, expected: Pagination) {
-        #expect(Pagination(specification: text) == expected)
-        #expect(expected.description == text)
-    }
-
-    @Test(arguments: ["", "next-url", "next-url:", "cursor:a", "page", "offset:o:l:0", "offset:o:l:x", "pages:p", "link-header:x"])
-    func badSpecificationsAreRejected(text: String) {
-        #expect(Pagination(specification: text) == nil)
-    }
-
     // MARK: - Failures, cancellation, orphans
 
     @Test func aFailingMiddlePageStopsPagingKeepsEarlierPagesAndDeletesNothing() async throws {

@@ -58,18 +58,49 @@ import WebRecordTesting
         #expect(RequestCancellation.shared.count(domain: profile) == 0)
     }
 
-    @Test func aServerCancelsByDomainThroughTheSharedRegistry() async throws {
-        let domain = "server-\(UUID().uuidString)"
+    @Test func anotherStoreCancelsByDomainThroughTheSharedRegistry() async throws {
+        // MMRecord's habit: a domain is cancelled whatever the store (context) and server of its
+        // requests. Both stores keep the default registry, the shared one.
+        let domain = "shared-\(UUID().uuidString)"
         let files = try JSONFileServer(root: directory.url, latency: .seconds(10))
+        let other = try RecordStore(path: directory.path("other.sqlite"), schema: RequestSupport.schema())
         let task = Task {
             try await store.startRequest(entity: "Post", urn: "posts", options: RequestOptions(server: files, domain: domain))
         }
         #expect(await RequestSupport.waitUntil { RequestCancellation.shared.count(domain: domain) == 1 })
+        #expect(store.cancellation === RequestCancellation.shared && other.cancellation === RequestCancellation.shared)
 
-        files.cancelRequests(inDomain: domain)
+        other.cancelRequests(inDomain: domain)
         let failure = await RequestSupport.failure { _ = try await task.value }
 
         #expect(failure?.code == .cancelled)
+        #expect(try store.count("Post") == 0)
+        #expect(RequestCancellation.shared.count(domain: domain) == 0)
+    }
+
+    @Test func aStoreWithARegistryOfItsOwnIsCancelledOnlyThroughIt() async throws {
+        let domain = "own-\(UUID().uuidString)"
+        var configuration = RecordStore.Configuration()
+        configuration.cancellation = RequestCancellation()
+        let own = try RecordStore(path: directory.path("own.sqlite"), schema: RequestSupport.schema(), configuration: configuration)
+        let files = try JSONFileServer(root: directory.url, latency: .seconds(10))
+        let task = Task {
+            try await own.startRequest(entity: "Post", urn: "posts", options: RequestOptions(server: files, domain: domain))
+        }
+        #expect(await RequestSupport.waitUntil { configuration.cancellation.count(domain: domain) == 1 })
+        #expect(RequestCancellation.shared.count(domain: domain) == 0, "the request is not in the shared registry")
+
+        // A store on the shared registry does not reach it.
+        store.cancelRequests(inDomain: domain)
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(configuration.cancellation.count(domain: domain) == 1, "the request still runs")
+
+        own.cancelRequests(inDomain: domain)
+        let failure = await RequestSupport.failure { _ = try await task.value }
+
+        #expect(failure?.code == .cancelled)
+        #expect(try own.count("Post") == 0)
+        #expect(configuration.cancellation.count(domain: domain) == 0)
     }
 
     @Test func aCancellationNoticedAfterTheResponseArrivesStillPopulatesNothing() async throws {

@@ -119,6 +119,36 @@ import WebRecordTesting
         #expect(try store.count("Post") == 0)
     }
 
+    @Test func aFailedRequestRemovesTheNewStoreFileNothingWasCommittedTo() async throws {
+        let path = directory.path("new.sqlite")
+        let fresh = try RecordStore(path: path, schema: RequestSupport.schema())
+        fresh.register(server, forEntity: "Post")
+        #expect(FileManager.default.fileExists(atPath: path), "opening made the file")
+        server.enqueue(WebRecordError(.serverError, "HTTP 500 from the API"))
+
+        let failure = await RequestSupport.failure { _ = try await fresh.startRequest(entity: "Post", urn: "posts") }
+
+        #expect(failure?.code == .serverError)
+        #expect(!FileManager.default.fileExists(atPath: path), "a failed first request leaves no file")
+        // The store goes on: the next request makes the file again.
+        server.enqueue(RequestSupport.postsBody([1]))
+        _ = try await fresh.startRequest(entity: "Post", urn: "posts")
+        #expect(FileManager.default.fileExists(atPath: path))
+        #expect(try fresh.count("Post") == 1)
+    }
+
+    @Test func aFailedRequestKeepsAStoreFileWithCommittedRecords() async throws {
+        server.enqueue(RequestSupport.postsBody([1, 2]))
+        _ = try await store.startRequest(entity: "Post", urn: "posts")
+        server.enqueue(WebRecordError(.serverError, "HTTP 500 from the API"))
+
+        let failure = await RequestSupport.failure { _ = try await store.startRequest(entity: "Post", urn: "posts") }
+
+        #expect(failure?.code == .serverError)
+        #expect(FileManager.default.fileExists(atPath: try #require(store.path)))
+        #expect(try store.count("Post") == 2)
+    }
+
     @Test func anErrorThatIsNotAWebRecordErrorIsAServerErrorWithItsCause() async throws {
         struct Oops: Error {}
         let failing = CallbackServer { _ in throw Oops() }

@@ -2,8 +2,8 @@ import Foundation
 
 /// The built-in ways web APIs page their results, each a ``PageManager`` factory.
 ///
-/// Use one from a ``Server`` subclass's `pageManager(for:of:)`, or from the command line
-/// (`webrecord populate --paginate KIND`):
+/// Use one from a ``Server`` subclass's `pageManager(for:of:)`, or give one to a paged
+/// request's options, for a server that has no page manager of its own:
 ///
 /// ```swift
 /// final class ADNServer: HTTPServer {
@@ -16,55 +16,19 @@ import Foundation
 /// Every kind stops when the response names no next page. A paged request also stops at a page
 /// that populated no records, and at its page limit. Page numbers and offsets are 64-bit: a kind
 /// stops rather than ask for a page or offset past `Int64.max`.
-public enum Pagination: Sendable, Hashable, CustomStringConvertible {
-    /// The next page's URL (or URN) is in the body at a key path (`next-url:KEYPATH`).
+public enum Pagination: Sendable, Hashable {
+    /// The next page's URL (or URN) is in the body at a key path.
     case nextURL(keyPath: String)
-    /// The next page's URL is in the HTTP `Link` header, `rel="next"` (`link-header`).
+    /// The next page's URL is in the HTTP `Link` header, `rel="next"`.
     case linkHeader
-    /// A cursor in the body at a key path is sent back as a query parameter (`cursor:KEYPATH:PARAM`).
+    /// A cursor in the body at a key path is sent back as a query parameter.
     /// Paging stops when the cursor is missing, null, empty or the same as the one just sent.
     case cursor(keyPath: String, parameter: String)
-    /// Pages are numbered from 1 in a query parameter (`page:PARAM`). Paging stops at an empty
-    /// page, or at the total when `totalKeyPath` gives it.
+    /// Pages are numbered from 1 in a query parameter. Paging stops at an empty page, or at the
+    /// total when `totalKeyPath` gives it.
     case pageNumber(parameter: String, totalKeyPath: String? = nil)
-    /// An offset and a limit in query parameters (`offset:PARAM:LIMITPARAM:LIMIT`). Paging stops
-    /// at an empty or short page.
+    /// An offset and a limit in query parameters. Paging stops at an empty or short page.
     case offset(parameter: String, limitParameter: String, limit: Int)
-
-    /// Parses the command line's `--paginate` value.
-    ///
-    /// - Parameter specification: `next-url:KEYPATH`, `link-header`, `cursor:KEYPATH:PARAM`,
-    ///   `page:PARAM` or `offset:PARAM:LIMITPARAM:LIMIT`.
-    /// - Returns: nil when the value is not one of those.
-    public init?(specification: String) {
-        let parts = specification.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        switch (parts.first, parts.count) {
-        case ("next-url", 2) where !parts[1].isEmpty:
-            self = .nextURL(keyPath: parts[1])
-        case ("link-header", 1):
-            self = .linkHeader
-        case ("cursor", 3) where !parts[1].isEmpty && !parts[2].isEmpty:
-            self = .cursor(keyPath: parts[1], parameter: parts[2])
-        case ("page", 2) where !parts[1].isEmpty:
-            self = .pageNumber(parameter: parts[1])
-        case ("offset", 4) where !parts[1].isEmpty && !parts[2].isEmpty:
-            guard let limit = Int(parts[3]), limit > 0 else { return nil }
-            self = .offset(parameter: parts[1], limitParameter: parts[2], limit: limit)
-        default:
-            return nil
-        }
-    }
-
-    /// The `--paginate` text for this kind.
-    public var description: String {
-        switch self {
-        case .nextURL(let keyPath): "next-url:\(keyPath)"
-        case .linkHeader: "link-header"
-        case .cursor(let keyPath, let parameter): "cursor:\(keyPath):\(parameter)"
-        case .pageNumber(let parameter, _): "page:\(parameter)"
-        case .offset(let parameter, let limitParameter, let limit): "offset:\(parameter):\(limitParameter):\(limit)"
-        }
-    }
 
     /// Whether the kind follows links the server names (next URLs, `Link` headers), which go on
     /// past an empty page while the server names a next one.
@@ -148,7 +112,7 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
             let next = current.addingReportingOverflow(1)
             // A page whose records cannot be counted is not taken for a full one.
             var more = (perPage ?? 0) != 0 && !next.overflow
-            var end: PagingEnd? = perPage == 0 ? .emptyPage : nil
+            var end: BuiltInPageManager.End? = perPage == 0 ? .emptyPage : nil
             if let total, let perPage, perPage > 0 {
                 let seen = current.multipliedReportingOverflow(by: Int64(perPage))
                 if seen.overflow || seen.partialValue >= total {
@@ -169,7 +133,7 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
             let next = current.addingReportingOverflow(Int64(limit))
             // A page whose records cannot be counted is not taken for a full one.
             let more = (count.map { $0 >= limit } ?? false) && !next.overflow
-            let end: PagingEnd? = more ? nil : count == nil ? .uncountablePage : count == 0 ? .emptyPage : count.map { $0 < limit } == true ? .shortPage : .noNextPage
+            let end: BuiltInPageManager.End? = more ? nil : count == nil ? .uncountablePage : count == 0 ? .emptyPage : count.map { $0 < limit } == true ? .shortPage : .noNextPage
             return BuiltInPageManager(
                 nextPageURN: more ? request.urn : nil,
                 nextPageData: next.overflow
@@ -215,44 +179,5 @@ public enum Pagination: Sendable, Hashable, CustomStringConvertible {
     static func resolved(_ reference: String, against base: URL?) -> String {
         guard let base, let url = URLReference.resolve(reference, against: base) else { return reference }
         return url.absoluteString
-    }
-}
-
-/// The page manager the built-in ``Pagination`` kinds return.
-public struct BuiltInPageManager: PageManager {
-    /// The next page's URN, nil on the last page.
-    public var nextPageURN: String?
-    /// The next page's parameters.
-    public var nextPageData: JSONValue?
-    /// This page's 0-based index, when known.
-    public var currentPageIndex: Int?
-    /// The total number of results, when the response says.
-    public var totalResultsCount: Int?
-    /// Results per page, when known.
-    public var resultsPerPage: Int?
-    /// Why there is no next page, when the paginator knows better than "none was named"
-    /// (an empty, short or uncountable page).
-    package var end: PagingEnd?
-
-    /// Creates a page manager.
-    public init(
-        nextPageURN: String?, nextPageData: JSONValue?, currentPageIndex: Int? = nil, totalResultsCount: Int? = nil,
-        resultsPerPage: Int? = nil
-    ) {
-        self.init(
-            nextPageURN: nextPageURN, nextPageData: nextPageData, currentPageIndex: currentPageIndex,
-            totalResultsCount: totalResultsCount, resultsPerPage: resultsPerPage, end: nil)
-    }
-
-    package init(
-        nextPageURN: String?, nextPageData: JSONValue?, currentPageIndex: Int?, totalResultsCount: Int? = nil,
-        resultsPerPage: Int?, end: PagingEnd?
-    ) {
-        self.end = end
-        self.nextPageURN = nextPageURN
-        self.nextPageData = nextPageData
-        self.currentPageIndex = currentPageIndex
-        self.totalResultsCount = totalResultsCount
-        self.resultsPerPage = resultsPerPage
     }
 }

@@ -46,11 +46,6 @@ import Testing
         #expect(manager.nextPageData?["offset"] == .integer(Int64.max))
         #expect(manager.currentPageIndex == Int((Int64.max - 2) / 2))
     }
-
-    @Test(arguments: ["offset:o:l:99999999999999999999", "offset:o:l:0", "offset:o:l:-1", "offset:o:l:1.5"])
-    func anOffsetLimitThatIsNoPositiveIntIsRefused(specification: String) {
-        #expect(Pagination(specification: specification) == nil)
-    }
 }
 
 extension PagingTests {

@@ -1,0 +1,52 @@
+import Foundation
+
+/// The page manager the built-in ``Pagination`` kinds return.
+public struct BuiltInPageManager: PageManager {
+    /// Why a built-in kind names no next page, when it knows better than "none was named".
+    package enum End: Sendable, Hashable {
+        /// The page named no next page, or the total was reached.
+        case noNextPage
+        /// The page held no records.
+        case emptyPage
+        /// An offset page held fewer records than the limit.
+        case shortPage
+        /// A page or offset page whose records could not be counted: not taken for a full one.
+        case uncountablePage
+    }
+
+    /// The next page's URN, nil on the last page.
+    public var nextPageURN: String?
+    /// The next page's parameters.
+    public var nextPageData: JSONValue?
+    /// This page's 0-based index, when known.
+    public var currentPageIndex: Int?
+    /// The total number of results, when the response says.
+    public var totalResultsCount: Int?
+    /// Results per page, when known.
+    public var resultsPerPage: Int?
+    /// Why there is no next page, when the paginator knows better than "none was named"
+    /// (an empty, short or uncountable page).
+    package var end: End?
+
+    /// Creates a page manager.
+    public init(
+        nextPageURN: String?, nextPageData: JSONValue?, currentPageIndex: Int? = nil, totalResultsCount: Int? = nil,
+        resultsPerPage: Int? = nil
+    ) {
+        self.init(
+            nextPageURN: nextPageURN, nextPageData: nextPageData, currentPageIndex: currentPageIndex,
+            totalResultsCount: totalResultsCount, resultsPerPage: resultsPerPage, end: nil)
+    }
+
+    package init(
+        nextPageURN: String?, nextPageData: JSONValue?, currentPageIndex: Int?, totalResultsCount: Int? = nil,
+        resultsPerPage: Int?, end: End?
+    ) {
+        self.end = end
+        self.nextPageURN = nextPageURN
+        self.nextPageData = nextPageData
+        self.currentPageIndex = currentPageIndex
+        self.totalResultsCount = totalResultsCount
+        self.resultsPerPage = resultsPerPage
+    }
+}
