@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import WebRecord
+@testable import WebRecordModelImport
 
 @Suite struct XMLElementTreeTests {
     // MARK: - Structure
