@@ -55,11 +55,11 @@ extension CoreDataModelImportError {
         Self(file: file, message: "not a Core Data model: \(reason); expected the contents XML of an .xcdatamodel")
     }
 
-    static func malformedXML(file: String, _ error: XMLParseError) -> Self {
+    static func malformedXML(file: String, _ error: ModelXMLError) -> Self {
         Self(file: file, line: error.line, column: error.column, message: "malformed XML: \(error.message)")
     }
 
-    static func at(_ node: XMLElementNode, file: String, _ message: String) -> Self {
+    static func at(_ node: ModelXMLElement, file: String, _ message: String) -> Self {
         Self(file: file, line: node.line, column: node.column, message: message)
     }
 }

@@ -9,6 +9,10 @@ import Foundation
 /// and relationships keep the model's order. `Docs/ImportingCoreDataModels.md`
 /// has the full mapping and lists what must be added by hand afterwards.
 ///
+/// The XML is read with Foundation's `XMLParser` (FoundationXML on Linux, which needs
+/// libxml2 at run time). It loads nothing external, and DOCTYPE declarations are refused,
+/// so no entity is ever expanded.
+///
 /// For example:
 ///
 /// ```swift
@@ -31,22 +35,24 @@ public enum CoreDataModelImporter {
     ///   - data: The UTF-8 XML of the model (the `contents` file of an `.xcdatamodel`).
     ///   - fileName: The name used for the file in error messages.
     /// - Returns: The schema file's text.
-    /// - Throws: `CoreDataModelImportError` when the data is empty or binary, the XML is malformed, the root element is not
-    ///   `<model>`, a name is missing or used twice, or an attribute type, default value or
-    ///   deletion rule has no WebRecord equivalent.
+    /// - Throws: `CoreDataModelImportError` when the data is empty or binary, the XML is
+    ///   malformed, has a DOCTYPE declaration, an empty processing instruction (`<?pi?>`) or
+    ///   an encoding other than UTF-8, the root element is not `<model>`, a name is missing
+    ///   or used twice, or an attribute type, default value or deletion rule has no WebRecord
+    ///   equivalent.
     public static func schemaJSON(fromModelXML data: Data, fileName: String) throws -> String {
         if data.isEmpty { throw CoreDataModelImportError.notAModel(file: fileName, "the file is empty") }
         if data.contains(0) || String(bytes: data, encoding: .utf8) == nil {
             throw CoreDataModelImportError.notAModel(file: fileName, "the file is binary, not UTF-8 XML text")
         }
-        let tree: XMLElementTree
+        let document: ModelXMLDocument
         do {
-            tree = try XMLElementTree(parsing: data)
+            document = try ModelXMLDocument(parsing: data, keptDepth: ModelConverter.elementDepth)
         } catch {
             throw CoreDataModelImportError.malformedXML(file: fileName, error)
         }
         let converter = ModelConverter(file: fileName)
-        return try converter.schemaText(for: tree.root)
+        return try converter.schemaText(for: document.root)
     }
 
     /// Reads a Core Data model file and converts it into WebRecord schema JSON text.

@@ -48,16 +48,21 @@ extension AttributeType {
 
 /// Turns the element tree of a Core Data model into the text of a schema file.
 struct ModelConverter {
+    /// How deep in the model's XML the conversion reads: `<model>`, `<entity>`, `<attribute>`
+    /// or `<relationship>`, `<userInfo>`, `<entry>` (and `<compoundIndexes>`, `<compoundIndex>`,
+    /// `<index>`; `<uniquenessConstraints>`, `<uniquenessConstraint>`, `<constraint>`).
+    static let elementDepth = 5
+
     /// The model file, as named in errors.
     let file: String
 
-    func error(_ message: String, at node: XMLElementNode) -> CoreDataModelImportError {
+    func error(_ message: String, at node: ModelXMLElement) -> CoreDataModelImportError {
         .at(node, file: file, message)
     }
 
     // MARK: Model
 
-    func schemaText(for root: XMLElementNode) throws -> String {
+    func schemaText(for root: ModelXMLElement) throws -> String {
         guard root.name == "model" else {
             throw error("not a Core Data model: the root element is <\(root.name)>, not <model>", at: root)
         }
@@ -102,7 +107,7 @@ struct ModelConverter {
 
     // MARK: Entity
 
-    func importEntity(_ node: XMLElementNode) throws -> ImportedEntity {
+    func importEntity(_ node: ModelXMLElement) throws -> ImportedEntity {
         guard let name = nonEmpty(node.attribute("name")) else {
             throw error("an <entity> element has no name", at: node)
         }
@@ -160,7 +165,7 @@ struct ModelConverter {
     }
 
     /// The entries of an element's `<userInfo>` children.
-    func userInfo(of node: XMLElementNode, owner: String) throws -> [String: String] {
+    func userInfo(of node: ModelXMLElement, owner: String) throws -> [String: String] {
         var entries: [String: String] = [:]
         for userInfo in node.children(named: "userInfo") {
             for entry in userInfo.children(named: "entry") {
@@ -174,7 +179,7 @@ struct ModelConverter {
     }
 
     /// Attributes indexed on their own, by a `<fetchIndex>` or an old-style `<compoundIndex>`.
-    func singlePropertyIndexes(of node: XMLElementNode) -> Set<String> {
+    func singlePropertyIndexes(of node: ModelXMLElement) -> Set<String> {
         var names: Set<String> = []
         for index in node.children(named: "fetchIndex") {
             let elements = index.children(named: "fetchIndexElement")
@@ -194,7 +199,7 @@ struct ModelConverter {
     }
 
     /// The key given by the entity's only uniqueness constraint, if it has exactly one.
-    func uniquenessConstraintKey(of node: XMLElementNode) -> ImportedPrimaryKey? {
+    func uniquenessConstraintKey(of node: ModelXMLElement) -> ImportedPrimaryKey? {
         let constraints = node.children(named: "uniquenessConstraints")
             .flatMap { $0.children(named: "uniquenessConstraint") }
         guard constraints.count == 1 else { return nil }
@@ -209,7 +214,7 @@ struct ModelConverter {
     // MARK: Properties
 
     func attribute(
-        _ node: XMLElementNode, named name: String, of entity: String,
+        _ node: ModelXMLElement, named name: String, of entity: String,
         userInfo: [String: String], indexed: Bool
     ) throws -> SchemaJSON {
         guard let coreDataType = node.attribute("attributeType") else {
@@ -237,7 +242,7 @@ struct ModelConverter {
 
     /// The typed default for `defaultValueString`, or `nil` for types whose default is dropped.
     func defaultValue(
-        _ text: String, type: AttributeType, property: String, node: XMLElementNode
+        _ text: String, type: AttributeType, property: String, node: ModelXMLElement
     ) throws -> SchemaJSON? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty && type != .string { return nil }
@@ -267,7 +272,7 @@ struct ModelConverter {
     }
 
     func relationship(
-        _ node: XMLElementNode, named name: String, of entity: String, userInfo: [String: String]
+        _ node: ModelXMLElement, named name: String, of entity: String, userInfo: [String: String]
     ) throws -> SchemaJSON {
         guard let destination = nonEmpty(node.attribute("destinationEntity")) else {
             throw error("\(entity).\(name): the relationship has no destinationEntity", at: node)
