@@ -220,6 +220,8 @@ import Testing
                   line: 2, column: 23, message: "unterminated comment"),
         Malformed(description: "unterminated CDATA", xml: "<a><![CDATA[ x </a>",
                   line: 1, column: 20, message: "unexpected end of document: <a> opened at line 1, column 1 is not closed"),
+        Malformed(description: "'<!' that starts nothing", xml: "<a>\n  <![CDATAx]]></a>",
+                  line: 2, column: 3, message: "unreadable markup in element content (a '<' that starts no tag, comment or CDATA section)"),
         Malformed(description: "']]>' in text", xml: "<a>x ]]> y</a>",
                   line: 1, column: 6, message: "']]>' is not allowed in text"),
         Malformed(description: "misplaced XML declaration", xml: "<a><?xml version=\"1.0\"?></a>",

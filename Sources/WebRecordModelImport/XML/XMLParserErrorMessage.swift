@@ -22,7 +22,7 @@ enum XMLParserErrorMessage {
     /// The message for a libxml2 error code.
     static func message(forCode code: Int) -> String {
         switch code {
-        case 1: "internal error of the XML parser"
+        case 1: "unreadable markup in element content (a '<' that starts no tag, comment or CDATA section)"
         case 2: "the XML parser ran out of memory"
         case 3: "the document does not start like XML"
         case documentEmpty: "expected the root element"
