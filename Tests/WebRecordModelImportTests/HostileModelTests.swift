@@ -138,6 +138,19 @@ import WebRecordModelImport
         #expect(first.lowerBound < last.lowerBound)
     }
 
+    /// libxml2's push parser refuses to look more than 10,000,000 bytes ahead ("Huge input
+    /// lookup"), so the document is given to XMLParser in pieces, not in one.
+    @Test func aModelOverTenMegabytesIsConverted() throws {
+        let value = String(repeating: "x", count: 1_000_000)
+        let entities = (0..<11).map {
+            "<entity name=\"E\($0)\"><attribute name=\"a\" optional=\"YES\" attributeType=\"String\" defaultValueString=\"\(value)\"/></entity>"
+        }
+        let xml = Self.model(entities.joined(separator: "\n"))
+        #expect(xml.utf8.count > 11_000_000)
+        let text = try CoreDataModelImporter.schemaJSON(fromModelXML: Data(xml.utf8), fileName: "Hostile/contents")
+        #expect(text.contains("\"E10\": {"))
+    }
+
     /// libxml2 reads attribute values of up to 10,000,000 bytes.
     @Test func anAttributeValueOverTenMegabytesIsRefusedWhereItStarts() throws {
         let value = String(repeating: "x", count: 10_000_001)

@@ -27,7 +27,9 @@ struct ModelXMLDocument {
     init(parsing data: Data, keptDepth: Int) throws(ModelXMLError) {
         let scan = try XMLMarkupScan(bytes: Array(data))
         let builder = ModelXMLTreeBuilder(scan: scan, keptDepth: keptDepth)
-        let parser = XMLParser(data: data)
+        // From a stream, XMLParser hands libxml2 the document in pieces of 128 KB; given all
+        // of it at once, libxml2 refuses a document over 10,000,000 bytes ("Huge input lookup").
+        let parser = XMLParser(stream: InputStream(data: data))
         parser.shouldResolveExternalEntities = false
         parser.externalEntityResolvingPolicy = .never
         parser.shouldProcessNamespaces = false
