@@ -52,8 +52,6 @@ struct XMLMarkupScan {
     private(set) var endTags: [EndTag] = []
     /// A start tag that the document ends in the middle of: the offset of its `<`, and its name.
     private(set) var unterminatedStartTag: (offset: Int, name: String)?
-    /// The offset at which each line starts; line breaks are LF, CRLF or a lone CR.
-    private let lineStarts: [Int]
 
     /// Scans a document's bytes.
     ///
@@ -61,84 +59,48 @@ struct XMLMarkupScan {
     ///   data, or an XML declaration naming another encoding than UTF-8.
     init(bytes: [UInt8]) throws(ModelXMLError) {
         self.bytes = bytes
-        var starts = [0]
-        for index in bytes.indices {
-            let byte = bytes[index]
-            if byte == ASCII.newline
-                || (byte == ASCII.carriageReturn && (index + 1 == bytes.count || bytes[index + 1] != ASCII.newline)) {
-                starts.append(index + 1)
-            }
-        }
-        lineStarts = starts
         try scan()
         locateTags()
     }
 
     // MARK: Locations
 
-    /// The 1-based line and column (in Unicode scalars) of a byte offset.
+    /// The 1-based line and column (in Unicode scalars) of a byte offset. Errors use it; the
+    /// tags are located all at once by `locateTags()`.
     func location(of offset: Int) -> (line: Int, column: Int) {
-        var low = 0
-        var high = lineStarts.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if lineStarts[middle] <= offset { low = middle } else { high = middle - 1 }
-        }
-        var column = 1
-        for index in lineStarts[low]..<min(max(offset, lineStarts[low]), bytes.count)
-        where bytes[index] & 0xC0 != 0x80 {
-            column += 1
-        }
-        return (low + 1, column)
+        var position = TextPosition()
+        while position.offset < min(offset, bytes.count) { position.step(over: bytes) }
+        return (position.line, position.column)
     }
 
     /// The byte offset of a 1-based line and column (in Unicode scalars), clamped to the
     /// document.
     func offset(line: Int, column: Int) -> Int {
-        guard line >= 1 else { return 0 }
-        guard line <= lineStarts.count else { return bytes.count }
-        var offset = lineStarts[line - 1]
-        var remaining = column - 1
-        while remaining > 0, offset < bytes.count {
-            offset += 1
-            while offset < bytes.count, bytes[offset] & 0xC0 == 0x80 { offset += 1 }
-            remaining -= 1
+        var position = TextPosition()
+        while position.offset < bytes.count,
+              (position.line, position.column) < (line, column) || bytes[position.offset] & 0xC0 == 0x80 {
+            position.step(over: bytes)  // and past the rest of a character's bytes
         }
-        return offset
+        return position.offset
     }
 
     /// Gives every tag its line and column, in one pass over the document (counting from each
     /// line's start instead would take time in the square of a long line's length).
     private mutating func locateTags() {
-        var offset = 0
-        var line = 1
-        var column = 1
-        func advance(to target: Int) {
-            while offset < target {
-                let byte = bytes[offset]
-                if byte == ASCII.newline
-                    || (byte == ASCII.carriageReturn && (offset + 1 == bytes.count || bytes[offset + 1] != ASCII.newline)) {
-                    line += 1
-                    column = 1
-                } else if byte & 0xC0 != 0x80 {
-                    column += 1
-                }
-                offset += 1
-            }
-        }
+        var position = TextPosition()
         var startIndex = 0
         var endIndex = 0
         while startIndex < startTags.count || endIndex < endTags.count {
             if endIndex == endTags.count
                 || (startIndex < startTags.count && startTags[startIndex].offset < endTags[endIndex].offset) {
-                advance(to: startTags[startIndex].offset)
-                startTags[startIndex].line = line
-                startTags[startIndex].column = column
+                while position.offset < startTags[startIndex].offset { position.step(over: bytes) }
+                startTags[startIndex].line = position.line
+                startTags[startIndex].column = position.column
                 startIndex += 1
             } else {
-                advance(to: endTags[endIndex].offset)
-                endTags[endIndex].line = line
-                endTags[endIndex].column = column
+                while position.offset < endTags[endIndex].offset { position.step(over: bytes) }
+                endTags[endIndex].line = position.line
+                endTags[endIndex].column = position.column
                 endIndex += 1
             }
         }
@@ -281,6 +243,27 @@ struct XMLMarkupScan {
 
     static func isNameCharacter(_ byte: UInt8) -> Bool {
         isNameStart(byte) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x2E
+    }
+}
+
+/// A byte offset in a document with its 1-based line and column: lines break at LF, CRLF or
+/// a lone CR, and columns count Unicode scalars.
+private struct TextPosition {
+    var offset = 0
+    var line = 1
+    var column = 1
+
+    /// Moves past the byte at `offset`.
+    mutating func step(over bytes: [UInt8]) {
+        let byte = bytes[offset]
+        if byte == ASCII.newline
+            || (byte == ASCII.carriageReturn && (offset + 1 == bytes.count || bytes[offset + 1] != ASCII.newline)) {
+            line += 1
+            column = 1
+        } else if byte & 0xC0 != 0x80 {
+            column += 1
+        }
+        offset += 1
     }
 }
 
