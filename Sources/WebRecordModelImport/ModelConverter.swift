@@ -5,6 +5,7 @@ private let primaryKeyUserInfoKey = "MMRecordEntityPrimaryAttributeKey"
 /// The userInfo key giving a property's JSON name or key path.
 private let alternateNameUserInfoKey = "MMRecordAttributeAlternateNameKey"
 
+/// An entity's primary key as the model gives it.
 enum ImportedPrimaryKey: Equatable {
     case single(String)
     case composite([String])
@@ -17,6 +18,7 @@ enum ImportedPrimaryKey: Equatable {
     }
 }
 
+/// An entity as read from the model, before it is written out.
 struct ImportedEntity {
     var name: String
     var parent: String?
