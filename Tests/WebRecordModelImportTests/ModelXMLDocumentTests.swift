@@ -221,7 +221,7 @@ import Testing
         Malformed(description: "unterminated CDATA", xml: "<a><![CDATA[ x </a>",
                   line: 1, column: 20, message: "unexpected end of document: <a> opened at line 1, column 1 is not closed"),
         Malformed(description: "'<!' that starts nothing", xml: "<a>\n  <![CDATAx]]></a>",
-                  line: 2, column: 3, message: "unreadable markup in element content (a '<' that starts no tag, comment or CDATA section)"),
+                  line: 2, column: 3, message: "markup XMLParser cannot read: a '<' in element content that starts no tag, comment or CDATA section, or a tag of about 10,000,000 bytes or more"),
         Malformed(description: "']]>' in text", xml: "<a>x ]]> y</a>",
                   line: 1, column: 6, message: "']]>' is not allowed in text"),
         Malformed(description: "misplaced XML declaration", xml: "<a><?xml version=\"1.0\"?></a>",

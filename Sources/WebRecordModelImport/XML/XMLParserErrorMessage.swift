@@ -22,7 +22,9 @@ enum XMLParserErrorMessage {
     /// The message for a libxml2 error code.
     static func message(forCode code: Int) -> String {
         switch code {
-        case 1: "unreadable markup in element content (a '<' that starts no tag, comment or CDATA section)"
+        // libxml2 reports both "detected an error in element content" and "Huge input lookup"
+        // (a start tag that does not fit in its 10,000,000-byte look-ahead) as an internal error.
+        case 1: "markup XMLParser cannot read: a '<' in element content that starts no tag, comment or CDATA section, or a tag of about 10,000,000 bytes or more"
         case 2: "the XML parser ran out of memory"
         case 3: "the document does not start like XML"
         case documentEmpty: "expected the root element"
