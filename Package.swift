@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "WebRecord", targets: ["WebRecord"]),
         .library(name: "WebRecordTesting", targets: ["WebRecordTesting"]),
+        .library(name: "WebRecordModelImport", targets: ["WebRecordModelImport"]),
         .executable(name: "webrecord", targets: ["webrecord"]),
         .executable(name: "webrecord-bench", targets: ["webrecord-bench"]),
     ],
@@ -17,7 +18,8 @@ let package = Package(
         ),
         .target(name: "WebRecord", dependencies: ["WebRecordSQLite"]),
         .target(name: "WebRecordTesting", dependencies: ["WebRecord"]),
-        .executableTarget(name: "webrecord", dependencies: ["WebRecord"]),
+        .target(name: "WebRecordModelImport", dependencies: ["WebRecord"]),
+        .executableTarget(name: "webrecord", dependencies: ["WebRecord", "WebRecordModelImport"]),
         .executableTarget(name: "webrecord-bench", dependencies: ["WebRecord", "WebRecordTesting"]),
         .executableTarget(
             name: "appnet-example",
@@ -39,8 +41,13 @@ let package = Package(
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
+            name: "WebRecordModelImportTests",
+            dependencies: ["WebRecordModelImport", "WebRecord"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
             name: "webrecordTests",
-            dependencies: ["WebRecord", "WebRecordTesting", "TestSupport"],
+            dependencies: ["WebRecord", "WebRecordModelImport", "WebRecordTesting", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
         // A module with the shape of swift-log's `Logging`, to test a bridge beside it.

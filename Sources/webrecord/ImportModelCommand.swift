@@ -1,5 +1,5 @@
 import Foundation
-import WebRecord
+import WebRecordModelImport
 
 /// `webrecord import-model CONTENTS_XML`: prints the schema file for a Core Data model.
 enum ImportModelCommand: Subcommand {

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import WebRecord
+import WebRecordModelImport
 
 /// `webrecord import-model`
 @Suite struct ImportModelCommandTests {

@@ -56,6 +56,17 @@ import Testing
             "model.sqlite: not a Core Data model: the file is binary, not UTF-8 XML text; expected the contents XML of an .xcdatamodel")
     }
 
+    /// FoundationXML's XMLParser crashes the process on `<?pi?>` on Linux: the tool refuses it first.
+    @Test func anEmptyProcessingInstruction() async throws {
+        _ = try directory.write("contents", "<?xml version=\"1.0\"?>\n<model>\n  <?pi?>\n</model>\n")
+        try await expectFailure("contents", "contents:3:3: malformed XML: empty processing instruction <?pi?> is not supported")
+    }
+
+    @Test func aDocumentTypeDeclaration() async throws {
+        _ = try directory.write("contents", "<?xml version=\"1.0\"?>\n<!DOCTYPE model [<!ENTITY e \"x\">]>\n<model/>\n")
+        try await expectFailure("contents", "contents:2:1: malformed XML: DOCTYPE declarations are not supported")
+    }
+
     @Test func aTextFileThatIsNotXML() async throws {
         _ = try directory.write("notes.txt", "just some notes\n")
         let result = try await CLI.run(["import-model", "notes.txt"], in: directory.url)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import WebRecord
+import WebRecord
+import WebRecordModelImport
 
 @Suite struct CoreDataModelImporterTests {
     // MARK: - Helpers

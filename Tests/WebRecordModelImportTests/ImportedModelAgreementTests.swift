@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebRecord
+import WebRecordModelImport
 
 /// The hand-written Schemas/*.json agree with the Core Data models they describe, as
 /// converted by `CoreDataModelImporter` (what `webrecord import-model` prints).
