@@ -15,7 +15,9 @@ enum PackageFiles {
 
     /// Runs the built executable `name` with `arguments` in `directory` (a fresh one by default).
     static func run(_ name: String, _ arguments: [String] = [], in directory: URL? = nil) async throws -> Run {
-        let executable = try BuiltExecutables.executable(name, besides: Bundle.main)
+        // The test bundle sits in the products directory with the executables (on Linux, the
+        // bundle of the test executable itself).
+        let executable = try BuiltExecutables.executable(name, besides: Bundle(for: BundleMarker.self))
         return Run(try await BuiltExecutables.run(executable, arguments, in: directory))
     }
 
@@ -39,3 +41,6 @@ enum PackageFiles {
         var description: String { "status \(status)\nstdout:\n\(stdout)\nstderr:\n\(stderr)" }
     }
 }
+
+/// A class of the test bundle, to find the bundle.
+private final class BundleMarker {}
