@@ -18,7 +18,7 @@ let package = Package(
         .target(name: "WebRecord", dependencies: ["WebRecordSQLite"]),
         .target(name: "WebRecordTesting", dependencies: ["WebRecord"]),
         .executableTarget(name: "webrecord", dependencies: ["WebRecord"]),
-        .executableTarget(name: "webrecord-bench", dependencies: ["WebRecord"]),
+        .executableTarget(name: "webrecord-bench", dependencies: ["WebRecord", "WebRecordTesting"]),
         .executableTarget(
             name: "appnet-example",
             dependencies: ["WebRecord", "WebRecordTesting"],

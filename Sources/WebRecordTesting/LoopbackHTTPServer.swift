@@ -32,6 +32,9 @@ import Darwin
 /// its own, closing the connection after each response (`Connection: close`). ``stop()``, or
 /// releasing the server, closes the listening socket; threads still answering finish within a
 /// fraction of a second, and none of them keeps the process from exiting.
+///
+/// Tests wait for events rather than for time: ``requests`` shows a request has arrived, and
+/// ``answered`` that its response has gone (so a delayed response can no longer come later).
 public final class LoopbackHTTPServer: Sendable {
     /// The port the server listens on.
     public let port: UInt16
@@ -93,7 +96,19 @@ public final class LoopbackHTTPServer: Sendable {
         return requests.filter { $0.path == path }
     }
 
-    /// Stops listening. Connections being answered finish; new ones are refused.
+    /// Every request the server has finished answering, in the order the answers ended: its
+    /// response was sent after the response's delay, or the client had closed the connection
+    /// by then.
+    public var answered: [LoopbackRequest] { core.answeredLog }
+
+    /// The requests to `path` that the server has finished answering.
+    public func answered(to path: String) -> [LoopbackRequest] {
+        let path = Self.normalized(path)
+        return answered.filter { $0.path == path }
+    }
+
+    /// Stops listening, and returns once the listening socket is closed: from then on, new
+    /// connections are refused. Connections being answered finish.
     public func stop() {
         core.stop()
     }
@@ -231,12 +246,15 @@ final class LoopbackCore: Sendable {
     private struct State {
         var routes: [String: LoopbackRoute] = [:]
         var log: [LoopbackRequest] = []
+        var answered: [LoopbackRequest] = []
     }
 
     let port: UInt16
     private let listener: Int32
     private let state = Locked(State())
     private let stopped = Atomic<Bool>(false)
+    /// Signalled once the accept thread has closed the listening socket.
+    private let closed = DispatchSemaphore(value: 0)
 
     init() throws {
         #if canImport(Darwin)
@@ -276,6 +294,8 @@ final class LoopbackCore: Sendable {
 
     var requestLog: [LoopbackRequest] { state.withLock { $0.log } }
 
+    var answeredLog: [LoopbackRequest] { state.withLock { $0.answered } }
+
     func setRoute(_ route: LoopbackRoute, for path: String) {
         state.withLock { $0.routes[path] = route }
     }
@@ -287,13 +307,41 @@ final class LoopbackCore: Sendable {
     }
 
     func stop() {
-        guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        // shutdown wakes the thread blocked in accept(); it then closes the socket.
+        if !stopped.exchange(true, ordering: .sequentiallyConsistent) {
+            // shutdown wakes the thread blocked in accept(); it then closes the socket. Where
+            // shutdown leaves a listening socket as it was, a connection wakes it instead.
+            #if canImport(Darwin)
+            _ = shutdown(listener, SHUT_RDWR)
+            #else
+            _ = shutdown(listener, Int32(SHUT_RDWR))
+            #endif
+            knock()
+        }
+        // The accept thread closes the socket at once; the timeout only keeps a stop from
+        // hanging should that thread never run.
+        if closed.wait(timeout: .now() + 10) == .success {
+            closed.signal()
+        }
+    }
+
+    /// Connects to the listening socket and hangs up, to wake a thread blocked in accept().
+    private func knock() {
         #if canImport(Darwin)
-        _ = shutdown(listener, SHUT_RDWR)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
-        _ = shutdown(listener, Int32(SHUT_RDWR))
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
     }
 
     private var isStopped: Bool { stopped.load(ordering: .sequentiallyConsistent) }
@@ -314,12 +362,17 @@ final class LoopbackCore: Sendable {
             thread.start()
         }
         close(listener)
+        closed.signal()
     }
 
     // MARK: Connections
 
     private func serve(_ fd: Int32) {
-        defer { close(fd) }
+        var answered: LoopbackRequest?
+        defer {
+            close(fd)
+            if let answered { state.withLock { $0.answered.append(answered) } }
+        }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         #if canImport(Darwin)
@@ -353,6 +406,7 @@ final class LoopbackCore: Sendable {
         var bytes = Array(head.utf8)
         bytes += response.body.prefix(response.truncatedLength ?? response.body.count)
         sendAll(fd, bytes)
+        answered = request
     }
 
     private func readRequest(_ fd: Int32) -> LoopbackRequest? {

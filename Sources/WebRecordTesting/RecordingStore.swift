@@ -26,7 +26,7 @@ public final class RecordingStore: Sendable {
     /// - Throws: ``WebRecordError`` when the store cannot be created.
     public init(schema: Schema, inMemory: Bool = false) throws {
         var configuration = RecordStore.Configuration()
-        configuration.sqlObserver = { [log] sql in log.append(sql) }
+        configuration.sqlObserver = log.observer
         if inMemory {
             directory = nil
             path = nil
@@ -50,24 +50,15 @@ public final class RecordingStore: Sendable {
     }
 
     /// Every statement run so far, in order.
-    public var statements: [String] { log.lines.withLock { $0 } }
+    public var statements: [String] { log.statements }
 
     /// The statements run so far that start with `prefix` (case-insensitive), such as "SELECT".
     public func statements(matching prefix: String) -> [String] {
-        statements.filter { $0.uppercased().hasPrefix(prefix.uppercased()) }
+        log.statements(matching: prefix)
     }
 
     /// Forgets the statements recorded so far.
     public func resetStatements() {
-        log.lines.withLock { $0.removeAll() }
-    }
-}
-
-/// The statements a recording store ran, shared with its SQL observer.
-final class SQLLog: Sendable {
-    let lines = Locked<[String]>([])
-
-    func append(_ sql: String) {
-        lines.withLock { $0.append(sql) }
+        log.removeAll()
     }
 }

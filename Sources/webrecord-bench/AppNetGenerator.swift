@@ -1,4 +1,5 @@
 import WebRecord
+import WebRecordTesting
 
 /// Generates App.net-shaped stream responses, deterministically, for the benchmark.
 ///
@@ -46,7 +47,7 @@ struct AppNetGenerator {
 
     /// Generates `postCount` posts and their users from `seed`.
     init(postCount: Int, seed: UInt64 = 0x5EED_AD17) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededRandom(seed: seed)
         let userCount = max(1, postCount / 20)
         var users: [User] = []
         users.reserveCapacity(userCount)
@@ -210,17 +211,17 @@ struct AppNetGenerator {
         "fast", "slow", "weekend", "music", "photo", "train", "city", "garden", "rain", "sun", "tea",
     ]
 
-    private static func word(_ random: inout SplitMix64) -> String {
+    private static func word(_ random: inout SeededRandom) -> String {
         words[random.next(below: words.count)]
     }
 
-    private static func sentence(_ random: inout SplitMix64, words count: Int) -> String {
+    private static func sentence(_ random: inout SeededRandom, words count: Int) -> String {
         (0..<count).map { _ in word(&random) }.joined(separator: " ")
     }
 
     /// Post text: 4 to 14 words, now and then a second line or a non-ASCII character, as in
     /// the real stream (so the reader's escape paths are exercised).
-    private static func postText(_ random: inout SplitMix64) -> String {
+    private static func postText(_ random: inout SeededRandom) -> String {
         var text = sentence(&random, words: 4 + random.next(below: 11))
         switch random.next(below: 10) {
         case 0: text += ".\n\nGreat podcasts to connect with us :)"
@@ -231,7 +232,7 @@ struct AppNetGenerator {
         return text
     }
 
-    private static func token(_ random: inout SplitMix64, length: Int) -> String {
+    private static func token(_ random: inout SeededRandom, length: Int) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(length)
@@ -278,27 +279,5 @@ struct JSONBytes {
             }
         }
         bytes.append(UInt8(ascii: "\""))
-    }
-}
-
-/// A small, fast, seedable generator (Steele, Lea and Flood's SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A value in `0..<bound`.
-    mutating func next(below bound: Int) -> Int {
-        Int(next() % UInt64(max(1, bound)))
     }
 }

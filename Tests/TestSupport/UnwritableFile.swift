@@ -15,14 +15,10 @@ public enum UnwritableFile {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        guard let result = try? ChildProcess.Running(URL(fileURLWithPath: tool), arguments).waitBlocking(timeout: 60) else {
+            return false
+        }
+        return result.status == 0 && !result.killedBySignal
     }
 
     /// Whether `make` can work here.

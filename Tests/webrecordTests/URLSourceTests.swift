@@ -112,7 +112,6 @@ import WebRecordTesting
         let closed = try LoopbackHTTPServer()
         let url = closed.url("/posts").absoluteString
         closed.stop()
-        try await Task.sleep(nanoseconds: 200_000_000)
         try await expectFailure(url) { $0.contains("serverError") && $0.contains("could not reach") }
     }
 

@@ -27,7 +27,17 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
     public let initialEntity: String?
 
     /// Creates an empty debugger for a request on `initialEntity`.
+    /// Where the errors recorded are logged.
+    let logger: Logger
+
     public init(initialEntity: String? = nil) {
+        self.logger = .global
+        self.initialEntity = initialEntity
+    }
+
+    /// A debugger that logs through `logger`: a store's own.
+    init(initialEntity: String?, logger: Logger) {
+        self.logger = logger
         self.initialEntity = initialEntity
     }
 
@@ -50,7 +60,7 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
 
     /// Records an error. The first fatal one becomes the ``primaryError``.
     public func record(_ error: WebRecordError) {
-        Logger.global.log(error.isFatal ? .error : .warning, error.description, entity: error.entity)
+        logger.log(error.isFatal ? .error : .warning, error.description, entity: error.entity)
         state.withLock { state in
             state.errors.append(error)
             if error.isFatal, state.primaryError == nil { state.primaryError = error }

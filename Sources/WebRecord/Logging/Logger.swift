@@ -5,7 +5,7 @@
 /// global settings (``Record/logHandler`` and ``Record/loggingLevel``) each time it logs, so
 /// a change of those applies at once to ``global`` and to every logger that does not override
 /// them.
-struct Logger: Sendable {
+package struct Logger: Sendable {
     /// The handler events go to, or nil for the global ``Record/logHandler``.
     var handler: (any LogHandler)?
 
@@ -59,5 +59,21 @@ extension Logger {
     static var globalHandler: any LogHandler {
         get { globalSettings.withLock { $0.handler } }
         set { globalSettings.withLock { $0.handler = newValue } }
+    }
+}
+
+/// A logging setup of its own for one store (``RecordStore/Configuration/logging``): where its
+/// events go and how much it logs, whatever the process-wide settings say.
+public struct LogSettings: Sendable {
+    /// Where events go.
+    public var handler: any LogHandler
+    /// The threshold, with MMRecord's levels: `.none` (nil) logs nothing, `.info`, `.debug`,
+    /// `.all`.
+    public var level: LogLevel?
+
+    /// Creates the settings.
+    public init(handler: any LogHandler, level: LogLevel?) {
+        self.handler = handler
+        self.level = level
     }
 }

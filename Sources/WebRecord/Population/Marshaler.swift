@@ -38,7 +38,7 @@ struct Marshaler {
             }
             var value = found.value
             if let name = mapped.transformer {
-                guard let transform = ValueTransformers.transformer(named: name) else {
+                guard let transform = store.transformer(named: name) else {
                     debugger.record(WebRecordError(
                         .invalidEntityDescription, "no value transformer is registered as '\(name)'", isFatal: false,
                         entity: representation.name, property: mapped.name, keyPath: found.keyPath))

@@ -434,15 +434,15 @@ final class ProtoRecordBuilder {
         for (key, value) in dictionary {
             if let earlier = proto.dictionary[key] {
                 guard earlier != value else { continue }
-                if let mapped = representation.attributesByKey[key], !mapped.accepts(value, coercion: coercion),
-                    mapped.accepts(earlier, coercion: coercion)
+                if let mapped = representation.attributesByKey[key], !mapped.accepts(value, coercion: coercion, store: store),
+                    mapped.accepts(earlier, coercion: coercion, store: store)
                 {
                     debugger.record(.typeMismatch(
                         entity: representation.entity.name, property: mapped.name, keyPath: key, value: value,
                         expected: "\(mapped.type.withArticle) (a duplicate of \(proto) with a valid earlier value, which is kept)"))
                     continue
                 }
-                Logger.global.log(
+                store.logger.log(
                     .debug, "duplicate record in response: '\(key)' changes from \(WebRecordError.excerpt(of: earlier)) to \(WebRecordError.excerpt(of: value)); the later value wins",
                     entity: representation.entity.name)
             }

@@ -49,7 +49,7 @@ struct RecordDeleter {
             try connection.execute("DELETE FROM \(quote(item.table)) WHERE \"_id\" = ?", [.integer(item.rowID)])
             if connection.changes > 0 {
                 deleted[item.entity, default: 0] += 1
-                Logger.global.log(.debug, "deleted \(item.entity) _id \(item.rowID)", entity: item.entity)
+                store.logger.log(.debug, "deleted \(item.entity) _id \(item.rowID)", entity: item.entity)
             }
             gone.insert("\(item.table)#\(item.rowID)")
         }

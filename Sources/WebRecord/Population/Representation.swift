@@ -94,10 +94,10 @@ final class Representation {
 
         /// Whether the marshaler would store `value` (after the transformer, if any): a null
         /// only for an optional attribute, anything else when it coerces.
-        func accepts(_ value: JSONValue, coercion: ValueCoercion) -> Bool {
+        func accepts(_ value: JSONValue, coercion: ValueCoercion, store: SQLiteDatabase) -> Bool {
             var value = value
             if let transformer {
-                guard let transform = ValueTransformers.transformer(named: transformer), let transformed = transform(value)
+                guard let transform = store.transformer(named: transformer), let transformed = transform(value)
                 else { return false }
                 value = transformed
             }

@@ -39,7 +39,7 @@ package struct ResponsePopulation: Sendable {
     /// - Returns: the top-level records in response order, the debugger, and change counts.
     /// - Throws: ``WebRecordFailure`` on a fatal error, after rolling back.
     package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) throws(WebRecordFailure) -> PopulationResult {
-        let debugger = debugger ?? Debugger(initialEntity: entity)
+        let debugger = debugger ?? Debugger(initialEntity: entity, logger: store.logger)
         do {
             switch try prepare(response, entityName: entity, debugger: debugger) {
             case .done(let result):
@@ -59,7 +59,7 @@ package struct ResponsePopulation: Sendable {
     /// calling task's thread. Cancelling the task interrupts the write, rolls it back and
     /// throws `cancelled`.
     package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) async throws(WebRecordFailure) -> PopulationResult {
-        let debugger = debugger ?? Debugger(initialEntity: entity)
+        let debugger = debugger ?? Debugger(initialEntity: entity, logger: store.logger)
         do {
             switch try prepare(response, entityName: entity, debugger: debugger) {
             case .done(let result):
@@ -145,8 +145,8 @@ package struct ResponsePopulation: Sendable {
             throw error
         }
         let protos = builder.protoRecords
-        if Logger.global.isEnabled(.trace) {
-            Logger.global.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
+        if store.logger.isEnabled(.trace) {
+            store.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
         }
         if orphanRuleApplies == false, protos.isEmpty {
             builder.releaseGraph()
@@ -193,7 +193,7 @@ package struct ResponsePopulation: Sendable {
         var deleter = RecordDeleter(store: store, connection: connection, debugger: debugger)
         try writer.writeLinks(marshaler.operations, deleter: &deleter)
 
-        var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners)
+        var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners, logger: store.logger)
         var records: [Record] = []
         records.reserveCapacity(topLevel.count)
         var recordClasses: [Int: Record.Type] = [:]  // looked up once per entity, not per record
@@ -241,11 +241,11 @@ package struct ResponsePopulation: Sendable {
     private func requireTransformers() throws(WebRecordError) {
         for entity in store.schema.entities {
             for attribute in entity.attributes {
-                guard let name = attribute.transformer, ValueTransformers.transformer(named: name) == nil else { continue }
+                guard let name = attribute.transformer, store.transformer(named: name) == nil else { continue }
                 throw WebRecordError(
                     .invalidEntityDescription,
                     "the schema names value transformer '\(name)', and none is registered under that name "
-                        + "(register it with ValueTransformers.register before populating)",
+                        + "(register it with AttributeTransformers.register, or in the store's configuration, before populating)",
                     entity: entity.name, property: attribute.name)
             }
         }
@@ -306,8 +306,10 @@ package struct ResponsePopulation: Sendable {
     }
 
     /// Inserted, updated and unchanged counts by entity, logging each insert and update at debug level.
-    private static func changeCounts(_ protos: [ProtoRecord], relinked: Set<ObjectIdentifier>) -> [String: ChangeCounts] {
-        let logsChanges = Logger.global.isEnabled(.debug)
+    private static func changeCounts(
+        _ protos: [ProtoRecord], relinked: Set<ObjectIdentifier>, logger: Logger
+    ) -> [String: ChangeCounts] {
+        let logsChanges = logger.isEnabled(.debug)
         var changes: [String: ChangeCounts] = [:]
         for proto in protos {
             guard let row = proto.row else { continue }
@@ -315,12 +317,12 @@ package struct ResponsePopulation: Sendable {
             if row.isNew {
                 changes[name, default: ChangeCounts()].inserted += 1
                 if logsChanges {
-                    Logger.global.log(.debug, "created \(proto) _id \(row.rowID)", entity: name)
+                    logger.log(.debug, "created \(proto) _id \(row.rowID)", entity: name)
                 }
             } else if row.isChanged || relinked.contains(ObjectIdentifier(row)) {
                 changes[name, default: ChangeCounts()].updated += 1
                 if logsChanges {
-                    Logger.global.log(.debug, "updated \(proto) _id \(row.rowID)", entity: name)
+                    logger.log(.debug, "updated \(proto) _id \(row.rowID)", entity: name)
                 }
             } else {
                 changes[name, default: ChangeCounts()].unchanged += 1

@@ -117,7 +117,7 @@ extension RecordStore {
     func prepareRequest(
         entity: String, urn: String, data: JSONValue?, options: RequestOptions, recordClass: Record.Type?
     ) throws(WebRecordFailure) -> PreparedRequest {
-        let debugger = Debugger(initialEntity: entity)
+        let debugger = Debugger(initialEntity: entity, logger: database.logger)
         guard schema.entity(named: entity) != nil else {
             throw WebRecordFailure(.unknownEntity(entity), debugger: debugger)
         }
@@ -146,7 +146,7 @@ extension RecordStore {
     private func perform(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordFailure) -> RequestResult {
         let (server, request, debugger) = (prepared.server, prepared.request, prepared.debugger)
         let entity = request.entityName
-        Logger.global.log(.debug, "request \(request.method) '\(Redaction.urn(request.urn))'", entity: entity)
+        database.logger.log(.debug, "request \(request.method) '\(Redaction.urn(request.urn))'", entity: entity)
         if Task.isCancelled { throw WebRecordFailure(.cancelled(entity: entity), debugger: debugger) }
 
         let response: ServerResponse
@@ -188,7 +188,7 @@ extension RecordStore {
             throw error
         }
         let pageManager = server.pageManager(for: response, of: request)
-        Logger.global.log(
+        database.logger.log(
             .debug, "request '\(Redaction.urn(request.urn))' populated \(population.records.count) record(s)", entity: entity)
         var result = RequestResult(
             records: population.records, debugger: debugger, changesByEntity: population.changesByEntity,

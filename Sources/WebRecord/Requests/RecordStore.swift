@@ -40,6 +40,13 @@ public final class RecordStore: Sendable {
         public var fileMode: UInt16 = 0o600
         /// Called with the text of every SQL statement the store runs (for tests and diagnostics).
         public var sqlObserver: (@Sendable (String) -> Void)?
+        /// Where this store's populations and requests log, and how much: nil, the default,
+        /// follows the process-wide ``Record/logHandler`` and ``Record/loggingLevel``.
+        /// Servers log HTTP traffic through the process-wide settings, as they serve any store.
+        public var logging: LogSettings?
+        /// Value transformers for this store only, by the name schema files give them. They
+        /// take precedence over the process-wide ``AttributeTransformers`` of the same name.
+        public var transformers: [String: AttributeTransformers.Transform] = [:]
 
         /// The default configuration.
         public init() {}
@@ -49,6 +56,8 @@ public final class RecordStore: Sendable {
             options.busyTimeout = busyTimeout
             options.fileMode = fileMode
             options.sqlObserver = sqlObserver
+            if let logging { options.logger = Logger(handler: logging.handler, level: .some(logging.level)) }
+            options.transformers = transformers
             return options
         }
     }

@@ -21,6 +21,10 @@ package final class SQLiteDatabase: Sendable {
         package var fileMode: UInt16 = 0o600
         /// Called with the text of every SQL statement run.
         package var sqlObserver: (@Sendable (String) -> Void)?
+        /// Where populations of this database log.
+        package var logger = Logger.global
+        /// Value transformers of this database, before the process-wide ones.
+        package var transformers: [String: AttributeTransformers.Transform] = [:]
 
         package init() {}
     }
@@ -32,6 +36,9 @@ package final class SQLiteDatabase: Sendable {
     let layout: StorageLayout
     /// The Record classes rows are made into.
     package let recordClasses: RecordClassRegistry
+    /// Where populations of this database log.
+    package let logger: Logger
+    private let transformers: [String: AttributeTransformers.Transform]
     private let writer: ConnectionQueue
     private let reader: ConnectionQueue
     private let file: StoreFile?
@@ -47,6 +54,8 @@ package final class SQLiteDatabase: Sendable {
         let layout = StorageLayout(schema: schema)
         self.layout = layout
         self.recordClasses = RecordClassRegistry(schema: schema)
+        self.logger = options.logger
+        self.transformers = options.transformers
         guard let location else {
             // Nothing is left behind by a store in memory: its tables are made at once.
             let connection = try Connection(path: ":memory:", busyTimeout: options.busyTimeout)
@@ -96,6 +105,11 @@ package final class SQLiteDatabase: Sendable {
 
     deinit {
         close()
+    }
+
+    /// The value transformer named `name`: this database's own, else the process-wide one.
+    package func transformer(named name: String) -> AttributeTransformers.Transform? {
+        transformers[name] ?? AttributeTransformers.transformer(named: name)
     }
 
     // MARK: - Reading

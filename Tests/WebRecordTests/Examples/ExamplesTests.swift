@@ -197,15 +197,13 @@ private struct ExampleRun: CustomStringConvertible {
     var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
 }
 
-/// Runs a built example binary with `Process`.
+/// Runs a built example binary as a child process.
 private enum ExampleProcess {
     /// Runs example `name` with `arguments`; output goes to files, so it never blocks the child.
     static func run(_ name: String, _ arguments: [String] = [], timeout: TimeInterval = 120) async throws -> ExampleRun {
         let executable = try BuiltExecutables.executable(name, besides: Bundle.module)
-        let output = try await BuiltExecutables.run(executable, arguments, timeout: timeout)
-        return ExampleRun(
-            status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self),
-            stderr: String(decoding: output.stderr, as: UTF8.self))
+        let output = try await ChildProcess.run(executable, arguments, timeout: timeout)
+        return ExampleRun(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 }
 

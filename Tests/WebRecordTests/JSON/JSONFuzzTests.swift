@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import WebRecord
+import WebRecordTesting
 
 /// Random documents, to exercise the reader's key prediction and shared object layouts, and
 /// random corruptions, to check that bad input is always rejected cleanly.

@@ -1,7 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import WebRecord
+import WebRecordTesting
 
 /// Reads `text`, returning the error the reader throws (nil when it accepts the input).
 func jsonReadError(_ text: String, maximumDepth: Int = JSONReader.defaultMaximumDepth) -> JSONReaderError? {
@@ -138,10 +140,19 @@ struct JSONReaderValueTests {
         "Malformed numbers are rejected",
         arguments: ["01", "-01", "-", "1.", ".5", "+1", "1e", "1e+", "1.e3", "0x10", "-a", "1.5e", "00"])
     func malformedNumbers(_ text: String) throws {
+        let expected: (alone: JSONReaderError.Kind, inArray: JSONReaderError.Kind) =
+            switch text {
+            // No value starts with '.' or '+'.
+            case ".5", "+1": (.unexpectedCharacter, .unexpectedCharacter)
+            // "0" is a whole number, and the 'x' after it is one character too many.
+            case "0x10": (.trailingContent, .unexpectedCharacter)
+            // Every other one starts as a number and breaks its grammar.
+            default: (.invalidNumber, .invalidNumber)
+            }
         let error = try #require(jsonReadError(text))
-        #expect([.invalidNumber, .unexpectedCharacter, .trailingContent].contains(error.kind), "\(text): \(error)")
+        #expect(error.kind == expected.alone, "\(text): \(error)")
         let inArray = try #require(jsonReadError("[\(text)]"))
-        #expect([.invalidNumber, .unexpectedCharacter].contains(inArray.kind), "\(text): \(inArray)")
+        #expect(inArray.kind == expected.inArray, "\(text): \(inArray)")
     }
 
     @Test("Leading zeros are invalid numbers reported at the number")
@@ -485,15 +496,15 @@ struct JSONReaderErrorTests {
 
     @Test("512 levels are safe on a thread with a 512 KB stack")
     func deepOnSmallStack() throws {
-        let result = JSONTestOutcomeBox()
+        let result = Locked<String?>(nil)
         let thread = Thread {
             let text = String(repeating: "[{\"a\":", count: 256) + "1" + String(repeating: "}]", count: 256)
             do {
                 let value = try JSONReader().read(text)
                 let again = try JSONReader().read(value.serialized(prettyPrinted: true))
-                result.set(value == again && value.hashValue == again.hashValue ? "ok" : "different")
+                result.value = value == again && value.hashValue == again.hashValue ? "ok" : "different"
             } catch {
-                result.set("error: \(error)")
+                result.value = "error: \(error)"
             }
         }
         // The Thread Sanitizer's instrumentation makes every frame several times larger; the
@@ -501,28 +512,10 @@ struct JSONReaderErrorTests {
         thread.stackSize = Self.isThreadSanitized ? 4 * 1024 * 1024 : 512 * 1024
         thread.start()
         let deadline = Date().addingTimeInterval(60)
-        while result.get() == nil && Date() < deadline {
+        while result.value == nil && Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
         }
-        #expect(result.get() == "ok")
-    }
-}
-
-/// A thread-safe slot for a result produced on another thread.
-final class JSONTestOutcomeBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: String?
-
-    func set(_ newValue: String) {
-        lock.lock()
-        value = newValue
-        lock.unlock()
-    }
-
-    func get() -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
+        #expect(result.value == "ok")
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 
@@ -64,8 +63,8 @@ struct ReliabilityConcurrencyTests {
 
         let stop = directory.path("stop")
         let reader = try ChildProcess.python(Self.reader, [path, stop])
-        let failures = ReliabilityLog()
-        let populations = ReliabilityLog()
+        let failures = Locked<[String]>([])
+        let populations = Locked(0)
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<Self.tasks {
@@ -74,11 +73,11 @@ struct ReliabilityConcurrencyTests {
                         do {
                             let result = try await store.populate(Self.response(task: task, round: round), entity: "Post")
                             if result.records.count != Self.postsPerResponse + 1 {
-                                failures.append("task \(task) round \(round): \(result.records.count) records")
+                                failures.withLock { $0.append("task \(task) round \(round): \(result.records.count) records") }
                             }
-                            populations.increment()
+                            populations.withLock { $0 += 1 }
                         } catch {
-                            failures.append("task \(task) round \(round): \(error)")
+                            failures.withLock { $0.append("task \(task) round \(round): \(error)") }
                         }
                         await Task.yield()
                     }
@@ -89,8 +88,8 @@ struct ReliabilityConcurrencyTests {
         #expect(FileManager.default.createFile(atPath: stop, contents: nil))
         let read = try await reader.wait(timeout: 120)
 
-        #expect(failures.lines == [], "no population may fail, SQLITE_BUSY included")
-        #expect(populations.count == Self.tasks * Self.rounds)
+        #expect(failures.value == [], "no population may fail, SQLITE_BUSY included")
+        #expect(populations.value == Self.tasks * Self.rounds)
         #expect(read.stdout.contains("errors 0"), "the reading process met errors: \(read)")
         let reads = read.stdout.split(separator: "\n").first { $0.hasPrefix("reads ") }.flatMap { Int($0.dropFirst(6)) } ?? 0
         #expect(reads > 0, "the reading process read nothing: \(read)")
@@ -127,7 +126,7 @@ struct ReliabilityConcurrencyTests {
         let directory = try TemporaryDirectory()
         let path = directory.path("several.sqlite")
         let stores = try (0..<4).map { _ in try RecordStore(path: path, schema: Reliability.appNetSchema()) }
-        let failures = ReliabilityLog()
+        let failures = Locked<[String]>([])
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, store) in stores.enumerated() {
                 group.addTask {
@@ -135,14 +134,14 @@ struct ReliabilityConcurrencyTests {
                         do {
                             _ = try store.populate(Self.response(task: index, round: round), entity: "Post")
                         } catch {
-                            failures.append("store \(index) round \(round): \(error)")
+                            failures.withLock { $0.append("store \(index) round \(round): \(error)") }
                         }
                     }
                 }
             }
             try await group.waitForAll()
         }
-        #expect(failures.lines == [])
+        #expect(failures.value == [])
         for index in 0..<4 {
             for round in 0..<4 {
                 #expect(try stores[0].count("Post", where: "id = ?", arguments: [String(100_000 + index * 1_000 + round)]) == 1)

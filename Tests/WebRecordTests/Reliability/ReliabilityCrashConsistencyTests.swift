@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import WebRecord
+import WebRecordTesting
 
 /// `webrecord populate` killed with SIGKILL at random moments (a fixed seed) while it
 /// populates a large response: after each kill the store passes `PRAGMA integrity_check`, and
@@ -31,7 +32,7 @@ struct ReliabilityCrashConsistencyTests {
             AppNetResponses.bytes(
                 AppNetResponses.response(posts: Self.largePosts, firstID: Self.firstPosts - 199, seed: 32, version: 1)))
 
-        func populate(_ db: String, _ source: String) async throws -> ChildProcessResult {
+        func populate(_ db: String, _ source: String) async throws -> ChildProcess.Result {
             try await ChildProcess.run(
                 webrecord, ["populate", "--schema", schema, "--db", db, "--entity", "Post", "--quiet", source], timeout: 600)
         }

@@ -60,8 +60,9 @@ struct ReliabilitySecurityTests {
         let path = try directory.write("Evil.json", Data(Self.schemaJSON(entity: #"Post"; DROP TABLE Post; --"#).utf8))
         let result = try await ChildProcess.run(webrecord, ["lint", path], timeout: 60)
         #expect(result.status == 1, "\(result)")
-        #expect(result.stdout.contains("Evil.json: ") || result.stderr.contains("Evil.json: "), "\(result)")
-        #expect(result.stdout.contains("not an identifier") || result.stderr.contains("not an identifier"), "\(result)")
+        // lint lists the problems on standard output.
+        #expect(result.stdout.contains("Evil.json: "), "\(result)")
+        #expect(result.stdout.contains("not an identifier"), "\(result)")
     }
 
     @Test("Names given at run time are checked against the schema, never spliced into SQL")
@@ -149,6 +150,11 @@ struct ReliabilitySecurityTests {
         "link-to-outside-dir/outside", "outside.json\u{0}.json",
     ]
 
+    /// The URNs above that name a file inside the root, which is not there (`notFound`): the
+    /// server decodes neither percent escapes nor backslashes, and `responses-sibling` is a
+    /// folder beside the root. The others are refused as leaving the root (`invalidArgument`).
+    static let missingInsideTheRoot: Set<String> = ["%2e%2e/outside", "..%2Foutside", "..\\outside", "responses-sibling/secret"]
+
     @Test("JSONFileServer never answers from outside its root", arguments: escapingURNs)
     func fileServerStaysInItsRoot(urn: String) async throws {
         let directory = try TemporaryDirectory()
@@ -170,7 +176,7 @@ struct ReliabilitySecurityTests {
             let response = try await server.response(for: ServerRequest(urn: urn, entityName: "Post"))
             Issue.record("URN \(urn.debugDescription) was answered: \(response.body)")
         } catch let error as WebRecordError {
-            #expect([.invalidArgument, .notFound].contains(error.code), "\(error)")
+            #expect(error.code == (Self.missingInsideTheRoot.contains(urn) ? .notFound : .invalidArgument), "\(error)")
             #expect(!error.message.contains("\"secret\""))
         }
     }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 import WebRecord
@@ -24,8 +23,8 @@ import WebRecordTesting
         server.enqueue(RequestSupport.postsBody([1]))
         _ = try await store.startRequest(entity: "Post", urn: "posts")
         // The server answers only once the local records have been delivered (or after 5 s).
-        let localDelivered = Flag()
-        let answeredAfterLocal = Flag()
+        let localDelivered = Locked(false)
+        let answeredAfterLocal = Locked(false)
         let waiting = CallbackServer { _ in
             let delivered = await RequestSupport.waitUntil { localDelivered.value }
             answeredAfterLocal.value = delivered

@@ -676,25 +676,16 @@ enum PagingRules {
 
 /// A server that answers every request with one item and counts them.
 final class CountingServer: Server, @unchecked Sendable {
-    private let count = LockedCount()
+    private let count = Locked(0)
     var requests: Int { count.value }
 
     /// Each page one new item, so that only the page limit ends the run.
     func response(for request: ServerRequest) async throws -> ServerResponse {
-        let number = count.increment()
-        return ServerResponse(body: ["data": [["id": .integer(Int64(number)), "name": "one"]]])
-    }
-}
-
-final class LockedCount: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    var value: Int { lock.withLock { count } }
-    @discardableResult func increment() -> Int {
-        lock.withLock {
+        let number = count.withLock { count in
             count += 1
             return count
         }
+        return ServerResponse(body: ["data": [["id": .integer(Int64(number)), "name": "one"]]])
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 import WebRecord
@@ -83,7 +82,7 @@ import WebRecordTesting
 
     @Test func pageNumberStopsAtTheTotal() async throws {
         loopback.route("/list", [.json(page([1, 2], meta: ["total": 4])), .json(page([3, 4], meta: ["total": 4])), .json(page([9]))])
-        let progress = Mutex<[PagingProgress]>([])
+        let progress = Locked<[PagingProgress]>([])
         var options = PagingOptions(pagination: .pageNumber(parameter: "page", totalKeyPath: "meta.total"))
         options.onProgress = { event in progress.withLock { $0.append(event) } }
         let foundation = Progress(totalUnitCount: -1)
@@ -174,7 +173,7 @@ import WebRecordTesting
         loopback.route("/p3", .json(page([3])))
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
         options.request.population.deleteOrphans = .all
-        let firstPage = Flag()
+        let firstPage = Locked(false)
         let sequence = store.pages(entity: "Post", urn: "p1", options: options)
         let task = Task {
             var count = 0
@@ -188,7 +187,7 @@ import WebRecordTesting
         task.cancel()
         let failure = await RequestSupport.failure { _ = try await task.value }
         #expect(failure?.code == .cancelled)
-        try await Task.sleep(nanoseconds: 2_500_000_000)
+        #expect(await RequestSupport.waitUntil { !loopback.answered(to: "/p2").isEmpty })
         #expect(try storedIDs() == [1, 99])
         #expect(loopback.requests(to: "/p3").isEmpty)
     }
@@ -221,7 +220,7 @@ import WebRecordTesting
     @Test func theResultBlockDecidesWhetherToRequestTheNextPage() async throws {
         loopback.route("/list", .json(page([1])))
         let queue = DispatchQueue(label: "paging-callbacks")
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
         let outcome: Result<Int, WebRecordFailure> = await withCheckedContinuation { continuation in
             store.startPagedRequest(
                 entity: "Post", urn: "list", options: PagingOptions(pagination: .pageNumber(parameter: "page")),

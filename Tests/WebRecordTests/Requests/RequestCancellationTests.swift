@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 @testable import WebRecord
@@ -28,8 +27,8 @@ import WebRecordTesting
 
         #expect(failure?.code == .cancelled)
         #expect(failure?.debugger.primaryError?.code == .cancelled)
-        // Past the moment the server would have answered, nothing was populated.
-        try await Task.sleep(nanoseconds: 1_700_000_000)
+        // Once the server has answered, nothing was populated.
+        #expect(await RequestSupport.waitUntil { !loopback.answered(to: "/slow").isEmpty })
         #expect(try store.count("Post") == 0)
         #expect(try store.count("User") == 0)
     }
@@ -53,7 +52,7 @@ import WebRecordTesting
 
         #expect(failure?.code == .cancelled)
         #expect(other.records.map { $0["id"] as Int? } == [3])
-        try await Task.sleep(nanoseconds: 1_200_000_000)
+        #expect(await RequestSupport.waitUntil { !loopback.answered(to: "/slow").isEmpty })
         #expect(try store.fetch("Post").map { $0["id"] as Int? } == [3])
         #expect(RequestCancellation.shared.count(domain: timeline) == 0, "finished requests leave the registry")
         #expect(RequestCancellation.shared.count(domain: profile) == 0)
@@ -131,7 +130,7 @@ import WebRecordTesting
 
 /// A one-shot gate a server waits on, with no cancellation: it opens only when told.
 final class Gate: Sendable {
-    private let state = Mutex<(open: Bool, waiting: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
+    private let state = Locked<(open: Bool, waiting: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
 
     var isWaiting: Bool { state.withLock { $0.waiting } }
 

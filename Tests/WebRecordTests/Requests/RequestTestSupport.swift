@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 import Testing
 import WebRecord
@@ -109,16 +108,6 @@ enum RequestSupport {
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
         return condition()
-    }
-}
-
-/// A Boolean shared between tasks.
-final class Flag: Sendable {
-    private let state = Mutex(false)
-
-    var value: Bool {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
     }
 }
 

@@ -98,7 +98,6 @@ import FoundationNetworking
     @Test func aRefusedConnectionIsAServerErrorWithItsCause() async throws {
         let port = loopback.port
         loopback.stop()
-        try await Task.sleep(nanoseconds: 50_000_000)
         let server = HTTPServer(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)/")))
 
         let error = await RequestSupport.error { _ = try await server.response(for: request("posts")) }
@@ -367,16 +366,26 @@ import FoundationNetworking
 
     @Test func cancellingDuringARetryWaitIsCancelled() async throws {
         loopback.route("/busy", .status(503, headers: ["Retry-After": "20"]))
-        let server = HTTPServer(baseURL: loopback.baseURL)
+        let server = RetryWatchingServer(baseURL: loopback.baseURL)
         let task = Task { try await server.response(for: request("busy")) }
-        #expect(await RequestSupport.waitUntil { !loopback.requests(to: "/busy").isEmpty })
-        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(await RequestSupport.waitUntil { server.waitsToRetry.value })
 
         task.cancel()
         let error = await RequestSupport.error { _ = try await task.value }
 
         #expect(error?.code == .cancelled)
         #expect(loopback.requests(to: "/busy").count == 1)
+    }
+
+    /// An HTTPServer that says when it has begun to wait before a retry.
+    final class RetryWatchingServer: HTTPServer, @unchecked Sendable {
+        let waitsToRetry = Locked(false)
+
+        override func retryWait(for response: HTTPURLResponse, attempt: Int) -> TimeInterval {
+            // The wait follows at once.
+            defer { waitsToRetry.value = true }
+            return super.retryWait(for: response, attempt: attempt)
+        }
     }
 
     // MARK: - Subclassing

@@ -136,8 +136,12 @@ import WebRecordTesting
 
     @Test func cancellingDuringTheLatencyIsCancelled() async throws {
         let server = try JSONFileServer(root: root, latency: .seconds(10))
-        let task = Task { try await server.response(for: request("pages/2")) }
-        try await Task.sleep(nanoseconds: 50_000_000)
+        let started = Locked(false)
+        let task = Task {
+            started.value = true
+            return try await server.response(for: request("pages/2"))
+        }
+        #expect(await RequestSupport.waitUntil { started.value })
 
         task.cancel()
         let error = await RequestSupport.error { _ = try await task.value }

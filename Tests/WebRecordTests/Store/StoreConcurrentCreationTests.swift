@@ -40,12 +40,12 @@ struct StoreConcurrentCreationTests {
     }
 
     /// Runs `webrecord populate` once per input, all started before any is waited for.
-    static func populateTogether(schema: String, db: String, inputs: [String]) async throws -> [ChildProcessResult] {
+    static func populateTogether(schema: String, db: String, inputs: [String]) async throws -> [ChildProcess.Result] {
         let webrecord = try ChildProcess.webrecord()
         let running = try inputs.map {
             try ChildProcess.Running(webrecord, ["populate", "--schema", schema, "--db", db, "--entity", "Post", $0])
         }
-        var results: [ChildProcessResult] = []
+        var results: [ChildProcess.Result] = []
         for child in running { results.append(try await child.wait(timeout: 300)) }
         return results
     }

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import WebRecord
+import WebRecordTesting
 
 /// Reopening a store with a changed schema: additive changes migrate in place, anything else
 /// is an `incompatibleStore` error that leaves the file as it was.
@@ -126,8 +127,8 @@ import Testing
         try Self.makeStore(at: path, schema: Self.schema())
         let before = try FileSnapshot(path: path)
         var configuration = RecordStore.Configuration()
-        let log = StatementLog()
-        configuration.sqlObserver = { log.append($0) }
+        let log = SQLLog()
+        configuration.sqlObserver = log.observer
         do {
             _ = try RecordStore(path: path, schema: Self.schema(), configuration: configuration)
         }
@@ -286,13 +287,4 @@ import Testing
         #expect(error?.code == .incompatibleStore)
         #expect(error?.message.contains("99") == true)
     }
-}
-
-/// Statements seen by a store's SQL observer.
-final class StatementLog: Sendable {
-    private let lines = Locked<[String]>([])
-
-    func append(_ sql: String) { lines.withLock { $0.append(sql) } }
-
-    var statements: [String] { lines.withLock { $0 } }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebRecord
 
@@ -224,20 +223,5 @@ func webRecordError<T>(_ body: () throws -> T) -> WebRecordError? {
         return error
     } catch {
         return nil
-    }
-}
-
-/// A value shared between threads in a test, behind a lock.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-
-    init(_ value: Value) { mutex = Mutex(value) }
-
-    func withLock<T: Sendable>(_ body: (inout Value) throws -> T) throws -> T {
-        try mutex.withLock { value in try body(&value) }
-    }
-
-    func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T {
-        mutex.withLock { value in body(&value) }
     }
 }
