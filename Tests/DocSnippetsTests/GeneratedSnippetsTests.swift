@@ -6,8 +6,7 @@ import Testing
 /// the documents show it.
 @Suite struct GeneratedSnippetsTests {
     @Test func theGeneratedFilesMatchTheDocuments() async throws {
-        let script = PackageFiles.root.appendingPathComponent("Tests/DocSnippetsTests/generate.py").path
-        let run = try await PackageFiles.runCommand(["python3", script, "--check"], in: PackageFiles.root)
+        let run = try await PackageFiles.runGenerator(["--check"])
         #expect(
             run.status == 0,
             "The swift blocks of README.md or Docs/*.md changed since the files compiled from them were written. Run python3 Tests/DocSnippetsTests/generate.py from the package root.\n\(run)"

@@ -14,31 +14,17 @@ enum PackageFiles {
     }
 
     /// Runs the built executable `name` with `arguments` in `directory` (a fresh one by default).
-    static func run(_ name: String, _ arguments: [String] = [], in directory: URL? = nil) async throws -> Run {
+    static func run(_ name: String, _ arguments: [String] = [], in directory: URL? = nil) async throws -> ChildProcess.Result {
         // The test bundle sits in the products directory with the executables (on Linux, the
         // bundle of the test executable itself).
         let executable = try BuiltExecutables.executable(name, besides: Bundle(for: BundleMarker.self))
-        return Run(try await BuiltExecutables.run(executable, arguments, in: directory))
+        return try await ChildProcess.run(executable, arguments, in: directory, timeout: 120)
     }
 
-    /// Runs a command found on the `PATH`, such as `python3`.
-    static func runCommand(_ arguments: [String], in directory: URL? = nil) async throws -> Run {
-        Run(try await BuiltExecutables.run(URL(fileURLWithPath: "/usr/bin/env"), arguments, in: directory))
-    }
-
-    /// What a child printed and how it exited.
-    struct Run: CustomStringConvertible {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-
-        init(_ output: BuiltExecutables.Output) {
-            status = output.status
-            stdout = String(decoding: output.stdout, as: UTF8.self)
-            stderr = String(decoding: output.stderr, as: UTF8.self)
-        }
-
-        var description: String { "status \(status)\nstdout:\n\(stdout)\nstderr:\n\(stderr)" }
+    /// Runs the generator, `python3 Tests/DocSnippetsTests/generate.py`, with `arguments`.
+    static func runGenerator(_ arguments: [String]) async throws -> ChildProcess.Result {
+        let script = root.appendingPathComponent("Tests/DocSnippetsTests/generate.py").path
+        return try await ChildProcess.run(ChildProcess.onPath("python3"), [script] + arguments, in: root, timeout: 120)
     }
 }
 

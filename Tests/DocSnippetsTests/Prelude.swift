@@ -18,8 +18,9 @@ import FoundationNetworking
 struct DocSnippetContext {
     /// A schema, as `Schema(contentsOf:)` loads it.
     let schema: Schema
-    /// A store for `schema`.
+    /// A store for `schema`, and a store file's path.
     let store: RecordStore
+    let path: String
     /// A fetched post, its user and the user's counts.
     let post: Post
     let user: User

@@ -143,3 +143,18 @@ extension DocSnippetContext {
         _ = user
     }
 }
+
+// Docs/Records.md, block 9
+extension DocSnippetContext {
+    func records9() throws {
+        let log = SQLLog()
+        var configuration = RecordStore.Configuration()
+        configuration.sqlObserver = log.observer
+        let store = try RecordStore(path: path, schema: schema, configuration: configuration)
+        #expect(log.statements(matching: "CREATE").isEmpty)
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = log
+        _ = configuration
+        _ = store
+    }
+}
