@@ -4,16 +4,17 @@ import Testing
 import WebRecord
 
 /// README.md's library example, built as `readme-example` from the README's first swift block,
-/// run as the README says: from a directory holding `Schemas/` and `Examples/`, twice.
+/// run as the README says, twice, from a directory holding the files it reads from the package
+/// root: the schema and the recorded response.
 @Suite struct ReadmeExampleTests {
     /// What the README says the example prints.
     static let output = "20 posts, the first by sensei"
 
     @Test func theReadmeExampleRunsAgainstTheBundledResponsesAndWritesNothingTheSecondTime() async throws {
+        // Copies, not links: the directory's clean-up changes the modes of what it holds.
         let directory = try TemporaryDirectory()
-        for name in ["Schemas", "Examples"] {
-            try FileManager.default.createSymbolicLink(
-                at: directory.url.appendingPathComponent(name), withDestinationURL: PackageFiles.root.appendingPathComponent(name))
+        for file in ["Schemas/AppNet.json", "Examples/AppNet/posts.json"] {
+            try directory.write(file, Data(contentsOf: PackageFiles.root.appendingPathComponent(file)))
         }
         let store = directory.url.appendingPathComponent("appnet.sqlite")
 
