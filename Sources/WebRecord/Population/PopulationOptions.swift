@@ -20,9 +20,9 @@ public struct PopulationOptions: Sendable {
 
     /// Supplies a primary key when a dictionary has none (DESIGN §3.5).
     ///
-    /// Called with the entity, the dictionary and the parent proto-record (nil at the top
+    /// Called with the entity, the dictionary and the record it is nested in (nil at the top
     /// level), before duplicates are detected. Return nil to leave the key missing.
-    public var primaryKeyInjection: (@Sendable (Entity, JSONObject, ProtoRecord?) -> JSONValue?)?
+    public var primaryKeyInjection: (@Sendable (Entity, JSONObject, ParentRecord?) -> JSONValue?)?
 
     /// Changes each dictionary before its primary key is read (DESIGN §3.8).
     public var prePopulation: (@Sendable (Entity, inout JSONObject) -> Void)?
@@ -128,7 +128,7 @@ public struct PopulationResult: Sendable {
     }
 
     /// Creates a result.
-    public init(records: [Record], debugger: Debugger, changesByEntity: [String: ChangeCounts]) {
+    package init(records: [Record], debugger: Debugger, changesByEntity: [String: ChangeCounts]) {
         self.records = records
         self.debugger = debugger
         self.changesByEntity = changesByEntity

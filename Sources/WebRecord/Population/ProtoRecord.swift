@@ -5,10 +5,9 @@
 /// into one. Each holds its entity, its merged dictionary, its primary-key value, the
 /// proto-records it relates to, and, once resolved, the row it became.
 ///
-/// `@unchecked Sendable` is safe: a proto-record is created and mutated only by the
-/// population that owns it, on the one thread that runs it. The closures in
-/// ``PopulationOptions`` receive it synchronously on that thread and must not keep it.
-public final class ProtoRecord: @unchecked Sendable, CustomStringConvertible {
+/// Internal to the population, which creates and mutates it on the one thread that runs it;
+/// hooks see a ``ParentRecord`` value instead.
+final class ProtoRecord: CustomStringConvertible {
     /// The record's owner, for records identified by their owner: the owning proto-record and
     /// the owner's to-one relationship to this one.
     struct Owner {
@@ -28,29 +27,29 @@ public final class ProtoRecord: @unchecked Sendable, CustomStringConvertible {
     /// How the entity is represented (the sub-entity chosen for the record included).
     private(set) var representation: Representation
     /// The entity of the record, the sub-entity chosen for it included.
-    public var entity: Entity { representation.entity }
+    var entity: Entity { representation.entity }
     /// The record's dictionary: every occurrence in the response merged, after pre-population.
-    public internal(set) var dictionary: JSONObject
+    var dictionary: JSONObject
     /// The primary-key value as found in (or injected into) the response, if any.
-    public internal(set) var primaryKeyValue: JSONValue?
+    var primaryKeyValue: JSONValue?
     /// The proto-record this one was first found nested in, if any; nil once the population
     /// has ended.
     ///
     /// A strong reference, dropped with the rest of the graph when the population ends
     /// (``releaseLinks()``): a `weak` one gives every parent a side table, which makes each
     /// retain and release of tens of thousands of proto-records take the slow path.
-    public internal(set) var parent: ProtoRecord?
+    var parent: ProtoRecord?
     /// The relationships the response set, by name, with their proto-records in response order.
     /// An explicit null is an empty array in ``clearedRelationships``.
-    public var relationships: [String: [ProtoRecord]] {
+    var relationships: [String: [ProtoRecord]] {
         Dictionary(links.map { ($0.relationship.property.name, $0.members) }, uniquingKeysWith: { _, later in later })
     }
     /// The relationships the response set to null.
-    public internal(set) var clearedRelationships: Set<String> = []
+    var clearedRelationships: Set<String> = []
     /// The `_id` of the row the proto-record resolved to, once resolved.
-    public internal(set) var rowID: Int64?
+    var rowID: Int64?
     /// Whether the response only referenced this record by key (a stub), never giving its data.
-    public internal(set) var isReference: Bool
+    var isReference: Bool
 
     /// The relationships the response set, in the order first met (a few, so an array).
     ///
@@ -110,9 +109,26 @@ public final class ProtoRecord: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// `Entity(key)` or `Entity(owned by Owner)` or `Entity(new)`.
-    public var description: String {
+    var description: String {
         if let primaryKeyValue { return "\(entity.name)(\(primaryKeyValue.serialized()))" }
         if let owner { return "\(entity.name)(owned by \(owner.proto.entity.name).\(owner.relationship.property.name))" }
         return "\(entity.name)(new)"
+    }
+}
+
+/// The record a dictionary was found nested in, as ``PopulationOptions/primaryKeyInjection``
+/// sees it: a value, taken when the hook is called.
+public struct ParentRecord: Sendable {
+    /// The parent's entity (the sub-entity chosen for it included).
+    public let entity: Entity
+    /// The parent's dictionary: every occurrence in the response merged, after pre-population.
+    public let dictionary: JSONObject
+    /// The parent's primary-key value as found in (or injected into) the response, if any.
+    public let primaryKeyValue: JSONValue?
+
+    init(_ proto: ProtoRecord) {
+        entity = proto.entity
+        dictionary = proto.dictionary
+        primaryKeyValue = proto.primaryKeyValue
     }
 }

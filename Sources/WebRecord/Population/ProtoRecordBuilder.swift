@@ -135,7 +135,7 @@ final class ProtoRecordBuilder {
         if !representation.keyAttributes.isEmpty {
             rawKey = representation.rawPrimaryKey(in: dictionary)
             if rawKey == nil, let injection = options.primaryKeyInjection {
-                rawKey = injection(representation.entity, dictionary, parent).flatMap { $0.isNull ? nil : $0 }
+                rawKey = injection(representation.entity, dictionary, parent.map(ParentRecord.init)).flatMap { $0.isNull ? nil : $0 }
                 keyWasInjected = rawKey != nil
             }
             if let raw = rawKey {
@@ -168,7 +168,7 @@ final class ProtoRecordBuilder {
             } else if let found = keyRelationship.value(in: dictionary), !found.value.isNull {
                 ownerProtoFromDictionary = try related(
                     found.value, relationship: keyRelationship, parent: nil, depth: depth, keyPath: found.keyPath).members.first
-            } else if let injected = options.primaryKeyInjection?(representation.entity, dictionary, parent), !injected.isNull {
+            } else if let injected = options.primaryKeyInjection?(representation.entity, dictionary, parent.map(ParentRecord.init)), !injected.isNull {
                 ownerProtoFromDictionary = try related(
                     injected, relationship: keyRelationship, parent: nil, depth: depth, keyPath: keyPath(keyRelationship.property)).members.first
             }

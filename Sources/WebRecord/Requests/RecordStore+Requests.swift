@@ -190,12 +190,9 @@ extension RecordStore {
         let pageManager = server.pageManager(for: response, of: request)
         database.logger.log(
             .debug, "request '\(Redaction.urn(request.urn))' populated \(population.records.count) record(s)", entity: entity)
-        var result = RequestResult(
-            records: population.records, debugger: debugger, changesByEntity: population.changesByEntity,
-            customResponse: customResponse, response: response, request: request, pageManager: pageManager)
-        result.containedRowIDs = population.containedRowIDs
-        result.responseRecordCount = population.responseRecordCount
-        return result
+        return RequestResult(
+            population: population, customResponse: customResponse, response: response, request: request,
+            pageManager: pageManager)
     }
 
     /// The failure for an error a server threw.

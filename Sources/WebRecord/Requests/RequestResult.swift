@@ -1,6 +1,10 @@
 import Foundation
 
-/// What a request produced: the records, the debugger, the change counts, and more.
+/// What a request produced: its population's result (the records, the debugger, the change
+/// counts), and the request, the response and what the server said about paging.
+///
+/// The population's members read as the result's own (`result.records`, `result.changes`,
+/// `result.debugger`) through dynamic member lookup.
 ///
 /// For example:
 ///
@@ -8,13 +12,11 @@ import Foundation
 /// let result = try await store.startRequest(entity: "Post", urn: "posts/stream/global")
 /// print(result.records.count, result.changes.inserted, result.debugger.warnings)
 /// ```
+@dynamicMemberLookup
 public struct RequestResult: Sendable {
-    /// The top-level records, in response order.
-    public var records: [Record]
-    /// Every error met; on a success, only non-fatal ones.
-    public var debugger: Debugger
-    /// What the population changed, per entity.
-    public var changesByEntity: [String: ChangeCounts]
+    /// What the population of the response gave: the top-level records in response order, every
+    /// error met (on a success, only non-fatal ones), and the change counts per entity.
+    public var population: PopulationResult
     /// The value ``RequestOptions/customResponse`` computed, if it was set.
     public var customResponse: (any Sendable)?
     /// The server's response.
@@ -23,47 +25,30 @@ public struct RequestResult: Sendable {
     public var request: ServerRequest
     /// The server's page manager for this response; nil when it is the only page.
     public var pageManager: (any PageManager)?
-    /// The `_id` of every record of the requested entity that the response named, at any
-    /// depth: what orphan deletion after the last page keeps (DESIGN §3.14).
-    package var containedRowIDs: Set<Int64> = []
-    /// How many values the list at the response's key path held (top-level records, before
-    /// merging); nil when the response was a single object rather than a list.
-    package var responseRecordCount: Int?
     /// For the last page of a paged request, why paging stopped; nil otherwise.
     public var pagingEnd: PagingEnd?
 
-    /// Creates a result.
-    ///
-    /// - Parameters:
-    ///   - records: the top-level records.
-    ///   - debugger: the debugger.
-    ///   - changesByEntity: the change counts per entity.
-    ///   - customResponse: the custom-response value.
-    ///   - response: the server's response.
-    ///   - request: the request sent.
-    ///   - pageManager: the page manager.
-    public init(
-        records: [Record], debugger: Debugger, changesByEntity: [String: ChangeCounts],
-        customResponse: (any Sendable)? = nil, response: ServerResponse, request: ServerRequest,
+    /// A result of `population` for `request` and `response`.
+    init(
+        population: PopulationResult, customResponse: (any Sendable)? = nil, response: ServerResponse, request: ServerRequest,
         pageManager: (any PageManager)? = nil
     ) {
-        self.records = records
-        self.debugger = debugger
-        self.changesByEntity = changesByEntity
+        self.population = population
         self.customResponse = customResponse
         self.response = response
         self.request = request
         self.pageManager = pageManager
     }
 
-    /// The counts over all entities.
-    public var changes: ChangeCounts {
-        changesByEntity.values.reduce(into: ChangeCounts()) { sum, counts in
-            sum.inserted += counts.inserted
-            sum.updated += counts.updated
-            sum.unchanged += counts.unchanged
-            sum.deleted += counts.deleted
-        }
+    /// A member of the ``population``: `records`, `debugger`, `changesByEntity`, `changes`.
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<PopulationResult, Value>) -> Value {
+        get { population[keyPath: keyPath] }
+        set { population[keyPath: keyPath] = newValue }
+    }
+
+    /// A read-only member of the ``population``, such as `changes`.
+    public subscript<Value>(dynamicMember keyPath: KeyPath<PopulationResult, Value>) -> Value {
+        population[keyPath: keyPath]
     }
 }
 

@@ -5,19 +5,19 @@ import Foundation
 /// Each ``RecordStore`` holds one; register with ``RecordStore/register(_:for:)`` and
 /// ``RecordStore/register(_:forEntity:)``. Lookup goes from the most specific registration to
 /// the least (see ``server(forEntity:recordClass:schema:)``).
-public struct ServerRegistry: Sendable {
+struct ServerRegistry: Sendable {
     private var byClass: [ObjectIdentifier: any Server] = [:]
     private var byEntity: [String: any Server] = [:]
 
     /// An empty registry.
-    public init() {}
+    init() {}
 
     /// Registers `server` for a Record class and its subclasses.
     ///
     /// - Parameters:
     ///   - server: the server.
     ///   - recordClass: the class; a later registration for the same class replaces this one.
-    public mutating func register(_ server: any Server, for recordClass: Record.Type) {
+    mutating func register(_ server: any Server, for recordClass: Record.Type) {
         byClass[ObjectIdentifier(recordClass)] = server
     }
 
@@ -26,12 +26,12 @@ public struct ServerRegistry: Sendable {
     /// - Parameters:
     ///   - server: the server.
     ///   - entityName: the entity; a later registration for the same name replaces this one.
-    public mutating func register(_ server: any Server, forEntity entityName: String) {
+    mutating func register(_ server: any Server, forEntity entityName: String) {
         byEntity[entityName] = server
     }
 
     /// Removes every registration.
-    public mutating func removeAll() {
+    mutating func removeAll() {
         byClass.removeAll()
         byEntity.removeAll()
     }
@@ -50,7 +50,7 @@ public struct ServerRegistry: Sendable {
     ///     entity name on a store with no class registered for it).
     ///   - schema: the schema that knows the entity's parents.
     /// - Returns: the server, or nil when nothing matches.
-    public func server(forEntity entityName: String, recordClass: Record.Type, schema: Schema) -> (any Server)? {
+    func server(forEntity entityName: String, recordClass: Record.Type, schema: Schema) -> (any Server)? {
         if let server = byClass[ObjectIdentifier(recordClass)] { return server }
         if let server = byEntity[entityName] { return server }
         var superclass: AnyClass? = _getSuperclass(recordClass)

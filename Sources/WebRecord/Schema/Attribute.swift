@@ -27,7 +27,7 @@ public struct Attribute: Sendable, Hashable {
     public var transformer: String?
 
     /// Creates an attribute.
-    public init(
+    init(
         name: String, entityName: String, type: AttributeType, keyPaths: [String]? = nil,
         isOptional: Bool = true, defaultValue: JSONValue? = nil, isIndexed: Bool = false,
         dateFormat: String? = nil, transformer: String? = nil

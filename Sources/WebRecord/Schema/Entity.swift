@@ -28,7 +28,7 @@ public struct Entity: Sendable, Hashable {
     public var fileName: String
 
     /// Creates an entity. Schemas build these from files; tests may build them by hand.
-    public init(
+    init(
         name: String, parentName: String? = nil, isAbstract: Bool = false, primaryKey: PrimaryKey? = nil,
         keyPathForResponseObject: String? = nil, subentityDiscriminator: SubentityDiscriminator? = nil,
         attributes: [Attribute] = [], relationships: [Relationship] = [], subentityNames: [String] = [],

@@ -49,7 +49,7 @@ public struct Relationship: Sendable, Hashable {
     public var isOptional: Bool
 
     /// Creates a relationship.
-    public init(
+    init(
         name: String, entityName: String, destination: String, isToMany: Bool = false,
         isOrdered: Bool = false, inverse: String? = nil, keyPaths: [String]? = nil,
         deleteRule: DeleteRule = .nullify, mergePolicy: MergePolicy = .replace, isOptional: Bool = true

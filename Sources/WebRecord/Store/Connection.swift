@@ -81,7 +81,7 @@ public final class Connection {
     }
 
     /// A prepared statement for `sql`, reused across calls.
-    public func cachedStatement(_ sql: String) throws(WebRecordError) -> Statement {
+    func cachedStatement(_ sql: String) throws(WebRecordError) -> Statement {
         if let statement = statementCache[sql] { return statement }
         let statement = try Statement(connection: self, sql: sql)
         statementCache[sql] = statement

@@ -2,10 +2,10 @@ import Foundation
 internal import WebRecordSQLite
 
 /// A prepared SQL statement. Finalized when released.
-public final class Statement {
+final class Statement {
     let handle: OpaquePointer
     /// The SQL text.
-    public let sql: String
+    let sql: String
     private unowned let connection: Connection
 
     init(connection: Connection, sql: String) throws(WebRecordError) {
@@ -24,10 +24,10 @@ public final class Statement {
     }
 
     /// The number of result columns.
-    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
     /// The name of a result column.
-    public func columnName(_ index: Int) -> String {
+    func columnName(_ index: Int) -> String {
         sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
     }
 

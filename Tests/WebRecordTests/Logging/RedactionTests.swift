@@ -57,8 +57,8 @@ import WebRecordTesting
 
     var result: RequestResult {
         RequestResult(
-            records: [], debugger: debugger, changesByEntity: [:], response: response, request: request,
-            pageManager: pageManager)
+            population: PopulationResult(records: [], debugger: debugger, changesByEntity: [:]), response: response,
+            request: request, pageManager: pageManager)
     }
 
     var options: RequestOptions {
