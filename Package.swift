@@ -53,6 +53,14 @@ let package = Package(
         // A module with the shape of swift-log's `Logging`, to test a bridge beside it.
         .target(name: "Logging", path: "Tests/LoggingShape"),
         .testTarget(name: "LoggingBridgeTests", dependencies: ["WebRecord", "WebRecordTesting", "Logging"]),
+        // Every swift block of README.md and Docs/*.md, compiled; README.md's example also runs.
+        // Tests/DocSnippetsTests/generate.py writes both from the documents.
+        .executableTarget(name: "readme-example", dependencies: ["WebRecord"], path: "Tests/ReadmeExample"),
+        .testTarget(
+            name: "DocSnippetsTests",
+            dependencies: ["WebRecord", "WebRecordTesting", "TestSupport", "Logging"],
+            exclude: ["generate.py"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,160 @@
+// Generated from Docs/Records.md by python3 Tests/DocSnippetsTests/generate.py: do not edit.
+// Edit the document, then run that command again.
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import WebRecord
+import Testing
+import WebRecordTesting
+
+// Docs/Records.md, block 1
+extension DocSnippetContext {
+    func records1() throws {
+        let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/AppNet.json"))
+        let store = try RecordStore(path: "appnet.sqlite", schema: schema)
+
+        let posts = try store.fetch("Post", orderBy: [.descending("date")], limit: 20)
+        for post in posts {
+            let text: String? = post["text"]
+            let author = post.related("user")           // a Record, or nil
+            print(author?["name"] as String? ?? "?", text ?? "")
+        }
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = schema
+        _ = store
+        _ = posts
+    }
+}
+
+// Docs/Records.md, block 2
+extension DocSnippetContext {
+    func records2() throws {
+        let id: String? = post["id"]
+        let date = post["date"] as Date?
+        if let followers: Int = counts["followers"] {
+            print("\(followers) followers")
+        }
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = id
+        _ = date
+    }
+}
+
+// Docs/Records.md, block 3
+extension DocSnippetContext {
+    func records3() throws {
+        let user = post.related("user")                   // to-one: Record?
+        let posts = user?.relatedRecords("posts") ?? []   // to-many: [Record]
+        let typed: User? = post.related("user")           // as a registered subclass
+        let all = try user?.fetchRelated("posts")         // throws instead of returning []
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = user
+        _ = posts
+        _ = typed
+        _ = all
+    }
+}
+
+// Docs/Records.md, block 4
+extension DocSnippetContext {
+    func records4() throws {
+        // Records are immutable snapshots: a subclass adds computed accessors only, never stored
+        // properties, so it is as safe to share as Record itself.
+        final class Post: Record, @unchecked Sendable {
+            override class var keyPathForResponseObject: String? { "data" }
+            var text: String? { self["text"] }
+            var date: Date? { self["date"] }
+            var user: User? { related("user") }
+        }
+
+        final class User: Record, @unchecked Sendable {
+            var name: String? { self["name"] }
+            var posts: [Post] { relatedRecords("posts") }
+        }
+
+        store.register(Post.self)                      // for the entity named "Post"
+        store.register(User.self)
+        store.register(FSCategory.self, for: "Category")
+
+        let posts: [Post] = try store.fetch(Post.self, orderBy: [.descending("date")])
+        print(posts.first?.user?.name ?? "")
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = posts
+    }
+}
+
+// Docs/Records.md, block 5
+extension DocSnippetContext {
+    func records5() throws {
+        struct PostSummary: Decodable {
+            var id: String
+            var text: String?
+            var date: Date
+            var user: String?        // a to-one decodes as the destination's primary key
+        }
+        let summary = try post.decode(PostSummary.self)
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = summary
+    }
+}
+
+// Docs/Records.md, block 6
+extension DocSnippetContext {
+    func records6() throws {
+        let recent = try store.fetch("Post",
+                                     where: "date > ? AND text LIKE ?", arguments: [cutoff, "%swift%"],
+                                     orderBy: [.descending("date")], limit: 20, offset: 40)
+        let howMany = try store.count("Post", where: "user = ?", arguments: [user.rowID])
+        let post = try store.fetchOne("Post", primaryKey: "1644504")
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = recent
+        _ = howMany
+        _ = post
+    }
+}
+
+// Docs/Records.md, block 7
+extension DocSnippetContext {
+    func records7() throws {
+        let titles = try store.read { db in
+            try db.rows("SELECT \"text\" FROM \"Post\" WHERE \"user\" = ?", [.integer(user.rowID)])
+        }
+        try store.write { db in
+            try db.execute("UPDATE \"Post\" SET \"text\" = ? WHERE \"id\" = ?", [.text("edited"), .text("1644504")])
+        }
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = titles
+    }
+}
+
+// Docs/Records.md, block 8
+extension DocSnippetContext {
+    func records8() throws {
+        let test = try RecordingStore(schema: schema)
+        _ = try test.store.populate(JSONReader().read(data), entity: "Post")
+        let user = try #require(try test.store.fetch("User").first)
+        test.resetStatements()
+        _ = user.relatedRecords("posts")
+        #expect(test.statements(matching: "SELECT").count == 1)
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = test
+        _ = user
+    }
+}
+
+// Docs/Records.md, block 9
+extension DocSnippetContext {
+    func records9() throws {
+        let log = SQLLog()
+        var configuration = RecordStore.Configuration()
+        configuration.sqlObserver = log.observer
+        let store = try RecordStore(path: path, schema: schema, configuration: configuration)
+        #expect(log.statements(matching: "CREATE").isEmpty)
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = log
+        _ = configuration
+        _ = store
+    }
+}

@@ -1,0 +1,156 @@
+// Generated from Docs/Requests.md by python3 Tests/DocSnippetsTests/generate.py: do not edit.
+// Edit the document, then run that command again.
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import WebRecord
+
+// Docs/Requests.md, block 1
+extension DocSnippetContext {
+    func requests1() async throws {
+        let posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = posts
+    }
+}
+
+// Docs/Requests.md, block 2
+extension DocSnippetContext {
+    func requests2() async throws {
+        let posts: [Post] = try await Post.startRequest(urn: "stream/0/posts/stream/global",
+                                                        data: ["count": 20],
+                                                        in: store)
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = posts
+    }
+}
+
+// Docs/Requests.md, block 3
+extension DocSnippetContext {
+    func requests3() async throws {
+        let result = try await store.startRequest(entity: "Post", urn: "stream/0/posts/stream/global")
+        let posts: [Record] = result.records
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = result
+        _ = posts
+    }
+}
+
+// Docs/Requests.md, block 4
+extension DocSnippetContext {
+    func requests4() async throws {
+        var options = RequestOptions()
+        options.headers["Authorization"] = "token \(token)"
+        let result = try await store.startRequest(entity: "Post", urn: "posts?access_token=\(key)", options: options)
+        print(result.request)
+        // ServerRequest(urn: "posts?access_token=<redacted>", ..., headers: ["Authorization": "<redacted>"], ...)
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = options
+        _ = result
+    }
+}
+
+// Docs/Requests.md, block 5
+extension DocSnippetContext {
+    func requests5() async throws {
+        var options = RequestOptions()
+        options.population.deleteOrphans = .all            // PopulationOptions: key path, injection, orphans...
+        options.server = try JSONFileServer(root: responses) // this request only
+        options.domain = "timeline"                        // for cancelRequests(inDomain:)
+        options.headers["Authorization"] = "Bearer \(userToken)"
+        options.method = "POST"
+        options.timeout = 10                               // seconds, per attempt
+        options.customResponse = { response in             // MMRecord's custom response block
+            response.value(atKeyPath: "meta.max_id")?.stringValue
+        }
+        let result = try await store.startRequest(entity: "Post", urn: "posts", options: options)
+        let maxID = result.customResponse as? String
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = options
+        _ = result
+        _ = maxID
+    }
+}
+
+// Docs/Requests.md, block 6
+extension DocSnippetContext {
+    func requests6() async throws {
+        do {
+            let posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
+            show(posts)
+        } catch {
+            print(error.code, error.error.message)          // error is a WebRecordFailure
+            print(error.debugger)                           // every error, one per line
+            if error.code == .serverError, error.error.httpStatus == 401 { signIn() }
+        }
+    }
+}
+
+// Docs/Requests.md, block 7
+extension DocSnippetContext {
+    func requests7() async throws {
+        for try await update in store.startRequestFetchingFirst(entity: "Post", urn: "stream/0/posts/stream/global") {
+            switch update {
+            case .local(let cached):  show(cached)           // at once, from the store
+            case .remote(let result): show(result.records)  // once the server has answered and the store is updated
+            }
+        }
+    }
+}
+
+// Docs/Requests.md, block 8
+extension DocSnippetContext {
+    func requests8() throws {
+        let updates = Post.startRequestFetchingFirst(urn: "posts", in: store) { store in
+            try store.fetch("Post", orderBy: [.descending("date")], limit: 20)
+        }
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = updates
+    }
+}
+
+// Docs/Requests.md, block 9
+extension DocSnippetContext {
+    func requests9() async throws {
+        final class Venue: Record, @unchecked Sendable {
+            override var recordDetailURN: String? { (self["id"] as String?).map { "venues/\($0)" } }
+        }
+
+        let fresh = try await venue.refresh(in: store)               // a new snapshot of the same row
+        let result = try await venue.startDetailRequest(in: store)   // the whole RequestResult
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = fresh
+        _ = result
+    }
+}
+
+// Docs/Requests.md, block 10
+extension DocSnippetContext {
+    func requests10() throws {
+        Post.startRequest(urn: "stream/0/posts/stream/global", in: store,
+                          domain: "timeline",
+                          callbackQueue: .main,
+                          resultBlock: { posts in show(posts) },
+                          failureBlock: { failure in print(failure.debugger) })
+
+        store.startRequest(entity: "Post", urn: "posts", callbackQueue: queue,
+                           resultBlock: { result in show(result.records) },
+                           failureBlock: { failure in print(failure) })
+    }
+}
+
+// Docs/Requests.md, block 11
+extension DocSnippetContext {
+    func requests11() async throws {
+        var options = PagingOptions(pagination: .cursor(keyPath: "meta.min_id", parameter: "before_id"))
+        options.maximumPages = 50
+        options.request.population.deleteOrphans = .all       // once, after the last page
+        for try await page in Post.pages(urn: "stream/0/posts/stream/global", in: store, options: options) {
+            print("page \(page.index): \(page.records.count) posts, \(page.progress.recordsPopulated) so far")
+        }
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = options
+    }
+}

@@ -1,0 +1,29 @@
+// Generated from README.md (its first swift block) by python3 Tests/DocSnippetsTests/generate.py: do not edit.
+// Edit the document, then run that command again.
+
+import Foundation
+import WebRecord
+
+let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/AppNet.json"))
+let store = try RecordStore(path: "appnet.sqlite", schema: schema)   // or RecordStore(inMemory: schema)
+
+final class Post: Record, @unchecked Sendable {     // optional typed access, MMRecord-style
+    var text: String? { self["text"] }
+    var date: Date? { self["date"] }
+    var user: User? { related("user") }
+}
+final class User: Record, @unchecked Sendable {
+    var name: String? { self["name"] }
+}
+store.register(Post.self)
+store.register(User.self)
+
+// One Server per API: an HTTPServer subclass for a web service (Docs/Servers.md); here,
+// recorded App.net responses, one JSON file per URN.
+let server = try JSONFileServer(root: URL(fileURLWithPath: "Examples/AppNet"))
+store.register(server, for: Post.self)              // a registration covers subclasses too
+Record.loggingLevel = .info                          // none (default) | info | debug | all
+
+let posts = try await Post.startRequest(urn: "posts", in: store)   // Examples/AppNet/posts.json
+print("\(posts.count) posts, the first by \(posts.first?.user?.name ?? "?")")
+store.close()                                        // checkpoints the WAL into appnet.sqlite
