@@ -10,8 +10,8 @@ import Foundation
 /// ```swift
 /// do {
 ///     let posts = try await Post.startRequest(urn: "posts", in: store)
-/// } catch let error as WebRecordError where error.code == .undefinedServer {
-///     print(error.message)
+/// } catch let failure as WebRecordFailure where failure.code == .undefinedServer {
+///     print(failure.error.message)
 /// }
 /// ```
 public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomReflectable {
@@ -27,7 +27,8 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomRe
     public var property: String?
     /// The key path in the response where the offending value was found, if any.
     public var keyPath: String?
-    /// The offending value, if any. Not shown by ``description``, which only gives its type.
+    /// The offending value, if any. ``description`` shows it through the message, which names
+    /// it in short (`got string "yesterday"`), with secrets redacted.
     public var value: JSONValue?
     /// The underlying error, if any.
     public var cause: (any Error & Sendable)?

@@ -31,7 +31,7 @@ public struct PopulationOptions: Sendable {
     ///
     /// Called with the orphan, the populated top-level records, the response and a stop flag;
     /// set the flag to end orphan deletion. Candidates are the stored records of the requested
-    /// entity (scoped by ``orphanScope``) that the response did not contain.
+    /// entity that the response did not contain.
     public var orphanDeletion: (@Sendable (Record, [Record], JSONValue, inout Bool) -> Bool)?
 
     /// Declarative orphan deletion: delete every record of the requested entity that the

@@ -1,6 +1,6 @@
 /// Writes a population's rows and links to the store (the write half of steps 4–6).
 ///
-/// New rows are inserted with all their values in one statement each; existing rows are
+/// New rows are inserted table by table, up to 64 rows per `INSERT`; existing rows are
 /// updated only when a value differs from what is stored, so a re-import of the same
 /// response writes nothing. Statements are prepared once per table and reused, and each
 /// row's values are bound straight from its ``RowState`` array. Foreign-key checks are

@@ -1,7 +1,7 @@
 /// Matches proto-records to stored rows (pipeline step 3), with one batched query per table.
 ///
-/// Proto-records identified by key are looked up with one `IN` query per table (see
-/// ``KeySetQuery``). Proto-records identified by their owner are looked up, once their owners
+/// Proto-records identified by key are looked up with one `json_each` join per table, however
+/// many keys (see ``KeySetQuery``). Proto-records identified by their owner are looked up, once their owners
 /// are resolved, through the owner's relationship: again one query per table and round.
 /// What is not found is new: it gets a fresh `_id` now, and is inserted by the ``PopulationWriter``.
 struct RecordResolver {

@@ -15,9 +15,9 @@ extension RecordStore {
     /// ```
     ///
     /// A request for an entity with no server fails at once with `undefinedServer`. A request
-    /// cancelled (by its task or its domain) before its population begins fails with
-    /// `cancelled` and leaves the store untouched; once the population has begun, the request
-    /// completes. A request that fails on a store file that nothing was ever committed to (one
+    /// cancelled (by its task or its domain) fails with `cancelled` and leaves the store
+    /// untouched: before its population, at once; during it, the population's SQL is
+    /// interrupted and its transaction rolled back. A request that fails on a store file that nothing was ever committed to (one
     /// this store created when it opened) removes the file again, as a failed first write does.
     ///
     /// - Parameters:

@@ -23,7 +23,8 @@ public struct Attribute: Sendable, Hashable {
     public var isIndexed: Bool
     /// A date format (Unicode TR35 pattern) tried before the schema's `dateFormats`.
     public var dateFormat: String?
-    /// The name of a ``ValueTransformer`` registered in code, applied to the raw JSON before coercion.
+    /// The name of a transformer registered in code (``AttributeTransformers``, or a store's
+    /// configuration), applied to the raw JSON before coercion.
     public var transformer: String?
 
     /// Creates an attribute.

@@ -24,7 +24,7 @@ import Darwin
 /// For example:
 ///
 /// ```swift
-/// let server = try JSONFileServer(root: URL(fileURLWithPath: "Examples/AppNet/Responses"))
+/// let server = try JSONFileServer(root: URL(fileURLWithPath: "Examples/AppNet"))
 /// store.register(server, for: Post.self)
 /// let posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
 /// ```

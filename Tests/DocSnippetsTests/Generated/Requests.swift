@@ -129,6 +129,19 @@ extension DocSnippetContext {
 // Docs/Requests.md, block 10
 extension DocSnippetContext {
     func requests10() throws {
+        var configuration = RecordStore.Configuration()
+        configuration.cancellation = RequestCancellation()     // this store's domains only
+        let drafts = try RecordStore(path: "drafts.sqlite", schema: schema, configuration: configuration)
+        drafts.cancelRequests(inDomain: "timeline")             // reaches no other store's requests
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = configuration
+        _ = drafts
+    }
+}
+
+// Docs/Requests.md, block 11
+extension DocSnippetContext {
+    func requests11() throws {
         Post.startRequest(urn: "stream/0/posts/stream/global", in: store,
                           domain: "timeline",
                           callbackQueue: .main,
@@ -141,9 +154,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 11
+// Docs/Requests.md, block 12
 extension DocSnippetContext {
-    func requests11() async throws {
+    func requests12() async throws {
         var options = PagingOptions(pagination: .cursor(keyPath: "meta.min_id", parameter: "before_id"))
         options.maximumPages = 50
         options.request.population.deleteOrphans = .all       // once, after the last page

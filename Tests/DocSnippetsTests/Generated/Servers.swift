@@ -87,7 +87,6 @@ enum Servers4 {
     public protocol Server: Sendable {
         func response(for request: ServerRequest) async throws -> ServerResponse
         func pageManager(for response: ServerResponse, of request: ServerRequest) -> (any PageManager)?  // default: nil
-        func cancelRequests(inDomain domain: String)                                                     // default: the shared registry
     }
 }
 
