@@ -20,7 +20,7 @@ import Foundation
 ///
 /// `@unchecked Sendable` is safe: every stored property is an immutable `let` of a Sendable
 /// type. Subclasses must keep to that (computed accessors, as above).
-open class Record: @unchecked Sendable, CustomStringConvertible {
+open class Record: @unchecked Sendable, CustomDebugStringConvertible {
     /// The record's entity (the concrete one, for a sub-entity).
     public let entity: Entity
     /// The row's `_id` in its table.
@@ -116,20 +116,45 @@ open class Record: @unchecked Sendable, CustomStringConvertible {
 
     // MARK: - Relationships
 
-    /// The record related by a to-one relationship, or nil.
+    /// The record related by a to-one relationship, or nil when nothing is related.
+    ///
+    /// Asked for as a subclass (`related("user") as User?`), the record is made an instance of
+    /// it when the class stands for the record's entity (it is registered for it, or named like
+    /// it), registered or not. When it stands for another entity, the result is nil and a
+    /// warning names the class to register. An unknown relationship name, or a store error,
+    /// gives nil too, with an error logged: navigation never throws, so that typed accessors
+    /// stay plain properties.
     public func related<T: Record>(_ name: String, as type: T.Type = T.self) -> T? {
-        (try? database.relatedRecords(of: self, relationship: name, limit: 1))?.first as? T
+        related(name, limit: 1).first.flatMap { typed($0, as: T.self, relationship: name) }
     }
 
-    /// The records related by a to-many relationship: in stored order when ordered, else by `_id`.
+    /// The records related by a to-many relationship: in stored order when ordered, else by
+    /// `_id`. Records are typed as ``related(_:as:)`` types them; errors give `[]`, logged.
     public func relatedRecords<T: Record>(_ name: String, as type: T.Type = T.self) -> [T] {
-        ((try? database.relatedRecords(of: self, relationship: name, limit: nil)) ?? []).compactMap { $0 as? T }
+        related(name, limit: nil).compactMap { typed($0, as: T.self, relationship: name) }
     }
 
-    /// Like ``relatedRecords(_:as:)`` but throws instead of returning empty on a store error or
-    /// an unknown relationship.
-    public func fetchRelated(_ name: String) throws -> [Record] {
-        try database.relatedRecords(of: self, relationship: name, limit: nil)
+    private func related(_ name: String, limit: Int?) -> [Record] {
+        do {
+            return try database.relatedRecords(of: self, relationship: name, limit: limit)
+        } catch {
+            database.logger.log(.error, "\(self).\(name) could not be read: \(error)", entity: entity.name)
+            return []
+        }
+    }
+
+    /// `record` as an instance of `T`: itself when it is one, else a `T` made from its row when
+    /// `T` stands for its entity, else nil with a warning.
+    private func typed<T: Record>(_ record: Record, as type: T.Type, relationship: String) -> T? {
+        if let typed = record as? T { return typed }
+        let standsFor = database.recordClasses.entityName(registeredFor: T.self) ?? T.entityName
+        if database.schema.entity(record.entity.name, isKindOf: standsFor) { return T(row: record.storedRow) }
+        database.logger.log(
+            .warning,
+            "\(self).\(relationship) is a \(record.entity.name), and \(T.self) stands for \(standsFor); "
+                + "register it with store.register(\(T.self).self, for: \"\(record.entity.name)\")",
+            entity: entity.name)
+        return nil
     }
 
     // MARK: - Decoding
@@ -187,8 +212,12 @@ open class Record: @unchecked Sendable, CustomStringConvertible {
         return (jsonValue(attribute.name) ?? .null).serialized()
     }
 
-    /// `Entity(_id: N, key: value)`.
-    open var description: String {
+    /// `Entity(_id: N, key: value)`: what `print(record)` and `"\(record)"` show.
+    ///
+    /// A record describes itself through `debugDescription`, not `description`, so that a
+    /// schema attribute named `description` can have a typed accessor of that name:
+    /// `var description: String? { self["description"] }`.
+    open var debugDescription: String {
         "\(entity.name)(_id: \(rowID)" + (primaryKeyValue.map { ", key: \($0.serialized())" } ?? "") + ")"
     }
 }

@@ -47,19 +47,26 @@ extension DocSnippetContext {
     func records3() throws {
         let user = post.related("user")                   // to-one: Record?
         let posts = user?.relatedRecords("posts") ?? []   // to-many: [Record]
-        let typed: User? = post.related("user")           // as a registered subclass
-        let all = try user?.fetchRelated("posts")         // throws instead of returning []
+        let typed: User? = post.related("user")           // as a subclass
         // Every name the block declares is used, as a reader would go on to use it.
         _ = user
         _ = posts
         _ = typed
-        _ = all
     }
 }
 
 // Docs/Records.md, block 4
 extension DocSnippetContext {
     func records4() throws {
+        final class Checkin: Record, @unchecked Sendable {
+            var description: String? { self["description"] }
+        }
+    }
+}
+
+// Docs/Records.md, block 5
+extension DocSnippetContext {
+    func records5() throws {
         // Records are immutable snapshots: a subclass adds computed accessors only, never stored
         // properties, so it is as safe to share as Record itself.
         final class Post: Record, @unchecked Sendable {
@@ -85,9 +92,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 5
+// Docs/Records.md, block 6
 extension DocSnippetContext {
-    func records5() throws {
+    func records6() throws {
         struct PostSummary: Decodable {
             var id: String
             var text: String?
@@ -100,9 +107,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 6
+// Docs/Records.md, block 7
 extension DocSnippetContext {
-    func records6() throws {
+    func records7() throws {
         let recent = try store.fetch("Post",
                                      where: "date > ? AND text LIKE ?", arguments: [cutoff, "%swift%"],
                                      orderBy: [.descending("date")], limit: 20, offset: 40)
@@ -115,9 +122,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 7
+// Docs/Records.md, block 8
 extension DocSnippetContext {
-    func records7() throws {
+    func records8() throws {
         let titles = try store.read { db in
             try db.rows("SELECT \"text\" FROM \"Post\" WHERE \"user\" = ?", [.integer(user.rowID)])
         }
@@ -129,9 +136,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 8
+// Docs/Records.md, block 9
 extension DocSnippetContext {
-    func records8() throws {
+    func records9() throws {
         let test = try RecordingStore(schema: schema)
         _ = try test.store.populate(JSONReader().read(data), entity: "Post")
         let user = try #require(try test.store.fetch("User").first)
@@ -144,9 +151,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 9
+// Docs/Records.md, block 10
 extension DocSnippetContext {
-    func records9() throws {
+    func records10() throws {
         let log = SQLLog()
         var configuration = RecordStore.Configuration()
         configuration.sqlObserver = log.observer
