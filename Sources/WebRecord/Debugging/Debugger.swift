@@ -30,7 +30,7 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
     /// Where the errors recorded are logged.
     let logger: Logger
 
-    public init(initialEntity: String? = nil) {
+    package init(initialEntity: String? = nil) {
         self.logger = .global
         self.initialEntity = initialEntity
     }
@@ -59,7 +59,7 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
     }
 
     /// Records an error. The first fatal one becomes the ``primaryError``.
-    public func record(_ error: WebRecordError) {
+    package func record(_ error: WebRecordError) {
         logger.log(error.isFatal ? .error : .warning, error.description, entity: error.entity)
         state.withLock { state in
             state.errors.append(error)
@@ -68,7 +68,7 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
     }
 
     /// Records the response object the work is about.
-    public func setResponseObject(_ response: JSONValue?) {
+    package func setResponseObject(_ response: JSONValue?) {
         state.withLock { $0.responseObject = response }
     }
 

@@ -18,7 +18,7 @@ public struct SchemaProblem: Sendable, Hashable, CustomStringConvertible {
     public var column: Int?
 
     /// Creates a problem.
-    public init(
+    init(
         file: String, entity: String? = nil, property: String? = nil, message: String,
         line: Int? = nil, column: Int? = nil
     ) {
@@ -47,7 +47,7 @@ public struct SchemaError: Error, Sendable, CustomStringConvertible {
     public var problems: [SchemaProblem]
 
     /// Creates an error from its problems.
-    public init(problems: [SchemaProblem]) {
+    init(problems: [SchemaProblem]) {
         self.problems = problems
     }
 
