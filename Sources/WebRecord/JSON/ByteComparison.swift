@@ -1,55 +1,6 @@
-/// Whether a key's UTF-8 bytes equal `bytes`.
-@inline(__always)
-func jsonKey(_ key: String, equals bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    var key = key
-    return key.withUTF8 { own in
-        guard own.count == bytes.count else { return false }
-        guard own.count > 0, let a = own.baseAddress, let b = bytes.baseAddress else { return true }
-        return memcmpBytes(a, b, own.count)
-    }
-}
-
-/// Whether two keys have the same UTF-8 bytes.
-@inline(__always)
-func jsonKeysEqual(_ lhs: String, _ rhs: String) -> Bool {
-    if jsonSameRepresentation(lhs, rhs) { return true }
-    var rhs = rhs
-    return rhs.withUTF8 { jsonKey(lhs, equals: $0) }
-}
-
-/// Whether two strings have the same in-memory representation: the same small-string bytes,
-/// or the same storage object. Identical representations imply identical contents.
-@inline(__always)
-func jsonSameRepresentation(_ lhs: String, _ rhs: String) -> Bool {
-    withUnsafeBytes(of: lhs) { a in
-        withUnsafeBytes(of: rhs) { b in
-            a.count == b.count && a.count == 16
-                && a.loadUnaligned(fromByteOffset: 0, as: UInt64.self) == b.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
-                && a.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-        }
-    }
-}
-
-/// Byte equality of two ranges of `count` bytes.
-@inline(__always)
-func memcmpBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    var i = 0
-    let ra = UnsafeRawPointer(a)
-    let rb = UnsafeRawPointer(b)
-    while i &+ 8 <= count {
-        if ra.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            != rb.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-        {
-            return false
-        }
-        i &+= 8
-    }
-    while i < count {
-        if a[i] != b[i] { return false }
-        i &+= 1
-    }
-    return true
-}
+// Byte equality, the one comparison behind JSON keys, the parser's key and layout caches, and
+// `DatabaseValue` text: code unit by code unit, with no Unicode normalization (RFC 8259 §8.3,
+// and SQLite's own comparison of keys).
 
 /// Compares `count` bytes at `a` and `b`, a word at a time.
 ///
@@ -57,7 +8,9 @@ func memcmpBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: 
 /// callers know it from where their bytes end): the last partial word is then loaded whole
 /// and masked, instead of compared byte by byte.
 @inline(__always)
-func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int, tailIsReadable: Bool) -> Bool {
+func equalBytes(
+    _ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int, tailIsReadable: Bool = false
+) -> Bool {
     let ra = UnsafeRawPointer(a)
     let rb = UnsafeRawPointer(b)
     var i = 0
@@ -79,4 +32,37 @@ func equalBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: I
         i &+= 1
     }
     return true
+}
+
+/// Whether a string's UTF-8 bytes equal `bytes`.
+@inline(__always)
+func sameUTF8(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var string = string
+    return string.withUTF8 { own in
+        guard own.count == bytes.count else { return false }
+        guard own.count > 0, let a = own.baseAddress, let b = bytes.baseAddress else { return true }
+        return equalBytes(a, b, own.count)
+    }
+}
+
+/// Whether two strings have the same UTF-8 bytes (unlike `==`, which compares them by
+/// Unicode canonical equivalence: `"é"` and `"e\u{301}"` are different here).
+@inline(__always)
+func sameUTF8(_ lhs: String, _ rhs: String) -> Bool {
+    if sameRepresentation(lhs, rhs) { return true }
+    var rhs = rhs
+    return rhs.withUTF8 { sameUTF8(lhs, $0) }
+}
+
+/// Whether two strings have the same in-memory representation: the same small-string bytes,
+/// or the same storage object. Identical representations imply identical contents.
+@inline(__always)
+private func sameRepresentation(_ lhs: String, _ rhs: String) -> Bool {
+    withUnsafeBytes(of: lhs) { a in
+        withUnsafeBytes(of: rhs) { b in
+            a.count == b.count && a.count == 16
+                && a.loadUnaligned(fromByteOffset: 0, as: UInt64.self) == b.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+        }
+    }
 }

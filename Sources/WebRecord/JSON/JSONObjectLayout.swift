@@ -50,7 +50,7 @@ final class JSONObjectLayout: @unchecked Sendable {
                         high |= bit
                     }
                     if seen {
-                        for j in 0..<i where hashes[j] == hash && jsonKeysEqual(keys[j], keys[i]) {
+                        for j in 0..<i where hashes[j] == hash && sameUTF8(keys[j], keys[i]) {
                             return true
                         }
                     }
@@ -95,7 +95,7 @@ final class JSONObjectLayout: @unchecked Sendable {
                             slots[slot] = Int32(truncatingIfNeeded: i + 1)
                             break
                         }
-                        if hashes[stored - 1] == hashes[i], jsonKeysEqual(keys[stored - 1], keys[i]) {
+                        if hashes[stored - 1] == hashes[i], sameUTF8(keys[stored - 1], keys[i]) {
                             return false
                         }
                         slot = (slot + 1) & mask
@@ -142,7 +142,7 @@ final class JSONObjectLayout: @unchecked Sendable {
         hashes.withUnsafeBufferPointer { hashes -> Int? in
             if table.isEmpty {
                 for i in hashes.indices where hashes[i] == hash {
-                    if jsonKey(keys[i], equals: key) { return i }
+                    if sameUTF8(keys[i], key) { return i }
                 }
                 return nil
             }
@@ -152,7 +152,7 @@ final class JSONObjectLayout: @unchecked Sendable {
                 while true {
                     let stored = Int(slots[slot])
                     if stored == 0 { return nil }
-                    if hashes[stored - 1] == hash, jsonKey(keys[stored - 1], equals: key) { return stored - 1 }
+                    if hashes[stored - 1] == hash, sameUTF8(keys[stored - 1], key) { return stored - 1 }
                     slot = (slot + 1) & mask
                 }
             }

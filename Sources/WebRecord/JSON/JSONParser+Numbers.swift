@@ -132,7 +132,7 @@ extension JSONParser {
         var shortest = value.description
         return shortest.withUTF8 { text in
             guard text.count == position - start, let shortestBytes = text.baseAddress else { return false }
-            return equalBytes(shortestBytes, bytes + start, text.count, tailIsReadable: false)
+            return equalBytes(shortestBytes, bytes + start, text.count)
         }
     }
 
