@@ -432,7 +432,7 @@ private struct ModelConverter {
                 throw error("\(property): default value \"\(text)\" is not a number", at: node)
             }
             // Keep the model's spelling ("0.0", "1.50") when it is already a JSON number.
-            return .number(SchemaJSON.isJSONNumber(trimmed) ? trimmed : "\(value)")
+            return .number(JSONNumberText.isJSONNumber(trimmed) ? trimmed : "\(value)")
         case .boolean:
             switch trimmed.lowercased() {
             case "yes", "true", "1": return .bool(true)
@@ -571,48 +571,8 @@ private indirect enum SchemaJSON {
     }
 
     static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case "\u{00}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
-    }
-
-    /// Whether `text` follows JSON's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    static func isJSONNumber(_ text: String) -> Bool {
-        var bytes = text.utf8[...]
-        func digits() -> Int {
-            let count = bytes.prefix(while: { $0 >= 0x30 && $0 <= 0x39 }).count
-            bytes = bytes.dropFirst(count)
-            return count
-        }
-        if bytes.first == 0x2D { bytes = bytes.dropFirst() }  // -
-        if bytes.first == 0x30 {  // a leading 0 stands alone
-            bytes = bytes.dropFirst()
-        } else if digits() == 0 {
-            return false
-        }
-        if bytes.first == 0x2E {  // .
-            bytes = bytes.dropFirst()
-            if digits() == 0 { return false }
-        }
-        if bytes.first == 0x65 || bytes.first == 0x45 {  // e E
-            bytes = bytes.dropFirst()
-            if bytes.first == 0x2B || bytes.first == 0x2D { bytes = bytes.dropFirst() }
-            if digits() == 0 { return false }
-        }
-        return bytes.isEmpty
+        var bytes: [UInt8] = []
+        JSONTextWriter.appendString(value, to: &bytes)
+        output += String(decoding: bytes, as: UTF8.self)
     }
 }
