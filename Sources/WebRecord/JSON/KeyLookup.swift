@@ -1,5 +1,5 @@
-/// One key, looked up in many objects: the population reads the same few keys from tens of
-/// thousands of dictionaries.
+/// One key, looked up in many objects: a component of a ``JSONKeyPath``, which a population
+/// reads from tens of thousands of dictionaries.
 ///
 /// The objects of one shape in a response share one `JSONObjectLayout` (the reader makes sure
 /// of it), so the key's position is found once per shape and reused for every object of that
