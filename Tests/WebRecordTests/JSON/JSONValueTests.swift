@@ -68,6 +68,37 @@ struct JSONValueTests {
         #expect(JSONValue.array([1]).value(atKeyPath: "99999999999999999999999") == nil)
     }
 
+    @Test("Only all-digit components index arrays, leading zeros included")
+    func keyPathIndexes() {
+        let value: JSONValue = ["list": ["a", "b"]]
+        #expect(value.value(atKeyPath: "list.1") == "b")
+        #expect(value.value(atKeyPath: "list.01") == "b")
+        #expect(value.value(atKeyPath: "list.0000000000000000000001") == "b")
+        #expect(value.value(atKeyPath: "list.+1") == nil)
+        #expect(value.value(atKeyPath: "list.-1") == nil)
+        #expect(value.value(atKeyPath: "list. 1") == nil)
+        #expect(value.value(atKeyPath: "list.") == nil)
+    }
+
+    @Test("A key path starting at an object reads its first component as a key, through objects of changing shapes")
+    func keyPathInObjects() throws {
+        let path = JSONKeyPath("user.name")
+        let first = try #require(try JSONReader().read(#"{"user": {"id": 1, "name": "a"}}"#).objectValue)
+        let second = try #require(try JSONReader().read(#"{"user": {"name": "b", "id": 2}}"#).objectValue)
+        let third = try #require(try JSONReader().read(#"{"user": {"id": 3}}"#).objectValue)
+        // The same path through objects of different shapes, and back: each lookup follows the shape.
+        #expect(path.value(in: first) == "a")
+        #expect(path.value(in: second) == "b")
+        #expect(path.value(in: third) == nil)
+        #expect(path.value(in: first) == "a")
+        #expect(path.text == "user.name")
+        let empty: JSONObject = ["": "empty key"]
+        // Unlike value(atKeyPath:), whose empty path is the value itself, "" is the empty key here.
+        #expect(JSONKeyPath("").value(in: empty) == "empty key")
+        #expect(JSONKeyPath("").value(in: .object(empty)) == "empty key")
+        #expect(JSONValue.object(empty).value(atKeyPath: "") == .object(empty))
+    }
+
     @Test("Literals build the matching cases")
     func literals() {
         let value: JSONValue = ["s": "x", "i": 1, "d": 1.5, "b": false, "n": nil, "a": [1, "2"], "o": ["k": true]]
