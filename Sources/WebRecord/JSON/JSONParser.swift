@@ -58,15 +58,21 @@ struct JSONParser: ~Copyable {
     var keys = ScratchStack<PendingKey>(capacity: 32)
     /// Decoded keys that contained escapes, until their object closes.
     var escapedKeys = ScratchStack<String>(capacity: 4)
+    /// Where each escaped key starts in the input (after its opening quote), in step with `escapedKeys`.
+    var escapedKeyOffsets = ScratchStack<Int>(capacity: 4)
     var containers = ScratchStack<OpenContainer>(capacity: 16)
     var stringBuffer = ScratchBytes(capacity: 256)
     var keyCache: KeyCache
     var layoutCache: LayoutCache
+    /// The keys written twice in one object, when the caller asked for them; nil (and no
+    /// work) otherwise. See `JSONParser+DuplicateKeys.swift`.
+    var repeatedKeys: [RepeatedKey]?
 
-    init(_ bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int) {
+    init(_ bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int, reportsRepeatedKeys: Bool = false) {
         self.bytes = bytes
         end = count
         self.maximumDepth = maximumDepth
+        repeatedKeys = reportsRepeatedKeys ? [] : nil
         keyCache = KeyCache(inputLength: count)
         layoutCache = LayoutCache(inputLength: count)
     }
@@ -242,6 +248,7 @@ struct JSONParser: ~Copyable {
                 let hash = key.withUTF8 { jsonKeyHash($0) }
                 keys.push(PendingKey(offset: escapedKeys.count, length: -1, hash: hash))
                 escapedKeys.push(key)
+                escapedKeyOffsets.push(start)
                 return
             }
             throw JSONParseFailure(.controlCharacterInString, at: position)
@@ -314,7 +321,11 @@ struct JSONParser: ~Copyable {
             hashArray.append(key.hash)
         }
         escapedKeys.count &-= escapedCount
+        escapedKeyOffsets.count &-= escapedCount
         guard let layout = JSONObjectLayout(uniqueKeys: keyArray, hashes: hashArray) else {
+            if repeatedKeys != nil {
+                noteRepeatedKeys(keyArray, hashes: hashArray, pending: pending, of: container)
+            }
             values.push(.object(JSONObject(keys: keyArray, hashes: hashArray, values: storage)))
             return
         }

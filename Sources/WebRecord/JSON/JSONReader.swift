@@ -77,15 +77,26 @@ public struct JSONReader: Sendable {
     /// - Throws: ``JSONReaderError`` when the bytes are not one valid JSON value, with the
     ///   kind of problem and where it is.
     public func read(_ bytes: UnsafeRawBufferPointer) throws(JSONReaderError) -> JSONValue {
+        try read(bytes, reportingDuplicateKeys: false).value
+    }
+
+    /// Reads one JSON value from UTF-8 bytes and, when `reportingDuplicateKeys`, lists the keys
+    /// written twice in one object, in document order (otherwise the list is empty).
+    func read(
+        _ bytes: UnsafeRawBufferPointer, reportingDuplicateKeys: Bool
+    ) throws(JSONReaderError) -> (value: JSONValue, duplicateKeys: [JSONDuplicateKey]) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw JSONReaderError(JSONParseFailure(.emptyInput, at: 0), in: UnsafeBufferPointer(start: nil, count: 0))
         }
         let result = base.withMemoryRebound(to: UInt8.self, capacity: bytes.count) {
-            pointer -> Result<JSONValue, JSONReaderError> in
+            pointer -> Result<(value: JSONValue, duplicateKeys: [JSONDuplicateKey]), JSONReaderError> in
             let buffer = UnsafeBufferPointer(start: pointer, count: bytes.count)
             do throws(JSONParseFailure) {
-                var parser = JSONParser(pointer, count: bytes.count, maximumDepth: maximumDepth)
-                return .success(try parser.parseDocument())
+                var parser = JSONParser(
+                    pointer, count: bytes.count, maximumDepth: maximumDepth, reportsRepeatedKeys: reportingDuplicateKeys)
+                let value = try parser.parseDocument()
+                guard let repeated = parser.repeatedKeys, !repeated.isEmpty else { return .success((value, [])) }
+                return .success((value, JSONDuplicateKey.located(repeated, in: buffer)))
             } catch {
                 return .failure(JSONReaderError(error, in: buffer))
             }

@@ -78,25 +78,8 @@ public struct JSONReaderError: Error, Sendable, Hashable, CustomStringConvertibl
     /// Builds the public error for an internal failure, locating it in the input.
     init(_ failure: JSONParseFailure, in input: UnsafeBufferPointer<UInt8>) {
         let offset = min(max(failure.offset, 0), input.count)
-        var line = 1
-        var lineStart = 0
-        var index = 0
-        while index < offset {
-            let byte = input[index]
-            if byte == 0x0A {
-                line += 1
-                lineStart = index + 1
-            } else if byte == 0x0D {
-                if index + 1 < input.count && input[index + 1] == 0x0A {
-                    // CR LF: the LF ends the line.
-                } else {
-                    line += 1
-                    lineStart = index + 1
-                }
-            }
-            index += 1
-        }
-        let column = offset - lineStart + 1
+        var lines = JSONLineCounter(input)
+        let (line, column) = lines.position(of: offset)
         let place = "at line \(line), column \(column)"
         let found = Self.describeByte(at: offset, in: input)
         var text: String
