@@ -13,36 +13,45 @@ struct RepeatedKey {
 }
 
 extension JSONParser {
-    /// Notes each key of the object that closes (`keys`, with `hashes`, from `pending`) that an
-    /// earlier key of the same object has the same bytes as.
+    /// Pushes the object that closes, whose keys repeat (the last value wins, at the first
+    /// key's position), and notes its repeated keys when the caller asked for them.
     ///
-    /// Called after the object's keys and escaped keys are popped: `pending` and the escaped-key
-    /// offsets above the stack's count are still in place, since nothing was pushed since.
-    mutating func noteRepeatedKeys(
-        _ keys: [String], hashes: [UInt32], pending: UnsafeMutablePointer<PendingKey>, of container: OpenContainer
-    ) {
+    /// Called after the object's container and keys are popped: its pending keys are still in
+    /// place just above the key stack's count, since nothing was pushed since. (Passing less
+    /// keeps `closeObject(_:)`, which every object goes through, as lean as without this.)
+    @inline(never)
+    mutating func pushObject(withRepeatedKeys keys: [String], hashes: [UInt32], values storage: [JSONValue]) {
+        if repeatedKeys != nil {
+            noteRepeatedKeys(keys, hashes: hashes, keyStart: self.keys.count)
+        }
+        values.push(.object(JSONObject(keys: keys, hashes: hashes, values: storage)))
+    }
+
+    /// Notes each key of the object that closes (`keys`, with `hashes`, pending on the key
+    /// stack from `keyStart`) that an earlier key of the same object has the same bytes as.
+    private mutating func noteRepeatedKeys(_ keys: [String], hashes: [UInt32], keyStart: Int) {
+        let pending = self.keys.base + keyStart
         var path: [String]?
         var earlier: [UInt32: [Int]] = [:]
         for index in keys.indices {
-            let pendingKey = pending[index]
-            // An escaped key's `offset` is its index in the escaped-key stacks.
-            let start = pendingKey.length >= 0 ? pendingKey.offset : escapedKeyOffsets.base[pendingKey.offset]
+            let start = pending[index].offset
             let hash = hashes[index]
             if let candidates = earlier[hash], candidates.contains(where: { sameUTF8(keys[$0], keys[index]) }) {
-                if path == nil { path = openObjectPath(inside: container) }
+                if path == nil { path = openObjectPath(keyStart: keyStart) }
                 repeatedKeys?.append(RepeatedKey(path: path ?? [], key: keys[index], offset: start &- 1))
             }
             earlier[hash, default: []].append(index)
         }
     }
 
-    /// The keys leading from the top-level value to the open container `container` was in:
-    /// the current key of each enclosing object (arrays add nothing).
-    private func openObjectPath(inside container: OpenContainer) -> [String] {
+    /// The keys leading from the top-level value to the object that closes, whose first key
+    /// was at `keyStart` on the key stack: the current key of each enclosing object (arrays
+    /// add nothing).
+    private func openObjectPath(keyStart: Int) -> [String] {
         var path: [String] = []
         for level in 0..<containers.count where containers.base[level].isObject {
             // The enclosing object's current key was the last one pushed before the next level opened.
-            let nextKeyStart = level &+ 1 < containers.count ? containers.base[level &+ 1].keyStart : container.keyStart
+            let nextKeyStart = level &+ 1 < containers.count ? containers.base[level &+ 1].keyStart : keyStart
             path.append(keyString(keys.base[nextKeyStart &- 1]))
         }
         return path
@@ -53,6 +62,6 @@ extension JSONParser {
         if key.length >= 0 {
             return String(decoding: UnsafeBufferPointer(start: bytes + key.offset, count: key.length), as: UTF8.self)
         }
-        return escapedKeys.base[key.offset]
+        return escapedKeys.base[~key.length]
     }
 }

@@ -29,8 +29,9 @@ import Foundation
 //   fits 2^53 and the decimal exponent is within ±22, and otherwise fall back to `Double(_:)`
 //   (strtod), so every result is correctly rounded.
 
-/// An object key waiting for its object to close: a range of the input for a key without
-/// escapes, or (when `length` is -1) the index of a decoded key in the escaped-key stack.
+/// An object key waiting for its object to close: where its bytes start in the input (after
+/// the opening quote), and their count for a key without escapes; for a key with escapes,
+/// `length` is negative: `~length` is the index of the decoded key in the escaped-key stack.
 struct PendingKey {
     var offset: Int
     var length: Int
@@ -58,8 +59,6 @@ struct JSONParser: ~Copyable {
     var keys = ScratchStack<PendingKey>(capacity: 32)
     /// Decoded keys that contained escapes, until their object closes.
     var escapedKeys = ScratchStack<String>(capacity: 4)
-    /// Where each escaped key starts in the input (after its opening quote), in step with `escapedKeys`.
-    var escapedKeyOffsets = ScratchStack<Int>(capacity: 4)
     var containers = ScratchStack<OpenContainer>(capacity: 16)
     var stringBuffer = ScratchBytes(capacity: 256)
     var keyCache: KeyCache
@@ -246,9 +245,8 @@ struct JSONParser: ~Copyable {
                 keyCache.last = -1
                 var key = try scanEscapedString(from: start)
                 let hash = key.withUTF8 { jsonKeyHash($0) }
-                keys.push(PendingKey(offset: escapedKeys.count, length: -1, hash: hash))
+                keys.push(PendingKey(offset: start, length: ~escapedKeys.count, hash: hash))
                 escapedKeys.push(key)
-                escapedKeyOffsets.push(start)
                 return
             }
             throw JSONParseFailure(.controlCharacterInString, at: position)
@@ -315,18 +313,14 @@ struct JSONParser: ~Copyable {
                 keyArray.append(
                     String(decoding: UnsafeBufferPointer(start: bytes + key.offset, count: key.length), as: UTF8.self))
             } else {
-                keyArray.append((escapedKeys.base + key.offset).move())
+                keyArray.append((escapedKeys.base + ~key.length).move())
                 escapedCount &+= 1
             }
             hashArray.append(key.hash)
         }
         escapedKeys.count &-= escapedCount
-        escapedKeyOffsets.count &-= escapedCount
         guard let layout = JSONObjectLayout(uniqueKeys: keyArray, hashes: hashArray) else {
-            if repeatedKeys != nil {
-                noteRepeatedKeys(keyArray, hashes: hashArray, pending: pending, of: container)
-            }
-            values.push(.object(JSONObject(keys: keyArray, hashes: hashArray, values: storage)))
+            pushObject(withRepeatedKeys: keyArray, hashes: hashArray, values: storage)
             return
         }
         if escapedCount == 0 {
