@@ -6,7 +6,9 @@
 ///
 /// `tailIsReadable` says whether 8 bytes can be read at offset `count & ~7` of both (the
 /// callers know it from where their bytes end): the last partial word is then loaded whole
-/// and masked, instead of compared byte by byte.
+/// and masked. Otherwise no byte past `count` is read: the last partial word is compared as
+/// the 8 bytes that end at `count` (overlapping the word before), or, for fewer than 8
+/// bytes in all, 4, 2 and 1 at a time.
 @inline(__always)
 func equalBytes(
     _ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int, tailIsReadable: Bool = false
@@ -27,11 +29,23 @@ func equalBytes(
         let wb = UInt64(littleEndian: rb.loadUnaligned(fromByteOffset: i, as: UInt64.self))
         return (wa ^ wb) & mask == 0
     }
-    while i < count {
-        if a[i] != b[i] { return false }
-        i &+= 1
+    if count >= 8 {
+        let last = count &- 8
+        return ra.loadUnaligned(fromByteOffset: last, as: UInt64.self) == rb.loadUnaligned(fromByteOffset: last, as: UInt64.self)
     }
-    return true
+    if count & 4 != 0 {
+        if ra.loadUnaligned(fromByteOffset: i, as: UInt32.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt32.self) {
+            return false
+        }
+        i &+= 4
+    }
+    if count & 2 != 0 {
+        if ra.loadUnaligned(fromByteOffset: i, as: UInt16.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt16.self) {
+            return false
+        }
+        i &+= 2
+    }
+    return count & 1 == 0 || a[i] == b[i]
 }
 
 /// Whether a string's UTF-8 bytes equal `bytes`.

@@ -42,7 +42,8 @@ final class JSONKeyPath {
     }
 
     /// Follows the components from `position` on, starting at `value`.
-    private func follow(from value: JSONValue, at position: Int) -> JSONValue? {
+    @inline(__always)
+    private func follow(from value: consuming JSONValue, at position: Int) -> JSONValue? {
         var current = value
         for position in position..<lookups.count {
             switch current {
