@@ -134,6 +134,7 @@ package enum DateCoding {
 
     /// The number of days in `month` (1–12) of `year`, proleptic Gregorian; 0 for a month out
     /// of range.
+    @inline(__always)
     static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
