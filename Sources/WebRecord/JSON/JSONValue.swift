@@ -74,7 +74,7 @@ extension JSONValue {
     ///   of range, or a step into a value that is neither an object nor an array).
     public func value(atKeyPath keyPath: String) -> JSONValue? {
         if keyPath.isEmpty { return self }
-        return JSONKeyPath(keyPath).value(in: self)
+        return JSONKeyPath.value(atPath: keyPath, in: self)
     }
 
     /// Whether the value is ``null``.

@@ -99,6 +99,28 @@ struct JSONValueTests {
         #expect(JSONValue.object(empty).value(atKeyPath: "") == .object(empty))
     }
 
+    @Test("A kept key path and a one-time walk read the same values")
+    func keptAndOneTimeWalksAgree() throws {
+        let value = try JSONReader().read(
+            #"{"a": {"b": [10, {"c": null}], "": {"": 1}}, "0": "zero", "list": [[1, 2], [3]]}"#)
+        let paths = [
+            "a", "a.b", "a.b.0", "a.b.1.c", "a.b.2", "a.b.x", "a..", "a.", "0", "list.1.0", "list.01.0", "list.+1",
+            "list.0.5", "missing", "a.b.1.c.d", ".", "",
+        ]
+        for path in paths {
+            let kept = JSONKeyPath(path)
+            let once = JSONKeyPath.value(atPath: path, in: value)
+            #expect(kept.value(in: value) == once, "\(path)")
+            // Twice, so that the second walk uses the positions the first one cached.
+            #expect(kept.value(in: value) == once, "\(path), again")
+            if let object = value.objectValue {
+                #expect(kept.value(in: object) == once, "\(path), from the object")
+            }
+        }
+        #expect(JSONKeyPath.value(atPath: "a.b.1.c", in: value) == .null)
+        #expect(JSONKeyPath.value(atPath: "a..", in: value) == 1)
+    }
+
     @Test("Literals build the matching cases")
     func literals() {
         let value: JSONValue = ["s": "x", "i": 1, "d": 1.5, "b": false, "n": nil, "a": [1, "2"], "o": ["k": true]]
