@@ -189,6 +189,7 @@ struct JSONTextWriter {
     /// U+0008, U+0009, U+000A, U+000C and U+000D as `\b`, `\t`, `\n`, `\f` and `\r`, the other
     /// control characters below U+0020 as `\u00XX` (lowercase hex), and everything else as
     /// plain UTF-8.
+    @inline(__always)
     static func appendString(_ string: String, to output: inout [UInt8]) {
         var string = string
         output.append(UInt8(ascii: "\""))
