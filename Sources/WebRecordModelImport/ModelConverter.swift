@@ -261,7 +261,7 @@ struct ModelConverter {
                 throw error("\(property): default value \"\(text)\" is not a number", at: node)
             }
             // Keep the model's spelling ("0.0", "1.50") when it is already a JSON number.
-            return .number(SchemaJSON.isJSONNumber(trimmed) ? trimmed : "\(value)")
+            return .number(JSONNumberText.isJSONNumber(trimmed) ? trimmed : "\(value)")
         case .boolean:
             switch trimmed.lowercased() {
             case "yes", "true", "1": return .bool(true)

@@ -82,30 +82,4 @@ indirect enum SchemaJSON {
     static func writeString(_ value: String, to output: inout String) {
         output += JSONValue.string(value).serialized()
     }
-
-    /// Whether `text` follows JSON's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
-    static func isJSONNumber(_ text: String) -> Bool {
-        var bytes = text.utf8[...]
-        func digits() -> Int {
-            let count = bytes.prefix(while: { $0 >= 0x30 && $0 <= 0x39 }).count
-            bytes = bytes.dropFirst(count)
-            return count
-        }
-        if bytes.first == 0x2D { bytes = bytes.dropFirst() }  // -
-        if bytes.first == 0x30 {  // a leading 0 stands alone
-            bytes = bytes.dropFirst()
-        } else if digits() == 0 {
-            return false
-        }
-        if bytes.first == 0x2E {  // .
-            bytes = bytes.dropFirst()
-            if digits() == 0 { return false }
-        }
-        if bytes.first == 0x65 || bytes.first == 0x45 {  // e E
-            bytes = bytes.dropFirst()
-            if bytes.first == 0x2B || bytes.first == 0x2D { bytes = bytes.dropFirst() }
-            if digits() == 0 { return false }
-        }
-        return bytes.isEmpty
-    }
 }

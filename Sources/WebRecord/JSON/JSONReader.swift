@@ -77,15 +77,26 @@ public struct JSONReader: Sendable {
     /// - Throws: ``JSONReaderError`` when the bytes are not one valid JSON value, with the
     ///   kind of problem and where it is.
     public func read(_ bytes: UnsafeRawBufferPointer) throws(JSONReaderError) -> JSONValue {
+        try read(bytes, reportingDuplicateKeys: false).value
+    }
+
+    /// Reads one JSON value from UTF-8 bytes and, when `reportingDuplicateKeys`, lists the keys
+    /// written twice in one object, in document order (otherwise the list is empty).
+    func read(
+        _ bytes: UnsafeRawBufferPointer, reportingDuplicateKeys: Bool
+    ) throws(JSONReaderError) -> (value: JSONValue, duplicateKeys: [JSONDuplicateKey]) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
             throw JSONReaderError(JSONParseFailure(.emptyInput, at: 0), in: UnsafeBufferPointer(start: nil, count: 0))
         }
         let result = base.withMemoryRebound(to: UInt8.self, capacity: bytes.count) {
-            pointer -> Result<JSONValue, JSONReaderError> in
+            pointer -> Result<(value: JSONValue, duplicateKeys: [JSONDuplicateKey]), JSONReaderError> in
             let buffer = UnsafeBufferPointer(start: pointer, count: bytes.count)
             do throws(JSONParseFailure) {
-                var parser = JSONParser(pointer, count: bytes.count, maximumDepth: maximumDepth)
-                return .success(try parser.parseDocument())
+                var parser = JSONParser(
+                    pointer, count: bytes.count, maximumDepth: maximumDepth, reportsRepeatedKeys: reportingDuplicateKeys)
+                let value = try parser.parseDocument()
+                guard let repeated = parser.repeatedKeys, !repeated.isEmpty else { return .success((value, [])) }
+                return .success((value, JSONDuplicateKey.located(repeated, in: buffer)))
             } catch {
                 return .failure(JSONReaderError(error, in: buffer))
             }
@@ -143,151 +154,5 @@ public struct JSONReader: Sendable {
             }
         }
         return try result.get()
-    }
-}
-
-/// An error thrown by ``JSONReader`` for input that is not one valid JSON value.
-///
-/// The position is that of the first offending byte: the unexpected character, the first
-/// byte of an invalid number, the backslash of an invalid escape, the first byte of an
-/// invalid UTF-8 sequence, the bracket that nests too deep, or the end of the input for
-/// ``Kind/unexpectedEnd``.
-///
-/// Lines are separated by LF, CR LF or a lone CR. Columns count **bytes** (not characters)
-/// from the start of the line, so a line that starts with `"é",` has its comma at column 5.
-///
-/// ```swift
-/// do {
-///     _ = try JSONReader().read("{\n  \"a\": 1,\n}")
-/// } catch {
-///     error.kind      // .unexpectedCharacter
-///     error.line      // 3
-///     error.column    // 1
-///     error.message   // "unexpected character '}' at line 3, column 1 (expected a string key)"
-/// }
-/// ```
-public struct JSONReaderError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The kinds of problem the reader reports.
-    public enum Kind: Sendable, Hashable {
-        /// The input ends in the middle of a value.
-        case unexpectedEnd
-        /// A byte that cannot start or continue the expected token (including a byte order
-        /// mark, a comment, a single quote, or a trailing comma's closing bracket).
-        case unexpectedCharacter
-        /// A malformed number (leading zero, missing digits, `+`), or one that overflows `Double`.
-        case invalidNumber
-        /// A backslash followed by a character that is not a JSON escape.
-        case invalidEscape
-        /// A `\u` escape with bad hex digits, or a lone or mismatched UTF-16 surrogate.
-        case invalidUnicodeEscape
-        /// Bytes in a string that are not well-formed UTF-8.
-        case invalidUTF8
-        /// An unescaped control character (U+0000–U+001F) in a string.
-        case controlCharacterInString
-        /// Arrays and objects nest deeper than ``JSONReader/maximumDepth``.
-        case tooDeep
-        /// Something other than whitespace follows the top-level value.
-        case trailingContent
-        /// The input is empty or only whitespace.
-        case emptyInput
-    }
-
-    /// What went wrong.
-    public var kind: Kind
-    /// The 1-based line of the offending byte.
-    public var line: Int
-    /// The 1-based column of the offending byte, counted in bytes from the start of its line.
-    public var column: Int
-    /// The 0-based byte offset of the offending byte in the input.
-    public var offset: Int
-    /// A human-readable explanation that includes the line and column, such as
-    /// `"unexpected character '}' at line 3, column 14 (expected a value)"`.
-    public var message: String
-
-    /// Creates an error.
-    ///
-    /// - Parameters:
-    ///   - kind: What went wrong.
-    ///   - line: The 1-based line.
-    ///   - column: The 1-based column, in bytes.
-    ///   - offset: The 0-based byte offset.
-    ///   - message: A human-readable explanation.
-    public init(kind: Kind, line: Int, column: Int, offset: Int, message: String) {
-        self.kind = kind
-        self.line = line
-        self.column = column
-        self.offset = offset
-        self.message = message
-    }
-
-    /// The ``message``, which includes the line and column.
-    public var description: String { message }
-
-    /// Builds the public error for an internal failure, locating it in the input.
-    init(_ failure: JSONParseFailure, in input: UnsafeBufferPointer<UInt8>) {
-        let offset = min(max(failure.offset, 0), input.count)
-        var line = 1
-        var lineStart = 0
-        var index = 0
-        while index < offset {
-            let byte = input[index]
-            if byte == 0x0A {
-                line += 1
-                lineStart = index + 1
-            } else if byte == 0x0D {
-                if index + 1 < input.count && input[index + 1] == 0x0A {
-                    // CR LF: the LF ends the line.
-                } else {
-                    line += 1
-                    lineStart = index + 1
-                }
-            }
-            index += 1
-        }
-        let column = offset - lineStart + 1
-        let place = "at line \(line), column \(column)"
-        let found = Self.describeByte(at: offset, in: input)
-        var text: String
-        switch failure.kind {
-        case .unexpectedEnd:
-            text = "unexpected end of input \(place)"
-        case .unexpectedCharacter:
-            text = "unexpected character \(found) \(place)"
-        case .invalidNumber:
-            text = "invalid number \(place)"
-        case .invalidEscape:
-            text = "invalid escape sequence \(place)"
-        case .invalidUnicodeEscape:
-            text = "invalid \\u escape \(place)"
-        case .invalidUTF8:
-            text = "invalid UTF-8 \(found) in string \(place)"
-        case .controlCharacterInString:
-            text = "unescaped control character \(found) in string \(place)"
-        case .tooDeep:
-            text = "arrays and objects nest deeper than \(failure.limit) levels \(place)"
-        case .trailingContent:
-            text = "unexpected character \(found) after the JSON value \(place)"
-        case .emptyInput:
-            text = "empty input, no JSON value \(place)"
-        }
-        if let detail = failure.detail {
-            text += " (\(detail))"
-        }
-        self.init(kind: failure.kind, line: line, column: column, offset: offset, message: text)
-    }
-
-    /// A short, printable rendering of the byte at `offset`, for messages.
-    private static func describeByte(at offset: Int, in input: UnsafeBufferPointer<UInt8>) -> String {
-        guard offset < input.count else { return "end of input" }
-        let byte = input[offset]
-        if byte < 0x20 {
-            let hex = String(byte, radix: 16, uppercase: true)
-            return "U+" + String(repeating: "0", count: 4 - hex.count) + hex
-        }
-        if byte < 0x7F {
-            return "'" + String(UnicodeScalar(byte)) + "'"
-        }
-        let hex = String(byte, radix: 16, uppercase: true)
-        return "byte 0x" + (hex.count < 2 ? "0" : "") + hex
     }
 }

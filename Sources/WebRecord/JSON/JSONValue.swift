@@ -74,41 +74,7 @@ extension JSONValue {
     ///   of range, or a step into a value that is neither an object nor an array).
     public func value(atKeyPath keyPath: String) -> JSONValue? {
         if keyPath.isEmpty { return self }
-        var path = keyPath
-        return path.withUTF8 { bytes -> JSONValue? in
-            var current = self
-            let count = bytes.count
-            var start = 0
-            while true {
-                var end = start
-                while end < count && bytes[end] != UInt8(ascii: ".") { end += 1 }
-                let component = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                switch current {
-                case .object(let object):
-                    guard let member = object.value(forKeyBytes: component) else { return nil }
-                    current = member
-                case .array(let array):
-                    guard let index = Self.arrayIndex(component), index < array.count else { return nil }
-                    current = array[index]
-                default:
-                    return nil
-                }
-                if end == count { return current }
-                start = end + 1
-            }
-        }
-    }
-
-    /// Parses an all-digits component as an array index; nil otherwise (or when absurdly large).
-    private static func arrayIndex(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
-        var index = 0
-        for byte in bytes {
-            let digit = Int(byte) - 48
-            guard digit >= 0 && digit <= 9 else { return nil }
-            index = index * 10 + digit
-        }
-        return index
+        return JSONKeyPath.value(atPath: keyPath, in: self)
     }
 
     /// Whether the value is ``null``.

@@ -180,6 +180,17 @@ struct JSONTextWriter {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private mutating func writeString(_ string: String) {
+        Self.appendString(string, to: &output)
+    }
+
+    /// Appends `string` to `output` as a JSON string literal, quotes included.
+    ///
+    /// The one place WebRecord escapes a string into JSON text: `"` and `\` with a backslash,
+    /// U+0008, U+0009, U+000A, U+000C and U+000D as `\b`, `\t`, `\n`, `\f` and `\r`, the other
+    /// control characters below U+0020 as `\u00XX` (lowercase hex), and everything else as
+    /// plain UTF-8.
+    @inline(__always)
+    static func appendString(_ string: String, to output: inout [UInt8]) {
         var string = string
         output.append(UInt8(ascii: "\""))
         string.withUTF8 { bytes in

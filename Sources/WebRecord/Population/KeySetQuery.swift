@@ -62,34 +62,11 @@ struct KeySetQuery {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             switch key {
             case .integer(let value): bytes.append(contentsOf: String(value).utf8)
-            case .text(let value): appendQuoted(value, to: &bytes)
+            case .text(let value): JSONTextWriter.appendString(value, to: &bytes)
             case .null, .real, .blob: return nil
             }
         }
         bytes.append(UInt8(ascii: "]"))
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Appends `value` as a JSON string literal.
-    private static func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        var value = value
-        value.withUTF8 { utf8 in
-            for byte in utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                    bytes.append(UInt8(ascii: "\\"))
-                    bytes.append(byte)
-                case 0..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: "\\u00".utf8)
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0xF)])
-                default:
-                    bytes.append(byte)
-                }
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
     }
 }

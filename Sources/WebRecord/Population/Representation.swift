@@ -6,40 +6,19 @@
 /// stored default are worked out here, and so is where each relationship's links live.
 /// Classes rather than structs, so that walking them for every record copies nothing.
 final class Representation {
-    /// A dotted key path, with a ``KeyLookup`` per component.
-    final class KeyPath {
-        let text: String
-        private let lookups: [KeyLookup]
-        /// Each component as an array index, when it is all digits.
-        private let indexes: [Int?]
+    /// A value found in a dictionary, and the key path it was found at.
+    ///
+    /// A struct rather than a tuple: an optional tuple holding an enum and a string is
+    /// destroyed through the runtime's generic witnesses, which showed in profiles.
+    struct Found {
+        let value: JSONValue
+        let path: JSONKeyPath
 
-        init(_ text: String) {
-            self.text = text
-            let components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            lookups = components.map(KeyLookup.init)
-            indexes = components.map { Int($0) }
-        }
-
-        /// The value at this path, `.null` for an explicit null, nil when absent.
-        func value(in dictionary: JSONObject) -> JSONValue? {
-            guard var value = lookups[0].value(in: dictionary) else { return nil }
-            for position in lookups.indices.dropFirst() {
-                switch value {
-                case .object(let object):
-                    guard let next = lookups[position].value(in: object) else { return nil }
-                    value = next
-                case .array(let array):
-                    guard let index = indexes[position], array.indices.contains(index) else { return nil }
-                    value = array[index]
-                default:
-                    return nil
-                }
-            }
-            return value
-        }
+        /// The key path's text, for messages.
+        var keyPath: String { path.text }
 
         /// The first of `paths` present in `dictionary`, with its path.
-        static func firstValue(of paths: [KeyPath], in dictionary: JSONObject) -> Found? {
+        static func first(of paths: [JSONKeyPath], in dictionary: JSONObject) -> Found? {
             for path in paths {
                 if let value = path.value(in: dictionary) { return Found(value: value, path: path) }
             }
@@ -47,22 +26,10 @@ final class Representation {
         }
     }
 
-    /// A value found in a dictionary, and the key path it was found at.
-    ///
-    /// A struct rather than a tuple: an optional tuple holding an enum and a string is
-    /// destroyed through the runtime's generic witnesses, which showed in profiles.
-    struct Found {
-        let value: JSONValue
-        let path: KeyPath
-
-        /// The key path's text, for messages.
-        var keyPath: String { path.text }
-    }
-
     /// An attribute, where its value is found, and where it is stored.
     final class MappedAttribute {
         let property: Attribute
-        let keyPaths: [KeyPath]
+        let keyPaths: [JSONKeyPath]
         // The attribute's fields read for every record, copied out of `property` once: reading
         // a field through the struct would copy the whole `Attribute` each time.
         let name: String
@@ -77,7 +44,7 @@ final class Representation {
 
         init(property: Attribute, column: Int, storedDefault: DatabaseValue?) {
             self.property = property
-            self.keyPaths = property.keyPaths.map(KeyPath.init)
+            self.keyPaths = property.keyPaths.map(JSONKeyPath.init)
             self.name = property.name
             self.type = property.type
             self.isOptional = property.isOptional
@@ -89,7 +56,7 @@ final class Representation {
 
         /// The first candidate present in `dictionary`, with its path.
         func value(in dictionary: JSONObject) -> Found? {
-            KeyPath.firstValue(of: keyPaths, in: dictionary)
+            Found.first(of: keyPaths, in: dictionary)
         }
 
         /// Whether the marshaler would store `value` (after the transformer, if any): a null
@@ -109,7 +76,7 @@ final class Representation {
     /// A relationship, where its value is found, and where its links are stored.
     final class MappedRelationship {
         let property: Relationship
-        let keyPaths: [KeyPath]
+        let keyPaths: [JSONKeyPath]
         // Fields read for every record, copied out of `property` once (see ``MappedAttribute``).
         let name: String
         let isToMany: Bool
@@ -124,7 +91,7 @@ final class Representation {
 
         init(property: Relationship, id: Int, destination: Int?, link: Link?) {
             self.property = property
-            self.keyPaths = property.keyPaths.map(KeyPath.init)
+            self.keyPaths = property.keyPaths.map(JSONKeyPath.init)
             self.name = property.name
             self.isToMany = property.isToMany
             self.inverse = property.inverse
@@ -135,7 +102,7 @@ final class Representation {
 
         /// The first candidate present in `dictionary`, with its path.
         func value(in dictionary: JSONObject) -> Found? {
-            KeyPath.firstValue(of: keyPaths, in: dictionary)
+            Found.first(of: keyPaths, in: dictionary)
         }
     }
 
@@ -408,7 +375,7 @@ struct SubentitySelector {
         case nil:
             return nil
         case .value(let key, let map)?:
-            guard let value = Representation.KeyPath(key).value(in: dictionary) else { return nil }
+            guard let value = JSONKeyPath(key).value(in: dictionary) else { return nil }
             switch value {
             case .string(let text): return map[text]
             case .integer, .double, .bool: return map[value.serialized()]
@@ -416,7 +383,7 @@ struct SubentitySelector {
             }
         case .presence(let pairs)?:
             for pair in pairs {
-                if let value = Representation.KeyPath(pair.key).value(in: dictionary), !value.isNull {
+                if let value = JSONKeyPath(pair.key).value(in: dictionary), !value.isNull {
                     return pair.entity
                 }
             }

@@ -44,8 +44,9 @@ struct SchemaFileReader {
 
     mutating func read(_ data: Data) {
         let root: JSONValue
+        let duplicates: [JSONDuplicateKey]
         do {
-            root = try JSONReader().read(data)
+            (root, duplicates) = try JSONReader().readReportingDuplicateKeys(data)
         } catch {
             // The problem's own line and column say where; keep them out of the message.
             let reason = error.message.replacingOccurrences(of: " at line \(error.line), column \(error.column)", with: "")
@@ -53,7 +54,7 @@ struct SchemaFileReader {
                 SchemaProblem(file: file, message: "malformed JSON: \(reason)", line: error.line, column: error.column))
             return
         }
-        for duplicate in DuplicateKeyScanner.duplicates(in: data) {
+        for duplicate in duplicates {
             noteDuplicate(duplicate)
         }
         guard let top = root.objectValue else {
@@ -336,7 +337,7 @@ struct SchemaFileReader {
     }
 
     /// Reports a key written twice in one JSON object, which JSON readers resolve by keeping the last.
-    private mutating func noteDuplicate(_ duplicate: DuplicateKeyScanner.Duplicate) {
+    private mutating func noteDuplicate(_ duplicate: JSONDuplicateKey) {
         let path = duplicate.path
         let place = "line \(duplicate.line), column \(duplicate.column)"
         var entity: String?
@@ -434,139 +435,5 @@ struct SchemaFileReader {
 
     private mutating func problem(_ entity: String?, _ property: String?, _ message: String) {
         problems.append(SchemaProblem(file: file, entity: entity, property: property, message: message))
-    }
-}
-
-// MARK: - Duplicate keys
-
-/// Finds keys written twice in one JSON object.
-///
-/// ``JSONReader`` keeps the last of duplicate keys, as most JSON readers do, so an entity or
-/// attribute declared twice would silently replace the first. This scan walks the bytes of a
-/// document the reader has already accepted and reports each repeat with its path and place.
-struct DuplicateKeyScanner {
-    /// One repeated key.
-    struct Duplicate: Sendable, Hashable {
-        /// The keys leading to the object that holds the repeat (array elements are skipped).
-        var path: [String]
-        /// The repeated key.
-        var key: String
-        /// The 1-based line of the repeat.
-        var line: Int
-        /// The 1-based column, in bytes, of the repeat.
-        var column: Int
-    }
-
-    private let bytes: [UInt8]
-    private var index = 0
-    private var line = 1
-    private var lineStart = 0
-    private var found: [Duplicate] = []
-
-    /// Every repeated key in `data`, in document order. `data` must be well-formed JSON.
-    static func duplicates(in data: Data) -> [Duplicate] {
-        var scanner = DuplicateKeyScanner(bytes: [UInt8](data))
-        scanner.value(path: [])
-        return scanner.found
-    }
-
-    private init(bytes: [UInt8]) {
-        self.bytes = bytes
-    }
-
-    private mutating func value(path: [String]) {
-        skipWhitespace()
-        guard index < bytes.count else { return }
-        switch bytes[index] {
-        case UInt8(ascii: "{"): object(path: path)
-        case UInt8(ascii: "["): array(path: path)
-        case UInt8(ascii: "\""): _ = string()
-        default:
-            while index < bytes.count, !Self.isDelimiter(bytes[index]) { index += 1 }
-        }
-    }
-
-    private mutating func object(path: [String]) {
-        index += 1
-        var keys = Set<String>()
-        while true {
-            skipWhitespace()
-            guard index < bytes.count else { return }
-            if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return
-            }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            let line = line
-            let column = index - lineStart + 1
-            guard let key = string() else { return }
-            if !keys.insert(key).inserted {
-                found.append(Duplicate(path: path, key: key, line: line, column: column))
-            }
-            skipWhitespace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: ":") { index += 1 }
-            value(path: path + [key])
-        }
-    }
-
-    private mutating func array(path: [String]) {
-        index += 1
-        while true {
-            skipWhitespace()
-            guard index < bytes.count else { return }
-            switch bytes[index] {
-            case UInt8(ascii: "]"):
-                index += 1
-                return
-            case UInt8(ascii: ","):
-                index += 1
-            default:
-                let start = index
-                value(path: path)
-                if index == start { index += 1 }
-            }
-        }
-    }
-
-    /// Reads a string token and decodes it with the same rules as the reader.
-    private mutating func string() -> String? {
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
-        let start = index
-        index += 1
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\"") {
-            index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
-        }
-        index = min(index + 1, bytes.count)
-        return (try? JSONReader().read(Array(bytes[start..<index])))?.stringValue
-    }
-
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x0A:
-                line += 1
-                lineStart = index + 1
-            case 0x0D:
-                if index + 1 >= bytes.count || bytes[index + 1] != 0x0A {
-                    line += 1
-                    lineStart = index + 1
-                }
-            case 0x20, 0x09:
-                break
-            default:
-                return
-            }
-            index += 1
-        }
-    }
-
-    private static func isDelimiter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D: true
-        default: false
-        }
     }
 }

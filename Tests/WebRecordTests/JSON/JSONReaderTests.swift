@@ -398,6 +398,46 @@ struct JSONReaderObjectTests {
         #expect(object["e\u{301}"] == .integer(2))
         #expect(object["ключ"] == .integer(3))
     }
+
+    @Test("Repeated keys are reported on request, in document order, with their path and place")
+    func reportedDuplicateKeys() throws {
+        let text = "{\"a\": 1,\n \"list\": [{\"x\": 1, \"x\": 2}],\r\n \"o\": {\"p\": {\"k\": 1, \"\\u006b\": 2, \"k\": 3}},\r \"a\": {\"b\": 1, \"b\": 2}}"
+        let (value, duplicates) = try JSONReader().readReportingDuplicateKeys(Data(text.utf8))
+        #expect(value == (try JSONReader().read(text)))
+        #expect(
+            duplicates == [
+                JSONDuplicateKey(path: ["list"], key: "x", line: 2, column: 20),
+                JSONDuplicateKey(path: ["o", "p"], key: "k", line: 3, column: 22),
+                JSONDuplicateKey(path: ["o", "p"], key: "k", line: 3, column: 35),
+                JSONDuplicateKey(path: [], key: "a", line: 4, column: 2),
+                JSONDuplicateKey(path: ["a"], key: "b", line: 4, column: 16),
+            ])
+    }
+
+    @Test("Keys with escapes lead to a repeat by their decoded text, and objects without repeats report none")
+    func reportedDuplicateKeysPathsAndNone() throws {
+        let nested = #"{"e\u0073c": [1, {"in": {"z": 1, "z": 2}}]}"#
+        let (_, duplicates) = try JSONReader().readReportingDuplicateKeys(Data(nested.utf8))
+        #expect(duplicates == [JSONDuplicateKey(path: ["esc", "in"], key: "z", line: 1, column: 34)])
+        // Same bytes only: canonically equivalent keys are two keys, as the reader keeps them.
+        let distinct = #"[{"\u00e9": 1, "e\u0301": 2}, {"id": 1}, {"id": 2}]"#
+        let (value, none) = try JSONReader().readReportingDuplicateKeys(Data(distinct.utf8))
+        #expect(none.isEmpty)
+        #expect(value[0]?.objectValue?.count == 2)
+        // A repeat in every one of many same-shaped objects is reported for each.
+        let many = "[" + (0..<100).map { _ in #"{"id": 1, "id": 2}"# }.joined(separator: ",") + "]"
+        let (_, repeats) = try JSONReader().readReportingDuplicateKeys(Data(many.utf8))
+        #expect(repeats.count == 100)
+        // Each element is 18 bytes and a comma; the repeat is 10 bytes into the last one.
+        #expect(repeats.last == JSONDuplicateKey(path: [], key: "id", line: 1, column: 2 + 99 * 19 + 10))
+    }
+
+    @Test("A document that does not read throws the reader's error, duplicates or not")
+    func reportedDuplicateKeysMalformed() {
+        #expect(throws: JSONReaderError.self) {
+            try JSONReader().readReportingDuplicateKeys(Data(#"{"a": 1, "a": }"#.utf8))
+        }
+    }
 }
 
 @Suite("JSON reader: errors and limits")

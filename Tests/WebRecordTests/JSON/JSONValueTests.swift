@@ -68,6 +68,59 @@ struct JSONValueTests {
         #expect(JSONValue.array([1]).value(atKeyPath: "99999999999999999999999") == nil)
     }
 
+    @Test("Only all-digit components index arrays, leading zeros included")
+    func keyPathIndexes() {
+        let value: JSONValue = ["list": ["a", "b"]]
+        #expect(value.value(atKeyPath: "list.1") == "b")
+        #expect(value.value(atKeyPath: "list.01") == "b")
+        #expect(value.value(atKeyPath: "list.0000000000000000000001") == "b")
+        #expect(value.value(atKeyPath: "list.+1") == nil)
+        #expect(value.value(atKeyPath: "list.-1") == nil)
+        #expect(value.value(atKeyPath: "list. 1") == nil)
+        #expect(value.value(atKeyPath: "list.") == nil)
+    }
+
+    @Test("A key path starting at an object reads its first component as a key, through objects of changing shapes")
+    func keyPathInObjects() throws {
+        let path = JSONKeyPath("user.name")
+        let first = try #require(try JSONReader().read(#"{"user": {"id": 1, "name": "a"}}"#).objectValue)
+        let second = try #require(try JSONReader().read(#"{"user": {"name": "b", "id": 2}}"#).objectValue)
+        let third = try #require(try JSONReader().read(#"{"user": {"id": 3}}"#).objectValue)
+        // The same path through objects of different shapes, and back: each lookup follows the shape.
+        #expect(path.value(in: first) == "a")
+        #expect(path.value(in: second) == "b")
+        #expect(path.value(in: third) == nil)
+        #expect(path.value(in: first) == "a")
+        #expect(path.text == "user.name")
+        let empty: JSONObject = ["": "empty key"]
+        // Unlike value(atKeyPath:), whose empty path is the value itself, "" is the empty key here.
+        #expect(JSONKeyPath("").value(in: empty) == "empty key")
+        #expect(JSONKeyPath("").value(in: .object(empty)) == "empty key")
+        #expect(JSONValue.object(empty).value(atKeyPath: "") == .object(empty))
+    }
+
+    @Test("A kept key path and a one-time walk read the same values")
+    func keptAndOneTimeWalksAgree() throws {
+        let value = try JSONReader().read(
+            #"{"a": {"b": [10, {"c": null}], "": {"": 1}}, "0": "zero", "list": [[1, 2], [3]]}"#)
+        let paths = [
+            "a", "a.b", "a.b.0", "a.b.1.c", "a.b.2", "a.b.x", "a..", "a.", "0", "list.1.0", "list.01.0", "list.+1",
+            "list.0.5", "missing", "a.b.1.c.d", ".", "",
+        ]
+        for path in paths {
+            let kept = JSONKeyPath(path)
+            let once = JSONKeyPath.value(atPath: path, in: value)
+            #expect(kept.value(in: value) == once, "\(path)")
+            // Twice, so that the second walk uses the positions the first one cached.
+            #expect(kept.value(in: value) == once, "\(path), again")
+            if let object = value.objectValue {
+                #expect(kept.value(in: object) == once, "\(path), from the object")
+            }
+        }
+        #expect(JSONKeyPath.value(atPath: "a.b.1.c", in: value) == .null)
+        #expect(JSONKeyPath.value(atPath: "a..", in: value) == 1)
+    }
+
     @Test("Literals build the matching cases")
     func literals() {
         let value: JSONValue = ["s": "x", "i": 1, "d": 1.5, "b": false, "n": nil, "a": [1, "2"], "o": ["k": true]]

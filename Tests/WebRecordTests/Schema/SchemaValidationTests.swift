@@ -347,6 +347,10 @@ import Testing
             "{\n  \"entities\": {\n    \"Post\": {},\n    \"Post\": {}\n  }\n}",
             [problem("Post", nil, "entity declared twice in this file (again at line 4, column 5)")]),
         Case(
+            "entity declared twice in one file, once with an escape",
+            "{\n  \"entities\": {\n    \"Post\": {},\n    \"P\\u006fst\": {}\n  }\n}",
+            [problem("Post", nil, "entity declared twice in this file (again at line 4, column 5)")]),
+        Case(
             "attribute declared twice in one file",
             "{ \"entities\": { \"Post\": { \"attributes\": {\n  \"id\": { \"type\": \"string\" },\n  \"id\": { \"type\": \"integer\" }\n} } } }",
             [problem("Post", "id", "declared twice in 'attributes' (again at line 3, column 3)")]),

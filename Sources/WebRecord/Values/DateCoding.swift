@@ -52,7 +52,8 @@ package enum DateCoding {
             return true
         }
         guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2) else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+        // A year of four digits and a month of two: both fit an Int on any platform.
+        guard (1...12).contains(month), day >= 1, day <= Int64(daysIn(month: Int(month), year: Int(year))) else { return nil }
         var seconds = days(fromCivil: year, month, day) * 86_400
         var milliseconds: Int64 = 0
         if index == bytes.count { return Date(timeIntervalSince1970: Double(seconds)) }
@@ -131,11 +132,15 @@ package enum DateCoding {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+    /// The number of days in `month` (1–12) of `year`, proleptic Gregorian; 0 for a month out
+    /// of range.
+    @inline(__always)
+    static func daysIn(month: Int, year: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
         case 4, 6, 9, 11: 30
-        default: 31
+        case 1, 3, 5, 7, 8, 10, 12: 31
+        default: 0
         }
     }
 
@@ -148,28 +153,5 @@ package enum DateCoding {
     static func isStorable(_ date: Date) -> Bool {
         let seconds = date.timeIntervalSince1970
         return seconds.isFinite && seconds >= -62_167_219_200 && seconds < 253_402_300_800
-    }
-}
-
-/// Reads and writes decimals as WebRecord stores them: canonical decimal text.
-enum DecimalCoding {
-    static func string(from decimal: Decimal) -> String {
-        var value = decimal
-        return NSDecimalString(&value, Locale(identifier: "en_US_POSIX"))
-    }
-
-    /// The decimal `text` denotes, exactly, or nil: text that is not a number (`"+-5"`,
-    /// `"1.2.3"`), and numbers that `Decimal` cannot hold exactly (more than 38 significant
-    /// digits, or an exponent out of its range), are refused rather than rounded.
-    static func decimal(from text: String) -> Decimal? {
-        guard let parts = JSONNumberText.parts(of: text) else { return nil }
-        if parts.digits.isEmpty { return Decimal(0) }
-        guard parts.digits.count <= 38, parts.exponent >= -128, parts.exponent <= 127 else { return nil }
-        let canonical = (parts.negative ? "-" : "") + String(decoding: parts.digits.map { $0 + 48 }, as: UTF8.self)
-            + "e" + String(parts.exponent)
-        guard let decimal = Decimal(string: canonical, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN,
-            JSONNumberText.parts(of: string(from: decimal)) == parts
-        else { return nil }
-        return decimal
     }
 }

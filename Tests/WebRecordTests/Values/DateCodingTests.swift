@@ -142,6 +142,28 @@ import Testing
         }
     }
 
+    @Test func monthLengthsAgreeWithFoundationAndGuardBothReaders() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "UTC"))
+        for year in [1600, 1700, 1900, 1999, 2000, 2011, 2012, 2100, 2400, 9999] {
+            for month in 1...12 {
+                let first = try #require(calendar.date(from: DateComponents(year: year, month: month, day: 1)))
+                let length = try #require(calendar.range(of: .day, in: .month, for: first)).count
+                #expect(DateCoding.daysIn(month: month, year: year) == length, "\(year)-\(month)")
+                let prefix = String(format: "%04d-%02d-", year, month)
+                for day in [length, length + 1] {
+                    let text = prefix + String(format: "%02dT12:00:00Z", day)
+                    let valid = day == length
+                    // The general ISO-8601 reader and the stored-form fast path of coercion agree.
+                    #expect((DateCoding.date(fromISO8601: text) != nil) == valid, "\(text)")
+                    #expect((ValueCoercion.storedISO8601(text) != nil) == valid, "\(text)")
+                }
+            }
+        }
+        #expect(DateCoding.daysIn(month: 0, year: 2012) == 0)
+        #expect(DateCoding.daysIn(month: 13, year: 2012) == 0)
+    }
+
     @Test func storableRange() {
         #expect(DateCoding.isStorable(Date(timeIntervalSince1970: 0)))
         #expect(DateCoding.isStorable(Self.expected(1, 1, 1)))

@@ -27,11 +27,6 @@ struct ValueCoercion: Sendable {
         self.formatters = DateFormatterCache()
     }
 
-    /// The stored value for `value`, or nil when it cannot be coerced. JSON null is `.null`.
-    func storedValue(_ value: JSONValue, for attribute: Attribute) -> DatabaseValue? {
-        storedValue(value, type: attribute.type, dateFormat: attribute.dateFormat)
-    }
-
     /// The stored value for `value` as an attribute of `type` (and `dateFormat`, for dates), or
     /// nil when it cannot be coerced. JSON null is `.null`.
     func storedValue(_ value: JSONValue, type: AttributeType, dateFormat: String?) -> DatabaseValue? {
@@ -96,11 +91,6 @@ struct ValueCoercion: Sendable {
         case .json:
             return .text(value.serialized())
         }
-    }
-
-    /// The primary-key form of a value: normalized to the attribute's type so `"5"` matches 5.
-    func keyValue(_ value: JSONValue, for attribute: Attribute) -> DatabaseValue? {
-        keyValue(value, type: attribute.type, dateFormat: attribute.dateFormat)
     }
 
     /// The primary-key form of a value of an attribute of `type`.
@@ -172,7 +162,7 @@ struct ValueCoercion: Sendable {
                 let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
                 let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
                 bytes.count == 20 || digits(20, 3) != nil,
-                day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
+                day >= 1, day <= DateCoding.daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
             else { return 0 }
             return bytes.count
         }
@@ -189,16 +179,6 @@ struct ValueCoercion: Sendable {
             }
         default:
             return nil
-        }
-    }
-
-    /// The number of days in `month` (1–12) of `year`; 0 for a month out of range.
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        case 1, 3, 5, 7, 8, 10, 12: 31
-        default: 0
         }
     }
 
@@ -226,32 +206,5 @@ struct ValueCoercion: Sendable {
             return nil
         default: return nil
         }
-    }
-}
-
-/// DateFormatters for the schema's custom formats, made once per format.
-///
-/// `@unchecked Sendable` is safe: the cache dictionary and each formatter are used only under the lock.
-final class DateFormatterCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var formatters: [String: DateFormatter] = [:]
-
-    func date(from text: String, format: String) -> Date? {
-        lock.lock()
-        defer { lock.unlock() }
-        let formatter: DateFormatter
-        if let cached = formatters[format] {
-            formatter = cached
-        } else {
-            formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = format
-            // Proleptic Gregorian, as dates are stored: the default switches to the Julian
-            // calendar before October 1582, so `01/01/1000` would be another day than `1000-01-01`.
-            formatter.gregorianStartDate = Date(timeIntervalSince1970: -1e13)
-            formatters[format] = formatter
-        }
-        return formatter.date(from: text)
     }
 }

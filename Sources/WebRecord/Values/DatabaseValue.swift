@@ -25,7 +25,7 @@ public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
         case (.null, .null): true
         case (.integer(let left), .integer(let right)): left == right
         case (.real(let left), .real(let right)): left == right
-        case (.text(let left), .text(let right)): Self.sameBytes(left, right)
+        case (.text(let left), .text(let right)): sameUTF8(left, right)
         case (.blob(let left), .blob(let right)): left == right
         default: false
         }
@@ -48,18 +48,6 @@ public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
         case .blob(let value):
             hasher.combine(4 as UInt8)
             hasher.combine(value)
-        }
-    }
-
-    /// Whether two strings have the same UTF-8 bytes.
-    private static func sameBytes(_ left: String, _ right: String) -> Bool {
-        var left = left
-        var right = right
-        return left.withUTF8 { leftBytes in
-            right.withUTF8 { rightBytes in
-                leftBytes.count == rightBytes.count
-                    && (leftBytes.isEmpty || memcmp(leftBytes.baseAddress!, rightBytes.baseAddress!, leftBytes.count) == 0)
-            }
         }
     }
 
