@@ -16,9 +16,9 @@ func run(storePath: String) async throws {
     // 1. A store for the App.net schema, with a record class per entity.
     let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/AppNet.json"))
     let store = try RecordStore(path: storePath, schema: schema)
-    store.register(Post.self)
-    store.register(User.self)
-    store.register(Counts.self)
+    store.register(recordClass: Post.self)
+    store.register(recordClass: User.self)
+    store.register(recordClass: Counts.self)
 
     // 2. "App.net": the 20 recorded posts, 5 a page, over HTTP on 127.0.0.1. It will be asked
     //    for the first page alone, then for every page from the first.

@@ -15,9 +15,9 @@ func run(storePath: String) async throws {
     // 1. A store for the Foursquare schema, with a record class per entity.
     let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/Foursquare.json"))
     let store = try RecordStore(path: storePath, schema: schema)
-    store.register(Venue.self)
-    store.register(FSCategory.self)
-    store.register(Location.self)
+    store.register(recordClass: Venue.self)
+    store.register(recordClass: FSCategory.self)
+    store.register(recordClass: Location.self)
 
     // 2. "Foursquare": the recorded search response, over HTTP on 127.0.0.1, and the server
     //    for it, registered for the base class so that it serves every entity.

@@ -15,8 +15,8 @@ final class Post: Record, @unchecked Sendable {     // optional typed access, MM
 final class User: Record, @unchecked Sendable {
     var name: String? { self["name"] }
 }
-store.register(Post.self)
-store.register(User.self)
+store.register(recordClass: Post.self)
+store.register(recordClass: User.self)
 
 // One Server per API: an HTTPServer subclass for a web service (Docs/Servers.md); here,
 // recorded App.net responses, one JSON file per URN.

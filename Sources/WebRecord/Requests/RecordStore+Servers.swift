@@ -11,7 +11,7 @@ extension RecordStore {
     /// For example:
     ///
     /// ```swift
-    /// store.register(Post.self)                      // records of "Post" are Posts
+    /// store.register(recordClass: Post.self)                      // records of "Post" are Posts
     /// store.register(ADNServer(), for: ADNRecord.self) // Post, User... subclass ADNRecord
     /// let posts = try await Post.startRequest(urn: "posts/stream/global", in: store)
     /// ```

@@ -173,14 +173,17 @@ public final class RecordStore: Sendable {
     ///
     /// ```swift
     /// final class Post: Record { var text: String? { self["text"] } }
-    /// store.register(Post.self)                     // for the entity named "Post"
-    /// store.register(FSCategory.self, for: "Category")
+    /// store.register(recordClass: Post.self)      // for the entity named "Post"
+    /// store.register(recordClass: FSCategory.self, forEntity: "Category")
     /// ```
+    ///
+    /// The label says what is registered: servers are registered with
+    /// ``register(_:for:)`` and ``register(_:forEntity:)``.
     ///
     /// - Parameters:
     ///   - recordClass: the subclass.
     ///   - entityName: the entity; by default the class's ``Record/entityName``.
-    public func register(_ recordClass: Record.Type, for entityName: String? = nil) {
+    public func register(recordClass: Record.Type, forEntity entityName: String? = nil) {
         database.recordClasses.register(recordClass, for: entityName ?? recordClass.entityName)
     }
 

@@ -12,7 +12,7 @@ import Foundation
 ///     var text: String? { self["text"] }
 ///     var user: User? { related("user") }
 /// }
-/// store.register(Post.self)
+/// store.register(recordClass: Post.self)
 /// ```
 ///
 /// A record is an immutable snapshot taken when it was fetched or populated; fetch it again to
@@ -152,7 +152,7 @@ open class Record: @unchecked Sendable, CustomDebugStringConvertible {
         database.logger.log(
             .warning,
             "\(self).\(relationship) is a \(record.entity.name), and \(T.self) stands for \(standsFor); "
-                + "register it with store.register(\(T.self).self, for: \"\(record.entity.name)\")",
+                + "register it with store.register(recordClass: \(T.self).self, forEntity: \"\(record.entity.name)\")",
             entity: entity.name)
         return nil
     }

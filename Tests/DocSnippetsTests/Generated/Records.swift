@@ -81,9 +81,9 @@ extension DocSnippetContext {
             var posts: [Post] { relatedRecords("posts") }
         }
 
-        store.register(Post.self)                      // for the entity named "Post"
-        store.register(User.self)
-        store.register(FSCategory.self, for: "Category")
+        store.register(recordClass: Post.self)                      // for the entity named "Post"
+        store.register(recordClass: User.self)
+        store.register(recordClass: FSCategory.self, forEntity: "Category")
 
         let posts: [Post] = try store.fetch(Post.self, orderBy: [.descending("date")])
         print(posts.first?.user?.name ?? "")

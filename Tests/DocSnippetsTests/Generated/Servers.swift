@@ -35,8 +35,8 @@ extension DocSnippetContext {
         // 3. Register the classes and the server, then request.
         let store = try RecordStore(path: "appnet.sqlite",
                                     schema: Schema(contentsOf: URL(fileURLWithPath: "Schemas/AppNet.json")))
-        store.register(Post.self)
-        store.register(User.self)
+        store.register(recordClass: Post.self)
+        store.register(recordClass: User.self)
         store.register(ADNServer(token: token), for: ADNRecord.self)   // covers Post and User
 
         let posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)

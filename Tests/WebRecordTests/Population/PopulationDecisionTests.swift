@@ -39,7 +39,7 @@ import WebRecordTesting
             override class var keyPathForResponseObject: String? { "posts" }
         }
         let test = try makeDecisionStore()
-        test.store.register(Post.self, for: "Post")
+        test.store.register(recordClass: Post.self, forEntity: "Post")
         let result = try test.store.populate(json(#"{"posts": [{"id": 6, "title": "f"}], "data": []}"#), entity: "Post")
         #expect(result.records.count == 1)
         #expect(result.records.first is Post)
@@ -414,7 +414,7 @@ import WebRecordTesting
             }
         }
         let test = try makeDecisionStore()
-        test.store.register(Shape.self, for: "Shape")
+        test.store.register(recordClass: Shape.self, forEntity: "Shape")
         let result = try test.store.populate(json(#"[{"id": 1, "side": 2}]"#), entity: "Shape")
         #expect(result.records.first?.entity.name == "Square")
     }

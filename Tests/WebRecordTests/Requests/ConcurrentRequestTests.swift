@@ -9,8 +9,8 @@ import WebRecordTesting
     @Test func eightConcurrentRequestsIntoOneFileStoreAllSucceedConsistently() async throws {
         let (store, directory) = try RequestSupport.makeStore()
         let loopback = try LoopbackHTTPServer()
-        store.register(FeedPost.self)
-        store.register(FeedUser.self)
+        store.register(recordClass: FeedPost.self)
+        store.register(recordClass: FeedUser.self)
         store.register(HTTPServer(baseURL: loopback.baseURL), for: FeedRecord.self)
         // Page n holds posts 10n ..< 10n + 15: each overlaps the next by five posts, and all
         // share the same five users.

@@ -13,7 +13,7 @@ import WebRecordTesting
 
     init() throws {
         (store, directory) = try RequestSupport.makeStore()
-        store.register(FeedPost.self)
+        store.register(recordClass: FeedPost.self)
         store.register(server, for: FeedRecord.self)
     }
 

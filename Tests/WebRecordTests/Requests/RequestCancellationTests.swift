@@ -12,7 +12,7 @@ import WebRecordTesting
 
     init() throws {
         (store, directory) = try RequestSupport.makeStore()
-        store.register(FeedPost.self)
+        store.register(recordClass: FeedPost.self)
         loopback = try LoopbackHTTPServer()
         store.register(HTTPServer(baseURL: loopback.baseURL), for: FeedRecord.self)
     }

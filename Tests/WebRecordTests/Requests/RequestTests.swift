@@ -12,8 +12,8 @@ import WebRecordTesting
 
     init() throws {
         (store, directory) = try RequestSupport.makeStore()
-        store.register(FeedPost.self)
-        store.register(FeedUser.self)
+        store.register(recordClass: FeedPost.self)
+        store.register(recordClass: FeedUser.self)
         store.register(server, for: FeedRecord.self)
     }
 

@@ -74,8 +74,8 @@ import WebRecordTesting
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path("appnet.sqlite"), schema: Schema(json: Self.schemaJSON))
 
-        store.register(Post.self)
-        store.register(User.self)
+        store.register(recordClass: Post.self)
+        store.register(recordClass: User.self)
         store.register(ADNServer(baseURL: loopback.baseURL, token: "t0ken"), for: ADNRecord.self)
         let result = try await Post.startRequestForResult(urn: "stream/0/posts/stream/global", in: store)
         let posts = result.records.compactMap { $0 as? Post }

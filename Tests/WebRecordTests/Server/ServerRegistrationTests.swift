@@ -11,9 +11,9 @@ import WebRecordTesting
 
     init() throws {
         (store, directory) = try RequestSupport.makeStore()
-        store.register(FeedPost.self)
-        store.register(FeedUser.self)
-        store.register(FeedPhoto.self)
+        store.register(recordClass: FeedPost.self)
+        store.register(recordClass: FeedUser.self)
+        store.register(recordClass: FeedPhoto.self)
     }
 
     @Test func nothingRegisteredFindsNothing() {

@@ -304,8 +304,8 @@ import WebRecordTesting
 
     @Test func registeredSubclassesAreWhatFetchesReturn() throws {
         let store = try RecordRelationshipTests.makeStore()
-        store.register(Post.self)
-        store.register(User.self)
+        store.register(recordClass: Post.self)
+        store.register(recordClass: User.self)
         #expect(Post.entityName == "Post")
 
         let posts = try store.fetch("Post", orderBy: [.ascending("id")])
@@ -352,17 +352,17 @@ import WebRecordTesting
         #expect(post.related("author") as Writer? == nil)
         let warning = try #require(handler.events.first { $0.level == .warning })
         #expect(warning.message.contains("Writer"))
-        #expect(warning.message.contains("store.register(Writer.self, for: \"User\")"), "\(warning.message)")
+        #expect(warning.message.contains("store.register(recordClass: Writer.self, forEntity: \"User\")"), "\(warning.message)")
 
         // Registered for the entity, the same class is what the relationship gives.
-        store.register(Writer.self, for: "User")
+        store.register(recordClass: Writer.self, forEntity: "User")
         #expect((post.related("author") as Writer?)?.primaryKeyValue == "u1")
     }
 
     @Test("A typed accessor named description reads its attribute, and the record still describes itself")
     func aDescriptionAccessorDoesNotCollide() throws {
         let store = try RecordRelationshipTests.makeStore()
-        store.register(TitledPost.self)
+        store.register(recordClass: TitledPost.self)
         let post = try #require(try store.fetchOne("Post", primaryKey: 1) as? TitledPost)
         #expect(post.description == "First")
         #expect("\(post)" == "Post(_id: 1, key: 1)")
@@ -371,7 +371,7 @@ import WebRecordTesting
 
     @Test func fetchByClassUsesTheRegisteredEntity() throws {
         let store = try RecordRelationshipTests.makeStore()
-        store.register(Article.self, for: "Post")
+        store.register(recordClass: Article.self, forEntity: "Post")
         let articles: [Article] = try store.fetch(Article.self, where: "\"id\" > ?", arguments: [1], orderBy: [.descending("id")])
         #expect(articles.map(\.primaryKeyValue) == [3, 2])
         #expect(try store.fetch(Article.self, limit: 1, offset: 2).map(\.primaryKeyValue) == [3])
@@ -379,7 +379,7 @@ import WebRecordTesting
 
     @Test func fetchByClassDefaultsToTheClassName() throws {
         let store = try RecordRelationshipTests.makeStore()
-        store.register(Post.self)
+        store.register(recordClass: Post.self)
         #expect(try store.fetch(Post.self).count == 3)
     }
 
@@ -390,13 +390,13 @@ import WebRecordTesting
             try connection.insert("Link", ["_entity": "OutwardLink", "id": 2])
             try connection.insert("Link", ["_entity": "Link", "id": 3])
         }
-        store.register(LinkRecord.self, for: "Link")
+        store.register(recordClass: LinkRecord.self, forEntity: "Link")
         let links = try store.fetch("Link", orderBy: [.ascending("id")])
         #expect(links.map { String(describing: type(of: $0)) } == ["LinkRecord", "LinkRecord", "LinkRecord"])
         #expect(links.compactMap { ($0 as? LinkRecord)?.issueID } == [1, 2, 3])
 
         // A more specific registration wins for its entity only.
-        store.register(InwardLinkRecord.self, for: "InwardLink")
+        store.register(recordClass: InwardLinkRecord.self, forEntity: "InwardLink")
         let again = try store.fetch("Link", orderBy: [.ascending("id")])
         #expect(again.map { String(describing: type(of: $0)) } == ["InwardLinkRecord", "LinkRecord", "LinkRecord"])
         #expect(try store.fetch(InwardLinkRecord.self).map(\.primaryKeyValue) == [1])
