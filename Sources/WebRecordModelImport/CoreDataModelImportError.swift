@@ -1,66 +1,33 @@
-/// Why a Core Data model could not be converted into a schema file.
-///
-/// Its `description` reads `FILE:LINE:COLUMN: message` (or `FILE: message` when there is no
-/// location), and a message about a property starts with `Entity.property:`.
-///
-/// For example:
-///
-/// ```swift
-/// do {
-///     _ = try CoreDataModelImporter.schemaJSON(contentsOf: url)
-/// } catch let error as CoreDataModelImportError {
-///     print(error)   // Model/contents:12:9: Post.date: unsupported attributeType "Undefined"
-/// }
-/// ```
-public struct CoreDataModelImportError: Error, Sendable, CustomStringConvertible {
-    /// The model file, as it was named to the importer.
-    public var file: String
-    /// The 1-based line of the problem in the model file, when known.
-    public var line: Int?
-    /// The 1-based column of the problem in the model file, when known.
-    public var column: Int?
-    /// What is wrong, starting with `Entity.property:` when it concerns one property.
-    public var message: String
+import WebRecord
 
-    /// Creates an error.
-    ///
-    /// - Parameters:
-    ///   - file: The model file.
-    ///   - line: The 1-based line of the problem, if known.
-    ///   - column: The 1-based column of the problem, if known.
-    ///   - message: What is wrong.
-    public init(file: String, line: Int? = nil, column: Int? = nil, message: String) {
-        self.file = file
-        self.line = line
-        self.column = column
-        self.message = message
-    }
+// MARK: - Why a Core Data model could not be converted
 
-    /// `FILE:LINE:COLUMN: message`, or `FILE: message` when the location is unknown.
-    public var description: String {
-        switch (line, column) {
-        case let (line?, column?): "\(file):\(line):\(column): \(message)"
-        case let (line?, nil): "\(file):\(line): \(message)"
-        default: "\(file): \(message)"
-        }
-    }
-}
-
-extension CoreDataModelImportError {
+/// The importer throws WebRecord's one error type, with code `invalidSchema`: a model is a
+/// schema's source. The error names the model ``WebRecordError/file`` and, when known, the
+/// ``WebRecordError/line`` and ``WebRecordError/column`` of the element concerned; a message
+/// about one property starts with `Entity.property:`.
+extension WebRecordError {
     static func unreadable(file: String, reason: String) -> Self {
-        Self(file: file, message: "cannot read the model: \(reason)")
+        modelProblem(file: file, message: "cannot read the model: \(reason)")
     }
 
     static func notAModel(file: String, _ reason: String) -> Self {
-        Self(file: file, message: "not a Core Data model: \(reason); expected the contents XML of an .xcdatamodel")
+        modelProblem(file: file, message: "not a Core Data model: \(reason); expected the contents XML of an .xcdatamodel")
     }
 
     static func malformedXML(file: String, _ error: ModelXMLError) -> Self {
-        Self(file: file, line: error.line, column: error.column, message: "malformed XML: \(error.message)")
+        modelProblem(file: file, line: error.line, column: error.column, message: "malformed XML: \(error.message)")
     }
 
     static func at(_ node: ModelXMLElement, file: String, _ message: String) -> Self {
-        Self(file: file, line: node.line, column: node.column, message: message)
+        modelProblem(file: file, line: node.line, column: node.column, message: message)
+    }
+
+    private static func modelProblem(file: String, line: Int? = nil, column: Int? = nil, message: String) -> Self {
+        var error = WebRecordError(.invalidSchema, message)
+        error.file = file
+        error.line = line
+        error.column = column
+        return error
     }
 }
-

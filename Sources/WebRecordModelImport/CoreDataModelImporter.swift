@@ -1,4 +1,5 @@
 import Foundation
+import WebRecord
 
 /// Converts a Core Data model into a WebRecord schema file.
 ///
@@ -35,21 +36,21 @@ public enum CoreDataModelImporter {
     ///   - data: The UTF-8 XML of the model (the `contents` file of an `.xcdatamodel`).
     ///   - fileName: The name used for the file in error messages.
     /// - Returns: The schema file's text.
-    /// - Throws: `CoreDataModelImportError` when the data is empty or binary, the XML is
+    /// - Throws: a `WebRecordError` (code `invalidSchema`) when the data is empty or binary, the XML is
     ///   malformed, has a DOCTYPE declaration, an empty processing instruction (`<?pi?>`) or
     ///   an encoding other than UTF-8, the root element is not `<model>`, a name is missing
     ///   or used twice, or an attribute type, default value or deletion rule has no WebRecord
     ///   equivalent.
-    public static func schemaJSON(fromModelXML data: Data, fileName: String) throws -> String {
-        if data.isEmpty { throw CoreDataModelImportError.notAModel(file: fileName, "the file is empty") }
+    public static func schemaJSON(fromModelXML data: Data, fileName: String) throws(WebRecordError) -> String {
+        if data.isEmpty { throw WebRecordError.notAModel(file: fileName, "the file is empty") }
         if data.contains(0) || String(bytes: data, encoding: .utf8) == nil {
-            throw CoreDataModelImportError.notAModel(file: fileName, "the file is binary, not UTF-8 XML text")
+            throw WebRecordError.notAModel(file: fileName, "the file is binary, not UTF-8 XML text")
         }
         let document: ModelXMLDocument
         do {
             document = try ModelXMLDocument(parsing: data, keptDepth: ModelConverter.elementDepth)
         } catch {
-            throw CoreDataModelImportError.malformedXML(file: fileName, error)
+            throw WebRecordError.malformedXML(file: fileName, error)
         }
         let converter = ModelConverter(file: fileName)
         return try converter.schemaText(for: document.root)
@@ -67,16 +68,16 @@ public enum CoreDataModelImporter {
     ///
     /// - Parameter url: A file URL of the model's `contents` file or of its `.xcdatamodel` directory.
     /// - Returns: The schema file's text, pretty-printed with a 2-space indent and a trailing newline.
-    /// - Throws: `CoreDataModelImportError` when the file cannot be read (it is missing, is a
+    /// - Throws: a `WebRecordError` (code `invalidSchema`) when the file cannot be read (it is missing, is a
     ///   directory with no `contents` file, or may not be read) or cannot be converted; see
     ///   `schemaJSON(fromModelXML:fileName:)`.
-    public static func schemaJSON(contentsOf url: URL) throws -> String {
+    public static func schemaJSON(contentsOf url: URL) throws(WebRecordError) -> String {
         guard url.isFileURL else {
             let data: Data
             do {
                 data = try Data(contentsOf: url)
             } catch {
-                throw CoreDataModelImportError.unreadable(file: url.absoluteString, reason: error.localizedDescription)
+                throw WebRecordError.unreadable(file: url.absoluteString, reason: error.localizedDescription)
             }
             return try schemaJSON(fromModelXML: data, fileName: url.absoluteString)
         }
@@ -84,26 +85,26 @@ public enum CoreDataModelImporter {
         if isDirectory(url.path) {
             fileURL = url.appendingPathComponent("contents")
             guard FileManager.default.fileExists(atPath: fileURL.path) else {
-                throw CoreDataModelImportError.unreadable(
+                throw WebRecordError.unreadable(
                     file: url.relativePath,
                     reason: "it is a directory with no 'contents' file; give an .xcdatamodel directory or its contents file")
             }
         }
         let fileName = fileURL.relativePath
         guard FileManager.default.fileExists(atPath: fileURL.path) else {
-            throw CoreDataModelImportError.unreadable(file: fileName, reason: "no such file")
+            throw WebRecordError.unreadable(file: fileName, reason: "no such file")
         }
         if isDirectory(fileURL.path) {
-            throw CoreDataModelImportError.unreadable(file: fileName, reason: "it is a directory, not a file")
+            throw WebRecordError.unreadable(file: fileName, reason: "it is a directory, not a file")
         }
         guard FileManager.default.isReadableFile(atPath: fileURL.path) else {
-            throw CoreDataModelImportError.unreadable(file: fileName, reason: "permission denied")
+            throw WebRecordError.unreadable(file: fileName, reason: "permission denied")
         }
         let data: Data
         do {
             data = try Data(contentsOf: fileURL)
         } catch {
-            throw CoreDataModelImportError.unreadable(file: fileName, reason: error.localizedDescription)
+            throw WebRecordError.unreadable(file: fileName, reason: error.localizedDescription)
         }
         return try schemaJSON(fromModelXML: data, fileName: fileName)
     }

@@ -58,13 +58,13 @@ struct ModelConverter {
     /// The model file, as named in errors.
     let file: String
 
-    func error(_ message: String, at node: ModelXMLElement) -> CoreDataModelImportError {
+    func error(_ message: String, at node: ModelXMLElement) -> WebRecordError {
         .at(node, file: file, message)
     }
 
     // MARK: Model
 
-    func schemaText(for root: ModelXMLElement) throws -> String {
+    func schemaText(for root: ModelXMLElement) throws(WebRecordError) -> String {
         guard root.name == "model" else {
             throw error("not a Core Data model: the root element is <\(root.name)>, not <model>", at: root)
         }
@@ -109,7 +109,7 @@ struct ModelConverter {
 
     // MARK: Entity
 
-    func importEntity(_ node: ModelXMLElement) throws -> ImportedEntity {
+    func importEntity(_ node: ModelXMLElement) throws(WebRecordError) -> ImportedEntity {
         guard let name = nonEmpty(node.attribute("name")) else {
             throw error("an <entity> element has no name", at: node)
         }
@@ -167,7 +167,7 @@ struct ModelConverter {
     }
 
     /// The entries of an element's `<userInfo>` children.
-    func userInfo(of node: ModelXMLElement, owner: String) throws -> [String: String] {
+    func userInfo(of node: ModelXMLElement, owner: String) throws(WebRecordError) -> [String: String] {
         var entries: [String: String] = [:]
         for userInfo in node.children(named: "userInfo") {
             for entry in userInfo.children(named: "entry") {
@@ -218,7 +218,7 @@ struct ModelConverter {
     func attribute(
         _ node: ModelXMLElement, named name: String, of entity: String,
         userInfo: [String: String], indexed: Bool
-    ) throws -> SchemaJSON {
+    ) throws(WebRecordError) -> SchemaJSON {
         guard let coreDataType = node.attribute("attributeType") else {
             throw error("\(entity).\(name): the attribute has no attributeType", at: node)
         }
@@ -245,7 +245,7 @@ struct ModelConverter {
     /// The typed default for `defaultValueString`, or `nil` for types whose default is dropped.
     func defaultValue(
         _ text: String, type: AttributeType, property: String, node: ModelXMLElement
-    ) throws -> SchemaJSON? {
+    ) throws(WebRecordError) -> SchemaJSON? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty && type != .string { return nil }
         switch type {
@@ -275,7 +275,7 @@ struct ModelConverter {
 
     func relationship(
         _ node: ModelXMLElement, named name: String, of entity: String, userInfo: [String: String]
-    ) throws -> SchemaJSON {
+    ) throws(WebRecordError) -> SchemaJSON {
         guard let destination = nonEmpty(node.attribute("destinationEntity")) else {
             throw error("\(entity).\(name): the relationship has no destinationEntity", at: node)
         }

@@ -22,7 +22,7 @@ enum ImportModelCommand: Subcommand {
         do {
             text = try CoreDataModelImporter.schemaJSON(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw Failure("\(error)")
+            throw Failure(error.locatedMessage)
         }
         Output.out(text.hasSuffix("\n") ? text : text + "\n")
         return ExitStatus.success

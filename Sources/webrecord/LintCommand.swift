@@ -20,7 +20,7 @@ enum LintCommand: Subcommand {
         do {
             schema = try Schema(contentsOf: urls)
         } catch {
-            Output.out(error.problems.map { $0.description + "\n" }.joined())
+            Output.out(error.problems.map { $0.locatedMessage + "\n" }.joined())
             return ExitStatus.failure
         }
         if Output.isErrorTerminal {

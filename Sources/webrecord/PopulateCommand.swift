@@ -129,9 +129,9 @@ enum PopulateCommand: Subcommand {
                         kept.formUnion(page.result.containedRowIDs)
                         last = (page.records, page.result.response.body)
                     }
-                } catch let failure as WebRecordFailure {
+                } catch {
                     progress.finish()
-                    throw Failure("\(source.name): \(StoreAccess.describe(failure.error))" + savedNote(index, paged: true))
+                    throw Failure("\(source.name): \(StoreAccess.describe(error))" + savedNote(index, paged: true))
                 }
                 continue
             }
@@ -154,7 +154,7 @@ enum PopulateCommand: Subcommand {
                     previousRecords: 0)
             } catch {
                 progress.finish()
-                throw Failure("\(source.name): \(StoreAccess.describe(error.error))" + savedNote(index))
+                throw Failure("\(source.name): \(StoreAccess.describe(error))" + savedNote(index))
             }
         }
         progress.finish()
@@ -172,7 +172,7 @@ enum PopulateCommand: Subcommand {
                 summary.addDeleted(deleted)
                 summary.addWarnings(of: debugger)  // an orphan a deny rule kept, say
             } catch {
-                throw Failure("deleting orphans: \(StoreAccess.describe(error.error)); every source was saved")
+                throw Failure("deleting orphans: \(StoreAccess.describe(error)); every source was saved")
             }
         }
         return summary
@@ -180,11 +180,11 @@ enum PopulateCommand: Subcommand {
 
     /// A URL source's failure: the population's names the source; the server's (no response
     /// arrived) names the URL itself, its secrets redacted, and no entity.
-    private static func describe(_ failure: WebRecordFailure, of source: Source) -> String {
-        guard failure.debugger.responseObject == nil else {
-            return "\(source.name): \(StoreAccess.describe(failure.error))"
+    private static func describe(_ failure: WebRecordError, of source: Source) -> String {
+        guard failure.debugger?.responseObject == nil else {
+            return "\(source.name): \(StoreAccess.describe(failure))"
         }
-        var error = failure.error
+        var error = failure
         error.entity = nil
         return StoreAccess.describe(error)
     }
@@ -252,7 +252,7 @@ struct Source {
         do {
             return try JSONReader().read(data)
         } catch {
-            throw Failure("\(name): malformed JSON: \(error.message)")
+            throw Failure("\(name): \(error.location.map { "\($0): " } ?? "")malformed JSON: \(error.message)")
         }
     }
 }

@@ -101,9 +101,6 @@ struct PopulationSummary {
 
     /// A warning's message with its location, secrets redacted: `Post.date, key path 'created_at': expected ...`.
     static func message(of error: WebRecordError) -> String {
-        var location: [String] = []
-        if let entity = error.entity { location.append(error.property.map { "\(entity).\($0)" } ?? entity) }
-        if let keyPath = error.keyPath { location.append("key path '\(keyPath)'") }
-        return (location.isEmpty ? "" : location.joined(separator: ", ") + ": ") + Redaction.redacted(error.message)
+        error.locatedMessage
     }
 }

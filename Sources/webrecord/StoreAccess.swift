@@ -12,7 +12,7 @@ enum StoreAccess {
         } catch {
             let problems = error.problems
             guard let first = problems.first else { throw Failure("the schema could not be loaded") }
-            var message = "invalid schema: \(first)"
+            var message = "invalid schema: \(first.locatedMessage)"
             if problems.count > 1 {
                 message += " (and \(problems.count - 1) more \(problems.count == 2 ? "problem" : "problems"); run '\(Tool.name) lint' to list them)"
             }
@@ -80,13 +80,9 @@ enum StoreAccess {
         return try open(path: path, schema: schema)
     }
 
-    /// A WebRecord error as the message part of a one-line failure: `code: message`.
+    /// A WebRecord error as the message part of a one-line failure: `code: location: message`.
     static func describe(_ error: WebRecordError) -> String {
-        var text = "\(error.code): "
-        if let entity = error.entity {
-            text += (error.property.map { "\(entity).\($0)" } ?? entity) + ": "
-        }
-        text += error.message
+        var text = "\(error.code): \(error.locatedMessage)"
         if let code = error.sqliteCode { text += " [SQLite \(code)]" }
         return text
     }

@@ -68,12 +68,12 @@ import WebRecordModelImport
         try property(entity, "relationships", name, in: text)
     }
 
-    static func importError(xml: String) -> CoreDataModelImportError? {
+    static func importError(xml: String) -> WebRecordError? {
         do {
             _ = try convert(xml: xml)
             return nil
         } catch {
-            return error as? CoreDataModelImportError
+            return error as? WebRecordError
         }
     }
 
@@ -495,13 +495,14 @@ import WebRecordModelImport
 
     @Test func reportsAMissingFileWithoutALocation() throws {
         let missing = URL(fileURLWithPath: "/nonexistent-\(UUID().uuidString)/Model.xcdatamodel/contents")
-        let error = try #require(throws: CoreDataModelImportError.self) {
+        let error = try #require(throws: WebRecordError.self) {
             try CoreDataModelImporter.schemaJSON(contentsOf: missing)
         }
         #expect(error.file == missing.path)
         #expect(error.line == nil && error.column == nil)
         #expect(error.message.contains("no such file"))
-        #expect(error.description == "\(missing.path): cannot read the model: no such file")
+        #expect(error.code == .invalidSchema)
+        #expect(error.description == "invalidSchema: \(missing.path): cannot read the model: no such file")
     }
 
     // MARK: - Errors
@@ -520,7 +521,7 @@ import WebRecordModelImport
         #expect(error.line == 7)
         #expect(error.column == 1)
         #expect(error.message.contains("mismatched end tag: expected </entity>"))
-        #expect(error.description.hasPrefix("Test/contents:7:1: malformed XML: "))
+        #expect(error.description.hasPrefix("invalidSchema: Test/contents: line 7, column 1: malformed XML: "))
     }
 
     @Test func reportsAnUnknownAttributeTypeNamingEntityAndAttribute() throws {
@@ -533,7 +534,7 @@ import WebRecordModelImport
         #expect(error.message == #"Post.blob: unsupported attributeType "Undefined""#)
         #expect(error.line == 5)
         #expect(error.column == 5)
-        #expect(error.description == #"Test/contents:5:5: Post.blob: unsupported attributeType "Undefined""#)
+        #expect(error.description == #"invalidSchema: Test/contents: line 5, column 5: Post.blob: unsupported attributeType "Undefined""#)
     }
 
     @Test func reportsAnEntityWithoutAName() throws {

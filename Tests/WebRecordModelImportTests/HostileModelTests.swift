@@ -1,16 +1,17 @@
 import Foundation
 import Testing
+import WebRecord
 import WebRecordModelImport
 
 /// Model files written to do harm: each one is refused with a located error, or converted, in
 /// little time, without crashing the process and without reading anything but the file.
 @Suite struct HostileModelTests {
-    static func importError(_ xml: String) -> CoreDataModelImportError? {
+    static func importError(_ xml: String) -> WebRecordError? {
         do {
             _ = try CoreDataModelImporter.schemaJSON(fromModelXML: Data(xml.utf8), fileName: "Hostile/contents")
             return nil
         } catch {
-            return error as? CoreDataModelImportError
+            return error as? WebRecordError
         }
     }
 
@@ -29,9 +30,9 @@ import WebRecordModelImport
         let xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE model [\n\(declarations)]>\n"
             + "<model><entity name=\"E\"><attribute name=\"a\" attributeType=\"String\" defaultValueString=\"&lol9;\"/></entity></model>"
         let clock = ContinuousClock()
-        var error: CoreDataModelImportError?
+        var error: WebRecordError?
         let elapsed = clock.measure { error = Self.importError(xml) }
-        #expect(error?.description == "Hostile/contents:2:1: malformed XML: DOCTYPE declarations are not supported")
+        #expect(error?.description == "invalidSchema: Hostile/contents: line 2, column 1: malformed XML: DOCTYPE declarations are not supported")
         #expect(elapsed < .seconds(1))
     }
 
@@ -64,12 +65,12 @@ import WebRecordModelImport
         "<!DOCTYPE model [<?pi?>]>\n<model/>",
     ])
     func declarationsThatCrashXMLParserAreRefused(xml: String) {
-        #expect(Self.importError(xml)?.description == "Hostile/contents:1:1: malformed XML: DOCTYPE declarations are not supported")
+        #expect(Self.importError(xml)?.description == "invalidSchema: Hostile/contents: line 1, column 1: malformed XML: DOCTYPE declarations are not supported")
     }
 
     @Test func anUndeclaredEntityIsNamedAndLocated() {
         let error = Self.importError(Self.model("<entity name=\"E\">\n  <attribute name=\"&xxe;\" attributeType=\"String\"/>\n</entity>"))
-        #expect(error?.description == "Hostile/contents:4:20: malformed XML: unknown entity &xxe;")
+        #expect(error?.description == "invalidSchema: Hostile/contents: line 4, column 20: malformed XML: unknown entity &xxe;")
     }
 
     @Test func markupInsideCommentsAndCDATAIsNotRefused() throws {
@@ -104,7 +105,7 @@ import WebRecordModelImport
     func aDeclaredEncodingOtherThanUTF8IsRefused(encoding: String) {
         let error = Self.importError("<?xml version=\"1.0\" encoding=\"\(encoding)\"?>\n<model><entity name=\"Café\"/></model>")
         #expect(error?.description
-            == "Hostile/contents:1:21: malformed XML: the XML declaration names the encoding \"\(encoding)\"; only UTF-8 is supported")
+            == "invalidSchema: Hostile/contents: line 1, column 21: malformed XML: the XML declaration names the encoding \"\(encoding)\"; only UTF-8 is supported")
     }
 
     @Test(arguments: ["UTF-8", "utf-8", "UTF8"])
@@ -121,7 +122,7 @@ import WebRecordModelImport
         let depth = 100_000
         let nested = String(repeating: "<n>", count: depth) + String(repeating: "</n>", count: depth)
         let error = Self.importError(nested)
-        #expect(error?.description == "Hostile/contents:1:1: not a Core Data model: the root element is <n>, not <model>")
+        #expect(error?.description == "invalidSchema: Hostile/contents: line 1, column 1: not a Core Data model: the root element is <n>, not <model>")
 
         let text = try CoreDataModelImporter.schemaJSON(
             fromModelXML: Data(Self.model("<entity name=\"E\"><userInfo>\(nested)</userInfo></entity>").utf8),
@@ -156,7 +157,7 @@ import WebRecordModelImport
         let value = String(repeating: "x", count: 10_000_001)
         let error = try #require(Self.importError(Self.model(
             "<entity name=\"E\"><attribute name=\"a\" optional=\"YES\" attributeType=\"String\" defaultValueString=\"\(value)\"/></entity>")))
-        #expect(error.description == "Hostile/contents:3:95: malformed XML: "
+        #expect(error.description == "invalidSchema: Hostile/contents: line 3, column 95: malformed XML: "
             + "unterminated attribute value, or one longer than XMLParser's limit of 10,000,000 bytes")
     }
 

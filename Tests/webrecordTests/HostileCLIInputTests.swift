@@ -263,12 +263,12 @@ struct HostileCLIInputTests {
             name: "a source starting with a UTF-8 byte order mark",
             arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "bom.json"],
             files: ["bom.json": Data([0xEF, 0xBB, 0xBF]) + data(#"{"items": [{"id": 2}]}"#)], status: 1,
-            stderr: ["bom.json: malformed JSON", "byte order mark"]),
+            stderr: ["bom.json: line 1, column 1: malformed JSON", "byte order mark"]),
         HostileCLICase(
             name: "a source with a raw NUL inside a string",
             arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "nul.json"],
             files: ["nul.json": data(#"{"items": [{"id": 2, "label": "a"#) + Data([0]) + data(#"b"}]}"#)], status: 1,
-            stderr: ["nul.json: malformed JSON", "U+0000"]),
+            stderr: ["nul.json: line 1, column 33: malformed JSON", "U+0000"]),
         HostileCLICase(
             name: "a source with an escaped NUL inside a string is stored whole",
             arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "nul.json"],

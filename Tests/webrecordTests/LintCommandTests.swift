@@ -84,7 +84,7 @@ import WebRecord
         do {
             _ = try Schema(json: Self.invalid, fileName: "bad.json")
         } catch {
-            expected = error.problems.map(\.description)
+            expected = error.problems.map(\.locatedMessage)
         }
         #expect(expected.count >= 3)
         #expect(result.stdoutLines == expected)

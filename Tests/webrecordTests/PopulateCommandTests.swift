@@ -246,8 +246,7 @@ struct Summary {
         #expect(result.stdout == "")
         #expect(result.stderrLines.count == 1, "\(result)")
         let line = try #require(result.stderrLines.first)
-        #expect(line.hasPrefix("webrecord: error: bad.json: malformed JSON: "), "\(line)")
-        #expect(line.contains("line 3, column 1"), "\(line)")
+        #expect(line.hasPrefix("webrecord: error: bad.json: line 3, column 1: malformed JSON: "), "\(line)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before, "the store file is byte-for-byte unchanged")
         #expect(!FileManager.default.fileExists(atPath: db + "-wal"), "no write-ahead log is left behind")
     }

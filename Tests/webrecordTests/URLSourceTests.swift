@@ -98,7 +98,7 @@ import WebRecordTesting
         server.route("/posts", .json(#"{"data": 5}"#))
         let url = server.url("/posts").absoluteString
         try await expectFailure(url) {
-            $0 == "webrecord: error: \(url): invalidResponseFormat: Post: the value at 'data' is integer; expected an object or an array"
+            $0 == "webrecord: error: \(url): invalidResponseFormat: Post, key path 'data': the value at 'data' is integer; expected an object or an array"
         }
     }
 

@@ -61,6 +61,8 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
     /// Records an error. The first fatal one becomes the ``primaryError``.
     package func record(_ error: WebRecordError) {
         logger.log(error.isFatal ? .error : .warning, error.description, entity: error.entity)
+        var error = error
+        error.debugger = nil
         state.withLock { state in
             state.errors.append(error)
             if error.isFatal, state.primaryError == nil { state.primaryError = error }
@@ -91,28 +93,4 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
         if errors.isEmpty { return "Debugger: no errors" }
         return (["Debugger: \(errors.count) error(s)"] + errors.map { "  \($0)" }).joined(separator: "\n")
     }
-}
-
-/// A fatal failure delivered with its ``Debugger``.
-///
-/// Thrown by requests and populations. ``error`` is the primary error and ``debugger``
-/// holds every error met, the response object and the initial entity.
-public struct WebRecordFailure: Error, Sendable, CustomStringConvertible {
-    /// The fatal error that ended the work.
-    public let error: WebRecordError
-    /// Everything recorded while the work ran.
-    public let debugger: Debugger
-
-    /// Creates a failure; the error is recorded on the debugger if it is not there yet.
-    public init(_ error: WebRecordError, debugger: Debugger) {
-        self.error = error
-        self.debugger = debugger
-        if debugger.primaryError == nil { debugger.record(error) }
-    }
-
-    /// The error's code.
-    public var code: WebRecordError.Code { error.code }
-
-    /// The primary error's description.
-    public var description: String { error.description }
 }

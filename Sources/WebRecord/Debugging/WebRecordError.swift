@@ -1,23 +1,32 @@
 import Foundation
 
-/// An error met by WebRecord: a code, a message, an optional cause and the context it was met in.
+/// The one error WebRecord throws: a code, a message, the context it was met in, an optional
+/// cause and, for a request or population, the ``Debugger`` that ran it.
 ///
-/// Errors are values. The ``Debugger`` collects every one met during a request; the fatal
-/// one that ended it is the debugger's ``Debugger/primaryError``.
+/// Every throwing API of the library throws this type (`throws(WebRecordError)`), so
+/// `catch { error.code }` works everywhere: requests, paged requests, populations, schema
+/// loading, the JSON reader and the store. Errors are values: the ``Debugger`` collects every
+/// one met during a request, fatal and not, and the fatal one that ended it is its
+/// ``Debugger/primaryError``.
 ///
 /// For example:
 ///
 /// ```swift
 /// do {
 ///     let posts = try await Post.startRequest(urn: "posts", in: store)
-/// } catch let failure as WebRecordFailure where failure.code == .undefinedServer {
-///     print(failure.error.message)
+/// } catch where error.code == .undefinedServer {
+///     print(error.message)
 /// }
 /// ```
+///
+/// The context members are set when they apply: ``entity``, ``property``, ``keyPath`` and
+/// ``value`` for a record's data; ``file``, ``line`` and ``column`` for a place in a schema
+/// file or a JSON text; ``sqliteCode`` and ``sql`` for the store; ``httpStatus`` for a server.
+/// ``location`` formats them, the one way every message of WebRecord places an error.
 public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomReflectable {
     /// What kind of error this is.
     public var code: Code
-    /// A human-readable explanation.
+    /// A human-readable explanation. It does not repeat the ``location``.
     public var message: String
     /// Whether the error ended the operation. Non-fatal errors are recorded and the work goes on.
     public var isFatal: Bool
@@ -30,7 +39,21 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomRe
     /// The offending value, if any. ``description`` shows it through the message, which names
     /// it in short (`got string "yesterday"`), with secrets redacted.
     public var value: JSONValue?
-    /// The underlying error, if any.
+    /// The file the error is in (a schema file, a response's source), if any.
+    public var file: String?
+    /// The 1-based line of the offending text, for a schema file or a JSON text.
+    public var line: Int?
+    /// The 1-based column of the offending text, counted in bytes from the start of its line.
+    public var column: Int?
+    /// The 0-based byte offset of the offending byte, for ``Code/invalidJSON``.
+    public var offset: Int?
+    /// What is wrong with a JSON text, for ``Code/invalidJSON`` and for a response that is not
+    /// valid JSON.
+    public var jsonSyntax: JSONSyntax?
+    /// Every problem found, for ``Code/invalidSchema``: schema loading reports them all at
+    /// once, each with its ``file``, ``entity``, ``property`` or ``line`` and ``column``.
+    public var problems: [WebRecordError] = []
+    /// The underlying error, if any: for ``Code/closureFailed``, the error your closure threw.
     public var cause: (any Error & Sendable)?
     /// The SQLite extended result code, for ``Code/storeError``.
     public var sqliteCode: Int32?
@@ -38,6 +61,9 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomRe
     public var sql: String?
     /// The HTTP status code, for ``Code/serverError``.
     public var httpStatus: Int?
+    /// For a failed request or population: everything recorded while it ran, this error among
+    /// them. Nil for errors that did not come from one (a schema, the JSON reader, a fetch).
+    public var debugger: Debugger?
 
     /// Creates an error.
     public init(
@@ -60,18 +86,52 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomRe
         self.cause = cause
     }
 
+    /// The error delivered with the debugger of the work it ended, recorded on it if it is not
+    /// there yet (the debugger keeps a copy without itself, so that nothing holds itself).
+    package init(_ error: WebRecordError, debugger: Debugger) {
+        self = error
+        self.debugger = debugger
+        if debugger.primaryError == nil { debugger.record(error) }
+    }
+
+    /// Where the error was met, in the one form WebRecord uses everywhere: the file, then the
+    /// entity and property or the line and column, then the key path.
+    ///
+    /// `Blog.json: Post.title`, `Blog.json: line 3, column 7`, `Post.date, key path
+    /// 'created_at'`, `line 1, column 12`; nil when the error has no place.
+    public var location: String? {
+        var place: [String] = []
+        if let entity {
+            place.append(property.map { "\(entity).\($0)" } ?? entity)
+        } else if let line {
+            place.append("line \(line)" + (column.map { ", column \($0)" } ?? ""))
+        }
+        if let keyPath { place.append("key path '\(keyPath)'") }
+        let rest = place.isEmpty ? nil : place.joined(separator: ", ")
+        switch (file, rest) {
+        case let (file?, rest?): return "\(file): \(rest)"
+        case let (file?, nil): return file
+        case let (nil, rest?): return rest
+        case (nil, nil): return nil
+        }
+    }
+
     /// One line: code, location and message, with any secret in the message redacted (a
     /// `name=value` pair whose name is secret, a URL's password; see ``Redaction/secretNames``).
+    /// An error with ``problems`` adds one indented line for each.
     public var description: String {
-        var parts: [String] = []
-        if let entity {
-            parts.append(property.map { "\(entity).\($0)" } ?? entity)
-        }
-        if let keyPath { parts.append("key path '\(keyPath)'") }
-        let location = parts.isEmpty ? "" : " (" + parts.joined(separator: ", ") + ")"
-        var text = "\(code)\(location): \(Redaction.text(message))"
+        var text = "\(code): \(locatedMessage)"
         if let sqliteCode { text += " [SQLite \(sqliteCode)]" }
+        for problem in problems {
+            text += "\n  \(problem.locatedMessage)"
+        }
         return text
+    }
+
+    /// The ``location`` and the message, secrets redacted: `Blog.json: Post.title: message`,
+    /// the line `webrecord lint` prints for a schema problem.
+    package var locatedMessage: String {
+        (location.map { "\($0): " } ?? "") + Redaction.text(message)
     }
 }
 
@@ -85,6 +145,7 @@ extension WebRecordError {
             children: [
                 "code": code, "message": Redaction.text(message), "isFatal": isFatal, "entity": entity as Any,
                 "property": property as Any, "keyPath": keyPath as Any, "value": Redaction.json(value) as Any,
+                "file": file as Any, "line": line as Any, "column": column as Any, "problems": problems,
                 "cause": cause.map { Redaction.text(String(describing: $0)) } as Any, "sqliteCode": sqliteCode as Any,
                 "sql": sql as Any, "httpStatus": httpStatus as Any,
             ],
@@ -96,23 +157,24 @@ extension WebRecordError {
     /// An error code. New codes may be added without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Sendable {
-            case undefinedServer, undefinedPageManager, missingPrimaryKey, invalidEntityDescription
-            case invalidResponseFormat, emptyResultSet, typeMismatch, storeError, serverError, cancelled
-            case invalidSchema, incompatibleStore, invalidArgument, notFound
+            case undefinedServer, missingPrimaryKey, invalidEntityDescription
+            case invalidResponseFormat, invalidJSON, emptyResultSet, typeMismatch, storeError, serverError, cancelled
+            case invalidSchema, incompatibleStore, invalidArgument, notFound, closureFailed
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
 
         /// A request names an entity for which no server is registered.
         public static let undefinedServer = Code(.undefinedServer)
-        /// A paged request met a response for which the server gives no page manager.
-        public static let undefinedPageManager = Code(.undefinedPageManager)
         /// A record's primary key was missing and the injection closure supplied none.
         public static let missingPrimaryKey = Code(.missingPrimaryKey)
         /// An entity is unknown or cannot be populated as described.
         public static let invalidEntityDescription = Code(.invalidEntityDescription)
         /// The response is not JSON, is not shaped as expected, or nests too deep.
         public static let invalidResponseFormat = Code(.invalidResponseFormat)
+        /// A text is not one valid JSON value: ``WebRecordError/line``, ``WebRecordError/column``,
+        /// ``WebRecordError/offset`` and ``WebRecordError/jsonSyntax`` say where and what.
+        public static let invalidJSON = Code(.invalidJSON)
         /// The response held no records at the key path. Never fatal.
         public static let emptyResultSet = Code(.emptyResultSet)
         /// A value could not be coerced to its attribute's type.
@@ -123,7 +185,7 @@ extension WebRecordError {
         public static let serverError = Code(.serverError)
         /// The request was cancelled.
         public static let cancelled = Code(.cancelled)
-        /// A schema file is malformed or inconsistent.
+        /// A schema file is malformed or inconsistent; ``WebRecordError/problems`` lists every problem.
         public static let invalidSchema = Code(.invalidSchema)
         /// A store on disk does not match the schema and cannot be migrated in place.
         public static let incompatibleStore = Code(.incompatibleStore)
@@ -131,6 +193,9 @@ extension WebRecordError {
         public static let invalidArgument = Code(.invalidArgument)
         /// A file or resource was not found.
         public static let notFound = Code(.notFound)
+        /// A closure you supplied threw (a custom-response closure, a local fetch);
+        /// ``WebRecordError/cause`` is the error it threw.
+        public static let closureFailed = Code(.closureFailed)
 
         /// The code's name, such as `missingPrimaryKey`.
         public var description: String { base.rawValue }

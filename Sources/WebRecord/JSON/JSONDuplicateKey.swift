@@ -40,13 +40,13 @@ extension JSONReader {
     ///
     /// - Parameter data: The complete JSON text, UTF-8 encoded, without a byte order mark.
     /// - Returns: The top-level value, and the repeated keys (empty when there are none).
-    /// - Throws: ``JSONReaderError`` when the data is not one valid JSON value.
+    /// - Throws: ``WebRecordError`` when the data is not one valid JSON value.
     func readReportingDuplicateKeys(
         _ data: Data
-    ) throws(JSONReaderError) -> (value: JSONValue, duplicateKeys: [JSONDuplicateKey]) {
+    ) throws(WebRecordError) -> (value: JSONValue, duplicateKeys: [JSONDuplicateKey]) {
         let result = data.withUnsafeBytes {
-            bytes -> Result<(value: JSONValue, duplicateKeys: [JSONDuplicateKey]), JSONReaderError> in
-            do throws(JSONReaderError) {
+            bytes -> Result<(value: JSONValue, duplicateKeys: [JSONDuplicateKey]), WebRecordError> in
+            do throws(WebRecordError) {
                 return .success(try read(bytes, reportingDuplicateKeys: true))
             } catch {
                 return .failure(error)

@@ -14,27 +14,27 @@ import Foundation
 ///   Anything other than whitespace after the top-level value is an error.
 /// - **Encoding.** The input must be UTF-8. Strings are validated as they are scanned:
 ///   overlong forms, UTF-8-encoded surrogates (U+D800–U+DFFF), code points above U+10FFFF,
-///   stray continuation bytes and truncated sequences are rejected (``JSONReaderError/Kind/invalidUTF8``).
-///   A UTF-8 byte order mark at the start is rejected too (``JSONReaderError/Kind/unexpectedCharacter``):
+///   stray continuation bytes and truncated sequences are rejected (``WebRecordError/Kind/invalidUTF8``).
+///   A UTF-8 byte order mark at the start is rejected too (``WebRecordError/Kind/unexpectedCharacter``):
 ///   RFC 8259 forbids emitting one, and web services do not.
 /// - **Strings.** Control characters U+0000–U+001F must be escaped. `\u` escapes that form
 ///   a UTF-16 surrogate pair are combined into one scalar; a lone or mismatched surrogate
-///   escape is rejected (``JSONReaderError/Kind/invalidUnicodeEscape``), because a Swift
+///   escape is rejected (``WebRecordError/Kind/invalidUnicodeEscape``), because a Swift
 ///   `String` cannot hold it.
 /// - **Numbers.** A number with no fraction and no exponent that fits `Int64` becomes
 ///   ``JSONValue/integer(_:)`` (`-0` becomes `.integer(0)`). Every other number becomes
 ///   ``JSONValue/double(_:)``, correctly rounded (the same `Double` that `strtod` returns).
 ///   A number whose magnitude overflows `Double` (such as `1e400`) is rejected
-///   (``JSONReaderError/Kind/invalidNumber``) rather than stored as an infinity; one that
+///   (``WebRecordError/Kind/invalidNumber``) rather than stored as an infinity; one that
 ///   underflows (such as `1e-400`) becomes `0.0` or a subnormal.
 /// - **Objects.** Keys keep their first-seen order. When a key is repeated in one object,
 ///   the last value wins and keeps the position of the first occurrence.
 /// - **Depth.** Arrays and objects may nest at most ``maximumDepth`` levels
 ///   (``defaultMaximumDepth``, 512, unless configured); deeper input throws
-///   ``JSONReaderError/Kind/tooDeep``. The reader itself is iterative, so no input can
+///   ``WebRecordError/Kind/tooDeep``. The reader itself is iterative, so no input can
 ///   overflow the stack while reading.
 ///
-/// Errors carry a 1-based line and column (see ``JSONReaderError``).
+/// Errors carry a 1-based line and column (see ``WebRecordError``).
 ///
 /// ```swift
 /// let reader = JSONReader()
@@ -55,7 +55,7 @@ public struct JSONReader: Sendable {
     /// The maximum nesting depth of arrays and objects.
     ///
     /// `[[1]]` has depth 2; a scalar has depth 0, so `0` allows only a scalar at the top
-    /// level. Input that nests deeper throws ``JSONReaderError/Kind/tooDeep``, reported at
+    /// level. Input that nests deeper throws ``WebRecordError/Kind/tooDeep``, reported at
     /// the bracket that opens the level too many.
     ///
     /// Reading is iterative and never overflows the stack, but the value that results is
@@ -74,9 +74,9 @@ public struct JSONReader: Sendable {
     ///
     /// - Parameter bytes: The complete JSON text, UTF-8 encoded, without a byte order mark.
     /// - Returns: The top-level value.
-    /// - Throws: ``JSONReaderError`` when the bytes are not one valid JSON value, with the
+    /// - Throws: ``WebRecordError`` when the bytes are not one valid JSON value, with the
     ///   kind of problem and where it is.
-    public func read(_ bytes: UnsafeRawBufferPointer) throws(JSONReaderError) -> JSONValue {
+    public func read(_ bytes: UnsafeRawBufferPointer) throws(WebRecordError) -> JSONValue {
         try read(bytes, reportingDuplicateKeys: false).value
     }
 
@@ -84,12 +84,12 @@ public struct JSONReader: Sendable {
     /// written twice in one object, in document order (otherwise the list is empty).
     func read(
         _ bytes: UnsafeRawBufferPointer, reportingDuplicateKeys: Bool
-    ) throws(JSONReaderError) -> (value: JSONValue, duplicateKeys: [JSONDuplicateKey]) {
+    ) throws(WebRecordError) -> (value: JSONValue, duplicateKeys: [JSONDuplicateKey]) {
         guard let base = bytes.baseAddress, bytes.count > 0 else {
-            throw JSONReaderError(JSONParseFailure(.emptyInput, at: 0), in: UnsafeBufferPointer(start: nil, count: 0))
+            throw WebRecordError(JSONParseFailure(.emptyInput, at: 0), in: UnsafeBufferPointer(start: nil, count: 0))
         }
         let result = base.withMemoryRebound(to: UInt8.self, capacity: bytes.count) {
-            pointer -> Result<(value: JSONValue, duplicateKeys: [JSONDuplicateKey]), JSONReaderError> in
+            pointer -> Result<(value: JSONValue, duplicateKeys: [JSONDuplicateKey]), WebRecordError> in
             let buffer = UnsafeBufferPointer(start: pointer, count: bytes.count)
             do throws(JSONParseFailure) {
                 var parser = JSONParser(
@@ -98,7 +98,7 @@ public struct JSONReader: Sendable {
                 guard let repeated = parser.repeatedKeys, !repeated.isEmpty else { return .success((value, [])) }
                 return .success((value, JSONDuplicateKey.located(repeated, in: buffer)))
             } catch {
-                return .failure(JSONReaderError(error, in: buffer))
+                return .failure(WebRecordError(error, in: buffer))
             }
         }
         return try result.get()
@@ -108,10 +108,10 @@ public struct JSONReader: Sendable {
     ///
     /// - Parameter data: The complete JSON text, UTF-8 encoded, without a byte order mark.
     /// - Returns: The top-level value.
-    /// - Throws: ``JSONReaderError`` when the data is not one valid JSON value.
-    public func read(_ data: Data) throws(JSONReaderError) -> JSONValue {
-        let result = data.withUnsafeBytes { bytes -> Result<JSONValue, JSONReaderError> in
-            do throws(JSONReaderError) {
+    /// - Throws: ``WebRecordError`` when the data is not one valid JSON value.
+    public func read(_ data: Data) throws(WebRecordError) -> JSONValue {
+        let result = data.withUnsafeBytes { bytes -> Result<JSONValue, WebRecordError> in
+            do throws(WebRecordError) {
                 return .success(try read(bytes))
             } catch {
                 return .failure(error)
@@ -124,10 +124,10 @@ public struct JSONReader: Sendable {
     ///
     /// - Parameter bytes: The complete JSON text, UTF-8 encoded, without a byte order mark.
     /// - Returns: The top-level value.
-    /// - Throws: ``JSONReaderError`` when the bytes are not one valid JSON value.
-    public func read(_ bytes: [UInt8]) throws(JSONReaderError) -> JSONValue {
-        let result = bytes.withUnsafeBytes { bytes -> Result<JSONValue, JSONReaderError> in
-            do throws(JSONReaderError) {
+    /// - Throws: ``WebRecordError`` when the bytes are not one valid JSON value.
+    public func read(_ bytes: [UInt8]) throws(WebRecordError) -> JSONValue {
+        let result = bytes.withUnsafeBytes { bytes -> Result<JSONValue, WebRecordError> in
+            do throws(WebRecordError) {
                 return .success(try read(bytes))
             } catch {
                 return .failure(error)
@@ -143,11 +143,11 @@ public struct JSONReader: Sendable {
     ///
     /// - Parameter string: The complete JSON text.
     /// - Returns: The top-level value.
-    /// - Throws: ``JSONReaderError`` when the text is not one valid JSON value.
-    public func read(_ string: String) throws(JSONReaderError) -> JSONValue {
+    /// - Throws: ``WebRecordError`` when the text is not one valid JSON value.
+    public func read(_ string: String) throws(WebRecordError) -> JSONValue {
         var string = string
-        let result = string.withUTF8 { bytes -> Result<JSONValue, JSONReaderError> in
-            do throws(JSONReaderError) {
+        let result = string.withUTF8 { bytes -> Result<JSONValue, WebRecordError> in
+            do throws(WebRecordError) {
                 return .success(try read(UnsafeRawBufferPointer(bytes)))
             } catch {
                 return .failure(error)

@@ -37,8 +37,8 @@ package struct ResponsePopulation: Sendable {
     ///   - entity: the entity the response's records are (or the root of their hierarchy).
     ///   - debugger: where errors are collected; a new one by default.
     /// - Returns: the top-level records in response order, the debugger, and change counts.
-    /// - Throws: ``WebRecordFailure`` on a fatal error, after rolling back.
-    package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) throws(WebRecordFailure) -> PopulationResult {
+    /// - Throws: ``WebRecordError`` on a fatal error, after rolling back.
+    package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) throws(WebRecordError) -> PopulationResult {
         let debugger = debugger ?? Debugger(initialEntity: entity, logger: store.logger)
         do {
             switch try prepare(response, entityName: entity, debugger: debugger) {
@@ -58,7 +58,7 @@ package struct ResponsePopulation: Sendable {
     /// Populates the store from `response` on the writer's executor, without blocking the
     /// calling task's thread. Cancelling the task interrupts the write, rolls it back and
     /// throws `cancelled`.
-    package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) async throws(WebRecordFailure) -> PopulationResult {
+    package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) async throws(WebRecordError) -> PopulationResult {
         let debugger = debugger ?? Debugger(initialEntity: entity, logger: store.logger)
         do {
             switch try prepare(response, entityName: entity, debugger: debugger) {
@@ -77,15 +77,14 @@ package struct ResponsePopulation: Sendable {
         }
     }
 
-    private static func failure(_ error: any Error, entity: String, debugger: Debugger) -> WebRecordFailure {
+    private static func failure(_ error: any Error, entity: String, debugger: Debugger) -> WebRecordError {
         switch error {
         case let error as WebRecordError where error.code == .cancelled:
             let cancelled = WebRecordError.cancelled(entity: entity)
-            return WebRecordFailure(cancelled, debugger: debugger)
-        case let error as WebRecordError: return WebRecordFailure(error, debugger: debugger)
-        case let failure as WebRecordFailure: return failure
-        case is CancellationError: return WebRecordFailure(.cancelled(entity: entity), debugger: debugger)
-        default: return WebRecordFailure(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
+            return WebRecordError(cancelled, debugger: debugger)
+        case let error as WebRecordError: return error.debugger === debugger ? error : WebRecordError(error, debugger: debugger)
+        case is CancellationError: return WebRecordError(.cancelled(entity: entity), debugger: debugger)
+        default: return WebRecordError(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
         }
     }
 
@@ -416,10 +415,10 @@ extension ResponsePopulation {
     ///   - response: the response passed to the orphan closure (the last page's).
     ///   - debugger: where errors are collected.
     /// - Returns: deleted counts by entity.
-    /// - Throws: ``WebRecordFailure`` after rolling back.
+    /// - Throws: ``WebRecordError`` after rolling back.
     package func deleteOrphans(
         of entity: String, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger
-    ) throws(WebRecordFailure) -> [String: Int] {
+    ) throws(WebRecordError) -> [String: Int] {
         do {
             let entity = try store.schema.requireEntity(entity)
             return try store.write { connection in
@@ -434,7 +433,7 @@ extension ResponsePopulation {
     /// without blocking the calling task's thread; cancelling the task rolls it back.
     package func deleteOrphans(
         of entity: String, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger
-    ) async throws(WebRecordFailure) -> [String: Int] {
+    ) async throws(WebRecordError) -> [String: Int] {
         do {
             let entity = try store.schema.requireEntity(entity)
             return try await store.write { [self] connection in

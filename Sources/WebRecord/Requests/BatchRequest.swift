@@ -37,11 +37,11 @@ extension RecordStore {
     /// ```
     public func startBatch(
         _ requests: [BatchRequest], maximumConcurrentRequests: Int = 4
-    ) async -> [Result<RequestResult, WebRecordFailure>] {
+    ) async -> [Result<RequestResult, WebRecordError>] {
         guard !requests.isEmpty else { return [] }
         let limit = max(1, maximumConcurrentRequests)
-        return await withTaskGroup(of: (Int, Result<RequestResult, WebRecordFailure>).self) { group in
-            var results = [Result<RequestResult, WebRecordFailure>?](repeating: nil, count: requests.count)
+        return await withTaskGroup(of: (Int, Result<RequestResult, WebRecordError>).self) { group in
+            var results = [Result<RequestResult, WebRecordError>?](repeating: nil, count: requests.count)
             var next = 0
             func launch(_ index: Int) {
                 let request = requests[index]
@@ -59,13 +59,13 @@ extension RecordStore {
                 }
             }
             return results.enumerated().map { index, result in
-                result ?? .failure(WebRecordFailure(.cancelled(entity: requests[index].entity), debugger: Debugger(initialEntity: requests[index].entity)))
+                result ?? .failure(WebRecordError(.cancelled(entity: requests[index].entity), debugger: Debugger(initialEntity: requests[index].entity)))
             }
         }
     }
 
-    private func result(of request: BatchRequest) async -> Result<RequestResult, WebRecordFailure> {
-        do throws(WebRecordFailure) {
+    private func result(of request: BatchRequest) async -> Result<RequestResult, WebRecordError> {
+        do throws(WebRecordError) {
             return .success(try await startRequest(
                 entity: request.entity, urn: request.urn, data: request.data, options: request.options))
         } catch {
@@ -80,7 +80,7 @@ extension RecordStore {
     @discardableResult
     public func startBatch(
         _ requests: [BatchRequest], maximumConcurrentRequests: Int = 4, callbackQueue: DispatchQueue = .main,
-        completion: @escaping @Sendable ([Result<RequestResult, WebRecordFailure>]) -> Void
+        completion: @escaping @Sendable ([Result<RequestResult, WebRecordError>]) -> Void
     ) -> Task<Void, Never> {
         Task {
             let results = await startBatch(requests, maximumConcurrentRequests: maximumConcurrentRequests)

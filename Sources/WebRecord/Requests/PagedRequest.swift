@@ -120,7 +120,7 @@ public struct Page: Sendable {
 /// Each page is populated in its own transaction and handed over; pages already delivered are
 /// not kept, so memory stays bounded by one page. Orphan deletion waits for the last page and
 /// uses the union of every page's records; if any page fails, the sequence throws
-/// ``WebRecordFailure`` and nothing is deleted (earlier pages stay populated).
+/// ``WebRecordError`` and nothing is deleted (earlier pages stay populated).
 ///
 /// For example:
 ///
@@ -131,7 +131,7 @@ public struct Page: Sendable {
 /// ```
 public struct PageSequence: AsyncSequence, Sendable {
     public typealias Element = Page
-    public typealias Failure = any Error
+    public typealias Failure = WebRecordError
 
     let store: RecordStore
     let entity: String
@@ -153,7 +153,11 @@ public struct PageSequence: AsyncSequence, Sendable {
             self.sequence = sequence
         }
 
-        public mutating func next() async throws -> Page? {
+        public mutating func next() async throws(WebRecordError) -> Page? {
+            try await sequence.store.nextPage(of: sequence, state: &state)
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(WebRecordError) -> Page? {
             try await sequence.store.nextPage(of: sequence, state: &state)
         }
     }
@@ -201,13 +205,14 @@ extension RecordStore {
         entity: String, urn: String, data: JSONValue? = nil, options: PagingOptions = PagingOptions(),
         callbackQueue: DispatchQueue = .main,
         pageBlock: @escaping @Sendable (Page) -> Bool,
-        completion: @escaping @Sendable (Result<Int, WebRecordFailure>) -> Void
+        completion: @escaping @Sendable (Result<Int, WebRecordError>) -> Void
     ) -> Task<Void, Never> {
         let sequence = pages(entity: entity, urn: urn, data: data, options: options)
         return Task {
             var count = 0
-            do {
-                for try await page in sequence {
+            var iterator = sequence.makeAsyncIterator()
+            do throws(WebRecordError) {
+                while let page = try await iterator.next() {
                     count += 1
                     let wantsMore = await withCheckedContinuation { continuation in
                         callbackQueue.async { continuation.resume(returning: pageBlock(page)) }
@@ -217,15 +222,13 @@ extension RecordStore {
                 let pages = count
                 callbackQueue.async { completion(.success(pages)) }
             } catch {
-                let failure = error as? WebRecordFailure
-                    ?? WebRecordFailure(WebRecordError(.serverError, "\(error)", entity: entity, cause: error), debugger: Debugger(initialEntity: entity))
-                callbackQueue.async { completion(.failure(failure)) }
+                callbackQueue.async { completion(.failure(error)) }
             }
         }
     }
 
     /// Fetches, populates and returns the next page, or nil after the last.
-    func nextPage(of sequence: PageSequence, state: inout PagingState) async throws -> Page? {
+    func nextPage(of sequence: PageSequence, state: inout PagingState) async throws(WebRecordError) -> Page? {
         guard !state.finished else { return nil }
         var requestOptions = sequence.options.request
         let orphanOptions = requestOptions.population
@@ -319,7 +322,7 @@ extension RecordStore {
                     isFatal: false, entity: sequence.entity))
             } else if orphanOptions.deleteOrphans != nil || orphanOptions.orphanDeletion != nil {
                 if Task.isCancelled {
-                    throw WebRecordFailure(.cancelled(entity: sequence.entity), debugger: result.debugger)
+                    throw WebRecordError(.cancelled(entity: sequence.entity), debugger: result.debugger)
                 }
                 deleted = try await ResponsePopulation(store: database, options: orphanOptions).deleteOrphans(
                     of: sequence.entity, keeping: state.keep, results: result.records, response: result.response.body,
@@ -333,11 +336,11 @@ extension RecordStore {
 
     /// A page's failure saying which page failed, when it is not the first (whose URN is the
     /// request's own).
-    private static func naming(page index: Int, urn: String, in error: any Error) -> any Error {
-        guard index > 0, let failure = error as? WebRecordFailure else { return error }
-        var named = failure.error
+    private static func naming(page index: Int, urn: String, in error: WebRecordError) -> WebRecordError {
+        guard index > 0 else { return error }
+        var named = error
         named.message += " (page \(index + 1), \(Redaction.urn(urn)))"
-        return WebRecordFailure(named, debugger: failure.debugger)
+        return named
     }
 
     /// What identifies one page's request: its URN and its parameters.

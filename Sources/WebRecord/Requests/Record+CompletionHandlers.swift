@@ -32,11 +32,11 @@ extension RecordRequesting {
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions(),
         domain: String? = nil, callbackQueue: DispatchQueue = .main,
         resultBlock: @escaping @Sendable ([Self]) -> Void,
-        failureBlock: (@Sendable (WebRecordFailure) -> Void)? = nil
+        failureBlock: (@Sendable (WebRecordError) -> Void)? = nil
     ) -> Task<Void, Never> {
         completionTask(
             options: options, domain: domain, callbackQueue: callbackQueue, resultBlock: resultBlock, failureBlock: failureBlock
-        ) { options throws(WebRecordFailure) in
+        ) { options throws(WebRecordError) in
             try await startRequest(urn: urn, data: data, in: store, options: options)
         }
     }
@@ -63,11 +63,11 @@ extension RecordStore {
         entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions(),
         domain: String? = nil, callbackQueue: DispatchQueue = .main,
         resultBlock: @escaping @Sendable (RequestResult) -> Void,
-        failureBlock: (@Sendable (WebRecordFailure) -> Void)? = nil
+        failureBlock: (@Sendable (WebRecordError) -> Void)? = nil
     ) -> Task<Void, Never> {
         completionTask(
             options: options, domain: domain, callbackQueue: callbackQueue, resultBlock: resultBlock, failureBlock: failureBlock
-        ) { options throws(WebRecordFailure) in
+        ) { options throws(WebRecordError) in
             try await self.startRequest(entity: entity, urn: urn, data: data, options: options)
         }
     }
@@ -77,13 +77,13 @@ extension RecordStore {
 /// exactly one of the blocks on `callbackQueue`: the completion-handler forms' shared body.
 private func completionTask<Value: Sendable>(
     options: RequestOptions, domain: String?, callbackQueue: DispatchQueue,
-    resultBlock: @escaping @Sendable (Value) -> Void, failureBlock: (@Sendable (WebRecordFailure) -> Void)?,
-    _ request: @escaping @Sendable (RequestOptions) async throws(WebRecordFailure) -> Value
+    resultBlock: @escaping @Sendable (Value) -> Void, failureBlock: (@Sendable (WebRecordError) -> Void)?,
+    _ request: @escaping @Sendable (RequestOptions) async throws(WebRecordError) -> Value
 ) -> Task<Void, Never> {
     var options = options
     if let domain { options.domain = domain }
     return Task { [options] in
-        do throws(WebRecordFailure) {
+        do throws(WebRecordError) {
             let value = try await request(options)
             callbackQueue.async { resultBlock(value) }
         } catch {

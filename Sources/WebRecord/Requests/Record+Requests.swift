@@ -29,11 +29,11 @@ extension RecordRequesting {
     ///   - store: the store to populate.
     ///   - options: the request's options.
     /// - Returns: the top-level records, in response order, as instances of this class.
-    /// - Throws: ``WebRecordFailure`` carrying the ``Debugger`` (see
+    /// - Throws: ``WebRecordError`` carrying the ``Debugger`` (see
     ///   ``RecordStore/startRequest(entity:urn:data:options:)``).
     public static func startRequest(
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions()
-    ) async throws(WebRecordFailure) -> [Self] {
+    ) async throws(WebRecordError) -> [Self] {
         try await startRequestForResult(urn: urn, data: data, in: store, options: options).records.map(Self.typed)
     }
 
@@ -46,10 +46,10 @@ extension RecordRequesting {
     ///   - store: the store to populate.
     ///   - options: the request's options.
     /// - Returns: the result; its records are instances of this class.
-    /// - Throws: ``WebRecordFailure`` carrying the ``Debugger``.
+    /// - Throws: ``WebRecordError`` carrying the ``Debugger``.
     public static func startRequestForResult(
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions()
-    ) async throws(WebRecordFailure) -> RequestResult {
+    ) async throws(WebRecordError) -> RequestResult {
         var result = try await store.startRequest(
             entity: requestEntityName(in: store), urn: urn, data: data, options: options, recordClass: self)
         result.records = result.records.map(Self.typed)
@@ -95,13 +95,13 @@ extension Record {
     ///   - store: the store the record was read from, which the response populates.
     ///   - options: the request's options.
     /// - Returns: the request's result.
-    /// - Throws: ``WebRecordFailure``: `invalidArgument` when the record has no detail URN,
+    /// - Throws: ``WebRecordError``: `invalidArgument` when the record has no detail URN,
     ///   else as for ``RecordStore/startRequest(entity:urn:data:options:)``.
     public func startDetailRequest(
         in store: RecordStore, options: RequestOptions = RequestOptions()
-    ) async throws(WebRecordFailure) -> RequestResult {
+    ) async throws(WebRecordError) -> RequestResult {
         guard let urn = recordDetailURN else {
-            throw WebRecordFailure(
+            throw WebRecordError(
                 WebRecordError(
                     .invalidArgument, "\(type(of: self)) gives no recordDetailURN for \(self)", entity: entity.name),
                 debugger: Debugger(initialEntity: entity.name))
@@ -125,18 +125,18 @@ extension Record {
     ///   - store: the store the record was read from, which the response populates.
     ///   - options: the request's options.
     /// - Returns: the record as stored after the request.
-    /// - Throws: ``WebRecordFailure``: as for ``startDetailRequest(in:options:)``, or `notFound`
+    /// - Throws: ``WebRecordError``: as for ``startDetailRequest(in:options:)``, or `notFound`
     ///   when the record is no longer in the store afterwards.
-    public func refresh(in store: RecordStore, options: RequestOptions = RequestOptions()) async throws(WebRecordFailure) -> Self {
+    public func refresh(in store: RecordStore, options: RequestOptions = RequestOptions()) async throws(WebRecordError) -> Self {
         let result = try await startDetailRequest(in: store, options: options)
         let fetched: [Record]
         do {
             fetched = try store.fetch(entity.name, where: "\"_id\" = ?", arguments: [rowID], limit: 1)
         } catch {
-            throw WebRecordFailure(error, debugger: result.debugger)
+            throw WebRecordError(error, debugger: result.debugger)
         }
         guard let record = fetched.first else {
-            throw WebRecordFailure(
+            throw WebRecordError(
                 WebRecordError(.notFound, "\(self) is no longer in the store after its detail request", entity: entity.name),
                 debugger: result.debugger)
         }

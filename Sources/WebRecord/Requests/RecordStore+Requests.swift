@@ -26,12 +26,12 @@ extension RecordStore {
     ///   - data: the parameters: the query for `GET`, the JSON body otherwise.
     ///   - options: population, server, domain, headers, method and custom response.
     /// - Returns: the records in response order, the debugger, the change counts and more.
-    /// - Throws: ``WebRecordFailure`` carrying the ``Debugger``: `undefinedServer`,
+    /// - Throws: ``WebRecordError`` carrying the ``Debugger``: `undefinedServer`,
     ///   `invalidEntityDescription` (an unknown entity), `serverError`,
     ///   `invalidResponseFormat`, `cancelled`, or a population error.
     public func startRequest(
         entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions()
-    ) async throws(WebRecordFailure) -> RequestResult {
+    ) async throws(WebRecordError) -> RequestResult {
         try await startRequest(entity: entity, urn: urn, data: data, options: options, recordClass: nil)
     }
 
@@ -39,7 +39,7 @@ extension RecordStore {
     /// delivers its result: MMRecord's fetch-first, as a stream.
     ///
     /// The stream yields exactly ``RequestUpdate/local(_:)`` then ``RequestUpdate/remote(_:)``,
-    /// and finishes; a failure of the request finishes it with the ``WebRecordFailure``.
+    /// and finishes; a failure of the request finishes it with the ``WebRecordError``.
     /// When the entity has no server, the stream fails with `undefinedServer` before
     /// delivering anything. Stopping the iteration cancels the request.
     ///
@@ -78,14 +78,15 @@ extension RecordStore {
     ) -> AsyncThrowingStream<RequestUpdate, any Error> {
         let (stream, continuation) = AsyncThrowingStream<RequestUpdate, any Error>.makeStream()
         let task = Task { [self] in
-            do throws(WebRecordFailure) {
+            do throws(WebRecordError) {
                 let prepared = try prepareRequest(entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
                 let local: [Record]
                 do {
                     local = try localFetch?(self) ?? fetch(entity)
                 } catch {
-                    throw WebRecordFailure(
-                        error as? WebRecordError ?? WebRecordError(.storeError, "the local fetch failed: \(error)"),
+                    throw WebRecordError(
+                        error as? WebRecordError
+                            ?? WebRecordError(.closureFailed, "the local fetch failed: \(error)", entity: entity, cause: error),
                         debugger: prepared.debugger)
                 }
                 continuation.yield(.local(local))
@@ -102,7 +103,7 @@ extension RecordStore {
 
     func startRequest(
         entity: String, urn: String, data: JSONValue?, options: RequestOptions, recordClass: Record.Type?
-    ) async throws(WebRecordFailure) -> RequestResult {
+    ) async throws(WebRecordError) -> RequestResult {
         let prepared = try prepareRequest(entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
         return try await run(prepared, options: options)
     }
@@ -117,13 +118,13 @@ extension RecordStore {
     /// Finds the server and builds the request; fails at once when either is impossible.
     func prepareRequest(
         entity: String, urn: String, data: JSONValue?, options: RequestOptions, recordClass: Record.Type?
-    ) throws(WebRecordFailure) -> PreparedRequest {
+    ) throws(WebRecordError) -> PreparedRequest {
         let debugger = Debugger(initialEntity: entity, logger: database.logger)
         guard schema.entity(named: entity) != nil else {
-            throw WebRecordFailure(.unknownEntity(entity), debugger: debugger)
+            throw WebRecordError(.unknownEntity(entity), debugger: debugger)
         }
         guard let server = options.server ?? self.server(forEntity: entity, recordClass: recordClass) else {
-            throw WebRecordFailure(.undefinedServer(entity: entity), debugger: debugger)
+            throw WebRecordError(.undefinedServer(entity: entity), debugger: debugger)
         }
         let request = ServerRequest(
             urn: urn, data: data, method: options.method, headers: options.headers, domain: options.domain,
@@ -135,26 +136,26 @@ extension RecordStore {
     ///
     /// A request that fails writes nothing, so a store file it would have been the first to
     /// write goes, as it does when a first population fails.
-    func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordFailure) -> RequestResult {
-        let failure: WebRecordFailure
+    func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordError) -> RequestResult {
+        let failure: WebRecordError
         do {
             return try await cancellation.run(domain: options.domain) { [self] in
                 try await perform(prepared, options: options)
             }
-        } catch let error as WebRecordFailure {
+        } catch let error as WebRecordError {
             failure = error
         } catch {
-            failure = WebRecordFailure(.cancelled(entity: prepared.request.entityName), debugger: prepared.debugger)
+            failure = WebRecordError(.cancelled(entity: prepared.request.entityName), debugger: prepared.debugger)
         }
         await database.discardIfNeverWritten()
         throw failure
     }
 
-    private func perform(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordFailure) -> RequestResult {
+    private func perform(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordError) -> RequestResult {
         let (server, request, debugger) = (prepared.server, prepared.request, prepared.debugger)
         let entity = request.entityName
         database.logger.log(.debug, "request \(request.method) '\(Redaction.urn(request.urn))'", entity: entity)
-        if Task.isCancelled { throw WebRecordFailure(.cancelled(entity: entity), debugger: debugger) }
+        if Task.isCancelled { throw WebRecordError(.cancelled(entity: entity), debugger: debugger) }
 
         let response: ServerResponse
         do {
@@ -169,28 +170,26 @@ extension RecordStore {
             do {
                 customResponse = try closure(response.body)
             } catch let error as WebRecordError {
-                throw WebRecordFailure(error, debugger: debugger)
+                throw WebRecordError(error, debugger: debugger)
             } catch {
-                throw WebRecordFailure(
-                    WebRecordError(
-                        .invalidResponseFormat, "the custom-response closure failed: \(error)", entity: entity,
-                        cause: error),
+                throw WebRecordError(
+                    WebRecordError(.closureFailed, "the custom-response closure failed: \(error)", entity: entity, cause: error),
                     debugger: debugger)
             }
         }
 
         // The last point where cancelling leaves the store untouched without a rollback.
-        if Task.isCancelled { throw WebRecordFailure(.cancelled(entity: entity), debugger: debugger) }
+        if Task.isCancelled { throw WebRecordError(.cancelled(entity: entity), debugger: debugger) }
         let population: PopulationResult
         do {
             population = try await ResponsePopulation(store: database, options: options.population)
                 .populate(response.body, entity: entity, debugger: debugger)
         } catch {
             // The population rolled back; a cancellation noticed inside it is still a cancellation.
-            if error.error.code == .cancelled || error.error.cause is CancellationError {
+            if error.code == .cancelled || error.cause is CancellationError {
                 let cancelled = WebRecordError.cancelled(entity: entity)
                 if !debugger.contains(.cancelled) { debugger.record(cancelled) }
-                throw WebRecordFailure(cancelled, debugger: debugger)
+                throw WebRecordError(cancelled, debugger: debugger)
             }
             throw error
         }
@@ -203,19 +202,17 @@ extension RecordStore {
     }
 
     /// The failure for an error a server threw.
-    private static func failure(for error: any Error, request: ServerRequest, debugger: Debugger) -> WebRecordFailure {
+    private static func failure(for error: any Error, request: ServerRequest, debugger: Debugger) -> WebRecordError {
         let entity = request.entityName
         if Task.isCancelled || error is CancellationError {
-            return WebRecordFailure(.cancelled(entity: entity), debugger: debugger)
-        }
-        if let failure = error as? WebRecordFailure {
-            return failure.debugger === debugger ? failure : WebRecordFailure(failure.error, debugger: debugger)
+            return WebRecordError(.cancelled(entity: entity), debugger: debugger)
         }
         if var error = error as? WebRecordError {
+            if error.debugger === debugger { return error }
             if error.entity == nil { error.entity = entity }
-            return WebRecordFailure(error, debugger: debugger)
+            return WebRecordError(error, debugger: debugger)
         }
-        return WebRecordFailure(
+        return WebRecordError(
             WebRecordError(
                 .serverError, "the server failed for URN '\(Redaction.urn(request.urn))': \(Redaction.text("\(error)"))", entity: entity,
                 cause: error),

@@ -105,9 +105,10 @@ public final class RecordStore: Sendable {
     /// (see `Docs/StorageLayout.md`). The store's fetch methods called inside `body` use its
     /// connection.
     ///
-    /// - Throws: whatever `body` throws, or a `storeError`.
-    public func read<T>(_ body: (Connection) throws -> T) throws -> T {
-        try database.read(body)
+    /// - Throws: a ``WebRecordError``: what `body` threw, as it was when it is one, else with
+    ///   code `closureFailed` and what `body` threw as its cause; or a `storeError`.
+    public func read<T>(_ body: (Connection) throws -> T) throws(WebRecordError) -> T {
+        try Self.wrapping { () throws in try database.read(body) }
     }
 
     /// Runs `body` on the reader's serial executor, without blocking the calling task's thread.
@@ -121,9 +122,14 @@ public final class RecordStore: Sendable {
     /// Cancelling the task interrupts the SQL statement running (`sqlite3_interrupt`) and throws
     /// a ``WebRecordError`` with code `cancelled`.
     ///
-    /// - Throws: whatever `body` throws, `cancelled`, or a `storeError`.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await database.read(body)
+    /// - Throws: a ``WebRecordError``: what `body` threw (wrapped as for the synchronous `read`),
+    ///   `cancelled`, or a `storeError`.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(WebRecordError) -> T {
+        do {
+            return try await database.read(body)
+        } catch {
+            throw Self.wrapped(error)
+        }
     }
 
     /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
@@ -137,10 +143,12 @@ public final class RecordStore: Sendable {
     /// timeout for another's lock, then fails with a `storeError` (SQLITE_BUSY). A write inside
     /// a write is a programming error: the process stops with a message that says so.
     ///
-    /// - Throws: whatever `body` throws, after the rollback; `incompatibleStore` when another
-    ///   process changed the store incompatibly since it was opened; or a `storeError`.
-    public func write<T>(_ body: (Connection) throws -> T) throws -> T {
-        try database.write(body)
+    /// - Throws: a ``WebRecordError``, after the rollback: what `body` threw, as it was when it
+    ///   is one, else with code `closureFailed` and what `body` threw as its cause;
+    ///   `incompatibleStore` when another process changed the store incompatibly since it was
+    ///   opened; or a `storeError`.
+    public func write<T>(_ body: (Connection) throws -> T) throws(WebRecordError) -> T {
+        try Self.wrapping { () throws in try database.write(body) }
     }
 
     /// Runs `body` in one write transaction on the writer's serial executor, without blocking
@@ -150,9 +158,33 @@ public final class RecordStore: Sendable {
     /// transaction back and throws a ``WebRecordError`` with code `cancelled`; a task cancelled
     /// while `body` runs never commits.
     ///
-    /// - Throws: whatever `body` throws, after the rollback; `cancelled`; or a `storeError`.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await database.write(body)
+    /// - Throws: a ``WebRecordError``, after the rollback: what `body` threw (wrapped as for
+    ///   the synchronous `write`); `cancelled`; or a `storeError`.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(WebRecordError) -> T {
+        do {
+            return try await database.write(body)
+        } catch {
+            throw Self.wrapped(error)
+        }
+    }
+
+    /// Runs `work`, turning what a user's closure threw into a ``WebRecordError``.
+    private static func wrapping<T>(_ work: () throws -> T) throws(WebRecordError) -> T {
+        do {
+            return try work()
+        } catch {
+            throw wrapped(error)
+        }
+    }
+
+    /// `error` itself when it is a ``WebRecordError``; a cancellation as `cancelled`; anything
+    /// else, which only a user's closure throws, as `closureFailed` with it as the cause.
+    private static func wrapped(_ error: any Error) -> WebRecordError {
+        switch error {
+        case let error as WebRecordError: error
+        case is CancellationError: .cancelled()
+        default: WebRecordError(.closureFailed, "the closure failed: \(error)", cause: error)
+        }
     }
 
     /// Checkpoints the write-ahead log into the store file and closes the store's connections,
@@ -324,10 +356,10 @@ public final class RecordStore: Sendable {
     ///   - entity: the entity the response's records are (or the root of their hierarchy).
     ///   - options: key path, injection, orphan rules and hooks.
     /// - Returns: the top-level records in response order, the debugger, and change counts.
-    /// - Throws: ``WebRecordFailure`` on a fatal error; the store is left as it was.
+    /// - Throws: ``WebRecordError`` on a fatal error; the store is left as it was.
     public func populate(
         _ response: JSONValue, entity: String, options: PopulationOptions = PopulationOptions()
-    ) throws(WebRecordFailure) -> PopulationResult {
+    ) throws(WebRecordError) -> PopulationResult {
         try ResponsePopulation(store: database, options: options).populate(response, entity: entity)
     }
 
@@ -337,10 +369,10 @@ public final class RecordStore: Sendable {
     /// Cancelling the task interrupts the write, rolls it back and throws `cancelled`: the
     /// store is left as it was.
     ///
-    /// - Throws: ``WebRecordFailure`` on a fatal error; the store is left as it was.
+    /// - Throws: ``WebRecordError`` on a fatal error; the store is left as it was.
     public func populate(
         _ response: JSONValue, entity: String, options: PopulationOptions = PopulationOptions()
-    ) async throws(WebRecordFailure) -> PopulationResult {
+    ) async throws(WebRecordError) -> PopulationResult {
         try await ResponsePopulation(store: database, options: options).populate(response, entity: entity)
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 /// let post = schema.entity(named: "Post")
 /// ```
 ///
-/// Loading checks everything at once and throws a ``SchemaError`` that lists every
+/// Loading checks everything at once and throws a ``WebRecordError`` that lists every
 /// problem, each naming its file, entity and property. The format is documented in
 /// `Docs/SchemaFormat.md`.
 public struct Schema: Sendable {
@@ -23,8 +23,8 @@ public struct Schema: Sendable {
 
     /// Loads and validates one schema file.
     ///
-    /// - Throws: ``SchemaError`` listing every problem, or when the file cannot be read.
-    public init(contentsOf url: URL) throws(SchemaError) {
+    /// - Throws: ``WebRecordError`` listing every problem, or when the file cannot be read.
+    public init(contentsOf url: URL) throws(WebRecordError) {
         try self.init(contentsOf: [url])
     }
 
@@ -34,17 +34,17 @@ public struct Schema: Sendable {
     /// still checked, so one run reports everything. Cross-file checks (destinations, inverses,
     /// parents) are skipped while a file is missing, since they would only repeat its absence.
     ///
-    /// - Throws: ``SchemaError`` listing every problem in every file.
-    public init(contentsOf urls: [URL]) throws(SchemaError) {
+    /// - Throws: ``WebRecordError`` listing every problem in every file.
+    public init(contentsOf urls: [URL]) throws(WebRecordError) {
         var sources: [(file: String, data: Data)] = []
-        var problems: [SchemaProblem] = []
+        var problems: [WebRecordError] = []
         for url in urls {
             let file = url.isFileURL ? url.relativePath : url.absoluteString
             do {
                 sources.append((file, try Data(contentsOf: url)))
             } catch {
                 let reason = FileManager.default.fileExists(atPath: url.path) ? "cannot be read" : "no such file"
-                problems.append(SchemaProblem(file: file, message: reason))
+                problems.append(WebRecordError.schemaProblem(file: file, message: reason))
             }
         }
         if !problems.isEmpty {
@@ -53,24 +53,24 @@ public struct Schema: Sendable {
                 reader.read(source.data)
                 problems += reader.problems
             }
-            throw SchemaError(problems: problems)
+            throw WebRecordError.invalidSchema(problems)
         }
         try self.init(sources: sources)
     }
 
     /// Loads and validates a schema from JSON text, as if read from a file named `fileName`.
     ///
-    /// - Throws: ``SchemaError`` listing every problem.
-    public init(json: String, fileName: String = "schema.json") throws(SchemaError) {
+    /// - Throws: ``WebRecordError`` listing every problem.
+    public init(json: String, fileName: String = "schema.json") throws(WebRecordError) {
         try self.init(sources: [(fileName, Data(json.utf8))])
     }
 
     /// Loads and validates a schema from the contents of several files.
     ///
     /// - Parameter sources: each file's name (used in problems) and contents.
-    /// - Throws: ``SchemaError`` listing every problem.
-    public init(sources: [(file: String, data: Data)]) throws(SchemaError) {
-        var problems: [SchemaProblem] = []
+    /// - Throws: ``WebRecordError`` listing every problem.
+    public init(sources: [(file: String, data: Data)]) throws(WebRecordError) {
+        var problems: [WebRecordError] = []
         var declarations: [EntityDeclaration] = []
         var dateFormats: [String] = []
         for source in sources {
@@ -83,7 +83,7 @@ public struct Schema: Sendable {
         var resolver = SchemaResolver(declarations: declarations)
         let entities = resolver.resolve()
         problems += resolver.problems
-        if !problems.isEmpty { throw SchemaError(problems: problems) }
+        if !problems.isEmpty { throw WebRecordError.invalidSchema(problems) }
         self.init(entities: entities, dateFormats: dateFormats)
     }
 

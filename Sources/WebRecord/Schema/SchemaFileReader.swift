@@ -22,7 +22,7 @@ struct EntityDeclaration: Sendable {
 /// Unknown keys are problems, so a misspelt option never passes silently.
 struct SchemaFileReader {
     let file: String
-    private(set) var problems: [SchemaProblem] = []
+    private(set) var problems: [WebRecordError] = []
     private(set) var dateFormats: [String] = []
     private(set) var entities: [EntityDeclaration] = []
 
@@ -48,10 +48,9 @@ struct SchemaFileReader {
         do {
             (root, duplicates) = try JSONReader().readReportingDuplicateKeys(data)
         } catch {
-            // The problem's own line and column say where; keep them out of the message.
-            let reason = error.message.replacingOccurrences(of: " at line \(error.line), column \(error.column)", with: "")
             problems.append(
-                SchemaProblem(file: file, message: "malformed JSON: \(reason)", line: error.line, column: error.column))
+                WebRecordError.schemaProblem(
+                    file: file, message: "malformed JSON: \(error.message)", line: error.line, column: error.column))
             return
         }
         for duplicate in duplicates {
@@ -357,7 +356,7 @@ struct SchemaFileReader {
                 }
             }
         }
-        problems.append(SchemaProblem(
+        problems.append(WebRecordError.schemaProblem(
             file: file, entity: entity, property: property, message: message,
             line: entity == nil ? duplicate.line : nil, column: entity == nil ? duplicate.column : nil))
     }
@@ -434,6 +433,6 @@ struct SchemaFileReader {
     }
 
     private mutating func problem(_ entity: String?, _ property: String?, _ message: String) {
-        problems.append(SchemaProblem(file: file, entity: entity, property: property, message: message))
+        problems.append(WebRecordError.schemaProblem(file: file, entity: entity, property: property, message: message))
     }
 }

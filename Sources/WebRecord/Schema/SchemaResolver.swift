@@ -8,7 +8,7 @@ struct SchemaResolver {
     private var byName: [String: EntityDeclaration] = [:]
     /// The offsets in `declarations` of the declarations kept: the first of each name.
     private var accepted = Set<Int>()
-    private(set) var problems: [SchemaProblem] = []
+    private(set) var problems: [WebRecordError] = []
 
     init(declarations: [EntityDeclaration]) {
         self.declarations = declarations
@@ -285,10 +285,10 @@ struct SchemaResolver {
     }
 
     private mutating func problem(_ declaration: EntityDeclaration, _ property: String?, _ message: String) {
-        problems.append(SchemaProblem(file: declaration.file, entity: declaration.name, property: property, message: message))
+        problems.append(WebRecordError.schemaProblem(file: declaration.file, entity: declaration.name, property: property, message: message))
     }
 
     mutating func problem(_ entity: Entity, _ property: String?, _ message: String) {
-        problems.append(SchemaProblem(file: entity.fileName, entity: entity.name, property: property, message: message))
+        problems.append(WebRecordError.schemaProblem(file: entity.fileName, entity: entity.name, property: property, message: message))
     }
 }

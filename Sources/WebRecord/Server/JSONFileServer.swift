@@ -68,7 +68,7 @@ public struct JSONFileServer: Server {
     /// - Throws: ``WebRecordError`` naming the URN: `invalidArgument` for a path that escapes
     ///   the root, `notFound` for a missing file, `invalidResponseFormat` for a file that is
     ///   not JSON (with line and column), `cancelled` when cancelled during the latency.
-    public func response(for request: ServerRequest) async throws -> ServerResponse {
+    public func response(for request: ServerRequest) async throws(WebRecordError) -> ServerResponse {
         if latency > .zero {
             do {
                 try await Task.sleep(for: latency)

@@ -49,9 +49,13 @@ extension WebRecordError {
         return WebRecordError(.invalidResponseFormat, message)
     }
 
-    /// The body is not valid JSON; the reader's message gives the line and column.
-    static func invalidJSON(_ error: JSONReaderError, source: String) -> WebRecordError {
-        WebRecordError(.invalidResponseFormat, "the response from \(source) is not valid JSON: \(error.message)", cause: error)
+    /// The body is not valid JSON: the reader's error, as a response format error of `source`
+    /// that keeps the reader's line, column and syntax.
+    static func invalidJSON(_ error: WebRecordError, source: String) -> WebRecordError {
+        var failure = error
+        failure.code = .invalidResponseFormat
+        failure.message = "the response from \(source) is not valid JSON: \(error.message)"
+        return failure
     }
 
     /// A header that cannot be sent as given; the value is never repeated, as it may be a secret.

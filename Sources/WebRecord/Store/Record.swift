@@ -176,8 +176,9 @@ open class Record: @unchecked Sendable, CustomDebugStringConvertible {
     ///
     /// - Parameter type: the type to decode.
     /// - Returns: the decoded value.
-    /// - Throws: `DecodingError` when the record does not fit the type.
-    public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    /// - Throws: a ``WebRecordError`` with code `typeMismatch` when the record does not fit the
+    ///   type; its cause is the `DecodingError`.
+    public func decode<T: Decodable>(_ type: T.Type) throws(WebRecordError) -> T {
         var members: [String] = []
         for attribute in entity.attributes {
             members.append(JSONValue.string(attribute.name).serialized() + ":" + decodingText(of: attribute))
@@ -198,7 +199,12 @@ open class Record: @unchecked Sendable, CustomDebugStringConvertible {
             }
             return date
         }
-        return try decoder.decode(T.self, from: Data(("{" + members.joined(separator: ",") + "}").utf8))
+        do {
+            return try decoder.decode(T.self, from: Data(("{" + members.joined(separator: ",") + "}").utf8))
+        } catch {
+            throw WebRecordError(
+                .typeMismatch, "\(self) does not decode as \(T.self): \(error)", entity: entity.name, cause: error)
+        }
     }
 
     /// An attribute as JSON text for ``decode(_:)``: the ``jsonValue(_:)`` form, except that a

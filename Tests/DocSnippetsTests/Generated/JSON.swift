@@ -22,7 +22,7 @@ extension DocSnippetContext {
         do {
             _ = try JSONReader().read("{\n  \"a\": 1,\n}")
         } catch {
-            print(error.message)   // unexpected character '}' at line 3, column 1 (expected a string key)
+            print(error)   // invalidJSON: line 3, column 1: unexpected character '}' (expected a string key)
         }
         // Every name the block declares is used, as a reader would go on to use it.
         _ = body

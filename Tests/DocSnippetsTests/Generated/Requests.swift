@@ -81,9 +81,9 @@ extension DocSnippetContext {
             let posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
             show(posts)
         } catch {
-            print(error.code, error.error.message)          // error is a WebRecordFailure
-            print(error.debugger)                           // every error, one per line
-            if error.code == .serverError, error.error.httpStatus == 401 { signIn() }
+            print(error.code, error.message)                // error is a WebRecordError
+            print(error.debugger ?? "no debugger")          // every error, one per line
+            if error.code == .serverError, error.httpStatus == 401 { signIn() }
         }
     }
 }
@@ -146,7 +146,7 @@ extension DocSnippetContext {
                           domain: "timeline",
                           callbackQueue: .main,
                           resultBlock: { posts in show(posts) },
-                          failureBlock: { failure in print(failure.debugger) })
+                          failureBlock: { error in print(error.debugger ?? "no debugger") })
 
         store.startRequest(entity: "Post", urn: "posts", callbackQueue: queue,
                            resultBlock: { result in show(result.records) },

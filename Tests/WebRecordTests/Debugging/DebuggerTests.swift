@@ -34,9 +34,9 @@ import WebRecordTesting
         do {
             _ = try test.store.populate(json(#"{"data": {"id": "x", "title": "t"}, "extra": 1}"#), entity: "Nope")
             Issue.record("expected a failure")
-        } catch let error as WebRecordFailure {
-            #expect(error.debugger.primaryError?.code == .invalidEntityDescription)
-            #expect(error.debugger.errors.contains { $0.isFatal })
+        } catch let error as WebRecordError {
+            #expect(error.debugger?.primaryError?.code == .invalidEntityDescription)
+            #expect(error.debugger?.errors.contains { $0.isFatal } == true)
             #expect(error.description.contains("Nope"))
         }
     }
@@ -46,7 +46,7 @@ import WebRecordTesting
         do {
             try test.store.write { try $0.execute("INSERT INTO \"Nowhere\" VALUES (?)", [.text("secret-token")]) }
             Issue.record("expected a failure")
-        } catch let error as WebRecordError {
+        } catch {
             #expect(error.code == .storeError)
             #expect(error.sqliteCode == 1)
             #expect(error.sql?.contains("Nowhere") == true)
@@ -56,12 +56,14 @@ import WebRecordTesting
 
     @Test func codesHaveStableNames() {
         let codes: [WebRecordError.Code] = [
-            .undefinedServer, .undefinedPageManager, .missingPrimaryKey, .invalidEntityDescription, .invalidResponseFormat,
-            .emptyResultSet, .typeMismatch, .storeError, .serverError, .cancelled,
+            .undefinedServer, .missingPrimaryKey, .invalidEntityDescription, .invalidResponseFormat, .invalidJSON,
+            .emptyResultSet, .typeMismatch, .storeError, .serverError, .cancelled, .invalidSchema, .incompatibleStore,
+            .invalidArgument, .notFound, .closureFailed,
         ]
         #expect(codes.map(\.description) == [
-            "undefinedServer", "undefinedPageManager", "missingPrimaryKey", "invalidEntityDescription", "invalidResponseFormat",
-            "emptyResultSet", "typeMismatch", "storeError", "serverError", "cancelled",
+            "undefinedServer", "missingPrimaryKey", "invalidEntityDescription", "invalidResponseFormat", "invalidJSON",
+            "emptyResultSet", "typeMismatch", "storeError", "serverError", "cancelled", "invalidSchema", "incompatibleStore",
+            "invalidArgument", "notFound", "closureFailed",
         ])
     }
 }

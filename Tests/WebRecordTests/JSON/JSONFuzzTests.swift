@@ -115,9 +115,9 @@ struct JSONFuzzTests {
                 let value = try JSONReader().read(bytes)
                 #expect(try JSONReader().read(value.serialized()) == value)
             } catch {
-                #expect(error.line >= 1 && error.column >= 1)
-                #expect(error.offset >= 0 && error.offset <= bytes.count)
-                #expect(error.message.contains("line \(error.line), column \(error.column)"))
+                #expect((error.line ?? 0) >= 1 && (error.column ?? 0) >= 1)
+                #expect((0...bytes.count).contains(error.offset ?? -1))
+                #expect(error.location == "line \(error.line ?? 0), column \(error.column ?? 0)")
             }
         }
     }

@@ -79,7 +79,7 @@ import WebRecordTesting
     }
     @Test func pagingOptions() { expectRedacted(PagingOptions(request: options, pagination: .linkHeader)) }
     @Test func webRecordError() { expectRedacted(error) }
-    @Test func webRecordFailure() { expectRedacted(WebRecordFailure(error, debugger: debugger)) }
+    @Test func webRecordFailure() { expectRedacted(WebRecordError(error, debugger: debugger)) }
     @Test func debuggerShowsNoSecret() { expectRedacted(debugger) }
     @Test func httpServer() {
         expectRedacted(HTTPServer(

@@ -151,12 +151,12 @@ func makeSilentLossStore() throws -> RecordingStore {
         _ = try test.store.populate(json(#"[{"id": 1, "title": "real"}]"#), entity: "Issue")
         let before = try dumpContent(test.store)
         for options in [PopulationOptions(), orphanOptions()] {
-            let failure = try #require(throws: WebRecordFailure.self) {
+            let failure = try #require(throws: WebRecordError.self) {
                 try test.store.populate(json(#"{"message": "Bad credentials"}"#), entity: "Issue", options: options)
             }
-            #expect(failure.error.code == .invalidResponseFormat)
-            #expect(failure.error.message.contains("could be identified"))
-            #expect(failure.error.value == (try json(#"{"message": "Bad credentials"}"#)))
+            #expect(failure.code == .invalidResponseFormat)
+            #expect(failure.message.contains("could be identified"))
+            #expect(failure.value == (try json(#"{"message": "Bad credentials"}"#)))
             #expect(try dumpContent(test.store) == before)
         }
     }
@@ -165,11 +165,11 @@ func makeSilentLossStore() throws -> RecordingStore {
         let test = try makeSilentLossStore()
         _ = try test.store.populate(json(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]"#), entity: "Issue")
         let before = try dumpContent(test.store)
-        let failure = try #require(throws: WebRecordFailure.self) {
+        let failure = try #require(throws: WebRecordError.self) {
             try test.store.populate(json(#"[{"id": 1, "title": "a"}, {"title": "no id"}]"#), entity: "Issue", options: orphanOptions())
         }
-        #expect(failure.error.code == .invalidResponseFormat)
-        #expect(failure.error.message.contains("1 of the 2"))
+        #expect(failure.code == .invalidResponseFormat)
+        #expect(failure.message.contains("1 of the 2"))
         #expect(try dumpContent(test.store) == before)
         // Without orphan deletion the identified record is stored and the other reported.
         let result = try test.store.populate(json(#"[{"id": 3, "title": "c"}, {"title": "no id"}]"#), entity: "Issue")
@@ -179,10 +179,10 @@ func makeSilentLossStore() throws -> RecordingStore {
 
     @Test func aKeyThatIsNotAValidKeyCountsAsUnidentified() throws {
         let test = try makeSilentLossStore()
-        let failure = try #require(throws: WebRecordFailure.self) {
+        let failure = try #require(throws: WebRecordError.self) {
             try test.store.populate(json(#"[{"id": [1], "title": "a"}, {"id": "x", "title": "b"}]"#), entity: "Issue")
         }
-        #expect(failure.error.code == .invalidResponseFormat)
+        #expect(failure.code == .invalidResponseFormat)
         #expect(try test.store.count("Issue") == 0)
         // The warning names the key as it was read.
         let schema = try Schema(json: #"{"entities": {"T": {"primaryKey": "id", "attributes": {"id": {"type": "integer", "key": ["ID", "id"]}}}}}"#)
@@ -191,7 +191,7 @@ func makeSilentLossStore() throws -> RecordingStore {
         let warning = try #require(result.debugger.errors.first { $0.code == .typeMismatch })
         #expect(warning.keyPath == "ID" && warning.property == "id")
         // Top-level scalars that are not keys of the entity are unidentified too.
-        #expect(throws: WebRecordFailure.self) { try test.store.populate(json(#"[true, "x"]"#), entity: "Issue") }
+        #expect(throws: WebRecordError.self) { try test.store.populate(json(#"[true, "x"]"#), entity: "Issue") }
     }
 
     @Test func underOrphanDeletionARecordOfNoKnownSubentityIsFatalNotAnOrphan() throws {
@@ -200,11 +200,11 @@ func makeSilentLossStore() throws -> RecordingStore {
         let before = try dumpContent(test.store)
         // Link 2 comes back with a kind this schema does not know: skipped, so it must not be
         // taken for an orphan and deleted.
-        let failure = try #require(throws: WebRecordFailure.self) {
+        let failure = try #require(throws: WebRecordError.self) {
             try test.store.populate(
                 json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "sideways"}]"#), entity: "Link", options: orphanOptions())
         }
-        #expect(failure.error.message.contains("1 of the 2"))
+        #expect(failure.message.contains("1 of the 2"))
         #expect(try dumpContent(test.store) == before)
         // Without orphan deletion it is a non-fatal skip.
         let result = try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "sideways"}]"#), entity: "Link")
@@ -218,11 +218,11 @@ func makeSilentLossStore() throws -> RecordingStore {
         var options = orphanOptions()
         options.keyPath = "items"
         for body in [#"{"message": "rate limited"}"#, #"{"items": null}"#] {
-            let failure = try #require(throws: WebRecordFailure.self) {
+            let failure = try #require(throws: WebRecordError.self) {
                 try test.store.populate(json(body), entity: "Issue", options: options)
             }
-            #expect(failure.error.code == .invalidResponseFormat)
-            #expect(failure.error.keyPath == "items")
+            #expect(failure.code == .invalidResponseFormat)
+            #expect(failure.keyPath == "items")
             #expect(try dumpContent(test.store) == before)
         }
         // Without orphan deletion, a missing key path is still an empty result.
@@ -246,10 +246,10 @@ func makeSilentLossStore() throws -> RecordingStore {
         options.request.population.keyPath = "items"
         options.request.population.deleteOrphans = .all
         var pages = 0
-        let failure = await #expect(throws: WebRecordFailure.self) {
+        let failure = await #expect(throws: WebRecordError.self) {
             for try await _ in test.store.pages(entity: "Issue", urn: "p1", options: options) { pages += 1 }
         }
-        #expect(failure?.error.code == .invalidResponseFormat)
+        #expect(failure?.code == .invalidResponseFormat)
         #expect(pages == 1)
         #expect(try test.store.fetch("Issue", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? } == [1, 99])
     }
@@ -318,9 +318,9 @@ func makeSilentLossStore() throws -> RecordingStore {
             (#"[{"id": 3}, {"id": 4}]"#, PopulationOptions(), "could be stored"),
             (#"[{"id": 3, "title": "c"}, {"id": 4}]"#, orphanOptions(), "could not be stored"),
         ] {
-            let failure = try #require(throws: WebRecordFailure.self) { try test.store.populate(json(body), entity: "Issue", options: options) }
-            #expect(failure.error.code == .invalidResponseFormat, "\(body)")
-            #expect(failure.error.message.contains(says), "\(body): \(failure.error.message)")
+            let failure = try #require(throws: WebRecordError.self) { try test.store.populate(json(body), entity: "Issue", options: options) }
+            #expect(failure.code == .invalidResponseFormat, "\(body)")
+            #expect(failure.message.contains(says), "\(body): \(failure.message)")
             #expect(try dumpContent(test.store) == before, "\(body)")
         }
     }
@@ -407,7 +407,7 @@ func makeSilentLossStore() throws -> RecordingStore {
     @Test func aNumberThatCannotBeRepresentedIsRefusedAsAKeyNeverRounded() throws {
         let test = try makeSilentLossStore()
         // An integer key beyond Int64, and a double key a double cannot hold exactly.
-        #expect(throws: WebRecordFailure.self) {
+        #expect(throws: WebRecordError.self) {
             try test.store.populate(json(#"[{"id": 9223372036854775808, "title": "t"}]"#), entity: "Issue")
         }
         let readings = try test.store.populate(
@@ -429,11 +429,11 @@ func makeSilentLossStore() throws -> RecordingStore {
         // The whole schema is checked, in its order, whatever the entity populated: both name
         // the first transformer missing, Thing's.
         for entity in ["Thing", "Other"] {
-            let failure = try #require(throws: WebRecordFailure.self) {
+            let failure = try #require(throws: WebRecordError.self) {
                 try test.store.populate(json(#"[{"id": 1}]"#), entity: entity)
             }
-            #expect(failure.error.code == .invalidEntityDescription)
-            #expect(failure.error.message.contains("nobodyRegisteredThis"), "\(entity): \(failure.error.message)")
+            #expect(failure.code == .invalidEntityDescription)
+            #expect(failure.message.contains("nobodyRegisteredThis"), "\(entity): \(failure.message)")
         }
         #expect(try test.store.count("Thing") == 0 && test.store.count("Other") == 0)
     }
@@ -514,7 +514,7 @@ func makeSilentLossStore() throws -> RecordingStore {
         let result = try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "out"}]"#), entity: "InwardLink")
         #expect(result.debugger.errors.contains { $0.code == .invalidEntityDescription && $0.message.contains("not a kind of InwardLink") })
         #expect(try test.store.fetchOne("Link", primaryKey: 2)?.entity.name == "OutwardLink")
-        #expect(throws: WebRecordFailure.self) {
+        #expect(throws: WebRecordError.self) {
             try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "out"}]"#), entity: "InwardLink", options: orphanOptions())
         }
         #expect(try dumpContent(test.store) == before)

@@ -392,7 +392,7 @@ import WebRecordTesting
         #expect {
             try test.store.populate(json("[\(nested)]"), entity: "User", options: options)
         } throws: { error in
-            (error as? WebRecordFailure)?.code == .invalidResponseFormat
+            (error as? WebRecordError)?.code == .invalidResponseFormat
         }
         #expect(try test.store.count("User") == 0)
     }
@@ -474,8 +474,8 @@ import WebRecordTesting
             try test.store.populate(
                 json(#"[{"id": 1, "title": "changed", "user": {"id": "v"}}, {"id": 2, "title": "b", "tags": ["boom"]}]"#), entity: "Post")
         } throws: { error in
-            guard let failure = error as? WebRecordFailure else { return false }
-            return failure.code == .storeError && failure.error.sqliteCode != nil && failure.debugger.primaryError != nil
+            guard let failure = error as? WebRecordError else { return false }
+            return failure.code == .storeError && failure.sqliteCode != nil && failure.debugger?.primaryError != nil
         }
         #expect(try dumpContent(test.store) == withTrigger)
         #expect(withTrigger == before)
@@ -493,7 +493,7 @@ import WebRecordTesting
                 _ = try store.populate(response, entity: "Post")
                 return nil
             } catch {
-                return (error as? WebRecordFailure)?.code
+                return (error as? WebRecordError)?.code
             }
         }
         #expect(await task.value == .cancelled)
@@ -505,9 +505,9 @@ import WebRecordTesting
         #expect {
             try test.store.populate(.string("nope"), entity: "Post")
         } throws: { error in
-            let failure = error as? WebRecordFailure
-            return failure?.code == .invalidResponseFormat && failure?.debugger.responseObject == "nope"
-                && failure?.debugger.initialEntity == "Post"
+            let failure = error as? WebRecordError
+            return failure?.code == .invalidResponseFormat && failure?.debugger?.responseObject == "nope"
+                && failure?.debugger?.initialEntity == "Post"
         }
     }
 
@@ -516,7 +516,7 @@ import WebRecordTesting
         #expect {
             try test.store.populate(json("[]"), entity: "Nope")
         } throws: { error in
-            (error as? WebRecordFailure)?.code == .invalidEntityDescription
+            (error as? WebRecordError)?.code == .invalidEntityDescription
         }
     }
 

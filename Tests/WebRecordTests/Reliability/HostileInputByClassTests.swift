@@ -5,7 +5,7 @@ import Testing
 import WebRecordTesting
 
 // Hostile inputs grouped by class: numbers, keys, dates, response shapes, schemas, stores and
-// concurrency. Every case checks the outcome (a thrown `WebRecordFailure`'s code and
+// concurrency. Every case checks the outcome (a thrown `WebRecordError`'s code and
 // `isFatal`, or the non-fatal entries on the debugger), the message (that it names what was
 // wrong and where), and the whole store before and after: unchanged when the population
 // fails or refuses a value, exactly the expected rows when it succeeds.
@@ -119,10 +119,10 @@ enum Hostile {
         try JSONReader().read(text)
     }
 
-    /// The code and message of a `WebRecordError` or `WebRecordFailure`; nil code for another error.
+    /// The code and message of a `WebRecordError` or `WebRecordError`; nil code for another error.
     static func describe(_ error: any Error) -> (code: WebRecordError.Code?, message: String, text: String) {
         if let error = error as? WebRecordError { return (error.code, error.message, error.description) }
-        if let failure = error as? WebRecordFailure { return (failure.error.code, failure.error.message, failure.error.description) }
+        if let failure = error as? WebRecordError { return (failure.code, failure.message, failure.description) }
         return (nil, "\(error)", "\(error)")
     }
 
@@ -372,10 +372,10 @@ private func checkResponseCase(_ responseCase: ResponseCase, seed: [(String, Str
             let stored = (try? Hostile.records(store)) ?? []
             Issue.record("expected a fatal failure, got success: \(result.debugger); stored: \(stored)")
         } catch {
-            #expect(error.error.isFatal)
-            #expect(error.error.code == .invalidResponseFormat, "\(error.error)")
+            #expect(error.isFatal)
+            #expect(error.code == .invalidResponseFormat, "\(error)")
             for part in responseCase.message {
-                #expect(error.error.message.contains(part) || error.error.description.contains(part), "'\(part)' in \(error.error)")
+                #expect(error.message.contains(part) || error.description.contains(part), "'\(part)' in \(error)")
             }
         }
         #expect(try Hostile.dump(store) == before, "a failed population writes nothing")
@@ -684,12 +684,12 @@ struct HostileInputShapeTests {
         let before = try Hostile.dump(store)
         var text = #"{"id": 0}"#
         for level in 1...depth { text = #"{"id": \#(level), "children": [\#(text)]}"# }
-        let failure = try #require(throws: WebRecordFailure.self) {
+        let failure = try #require(throws: WebRecordError.self) {
             try store.populate(Hostile.json("[\(text)]"), entity: "Node")
         }
-        #expect(failure.error.code == .invalidResponseFormat && failure.error.isFatal)
-        #expect(failure.error.message.contains("64"), "\(failure.error)")
-        #expect(failure.error.description.contains("Node"), "\(failure.error)")
+        #expect(failure.code == .invalidResponseFormat && failure.isFatal)
+        #expect(failure.message.contains("64"), "\(failure)")
+        #expect(failure.description.contains("Node"), "\(failure)")
         #expect(try Hostile.dump(store) == before)
     }
 

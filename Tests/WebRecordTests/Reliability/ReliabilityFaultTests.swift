@@ -43,10 +43,10 @@ struct ReliabilityFaultTests {
             _ = try store.populate(big, entity: "Post")
             Issue.record("a population larger than the disk succeeded")
         } catch {
-            #expect(error.error.code == .storeError)
-            #expect(error.error.sqliteCode.map { $0 & 0xFF } == 13, "SQLITE_FULL expected: \(error.error)")
-            #expect(error.error.description.contains("full"), "the message should say the disk is full: \(error.error)")
-            #expect(error.debugger.primaryError?.code == .storeError)
+            #expect(error.code == .storeError)
+            #expect(error.sqliteCode.map { $0 & 0xFF } == 13, "SQLITE_FULL expected: \(error)")
+            #expect(error.description.contains("full"), "the message should say the disk is full: \(error)")
+            #expect(error.debugger?.primaryError?.code == .storeError)
         }
         #expect(try Reliability.dump(store) == before)
         #expect(try Reliability.integrity(store) == ["ok"])
@@ -104,9 +104,9 @@ struct ReliabilityFaultTests {
             Issue.record("population succeeded while another process held the write lock")
         } catch {
             let waited = Date().timeIntervalSince(start)
-            #expect(error.error.code == .storeError)
-            #expect(error.error.sqliteCode.map { $0 & 0xFF } == 5, "SQLITE_BUSY expected: \(error.error)")
-            #expect(error.error.description.contains("locked"), "the message should say the store is locked: \(error.error)")
+            #expect(error.code == .storeError)
+            #expect(error.sqliteCode.map { $0 & 0xFF } == 5, "SQLITE_BUSY expected: \(error)")
+            #expect(error.description.contains("locked"), "the message should say the store is locked: \(error)")
             #expect(waited >= 0.9, "the busy timeout (1 s) should be waited out; waited \(waited) s")
             #expect(waited < 5.5, "the configured timeout, not a longer one, should apply; waited \(waited) s")
         }
@@ -200,9 +200,9 @@ struct ReliabilityFaultTests {
             _ = try store.populate(AppNetResponses.response(posts: 10, firstID: 300, seed: 6), entity: "Post")
             Issue.record("a read-only store accepted a population")
         } catch {
-            #expect(error.error.code == .storeError)
-            #expect(error.error.sqliteCode.map { $0 & 0xFF } == 8, "SQLITE_READONLY expected: \(error.error)")
-            #expect(error.error.description.contains("readonly"), "\(error.error)")
+            #expect(error.code == .storeError)
+            #expect(error.sqliteCode.map { $0 & 0xFF } == 8, "SQLITE_READONLY expected: \(error)")
+            #expect(error.description.contains("readonly"), "\(error)")
         }
         #expect(try Reliability.dump(store) == before)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == fileBefore)
@@ -266,7 +266,7 @@ struct ReliabilityFaultTests {
                 _ = try store.populate(AppNetResponses.response(posts: 10, firstID: 300, seed: 6), entity: "Post")
                 Issue.record("a read-only file accepted a population")
             } catch {
-                #expect(error.error.code == .storeError)
+                #expect(error.code == .storeError)
             }
             #expect(try Reliability.dump(store) == before)
         } catch let error as WebRecordError {

@@ -125,9 +125,9 @@ struct ReliabilityHostileDataTests {
             }
         } catch {
             // A clear error: a WebRecord code and a message, and the store as it was.
-            #expect(refused, "a wrong value that could be handled failed the population: \(error.error)")
-            #expect(!error.error.message.isEmpty)
-            #expect(error.error.code == .invalidResponseFormat, "\(error.error)")
+            #expect(refused, "a wrong value that could be handled failed the population: \(error)")
+            #expect(!error.message.isEmpty)
+            #expect(error.code == .invalidResponseFormat, "\(error)")
             #expect(try Reliability.dump(store) == before)
         }
         #expect(try Reliability.integrity(store) == ["ok"])
@@ -200,12 +200,12 @@ struct ReliabilityHostileDataTests {
             let value = try JSONReader().read(text)
             Issue.record("depth \(depth) accepted: \(value.typeName)")
         } catch {
-            #expect(error.kind == .tooDeep)
+            #expect(error.jsonSyntax == .tooDeep)
             #expect(error.line == 1 && error.column == JSONReader.defaultMaximumDepth + 1)
             #expect(error.message.contains("512"))
         }
         let objects = String(repeating: "{\"a\":", count: depth) + "1" + String(repeating: "}", count: depth)
-        #expect(throws: JSONReaderError.self) { try JSONReader().read(objects) }
+        #expect(throws: WebRecordError.self) { try JSONReader().read(objects) }
     }
 
     @Test("JSON nested to the reader's limit is read and populated without overflowing the stack")
@@ -234,9 +234,9 @@ struct ReliabilityHostileDataTests {
             _ = try store.populate(["data": [value]], entity: "Post")
             Issue.record("70 levels of records were accepted")
         } catch {
-            #expect(error.error.code == .invalidResponseFormat)
-            #expect(error.error.isFatal)
-            #expect(error.error.message.contains("64"), "the message should give the limit: \(error.error.message)")
+            #expect(error.code == .invalidResponseFormat)
+            #expect(error.isFatal)
+            #expect(error.message.contains("64"), "the message should give the limit: \(error.message)")
         }
         #expect(try Reliability.dump(store) == before)
 
@@ -263,8 +263,8 @@ struct ReliabilityHostileDataTests {
             _ = try store.populate(["data": [value]], entity: "Post")
             Issue.record("70 levels of records were accepted")
         } catch {
-            let entity = try #require(error.error.entity.flatMap { store.schema.entity(named: $0) })
-            let property = try #require(error.error.property)
+            let entity = try #require(error.entity.flatMap { store.schema.entity(named: $0) })
+            let property = try #require(error.property)
             #expect(entity.relationship(named: property) != nil, "\(entity.name) has no relationship '\(property)'")
         }
     }
@@ -298,7 +298,7 @@ struct ReliabilityHostileDataTests {
 
     // MARK: - NaN, Infinity, invalid UTF-8
 
-    static let rejectedTexts: [(name: String, bytes: [UInt8], kind: JSONReaderError.Kind, column: Int)] = [
+    static let rejectedTexts: [(name: String, bytes: [UInt8], kind: WebRecordError.JSONSyntax, column: Int)] = [
         ("NaN", Array(#"{"data": [{"id": "1", "text": NaN}]}"#.utf8), .unexpectedCharacter, 31),
         ("Infinity", Array(#"{"data": [{"id": "1", "text": Infinity}]}"#.utf8), .unexpectedCharacter, 31),
         ("-Infinity", Array(#"{"data": [{"id": "1", "text": -Infinity}]}"#.utf8), .invalidNumber, 31),
@@ -323,10 +323,10 @@ struct ReliabilityHostileDataTests {
             let value = try JSONReader().read(entry.bytes)
             Issue.record("\(name) was accepted: \(value)")
         } catch {
-            #expect(error.kind == entry.kind, "\(error.message)")
+            #expect(error.jsonSyntax == entry.kind, "\(error.message)")
             #expect(error.line == 1)
             #expect(error.column == entry.column, "\(error.message)")
-            #expect(error.message.contains("line 1, column \(entry.column)"))
+            #expect(error.description.contains("line 1, column \(entry.column): "))
         }
     }
 

@@ -66,12 +66,12 @@ import WebRecordTesting
     @Test func fetchFirstWithNoServerFailsBeforeDeliveringAnything() async throws {
         let (bare, bareDirectory) = try RequestSupport.makeStore()
         var delivered = 0
-        var failure: WebRecordFailure?
+        var failure: WebRecordError?
 
         do {
             for try await _ in bare.startRequestFetchingFirst(entity: "Post", urn: "posts") { delivered += 1 }
         } catch {
-            failure = error as? WebRecordFailure
+            failure = error as? WebRecordError
         }
 
         #expect(delivered == 0)
@@ -82,14 +82,14 @@ import WebRecordTesting
     @Test func aFailingRequestEndsTheStreamAfterTheLocalDelivery() async throws {
         server.enqueue(WebRecordError(.serverError, "HTTP 502"))
         var kinds: [String] = []
-        var failure: WebRecordFailure?
+        var failure: WebRecordError?
 
         do {
             for try await update in store.startRequestFetchingFirst(entity: "Post", urn: "posts") {
                 if case .local = update { kinds.append("local") } else { kinds.append("remote") }
             }
         } catch {
-            failure = error as? WebRecordFailure
+            failure = error as? WebRecordError
         }
 
         #expect(kinds == ["local"])
@@ -127,7 +127,7 @@ import WebRecordTesting
         let (bare, bareDirectory) = try RequestSupport.makeStore()
         let queue = labelledQueue("webrecord.tests.failures")
 
-        let (failure, label): (WebRecordFailure?, String?) = await withCheckedContinuation { continuation in
+        let (failure, label): (WebRecordError?, String?) = await withCheckedContinuation { continuation in
             FeedPost.startRequest(
                 urn: "posts", in: bare, callbackQueue: queue,
                 resultBlock: { _ in continuation.resume(returning: (nil, "succeeded")) },
@@ -137,7 +137,7 @@ import WebRecordTesting
         }
 
         #expect(failure?.code == .undefinedServer)
-        #expect(failure?.debugger.initialEntity == "Post")
+        #expect(failure?.debugger?.initialEntity == "Post")
         #expect(label == "webrecord.tests.failures")
         _ = bareDirectory
     }
@@ -163,7 +163,7 @@ import WebRecordTesting
         server.enqueue(RequestSupport.postsBody([1]), delay: .seconds(10))
         let queue = labelledQueue("webrecord.tests.task")
 
-        let failure: WebRecordFailure? = await withCheckedContinuation { continuation in
+        let failure: WebRecordError? = await withCheckedContinuation { continuation in
             let task = FeedPost.startRequest(
                 urn: "posts", in: store, callbackQueue: queue,
                 resultBlock: { _ in continuation.resume(returning: nil) },

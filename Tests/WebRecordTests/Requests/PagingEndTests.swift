@@ -56,11 +56,11 @@ import WebRecordTesting
     @Test func aFailingLaterPageIsNamedInTheError() async throws {
         loopback.route("/a", .json(#"{"data": [{"id": 1}], "next": "/b?x=1"}"#))
         loopback.route("/b", .status(500))
-        let failure = await #expect(throws: WebRecordFailure.self) {
+        let failure = await #expect(throws: WebRecordError.self) {
             _ = try await collect(store.pages(entity: "Post", urn: "a", options: PagingOptions(pagination: .nextURL(keyPath: "next"))))
         }
-        #expect(failure?.error.message.contains("(page 2, ") == true, "\(String(describing: failure))")
-        #expect(failure?.error.message.contains("/b?x=1") == true, "\(String(describing: failure))")
+        #expect(failure?.message.contains("(page 2, ") == true, "\(String(describing: failure))")
+        #expect(failure?.message.contains("/b?x=1") == true, "\(String(describing: failure))")
     }
 
     @Test func theEndingIsTheServersWhenItNamesNoMore() async throws {

@@ -130,7 +130,7 @@ import WebRecordTesting
         }
         #expect(delivered == [0])
         #expect(failure?.code == .serverError)
-        #expect(failure?.error.httpStatus == 500)
+        #expect(failure?.httpStatus == 500)
         #expect(try storedIDs() == [1, 2, 99])
     }
 
@@ -211,7 +211,7 @@ import WebRecordTesting
         loopback.route("/list", .json(page([1])))
         let queue = DispatchQueue(label: "paging-callbacks")
         let seen = Locked<[Int]>([])
-        let outcome: Result<Int, WebRecordFailure> = await withCheckedContinuation { continuation in
+        let outcome: Result<Int, WebRecordError> = await withCheckedContinuation { continuation in
             store.startPagedRequest(
                 entity: "Post", urn: "list", options: PagingOptions(pagination: .pageNumber(parameter: "page")),
                 callbackQueue: queue,
@@ -238,7 +238,7 @@ import WebRecordTesting
         #expect(results.count == 3)
         #expect((try? results[0].get())?.records.count == 1)
         if case .failure(let failure) = results[1] {
-            #expect(failure.error.httpStatus == 404)
+            #expect(failure.httpStatus == 404)
         } else {
             Issue.record("the second request should fail")
         }

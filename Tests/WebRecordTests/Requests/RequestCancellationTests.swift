@@ -26,7 +26,7 @@ import WebRecordTesting
         let failure = await RequestSupport.failure { _ = try await task.value }
 
         #expect(failure?.code == .cancelled)
-        #expect(failure?.debugger.primaryError?.code == .cancelled)
+        #expect(failure?.debugger?.primaryError?.code == .cancelled)
         // Once the server has answered, nothing was populated.
         #expect(await RequestSupport.waitUntil { !loopback.answered(to: "/slow").isEmpty })
         #expect(try store.count("Post") == 0)
@@ -120,7 +120,7 @@ import WebRecordTesting
         let failure = await RequestSupport.failure { _ = try await task.value }
 
         #expect(failure?.code == .cancelled)
-        #expect(failure?.debugger.responseObject == RequestSupport.postsBody([1, 2]))
+        #expect(failure?.debugger?.responseObject == RequestSupport.postsBody([1, 2]))
         #expect(try store.count("Post") == 0)
     }
 
@@ -143,7 +143,7 @@ import WebRecordTesting
         let domain = "blocks-\(UUID().uuidString)"
         let queue = DispatchQueue(label: "webrecord.tests.cancel")
 
-        let failure: WebRecordFailure? = await withCheckedContinuation { continuation in
+        let failure: WebRecordError? = await withCheckedContinuation { continuation in
             FeedPost.startRequest(
                 urn: "slow", in: store, domain: domain, callbackQueue: queue,
                 resultBlock: { _ in continuation.resume(returning: nil) },

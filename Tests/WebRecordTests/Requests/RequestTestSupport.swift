@@ -76,13 +76,11 @@ enum RequestSupport {
         postsBody(ids, users: users, prefix: prefix).serialized()
     }
 
-    /// Runs `body` and returns the WebRecordError it throws (unwrapping a WebRecordFailure).
+    /// Runs `body` and returns the WebRecordError it throws (unwrapping a WebRecordError).
     static func error(_ body: () async throws -> Void) async -> WebRecordError? {
         do {
             try await body()
             return nil
-        } catch let failure as WebRecordFailure {
-            return failure.error
         } catch let error as WebRecordError {
             return error
         } catch {
@@ -90,13 +88,13 @@ enum RequestSupport {
         }
     }
 
-    /// Runs `body` and returns the WebRecordFailure it throws.
-    static func failure(_ body: () async throws -> Void) async -> WebRecordFailure? {
+    /// Runs `body` and returns the WebRecordError it throws.
+    static func failure(_ body: () async throws -> Void) async -> WebRecordError? {
         do {
             try await body()
             return nil
         } catch {
-            return error as? WebRecordFailure
+            return error as? WebRecordError
         }
     }
 

@@ -285,10 +285,10 @@ import Testing
     }
 
     @Test func aFileOnItsOwnCannotReachAnotherFilesEntity() throws {
-        let error = try #require(throws: SchemaError.self) {
+        let error = try #require(throws: WebRecordError.self) {
             try Schema(json: Self.places, fileName: "places.json")
         }
-        #expect(error.problems.map(\.description) == ["places.json: Address.resident: unknown destination 'Person'"])
+        #expect(error.schemaProblems.map(\.description) == ["places.json: Address.resident: unknown destination 'Person'"])
     }
 
     // MARK: - Inheritance

@@ -12,7 +12,7 @@ import WebRecord
             _ = try Schema(json: json, fileName: "Blog.json")
             return []
         } catch {
-            return error.problems.map { problem in
+            return error.schemaProblems.map { problem in
                 let place = [problem.entity, problem.property].compactMap { $0 }.joined(separator: ".")
                 return place.isEmpty ? problem.message : "\(place): \(problem.message)"
             }

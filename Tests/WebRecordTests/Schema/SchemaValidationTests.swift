@@ -40,7 +40,7 @@ import Testing
         #"{ "version": 1, "entities": { \#(body) } }"#
     }
 
-    static func load(_ sources: [Source]) throws(SchemaError) -> Schema {
+    static func load(_ sources: [Source]) throws(WebRecordError) -> Schema {
         try Schema(sources: sources.map { (file: $0.file, data: Data($0.text.utf8)) })
     }
 
@@ -493,13 +493,13 @@ import Testing
 
     @Test(arguments: allCases)
     func reportsExactly(_ row: Case) throws {
-        let error = try #require(throws: SchemaError.self) { try Self.load(row.sources) }
-        #expect(error.problems == row.problems)
-        for problem in error.problems {
+        let error = try #require(throws: WebRecordError.self) { try Self.load(row.sources) }
+        #expect(error.schemaProblems == row.problems)
+        for problem in error.schemaProblems {
             #expect(row.sources.contains { $0.file == problem.file }, "\(problem) names a file that was loaded")
             let location = problem.entity.map { entity in problem.property.map { "\(entity).\($0)" } ?? entity }
             if let location {
-                #expect(problem.description == "\(problem.file): \(location): \(problem.message)")
+                #expect(problem.description == "\(problem.file ?? "?"): \(location): \(problem.message)")
             }
         }
     }
@@ -526,7 +526,7 @@ import Testing
             do {
                 _ = try Self.load(row.sources)
             } catch {
-                produced.formUnion(error.problems.map(\.description))
+                produced.formUnion(error.schemaProblems.map(\.description))
             }
         }
         for example in examples where !example.hasSuffix(": no such file") && !example.hasSuffix(": cannot be read") {
@@ -553,8 +553,8 @@ import Testing
                 "Author": { "parent": "Persn", "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "author" } } }
                 """)),
         ]
-        let error = try #require(throws: SchemaError.self) { try Self.load(sources) }
-        #expect(error.problems.map(\.description) == [
+        let error = try #require(throws: WebRecordError.self) { try Self.load(sources) }
+        #expect(error.schemaProblems.map(\.description) == [
             "Broken.json: line 1, column 29: malformed JSON: unexpected end of input (expected ',' or '}')",
             "Posts.json: Post.id: unknown type 'strng' (did you mean 'string'?)",
             "Posts.json: Post.title: unknown attribute key 'indexd' (did you mean 'indexed'?)",
@@ -565,7 +565,9 @@ import Testing
             "Posts.json: Post.author: inverse 'post' does not exist on Author (did you mean 'posts'?)",
             "Authors.json: Author.posts: inverse Post.author does not point back (it points to Author.post)",
         ])
-        #expect(error.description == error.problems.map(\.description).joined(separator: "\n"))
+        #expect(error.code == .invalidSchema)
+        #expect(error.message == "\(error.problems.count) problems in Authors.json, Broken.json, Posts.json")
+        #expect(error.description == (["invalidSchema: \(error.message)"] + error.schemaProblems.map { "  \($0)" }).joined(separator: "\n"))
     }
 
     @Test func reportsAMissingFileWithTheOthersProblems() throws {
@@ -577,17 +579,17 @@ import Testing
         try Data(Self.entities(#""Post": { "attributes": { "id": { "type": "text" } } }"#).utf8).write(to: present)
         let missing = directory.appendingPathComponent("Missing.json")
 
-        let error = try #require(throws: SchemaError.self) { try Schema(contentsOf: [missing, present]) }
-        #expect(error.problems == [
+        let error = try #require(throws: WebRecordError.self) { try Schema(contentsOf: [missing, present]) }
+        #expect(error.schemaProblems == [
             SchemaProblem(file: missing.relativePath, message: "no such file"),
             SchemaProblem(file: present.relativePath, entity: "Post", property: "id", message: "unknown type 'text' (did you mean 'string'?)"),
         ])
 
-        let alone = try #require(throws: SchemaError.self) { try Schema(contentsOf: missing) }
-        #expect(alone.problems.map(\.description) == ["\(missing.relativePath): no such file"])
+        let alone = try #require(throws: WebRecordError.self) { try Schema(contentsOf: missing) }
+        #expect(alone.schemaProblems.map(\.description) == ["\(missing.relativePath): no such file"])
 
-        let directoryError = try #require(throws: SchemaError.self) { try Schema(contentsOf: directory) }
-        #expect(directoryError.problems.map(\.message) == ["cannot be read"])
+        let directoryError = try #require(throws: WebRecordError.self) { try Schema(contentsOf: directory) }
+        #expect(directoryError.schemaProblems.map(\.message) == ["cannot be read"])
     }
 
     // MARK: - How problems read

@@ -332,8 +332,8 @@ import FoundationNetworking
         let error = await RequestSupport.error { _ = try await server.response(for: request("bad")) }
 
         #expect(error?.code == .invalidResponseFormat)
-        #expect(error?.message.contains("line 2, column 17") == true, "\(error?.message ?? "")")
-        #expect((error?.cause as? JSONReaderError)?.line == 2)
+        #expect(error?.location == "line 2, column 17", "\(error?.description ?? "")")
+        #expect(error?.line == 2 && error?.column == 17 && error?.jsonSyntax != nil)
     }
 
     @Test func aTruncatedBodyIsAnInvalidResponseFormat() async throws {

@@ -103,7 +103,8 @@ import WebRecordTesting
         let error = await RequestSupport.error { _ = try await JSONFileServer(root: root).response(for: request("broken")) }
         #expect(error?.code == .invalidResponseFormat)
         #expect(error?.message.contains("URN 'broken'") == true)
-        #expect(error?.message.contains("line 2") == true)
+        #expect(error?.line == 2)
+        #expect(error?.location?.hasPrefix("line 2, column ") == true)
     }
 
     @Test func aRootThatIsNotADirectoryIsRefused() throws {

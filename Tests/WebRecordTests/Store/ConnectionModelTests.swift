@@ -155,10 +155,10 @@ import Testing
         population.withLock { $0 = task }
         // (do/catch rather than #expect(throws:), which takes long to describe a failure
         // carrying a 20,000-post response.)
-        var failure: WebRecordFailure?
+        var failure: WebRecordError?
         do {
             _ = try await task.value
-        } catch let caught as WebRecordFailure {
+        } catch let caught as WebRecordError {
             failure = caught
         }
 

@@ -31,7 +31,7 @@ import Testing
         }
         let before = try ["User", "Post", "Tag", "_Post_tags"].map { try store.dump($0) }
 
-        #expect(throws: Abort.self) {
+        expectClosureFailure(causedBy: Abort.self) {
             try store.write { connection in
                 try connection.execute("UPDATE \"User\" SET \"name\" = ?", [.text("Changed")])
                 let tag = try connection.insertRow("Tag", ["_entity": "Tag", "name": "lost"])

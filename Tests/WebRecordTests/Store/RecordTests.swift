@@ -481,6 +481,8 @@ import WebRecordTesting
         let store = try RecordStore(inMemory: StoreSchemas.blog())
         try store.write { try $0.insert("Post", ["_entity": "Post", "id": 1]) }
         let post = try #require(try store.fetchOne("Post", primaryKey: 1))
-        #expect(throws: DecodingError.self) { try post.decode(PostSummary.self) }
+        let error = try #require(throws: WebRecordError.self) { try post.decode(PostSummary.self) }
+        #expect(error.code == .typeMismatch)
+        #expect(error.cause is DecodingError, "\(error)")
     }
 }

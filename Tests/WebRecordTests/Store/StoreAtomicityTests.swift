@@ -50,7 +50,7 @@ import Testing
                 _ = try store.populate(response, entity: "Post")
                 return nil
             } catch {
-                return (error as? WebRecordFailure)?.code
+                return (error as? WebRecordError)?.code
             }
         }.value
     }
@@ -76,7 +76,7 @@ import Testing
         let path = directory.path()
         let store = try RecordStore(path: path, schema: StoreSchemas.blog())
         #expect(Self.files(at: path).contains(path))
-        #expect(throws: Injected.self) {
+        expectClosureFailure(causedBy: Injected.self) {
             try store.write { connection in
                 try connection.insert("Tag", ["_entity": "Tag", "name": "lost"])
                 throw Injected()
@@ -97,7 +97,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path()
         let store = try RecordStore(path: path, schema: StoreSchemas.blog())
-        #expect(throws: WebRecordFailure.self) {
+        #expect(throws: WebRecordError.self) {
             try store.populate(try JSONReader().read(body), entity: "Post", options: PopulationOptions())
         }
         #expect(Self.files(at: path) == [])
@@ -125,7 +125,7 @@ import Testing
         let creator = try RecordStore(path: path, schema: StoreSchemas.blog())
         let other = try RecordStore(path: path, schema: StoreSchemas.blog())
         #expect(try other.fetch("Tag").isEmpty)
-        #expect(throws: Injected.self) { try creator.write { _ in throw Injected() } }
+        expectClosureFailure(causedBy: Injected.self) { try creator.write { _ in throw Injected() } }
         #expect(Self.files(at: path) == [])
 
         try other.write { try $0.insert("Tag", ["_entity": "Tag", "name": "swift"]) }
@@ -159,7 +159,7 @@ import Testing
         let (path, v2, before, catalog) = (fixture.path, fixture.v2, fixture.before, fixture.catalog)
         do {
             let store = try RecordStore(path: path, schema: v2)
-            #expect(throws: Injected.self) {
+            expectClosureFailure(causedBy: Injected.self) {
                 try store.write { connection in
                     // The migration ran in this transaction: the new column is there.
                     try connection.execute("UPDATE \"Post\" SET \"summary\" = 'lost'")

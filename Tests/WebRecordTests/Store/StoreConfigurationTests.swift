@@ -24,9 +24,9 @@ import WebRecordTesting
 
         let result = try configured.populate([["id": 1, "cents": 250]], entity: "Price")
         #expect(result.records.first?["dollars"] as Double? == 2.5)
-        let failure = #expect(throws: WebRecordFailure.self) { try plain.populate([["id": 1, "cents": 250]], entity: "Price") }
+        let failure = #expect(throws: WebRecordError.self) { try plain.populate([["id": 1, "cents": 250]], entity: "Price") }
         #expect(failure?.code == .invalidEntityDescription)
-        #expect(failure?.error.message.contains("storeCentsToDollars") == true)
+        #expect(failure?.message.contains("storeCentsToDollars") == true)
         #expect(try plain.count("Price") == 0)
     }
 

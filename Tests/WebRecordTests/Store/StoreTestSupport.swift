@@ -225,3 +225,13 @@ func webRecordError<T>(_ body: () throws -> T) -> WebRecordError? {
         return nil
     }
 }
+
+/// Expects `body` to throw a `closureFailed` ``WebRecordError`` whose cause is an `E`: what a
+/// store's `read` or `write` throws when its closure throws an error of its own.
+func expectClosureFailure<E: Error, R>(
+    causedBy type: E.Type, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
+) {
+    let error = #expect(throws: WebRecordError.self, sourceLocation: sourceLocation) { _ = try body() }
+    #expect(error?.code == .closureFailed, sourceLocation: sourceLocation)
+    #expect(error?.cause is E, "\(String(describing: error))", sourceLocation: sourceLocation)
+}
