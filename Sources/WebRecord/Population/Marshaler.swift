@@ -7,13 +7,13 @@
 /// ``PopulationWriter`` runs. Inverses stay consistent because each relationship pair is
 /// stored once (see `StorageLayout`).
 struct Marshaler {
-    let store: SQLiteDatabase
+    let store: any RecordStorage
     let options: PopulationOptions
     let coercion: ValueCoercion
     let debugger: Debugger
     private(set) var operations: [LinkOperation] = []
 
-    init(store: SQLiteDatabase, options: PopulationOptions, coercion: ValueCoercion, debugger: Debugger) {
+    init(store: any RecordStorage, options: PopulationOptions, coercion: ValueCoercion, debugger: Debugger) {
         self.store = store
         self.options = options
         self.coercion = coercion
@@ -210,7 +210,8 @@ struct Marshaler {
 
 /// A change to links outside the rows a population holds, run by the ``PopulationWriter``.
 enum LinkOperation {
-    /// `UPDATE table SET column = NULL WHERE column = value AND _id <> keep` (one-to-one exclusivity).
+    /// Clears `column` in every row of `table` that holds `value` there, but the row `keep`
+    /// (one-to-one exclusivity).
     case clearOthers(table: String, column: String, value: DatabaseValue, keep: Int64?)
     /// A to-many kept as a foreign key on the members: members not listed are dropped when
     /// `replace`, and moved after the listed ones when ordered.

@@ -5,7 +5,7 @@
 /// the same primary key, or the same owner for records identified by their owner, become one
 /// proto-record (DESIGN §3.5–3.7, §3.11–3.13).
 final class ProtoRecordBuilder {
-    let store: SQLiteDatabase
+    let store: any RecordStorage
     let schema: Schema
     let options: PopulationOptions
     let coercion: ValueCoercion
@@ -38,7 +38,7 @@ final class ProtoRecordBuilder {
     }
 
     init(
-        store: SQLiteDatabase, options: PopulationOptions, coercion: ValueCoercion, representations: RepresentationSet,
+        store: any RecordStorage, options: PopulationOptions, coercion: ValueCoercion, representations: RepresentationSet,
         debugger: Debugger
     ) {
         self.store = store

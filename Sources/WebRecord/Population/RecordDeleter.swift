@@ -1,17 +1,17 @@
 /// Deletes records with their relationships' delete rules: `cascade` deletes the related
 /// records too, `deny` refuses while related records exist, `nullify` clears the links
-/// (SQLite's `ON DELETE SET NULL` and `ON DELETE CASCADE` on join rows do that part).
-struct RecordDeleter {
-    let store: SQLiteDatabase
-    let connection: Connection
+/// (the store does that part when it deletes a row).
+struct RecordDeleter<Storage: RecordStorage> {
+    let store: Storage
+    let transaction: Storage.Transaction
     let debugger: Debugger
     /// Deleted counts by entity.
     private(set) var deleted: [String: Int] = [:]
     private var gone = Set<String>()
 
-    init(store: SQLiteDatabase, connection: Connection, debugger: Debugger) {
+    init(store: Storage, transaction: Storage.Transaction, debugger: Debugger) {
         self.store = store
-        self.connection = connection
+        self.transaction = transaction
         self.debugger = debugger
     }
 
@@ -26,13 +26,12 @@ struct RecordDeleter {
         while let (currentTable, currentID) = queue.popLast() {
             let token = "\(currentTable)#\(currentID)"
             guard !gone.contains(token), planned.insert(token).inserted else { continue }
-            guard case .text(let entityName)? = try connection.scalar(
-                "SELECT \"_entity\" FROM \(quote(currentTable)) WHERE \"_id\" = ?", [.integer(currentID)]),
+            guard let entityName = try transaction.entityName(ofRow: currentID, in: currentTable),
                 let entity = store.schema.entity(named: entityName)
             else { continue }
             plan.append((currentTable, currentID, entityName))
             for relationship in entity.relationships where relationship.deleteRule != .nullify {
-                let related = try relatedIDs(of: currentID, entity: entity, relationship: relationship)
+                let related = try transaction.relatedRowIDs(of: currentID, entity: entity, relationship: relationship)
                 guard !related.isEmpty else { continue }
                 if relationship.deleteRule == .deny {
                     debugger.record(WebRecordError(
@@ -45,34 +44,15 @@ struct RecordDeleter {
                 queue += related.map { (destinationTable, $0) }
             }
         }
-        for item in plan {
-            try connection.execute("DELETE FROM \(quote(item.table)) WHERE \"_id\" = ?", [.integer(item.rowID)])
-            if connection.changes > 0 {
+        let removed = try transaction.deleteRows(plan.map { ($0.table, $0.rowID) })
+        for (item, wasThere) in zip(plan, removed) {
+            if wasThere {
                 deleted[item.entity, default: 0] += 1
                 store.logger.log(.debug, "deleted \(item.entity) _id \(item.rowID)", entity: item.entity)
             }
             gone.insert("\(item.table)#\(item.rowID)")
         }
         return true
-    }
-
-    private func relatedIDs(of rowID: Int64, entity: Entity, relationship: Relationship) throws(WebRecordError) -> [Int64] {
-        guard let storage = store.layout.storage(of: relationship.name, in: entity.name),
-            let destination = store.schema.entity(named: relationship.destination)
-        else { return [] }
-        let sql: String
-        switch storage {
-        case .foreignKeyHere(let column, _):
-            sql = "SELECT \(quote(column)) FROM \(quote(entity.rootName)) WHERE \"_id\" = ? AND \(quote(column)) IS NOT NULL"
-        case .foreignKeyThere(_, let column, _):
-            sql = "SELECT \"_id\" FROM \(quote(destination.rootName)) WHERE \(quote(column)) = ?"
-        case .joinTable(let table, let selfColumn, let otherColumn, _):
-            sql = "SELECT \(quote(otherColumn)) FROM \(quote(table)) WHERE \(quote(selfColumn)) = ?"
-        }
-        return try connection.rows(sql, [.integer(rowID)]).compactMap { row in
-            if case .integer(let id)? = row.first { return id }
-            return nil
-        }
     }
 }
 
@@ -82,26 +62,21 @@ struct RecordDeleter {
 /// Candidates are every stored record of the entity (sub-entities included), scoped by the
 /// rule's predicate, that is not among the top-level results. With ``PopulationOptions/deleteOrphans``
 /// all candidates go; with ``PopulationOptions/orphanDeletion`` the closure decides each and may stop.
-struct OrphanDeletion {
-    let store: SQLiteDatabase
+struct OrphanDeletion<Storage: RecordStorage> {
+    let store: Storage
     let options: PopulationOptions
-    let connection: Connection
+    let transaction: Storage.Transaction
     let debugger: Debugger
 
     func run(
-        entity: Entity, keep: Set<Int64>, results: [Record], response: JSONValue, deleter: inout RecordDeleter
+        entity: Entity, keep: Set<Int64>, results: [Record], response: JSONValue, deleter: inout RecordDeleter<Storage>
     ) throws(WebRecordError) {
         guard options.deleteOrphans != nil || options.orphanDeletion != nil else { return }
         let rule = options.deleteOrphans ?? .all
         let names = store.schema.hierarchy(from: entity.name).map(\.name)
-        var sql = "SELECT * FROM \(quote(entity.rootName)) WHERE \"_entity\" IN (\(RecordResolver.placeholders(names.count)))"
-        var arguments: [DatabaseValue] = names.map { .text($0) }
-        if let predicate = rule.predicate {
-            sql += " AND (\(predicate))"
-            arguments += rule.arguments.map(\.databaseValue)
-        }
-        sql += " ORDER BY \"_id\""
-        let candidates = try store.records(sql, arguments, on: connection).filter { !keep.contains($0.rowID) }
+        let candidates = try transaction.records(
+            of: names, in: entity.rootName, where: rule.predicate, arguments: rule.arguments.map(\.databaseValue)
+        ).filter { !keep.contains($0.rowID) }
         var stop = false
         for candidate in candidates {
             if let decide = options.orphanDeletion {

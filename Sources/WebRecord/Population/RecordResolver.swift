@@ -1,19 +1,22 @@
 /// Matches proto-records to stored rows (pipeline step 3), with one batched query per table.
 ///
-/// Proto-records identified by key are looked up with one `json_each` join per table, however
-/// many keys (see ``KeySetQuery``). Proto-records identified by their owner are looked up, once their owners
-/// are resolved, through the owner's relationship: again one query per table and round.
+/// Proto-records identified by key are looked up with one lookup of the whole key set per
+/// table, however many keys. Proto-records identified by their owner are looked up, once their
+/// owners are resolved, through the owner's relationship: again one lookup per table and round.
 /// What is not found is new: it gets a fresh `_id` now, and is inserted by the ``PopulationWriter``.
-struct RecordResolver {
-    let store: SQLiteDatabase
-    let connection: Connection
+struct RecordResolver<Storage: RecordStorage> {
+    let store: Storage
+    let transaction: Storage.Transaction
     let plans: TablePlans
     let representations: RepresentationSet
     let debugger: Debugger
 
-    init(store: SQLiteDatabase, connection: Connection, plans: TablePlans, representations: RepresentationSet, debugger: Debugger) {
+    init(
+        store: Storage, transaction: Storage.Transaction, plans: TablePlans, representations: RepresentationSet,
+        debugger: Debugger
+    ) {
         self.store = store
-        self.connection = connection
+        self.transaction = transaction
         self.plans = plans
         self.representations = representations
         self.debugger = debugger
@@ -61,55 +64,32 @@ struct RecordResolver {
         for proto in protos {
             if let key = proto.normalizedKey { wanted[key] = proto }
         }
-        func match(_ statement: Statement) {
-            let row = Self.readRow(statement, plan: plan, leadingColumns: 0)
+        func match(_ found: TableRow) {
+            let row = RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values)
             if let proto = wanted[KeyValue(row: row.values, columns: keyColumns)] { attach(row, to: proto) }
         }
         if keyColumns.count == 1 {
-            let query = KeySetQuery(
-                columns: plan.selectList(alias: "t"), table: table, alias: "t", keyColumn: plan.columns[keyColumns[0]],
-                guardTable: table)
-            try query.forEachRow(wanted.keys.map(\.firstPart), on: connection, match)
+            try transaction.forEachRow(in: table, where: plan.columns[keyColumns[0]], isIn: wanted.keys.map(\.firstPart), match)
         } else {
-            try forEachRow(matchingCompositeKeys: Array(wanted.keys), plan: plan, match)
+            try transaction.forEachRow(
+                in: table, where: keyColumns.map { plan.columns[$0] }, areIn: wanted.keys.map(\.parts), match)
         }
         for proto in protos where proto.row == nil && !proto.isRejected {
             try makeNew(proto)
         }
     }
 
-    /// Runs the lookup of composite keys, `(a, b) IN (VALUES (?, ?), ...)`, in chunks under
-    /// SQLite's variable limit.
-    private func forEachRow(
-        matchingCompositeKeys keys: [KeyValue], plan: TablePlan, _ body: (Statement) throws(WebRecordError) -> Void
-    ) throws(WebRecordError) {
-        let keyColumns = plan.primaryKeyColumns
-        let chunkSize = max(1, min(connection.maximumVariableCount, 32_766) / keyColumns.count - 1)
-        let columns = keyColumns.map { quote(plan.columns[$0]) }.joined(separator: ", ")
-        let tuple = "(" + Self.placeholders(keyColumns.count) + ")"
-        var start = 0
-        while start < keys.count {
-            let chunk = keys[start..<min(start + chunkSize, keys.count)]
-            start += chunkSize
-            let sql = "SELECT \(plan.selectList) FROM \(quote(plan.name)) WHERE (\(columns)) IN (VALUES "
-                + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")"
-            var arguments: [DatabaseValue] = []
-            arguments.reserveCapacity(chunk.count * keyColumns.count)
-            for key in chunk { arguments.append(contentsOf: key.parts) }
-            // Prepared for this one use: caching would keep one statement per chunk size met.
-            try Statement(connection: connection, sql: sql).forEachRow(arguments, body)
-        }
-    }
-
     // MARK: - By owner
+
+    /// Proto-records identified by their owner, grouped by child table and owner relationship.
+    private struct Group: Hashable {
+        let table: String
+        let ownerEntity: String
+        let relationship: String
+    }
 
     private func resolveByOwner(_ protos: [ProtoRecord]) throws(WebRecordError) {
         // Group by (child table, owner relationship); only owners already stored can have a child stored.
-        struct Group: Hashable {
-            let table: String
-            let ownerEntity: String
-            let relationship: String
-        }
         var groups: [Group: [ProtoRecord]] = [:]
         for proto in protos {
             guard let owner = proto.owner, owner.proto.row?.isNew == false else {
@@ -126,8 +106,7 @@ struct RecordResolver {
             guard let group = groups[groupKey], let first = group.first, let owner = first.owner,
                 let plan = plans[first.representation.rootName]
             else { continue }
-            guard let lookup = ownerLookup(
-                child: first.entity, plan: plan, ownerEntity: owner.proto.entity, relationship: owner.relationship.property)
+            guard let lookup = ownerLookup(plan: plan, ownerEntity: owner.proto.entity, relationship: owner.relationship.property)
             else {
                 for proto in group { try makeNew(proto) }
                 continue
@@ -137,15 +116,22 @@ struct RecordResolver {
             for proto in group {
                 if let id = proto.owner?.proto.row?.rowID { byOwner[id] = proto }
             }
-            let leadingColumns = lookup.ownerInFirstColumn ? 1 : 0
-            try lookup.query.forEachRow(byOwner.keys.map { .integer($0) }, on: connection) { statement throws(WebRecordError) in
-                let row = Self.readRow(statement, plan: plan, leadingColumns: leadingColumns)
-                let ownerID = lookup.ownerInFirstColumn ? statement.int64(at: 0) : lookup.ownerColumn.flatMap { column in
-                    if case .integer(let id) = row.values[column] { return id }
-                    return nil
+            func match(_ found: TableRow, ownerID: Int64) {
+                guard let proto = byOwner[ownerID] else { return }
+                attach(RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values), to: proto)
+            }
+            switch lookup {
+            case .childHoldsOwner(let column, let index):
+                try transaction.forEachRow(in: plan.name, where: column, isIn: byOwner.keys.map { .integer($0) }) { found in
+                    guard case .integer(let ownerID) = found.values[index] else { return }
+                    match(found, ownerID: ownerID)
                 }
-                guard let ownerID, let proto = byOwner[ownerID] else { return }
-                attach(row, to: proto)
+            case .ownerHoldsChild(let column):
+                try transaction.forEachRow(
+                    in: plan.name, referencedBy: column, of: owner.proto.entity.rootName, ownerIDs: Array(byOwner.keys)
+                ) { ownerID, found in
+                    match(found, ownerID: ownerID)
+                }
             }
             for proto in group where proto.row == nil {
                 try makeNew(proto)
@@ -153,48 +139,31 @@ struct RecordResolver {
         }
     }
 
-    /// The query finding the child rows of a set of owners, and where each row's owner `_id`
-    /// is: in a column of the child, or in the first result column.
-    private func ownerLookup(
-        child: Entity, plan: TablePlan, ownerEntity: Entity, relationship: Relationship
-    ) -> (query: KeySetQuery, ownerColumn: Int?, ownerInFirstColumn: Bool)? {
+    /// Where the link between an owner and its child is kept, which decides how the children of
+    /// a set of owners are found.
+    private enum OwnerLookup {
+        /// The child's table holds the owner's `_id` in `column`, at `index` in the plan's columns.
+        case childHoldsOwner(column: String, index: Int)
+        /// The owner's table holds the child's `_id` in `column`.
+        case ownerHoldsChild(column: String)
+    }
+
+    /// How the child rows of a set of owners are found, or nil when the layout keeps no link.
+    private func ownerLookup(plan: TablePlan, ownerEntity: Entity, relationship: Relationship) -> OwnerLookup? {
         let ownerSide = store.schema.entity(ownerEntity.name, isKindOf: relationship.entityName)
         guard let storage = store.layout.storage(of: relationship.name, in: relationship.entityName) else { return nil }
         switch (ownerSide, storage) {
         case (true, .foreignKeyThere(_, let column, _)), (false, .foreignKeyHere(let column, _)):
-            // The child's table holds the owner's _id.
             guard let index = plan.columnIndex[column] else { return nil }
-            let query = KeySetQuery(
-                columns: plan.selectList(alias: "c"), table: child.rootName, alias: "c", keyColumn: column,
-                guardTable: child.rootName)
-            return (query, index, false)
+            return .childHoldsOwner(column: column, index: index)
         case (true, .foreignKeyHere(let column, _)), (false, .foreignKeyThere(_, let column, _)):
-            // The owner's table holds the child's _id.
-            let query = KeySetQuery(
-                columns: "o.\"_id\", " + plan.selectList(alias: "c"), table: ownerEntity.rootName, alias: "o", keyColumn: "_id",
-                joins: " JOIN \(quote(child.rootName)) AS c ON c.\"_id\" = o.\(quote(column))", guardTable: child.rootName)
-            return (query, nil, true)
+            return .ownerHoldsChild(column: column)
         default:
             return nil
         }
     }
 
     // MARK: - Rows
-
-    /// The current row of `statement` as a stored ``RowState``: the result columns are
-    /// `leadingColumns` extra ones, then `_id`, `_entity` and the plan's columns in order.
-    private static func readRow(_ statement: Statement, plan: TablePlan, leadingColumns: Int) -> RowState {
-        let rowID = statement.int64(at: leadingColumns)
-        var entityName = ""
-        if case .text(let text) = statement.value(at: leadingColumns + 1) { entityName = text }
-        let columnCount = plan.columns.count
-        var values: [DatabaseValue] = []
-        values.reserveCapacity(columnCount)
-        for index in 0..<columnCount {
-            values.append(statement.value(at: leadingColumns + 2 + index))
-        }
-        return RowState(storedIn: plan, rowID: rowID, entityName: entityName, values: values)
-    }
 
     private func attach(_ row: RowState, to proto: ProtoRecord) {
         guard proto.row == nil else { return }
@@ -231,7 +200,7 @@ struct RecordResolver {
         let next: Int64
         if let known = plan.nextRowID {
             next = known
-        } else if case .integer(let maximum)? = try connection.scalar("SELECT max(\"_id\") FROM \(quote(plan.name))") {
+        } else if let maximum = try transaction.largestRowID(in: plan.name) {
             next = maximum + 1
         } else {
             next = 1
@@ -239,9 +208,5 @@ struct RecordResolver {
         plan.nextRowID = next + 1
         proto.row = RowState(newIn: plan, rowID: next, entityName: proto.representation.name)
         proto.rowID = next
-    }
-
-    static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }

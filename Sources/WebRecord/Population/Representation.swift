@@ -61,7 +61,7 @@ final class Representation {
 
         /// Whether the marshaler would store `value` (after the transformer, if any): a null
         /// only for an optional attribute, anything else when it coerces.
-        func accepts(_ value: JSONValue, coercion: ValueCoercion, store: SQLiteDatabase) -> Bool {
+        func accepts(_ value: JSONValue, coercion: ValueCoercion, store: any RecordStorage) -> Bool {
             var value = value
             if let transformer {
                 guard let transform = store.transformer(named: transformer), let transformed = transform(value)
@@ -145,7 +145,7 @@ final class Representation {
     private let relationshipsByName: [String: MappedRelationship]
 
     init(
-        entity: Entity, index: Int, store: SQLiteDatabase, plans: TablePlans, coercion: ValueCoercion,
+        entity: Entity, index: Int, store: any RecordStorage, plans: TablePlans, coercion: ValueCoercion,
         entityIndex: [String: Int], relationshipIDs: [String: Int]
     ) {
         self.index = index
@@ -203,7 +203,7 @@ final class Representation {
         relationshipsByName[name]
     }
 
-    private static func link(for relationship: Relationship, of entity: Entity, store: SQLiteDatabase, plans: TablePlans) -> Link? {
+    private static func link(for relationship: Relationship, of entity: Entity, store: any RecordStorage, plans: TablePlans) -> Link? {
         switch store.layout.storage(of: relationship.name, in: entity.name) {
         case nil:
             return nil
@@ -290,7 +290,7 @@ final class RepresentationSet {
     let all: [Representation]
     private let byName: [String: Int]
 
-    init(store: SQLiteDatabase, plans: TablePlans, coercion: ValueCoercion) {
+    init(store: any RecordStorage, plans: TablePlans, coercion: ValueCoercion) {
         let entities = store.schema.entities
         var byName: [String: Int] = [:]
         var relationshipIDs: [String: Int] = [:]
@@ -330,7 +330,7 @@ final class RepresentationSet {
 /// Picks the sub-entity a dictionary stands for (DESIGN §3.13).
 struct SubentitySelector {
     let schema: Schema
-    let store: SQLiteDatabase
+    let store: any RecordStorage
 
     /// The most specific entity for `dictionary`, starting at `entity`: the registered Record
     /// class's hook first, then the discriminator that governs the entity (its own, or its
@@ -345,7 +345,7 @@ struct SubentitySelector {
         while steps < 64 {
             steps += 1
             let hook = current.subentityNames.isEmpty
-                ? nil : store.recordClasses.recordClass(for: current.name).subentityName(for: dictionary, of: current)
+                ? nil : store.recordClass(for: current.name).subentityName(for: dictionary, of: current)
             guard let name = hook ?? discriminated(dictionary, by: Self.governingDiscriminator(of: current, in: schema)),
                 name != current.name, let next = schema.entity(named: name)
             else { break }

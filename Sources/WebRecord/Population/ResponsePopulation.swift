@@ -16,16 +16,20 @@ import Foundation
 /// carries the ``Debugger``.
 ///
 /// The population is built (steps 1–2) in the caller's context, then written (steps 3–8) in
-/// one transaction on the store's writer. The async form waits for the writer without
-/// blocking a thread, and cancelling its task interrupts the write and rolls it back.
-package struct ResponsePopulation: Sendable {
-    /// The database populated.
-    let store: SQLiteDatabase
+/// one transaction of the store (``RecordStorage/inTransaction(_:)``). The async form waits for
+/// the store's writer without blocking a thread, and cancelling its task interrupts the write
+/// and rolls it back.
+///
+/// The population reads and writes only through ``RecordStorage`` and its transactions, so
+/// any store that implements them can be populated.
+package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
+    /// The store populated.
+    let store: Storage
     /// The options of this population.
     let options: PopulationOptions
 
     /// Creates a population for `store`.
-    package init(store: SQLiteDatabase, options: PopulationOptions = PopulationOptions()) {
+    package init(store: Storage, options: PopulationOptions = PopulationOptions()) {
         self.store = store
         self.options = options
     }
@@ -46,7 +50,7 @@ package struct ResponsePopulation: Sendable {
                 return result
             case .write(let graph):
                 defer { graph.release() }
-                return try store.write { connection in try write(graph, on: connection) }
+                return try store.inTransaction { transaction in try write(graph, in: transaction) }
             }
         } catch {
             // A failure before the write transaction leaves no file a first write would not have.
@@ -69,7 +73,7 @@ package struct ResponsePopulation: Sendable {
                 // The graph is handed to the writer's executor and used only there while this
                 // task waits for it.
                 let handOver = HandOver(graph)
-                return try await store.write { [self] connection in try write(handOver.value, on: connection) }
+                return try await store.inTransaction { [self] transaction in try write(handOver.value, in: transaction) }
             }
         } catch {
             await store.discardIfNeverWritten()
@@ -160,14 +164,14 @@ package struct ResponsePopulation: Sendable {
     }
 
     /// Steps 3–8, in the write transaction.
-    private func write(_ graph: Graph, on connection: Connection) throws -> PopulationResult {
+    private func write(_ graph: Graph, in transaction: Storage.Transaction) throws -> PopulationResult {
         let (entity, keyPath, debugger, representations) = (graph.entity, graph.keyPath, graph.debugger, graph.representations)
         let builder = graph.builder
         let protos = builder.protoRecords
         let topLevel = graph.topLevel
-        try Task.checkCancellation()
+        try transaction.checkCancellation()
         let resolver = RecordResolver(
-            store: store, connection: connection, plans: graph.plans, representations: representations, debugger: debugger)
+            store: store, transaction: transaction, plans: graph.plans, representations: representations, debugger: debugger)
         try resolver.resolve(protos)
 
         var marshaler = Marshaler(store: store, options: options, coercion: graph.coercion, debugger: debugger)
@@ -187,9 +191,9 @@ package struct ResponsePopulation: Sendable {
         for proto in protos {
             if let row = proto.row { rows.append(row) }
         }
-        var writer = PopulationWriter(store: store, connection: connection)
+        var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
-        var deleter = RecordDeleter(store: store, connection: connection, debugger: debugger)
+        var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
         try writer.writeLinks(marshaler.operations, deleter: &deleter)
 
         var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners, logger: store.logger)
@@ -199,24 +203,23 @@ package struct ResponsePopulation: Sendable {
         for proto in topLevel {
             guard let row = proto.row else { continue }
             let representation = proto.representation
-            let recordClass = recordClasses[representation.index] ?? store.recordClasses.recordClass(for: representation.name)
+            let recordClass = recordClasses[representation.index] ?? store.recordClass(for: representation.name)
             recordClasses[representation.index] = recordClass
             records.append(
-                recordClass.init(
-                    row: Record.StoredRow(entity: representation.entity, rowID: row.rowID, values: row.snapshot, database: store)))
+                store.record(of: recordClass, entity: representation.entity, rowID: row.rowID, values: row.snapshot))
         }
         let contained = Self.containedRowIDs(protos, entity: entity, schema: store.schema)
         if orphanRuleApplies {
-            try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
+            try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
                 .run(entity: entity, keep: contained, results: records, response: graph.response, deleter: &deleter)
         }
         for (name, count) in deleter.deleted {
             changes[name, default: ChangeCounts()].deleted += count
         }
         if writer.touchedOtherRows || !deleter.deleted.isEmpty {
-            records = try refetch(records, connection: connection)
+            records = try refetch(records, in: transaction)
         }
-        try Task.checkCancellation()
+        try transaction.checkCancellation()
         var result = PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
         result.containedRowIDs = contained
         result.responseRecordCount = graph.listCount
@@ -347,7 +350,7 @@ package struct ResponsePopulation: Sendable {
                 .invalidResponseFormat, "the response is \(response.typeName); expected an object or an array",
                 entity: entity.name, value: response)
         }
-        let keyPath = options.keyPath ?? store.recordClasses.recordClass(for: entity.name).keyPathForResponseObject
+        let keyPath = options.keyPath ?? store.recordClass(for: entity.name).keyPathForResponseObject
             ?? entity.keyPathForResponseObject
         guard let keyPath, !keyPath.isEmpty else { return ([response], nil, false) }
         let found = response.value(atKeyPath: keyPath)
@@ -373,19 +376,15 @@ package struct ResponsePopulation: Sendable {
 
     // MARK: - Results
 
-    private func refetch(_ records: [Record], connection: Connection) throws(WebRecordError) -> [Record] {
+    /// The records again, as stored now: what a link operation or a deletion changed in rows
+    /// the population did not hold shows.
+    private func refetch(_ records: [Record], in transaction: Storage.Transaction) throws(WebRecordError) -> [Record] {
         var byTable: [String: [Int64]] = [:]
         for record in records { byTable[record.entity.rootName, default: []].append(record.rowID) }
         var fresh: [String: Record] = [:]
         for (table, ids) in byTable {
-            var start = 0
-            while start < ids.count {
-                let chunk = Array(ids[start..<min(start + 500, ids.count)])
-                start += 500
-                let sql = "SELECT * FROM \(quote(table)) WHERE \"_id\" IN (\(RecordResolver.placeholders(chunk.count)))"
-                for record in try store.records(sql, chunk.map { .integer($0) }, on: connection) {
-                    fresh["\(table)#\(record.rowID)"] = record
-                }
+            for record in try transaction.records(withIDs: ids, in: table) {
+                fresh["\(table)#\(record.rowID)"] = record
             }
         }
         return records.compactMap { fresh["\($0.entity.rootName)#\($0.rowID)"] }
@@ -421,8 +420,8 @@ extension ResponsePopulation {
     ) throws(WebRecordError) -> [String: Int] {
         do {
             let entity = try store.schema.requireEntity(entity)
-            return try store.write { connection in
-                try orphanPass(entity: entity, keeping: keeping, results: results, response: response, debugger: debugger, on: connection)
+            return try store.inTransaction { transaction in
+                try orphanPass(entity: entity, keeping: keeping, results: results, response: response, debugger: debugger, in: transaction)
             }
         } catch {
             throw Self.failure(error, entity: entity, debugger: debugger)
@@ -436,8 +435,8 @@ extension ResponsePopulation {
     ) async throws(WebRecordError) -> [String: Int] {
         do {
             let entity = try store.schema.requireEntity(entity)
-            return try await store.write { [self] connection in
-                try orphanPass(entity: entity, keeping: keeping, results: results, response: response, debugger: debugger, on: connection)
+            return try await store.inTransaction { [self] transaction in
+                try orphanPass(entity: entity, keeping: keeping, results: results, response: response, debugger: debugger, in: transaction)
             }
         } catch {
             throw Self.failure(error, entity: entity, debugger: debugger)
@@ -445,10 +444,11 @@ extension ResponsePopulation {
     }
 
     private func orphanPass(
-        entity: Entity, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger, on connection: Connection
+        entity: Entity, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger,
+        in transaction: Storage.Transaction
     ) throws -> [String: Int] {
-        var deleter = RecordDeleter(store: store, connection: connection, debugger: debugger)
-        try OrphanDeletion(store: store, options: options, connection: connection, debugger: debugger)
+        var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
+        try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
             .run(entity: entity, keep: keeping, results: results, response: response, deleter: &deleter)
         return deleter.deleted
     }

@@ -46,6 +46,9 @@ final class RowState {
         return values != original
     }
 
+    /// The row as the store writes it.
+    var tableRow: TableRow { TableRow(rowID: rowID, entityName: entityName, values: values) }
+
     /// The row's values as a dictionary by column name, for a ``Record``.
     var snapshot: [String: DatabaseValue] { table.dictionary(values) }
 }

@@ -33,7 +33,7 @@ package final class SQLiteDatabase: Sendable {
     package let schema: Schema
     /// The file's path, or nil in memory.
     package let path: String?
-    let layout: StorageLayout
+    package let layout: StorageLayout
     /// The Record classes rows are made into.
     package let recordClasses: RecordClassRegistry
     /// Where populations of this database log.

@@ -10,7 +10,9 @@
 /// - A many-to-many, or a to-many with no inverse, is a join table `_<Entity>_<relationship>`
 ///   with `owner`, `target` and, when ordered, `position` (and `inverse_position`).
 /// - A unique index `_pk_<Table>` on the primary-key column(s).
-struct StorageLayout: Sendable, Equatable {
+///
+/// The layout depends on the schema alone: every ``RecordStorage`` lays a schema out this way.
+package struct StorageLayout: Sendable, Equatable {
     struct Column: Sendable, Hashable {
         enum Role: Sendable, Hashable {
             case system
@@ -56,6 +58,12 @@ struct StorageLayout: Sendable, Equatable {
         var columns: [Column]
         var primaryKeyColumns: [String]
         var indexedColumns: [String]
+
+        /// Every column after `_id` and `_entity`, in layout order: the order of a
+        /// ``TableRow``'s values.
+        var valueColumns: [String] {
+            columns.map(\.name).filter { $0 != "_id" && $0 != "_entity" }
+        }
     }
 
     struct JoinTable: Sendable, Equatable {
@@ -97,7 +105,8 @@ struct StorageLayout: Sendable, Equatable {
         relationships[entity]?[relationship]
     }
 
-    init(schema: Schema) {
+    /// The layout of `schema`.
+    package init(schema: Schema) {
         var tables: [Table] = []
         var joinTables: [JoinTable] = []
         var storage: [String: [String: RelationshipStorage]] = [:]

@@ -47,7 +47,7 @@ struct KeySetQuery {
             let chunk = Array(keys[start..<min(start + chunkSize, keys.count)])
             start += chunkSize
             let sql = "SELECT \(columns) FROM \(quote(table)) AS \(alias)\(joins) WHERE \(alias).\(quote(keyColumn)) IN ("
-                + RecordResolver.placeholders(chunk.count) + ")"
+                + sqlPlaceholders(chunk.count) + ")"
             // Prepared for this one use: caching would keep one statement per chunk size met.
             try Statement(connection: connection, sql: sql).forEachRow(chunk, body)
         }

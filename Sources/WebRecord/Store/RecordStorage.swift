@@ -1,0 +1,204 @@
+/// The store a population writes through: what it reads of the store's configuration, and
+/// write transactions that find, write, link and delete rows.
+///
+/// A population (`ResponsePopulation`) works only through this protocol and
+/// ``RecordStorageTransaction``: it speaks of tables, columns, `_id`s and ``DatabaseValue``s of
+/// the layout ``layout`` describes, never of a database engine or its query language.
+/// ``SQLiteDatabase`` implements it; another store (PostgreSQL, in a module of its own) can
+/// implement it too, laying the schema out the same way.
+///
+/// The operations are batch-shaped: a whole key set, a whole table's rows, every member of a
+/// relationship at once, so that a store across a network can serve each in a round trip or
+/// two.
+package protocol RecordStorage: AnyObject, Sendable {
+    /// What one write transaction of the store offers.
+    associatedtype Transaction: RecordStorageTransaction
+
+    /// The schema the store was opened for.
+    var schema: Schema { get }
+    /// How the schema is laid out in tables: the tables, their columns, and where each
+    /// relationship's links live. A store other than SQLite lays the schema out the same way.
+    var layout: StorageLayout { get }
+    /// Where populations of this store log.
+    var logger: Logger { get }
+
+    /// The value transformer named `name`: the store's own, else the process-wide one.
+    func transformer(named name: String) -> AttributeTransformers.Transform?
+
+    /// The class records of the entity `entityName` are made of: the registered one, else the
+    /// nearest registered ancestor entity's, else ``Record``.
+    func recordClass(for entityName: String) -> Record.Type
+
+    /// A record of `recordClass` for a row of this store, whose values are `values` by column
+    /// name (without `_id` and `_entity`).
+    func record(
+        of recordClass: Record.Type, entity: Entity, rowID: Int64, values: [String: DatabaseValue]
+    ) -> Record
+
+    /// Runs `body` in one write transaction, waiting for the store's writer: committed when it
+    /// returns, rolled back when it throws. Not reentrant.
+    func inTransaction<T>(_ body: (Transaction) throws -> T) throws -> T
+
+    /// Runs `body` in one write transaction without blocking the calling task's thread.
+    /// Cancelling the task interrupts the store's work, rolls back, and throws `cancelled`.
+    func inTransaction<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T
+
+    /// Removes what a failure before the first write transaction leaves behind (a store file
+    /// created and never committed to), so that a failed first population leaves nothing.
+    func discardIfNeverWritten()
+
+    /// ``discardIfNeverWritten()`` without blocking the calling task's thread.
+    func discardIfNeverWritten() async
+}
+
+/// The operations of one write transaction of a ``RecordStorage``, as a population uses them.
+///
+/// Tables and columns are those of the store's ``RecordStorage/layout``. A row is a
+/// ``TableRow``: its `_id`, its concrete entity, and its other columns' values in the order of
+/// ``StorageLayout/Table/valueColumns``. References between rows are checked when the
+/// transaction commits, so rows may be written in any order.
+///
+/// Every change is part of the transaction: nothing is visible to readers until
+/// ``RecordStorage/inTransaction(_:)`` commits, and a throw rolls everything back.
+package protocol RecordStorageTransaction {
+    // MARK: - Finding rows
+
+    /// Calls `body` with each row of `table` whose `column` holds one of `keys` (which are
+    /// distinct), in no particular order.
+    func forEachRow(
+        in table: String, where column: String, isIn keys: [DatabaseValue],
+        _ body: (TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError)
+
+    /// Calls `body` with each row of `table` whose `columns` hold one of `keys` (distinct
+    /// tuples, each with one value per column), in no particular order.
+    func forEachRow(
+        in table: String, where columns: [String], areIn keys: [[DatabaseValue]],
+        _ body: (TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError)
+
+    /// Calls `body` with each row of `table` that a row of `ownerTable` whose `_id` is one of
+    /// `ownerIDs` refers to in its column `column`, together with that owner's `_id`.
+    func forEachRow(
+        in table: String, referencedBy column: String, of ownerTable: String, ownerIDs: [Int64],
+        _ body: (_ ownerID: Int64, _ row: TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError)
+
+    /// The largest `_id` of `table`, or nil when it has no row.
+    func largestRowID(in table: String) throws(WebRecordError) -> Int64?
+
+    // MARK: - Writing rows
+
+    /// Inserts the rows of `inserted` (whose `_id`s are new), table by table in the order
+    /// given, then writes the values of the rows of `updated` over the stored rows with the
+    /// same `_id`.
+    func writeRows(inserted: [TableRows], updated: [TableRows]) throws(WebRecordError)
+
+    // MARK: - Links
+
+    /// Sets `column` to null in every row of `table` that holds `value` there, except the row
+    /// `keep` (a one-to-one link moving to another row).
+    ///
+    /// - Returns: whether any row changed.
+    func clearReferences(
+        in table: String, column: String, to value: DatabaseValue, except keep: Int64?
+    ) throws(WebRecordError) -> Bool
+
+    /// The rows of `table` that refer to `owner` in `column` and are not among `keeping`, in
+    /// the store's order; when `clearing`, that reference and `positionColumn` are set to null
+    /// in each (a to-many kept on its members, replaced).
+    ///
+    /// - Returns: those rows' `_id`s.
+    func dropMembers(
+        of owner: Int64, in table: String, column: String, positionColumn: String?, keeping: Set<Int64>,
+        clearing: Bool
+    ) throws(WebRecordError) -> [Int64]
+
+    /// Moves the rows of `table` that refer to `owner` in `column`, are not among `members` and
+    /// sit in the first `members.count` positions, after them: their `positionColumn` grows by
+    /// `members.count` (an ordered to-many merged by union).
+    ///
+    /// - Returns: whether any row moved.
+    func moveMembers(
+        of owner: Int64, in table: String, column: String, positionColumn: String, after members: [Int64]
+    ) throws(WebRecordError) -> Bool
+
+    /// Makes the join rows of `owner` in `table` list `members`, at positions 0, 1, ... in
+    /// `positionColumn` when there is one.
+    ///
+    /// - Parameters:
+    ///   - ownerColumn: the column holding `owner`'s `_id`.
+    ///   - memberColumn: the column holding each member's `_id`.
+    ///   - ownerIsNew: whether `owner` was inserted by this transaction (it has no join rows yet).
+    ///   - replace: true to delete the join rows of members not listed; false to keep them,
+    ///     numbered after the listed ones when the rows are ordered.
+    ///   - removed: called with each member whose join row was deleted, right after, before
+    ///     the next is deleted.
+    /// - Returns: whether any join row changed.
+    func setJoinRows(
+        in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
+        ownerIsNew: Bool, members: [Int64], replace: Bool, removed: (Int64) throws(WebRecordError) -> Void
+    ) throws(WebRecordError) -> Bool
+
+    // MARK: - Deleting
+
+    /// The concrete entity of the row `rowID` of `table`, or nil when there is no such row.
+    func entityName(ofRow rowID: Int64, in table: String) throws(WebRecordError) -> String?
+
+    /// The `_id`s of the rows the row `rowID` of `entity` is linked to through `relationship`.
+    func relatedRowIDs(of rowID: Int64, entity: Entity, relationship: Relationship) throws(WebRecordError) -> [Int64]
+
+    /// Deletes the rows `rows`, in order. Links to them are cleared and their join rows go.
+    ///
+    /// - Returns: for each row, whether it was there to delete.
+    func deleteRows(_ rows: [(table: String, rowID: Int64)]) throws(WebRecordError) -> [Bool]
+
+    // MARK: - Records
+
+    /// The records of the rows of `table` whose `_id` is among `rowIDs`, in no particular order.
+    func records(withIDs rowIDs: [Int64], in table: String) throws(WebRecordError) -> [Record]
+
+    /// The records of the entities `entityNames`, all kept in `table`, that match `predicate`
+    /// (a condition in the store's query language over the entity's columns, with `?`
+    /// placeholders for `arguments`; nil for all), in `_id` order.
+    func records(
+        of entityNames: [String], in table: String, where predicate: String?, arguments: [DatabaseValue]
+    ) throws(WebRecordError) -> [Record]
+
+    // MARK: - Cancellation
+
+    /// Throws when the work this transaction does has been cancelled.
+    func checkCancellation() throws
+}
+
+/// A row as a population reads and writes it: its `_id`, its concrete entity, and the values
+/// of its table's other columns, in the order of ``StorageLayout/Table/valueColumns``.
+package struct TableRow: Sendable, Equatable {
+    /// The row's `_id`.
+    package var rowID: Int64
+    /// The concrete entity the row is a record of (its `_entity`).
+    package var entityName: String
+    /// The values of ``StorageLayout/Table/valueColumns``, in that order.
+    package var values: [DatabaseValue]
+
+    /// A row with these fields.
+    package init(rowID: Int64, entityName: String, values: [DatabaseValue]) {
+        self.rowID = rowID
+        self.entityName = entityName
+        self.values = values
+    }
+}
+
+/// Rows of one table, written together (see ``RecordStorageTransaction/writeRows(inserted:updated:)``).
+package struct TableRows: Sendable, Equatable {
+    /// The table's name.
+    package var table: String
+    /// The rows, in the order they are written.
+    package var rows: [TableRow]
+
+    /// Rows of `table`.
+    package init(table: String, rows: [TableRow]) {
+        self.table = table
+        self.rows = rows
+    }
+}

@@ -1,0 +1,69 @@
+/// ``SQLiteDatabase`` as the store populations write through (``RecordStorage``): each write
+/// transaction is a ``SQLiteRecordTransaction`` around the writer's connection.
+extension SQLiteDatabase: RecordStorage {
+    /// Runs `body` in one write transaction, on the writer's connection (see `write(_:)`).
+    package func inTransaction<T>(_ body: (SQLiteRecordTransaction) throws -> T) throws -> T {
+        try write { connection in try body(SQLiteRecordTransaction(database: self, connection: connection)) }
+    }
+
+    /// Runs `body` in one write transaction on the writer's executor (see the async `write(_:)`).
+    package func inTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (SQLiteRecordTransaction) throws -> T
+    ) async throws -> T {
+        try await write { [self] connection in try body(SQLiteRecordTransaction(database: self, connection: connection)) }
+    }
+
+    /// The class records of `entityName` are made of (see ``RecordClassRegistry/recordClass(for:)``).
+    package func recordClass(for entityName: String) -> Record.Type {
+        recordClasses.recordClass(for: entityName)
+    }
+
+    /// A record of `recordClass` for a row of this database.
+    package func record(
+        of recordClass: Record.Type, entity: Entity, rowID: Int64, values: [String: DatabaseValue]
+    ) -> Record {
+        recordClass.init(row: Record.StoredRow(entity: entity, rowID: rowID, values: values, database: self))
+    }
+}
+
+/// One write transaction of a ``SQLiteDatabase``, as a population uses it: SQL statements on
+/// the writer's connection, inside the transaction the database's `write(_:)` opened.
+///
+/// Statements are prepared once and cached by the connection; the SQL of each table a
+/// transaction reads or writes (``TableSQL``) is built once per transaction.
+package final class SQLiteRecordTransaction: RecordStorageTransaction {
+    let database: SQLiteDatabase
+    let connection: Connection
+    private var tables: [String: TableSQL] = [:]
+
+    init(database: SQLiteDatabase, connection: Connection) {
+        self.database = database
+        self.connection = connection
+    }
+
+    /// The SQL of the layout's table `name`.
+    ///
+    /// - Throws: `storeError` when the layout has no such table.
+    func sql(for name: String) throws(WebRecordError) -> TableSQL {
+        if let sql = tables[name] { return sql }
+        guard let table = database.layout.table(named: name) else {
+            throw WebRecordError(.storeError, "the store has no table '\(name)'")
+        }
+        let sql = TableSQL(table)
+        tables[name] = sql
+        return sql
+    }
+
+    /// Throws `CancellationError` when the task running the transaction is cancelled.
+    package func checkCancellation() throws {
+        try Task.checkCancellation()
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteRecordTransaction: Sendable {}
+
+/// `?, ?, ...`: `count` SQL placeholders.
+func sqlPlaceholders(_ count: Int) -> String {
+    Array(repeating: "?", count: count).joined(separator: ", ")
+}
