@@ -61,6 +61,13 @@ let package = Package(
             dependencies: ["WebRecord", "WebRecordTesting", "TestSupport", "Logging"],
             exclude: ["generate.py"]
         ),
+        // Record subclasses as users write them, consumed across isolation: a warning fails the
+        // build (Docs/Records.md, "Subclasses and Sendable").
+        .testTarget(
+            name: "RecordSendabilityTests",
+            dependencies: ["WebRecord", "WebRecordTesting", "TestSupport"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,7 @@ import Foundation
 /// the store:
 ///
 /// ```swift
-/// final class Post: Record {
+/// final class Post: Record, @unchecked Sendable {
 ///     override class var keyPathForResponseObject: String? { "data" }
 ///     var text: String? { self["text"] }
 ///     var user: User? { related("user") }
@@ -19,7 +19,9 @@ import Foundation
 /// see later changes. Relationships are loaded from the store each time they are asked for.
 ///
 /// `@unchecked Sendable` is safe: every stored property is an immutable `let` of a Sendable
-/// type. Subclasses must keep to that (computed accessors, as above).
+/// type. Swift 6 warns on a subclass that does not restate `@unchecked Sendable`, as `Post`
+/// does above; restating it promises to keep to the same rule: computed accessors, and at most
+/// stored `let`s of Sendable types, never a `var` (Docs/Records.md, "Subclasses and Sendable").
 open class Record: @unchecked Sendable, CustomDebugStringConvertible {
     /// The record's entity (the concrete one, for a sub-entity).
     public let entity: Entity

@@ -58,17 +58,8 @@ extension DocSnippetContext {
 // Docs/Records.md, block 4
 extension DocSnippetContext {
     func records4() throws {
-        final class Checkin: Record, @unchecked Sendable {
-            var description: String? { self["description"] }
-        }
-    }
-}
-
-// Docs/Records.md, block 5
-extension DocSnippetContext {
-    func records5() throws {
-        // Records are immutable snapshots: a subclass adds computed accessors only, never stored
-        // properties, so it is as safe to share as Record itself.
+        // Records are immutable snapshots: a subclass adds computed accessors, never stored mutable
+        // state, and restates `@unchecked Sendable` to say so (see "Subclasses and Sendable").
         final class Post: Record, @unchecked Sendable {
             override class var keyPathForResponseObject: String? { "data" }
             var text: String? { self["text"] }
@@ -89,6 +80,15 @@ extension DocSnippetContext {
         print(posts.first?.user?.name ?? "")
         // Every name the block declares is used, as a reader would go on to use it.
         _ = posts
+    }
+}
+
+// Docs/Records.md, block 5
+extension DocSnippetContext {
+    func records5() throws {
+        final class Checkin: Record, @unchecked Sendable {
+            var description: String? { self["description"] }
+        }
     }
 }
 
