@@ -11,7 +11,7 @@ import WebRecordModelImport
             _ = try CoreDataModelImporter.schemaJSON(fromModelXML: Data(xml.utf8), fileName: "Hostile/contents")
             return nil
         } catch {
-            return error as? WebRecordError
+            return error
         }
     }
 
