@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebRecord
+@testable import WebRecord
 import WebRecordModelImport
 
 @Suite struct CoreDataModelImporterTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebRecord
+@testable import WebRecord
 import WebRecordModelImport
 
 /// Model files written to do harm: each one is refused with a located error, or converted, in

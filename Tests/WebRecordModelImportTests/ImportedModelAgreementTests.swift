@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebRecord
+@testable import WebRecord
 import WebRecordModelImport
 
 /// The hand-written Schemas/*.json agree with the Core Data models they describe, as

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebRecord
+@testable import WebRecord
 import WebRecordModelImport
 
 /// The schema files shipped in `Schemas/` say what MMRecord's Core Data models say, as

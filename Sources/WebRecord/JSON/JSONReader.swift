@@ -76,7 +76,7 @@ public struct JSONReader: Sendable {
     /// - Returns: The top-level value.
     /// - Throws: ``WebRecordError`` when the bytes are not one valid JSON value, with the
     ///   kind of problem and where it is.
-    public func read(_ bytes: UnsafeRawBufferPointer) throws(WebRecordError) -> JSONValue {
+    func read(_ bytes: UnsafeRawBufferPointer) throws(WebRecordError) -> JSONValue {
         try read(bytes, reportingDuplicateKeys: false).value
     }
 
@@ -125,7 +125,7 @@ public struct JSONReader: Sendable {
     /// - Parameter bytes: The complete JSON text, UTF-8 encoded, without a byte order mark.
     /// - Returns: The top-level value.
     /// - Throws: ``WebRecordError`` when the bytes are not one valid JSON value.
-    public func read(_ bytes: [UInt8]) throws(WebRecordError) -> JSONValue {
+    func read(_ bytes: [UInt8]) throws(WebRecordError) -> JSONValue {
         let result = bytes.withUnsafeBytes { bytes -> Result<JSONValue, WebRecordError> in
             do throws(WebRecordError) {
                 return .success(try read(bytes))

@@ -9,23 +9,23 @@ public struct Attribute: Sendable, Hashable {
     /// The attribute's name, also its column name.
     public var name: String
     /// The entity that declares the attribute (an ancestor, for an inherited one).
-    public var entityName: String
+    var entityName: String
     /// The attribute's type.
     public var type: AttributeType
     /// The key paths tried in order to find the value in a response: the `key` entries, then the name.
-    public var keyPaths: [String]
+    var keyPaths: [String]
     /// Whether the attribute may be null. A null for a non-optional attribute is a `typeMismatch` and
     /// leaves the stored value as it was. Default true.
     public var isOptional: Bool
     /// The value a new record gets when the response does not give one.
     public var defaultValue: JSONValue?
     /// Whether the column has an index.
-    public var isIndexed: Bool
+    var isIndexed: Bool
     /// A date format (Unicode TR35 pattern) tried before the schema's `dateFormats`.
-    public var dateFormat: String?
+    var dateFormat: String?
     /// The name of a transformer registered in code (``AttributeTransformers``, or a store's
     /// configuration), applied to the raw JSON before coercion.
-    public var transformer: String?
+    var transformer: String?
 
     /// Creates an attribute.
     init(

@@ -13,19 +13,19 @@ public struct Entity: Sendable, Hashable {
     /// How records of this entity are identified, if they are.
     public var primaryKey: PrimaryKey?
     /// Where the records of this entity are found in a dictionary response.
-    public var keyPathForResponseObject: String?
+    var keyPathForResponseObject: String?
     /// How a response dictionary picks a sub-entity of this one, if it can.
-    public var subentityDiscriminator: SubentityDiscriminator?
+    var subentityDiscriminator: SubentityDiscriminator?
     /// Every attribute, inherited ones first.
     public var attributes: [Attribute]
     /// Every relationship, inherited ones first.
     public var relationships: [Relationship]
     /// The names of the direct sub-entities, in declaration order.
-    public var subentityNames: [String]
+    var subentityNames: [String]
     /// The name of the root of this entity's hierarchy; its table holds the whole hierarchy.
-    public var rootName: String
+    var rootName: String
     /// The schema file that declared the entity.
-    public var fileName: String
+    var fileName: String
 
     /// Creates an entity. Schemas build these from files; tests may build them by hand.
     init(
@@ -58,7 +58,7 @@ public struct Entity: Sendable, Hashable {
     }
 
     /// Whether this entity is the root of its hierarchy.
-    public var isRoot: Bool { rootName == name }
+    var isRoot: Bool { rootName == name }
 }
 
 /// How the records of an entity are identified.
@@ -83,7 +83,7 @@ public enum PrimaryKey: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A declarative choice of sub-entity, made from a response dictionary.
-public enum SubentityDiscriminator: Sendable, Hashable {
+enum SubentityDiscriminator: Sendable, Hashable {
     /// The value at `key` picks the entity: `{"key": "type", "map": {"inward": "InwardLink"}}`.
     /// Numbers and booleans match by their JSON text.
     case value(key: String, map: [String: String])
@@ -91,7 +91,7 @@ public enum SubentityDiscriminator: Sendable, Hashable {
     /// `{"present": {"inwardIssue": "InwardLink", "outwardIssue": "OutwardLink"}}`.
     case presence([(key: String, entity: String)])
 
-    public static func == (lhs: SubentityDiscriminator, rhs: SubentityDiscriminator) -> Bool {
+    static func == (lhs: SubentityDiscriminator, rhs: SubentityDiscriminator) -> Bool {
         switch (lhs, rhs) {
         case let (.value(k1, m1), .value(k2, m2)): k1 == k2 && m1 == m2
         case let (.presence(p1), .presence(p2)):
@@ -100,7 +100,7 @@ public enum SubentityDiscriminator: Sendable, Hashable {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    func hash(into hasher: inout Hasher) {
         switch self {
         case let .value(key, map):
             hasher.combine(0)
@@ -116,7 +116,7 @@ public enum SubentityDiscriminator: Sendable, Hashable {
     }
 
     /// The entity names this discriminator can pick.
-    public var entityNames: [String] {
+    var entityNames: [String] {
         switch self {
         case .value(_, let map): map.keys.sorted().compactMap { map[$0] }
         case .presence(let pairs): pairs.map(\.entity)

@@ -30,7 +30,7 @@ public struct Relationship: Sendable, Hashable {
     /// The relationship's name.
     public var name: String
     /// The entity that declares the relationship (an ancestor, for an inherited one).
-    public var entityName: String
+    var entityName: String
     /// The destination entity's name.
     public var destination: String
     /// Whether the relationship relates many records.
@@ -40,7 +40,7 @@ public struct Relationship: Sendable, Hashable {
     /// The name of the inverse relationship on the destination, if any.
     public var inverse: String?
     /// The key paths tried in order to find the related data in a response: the `key` entries, then the name.
-    public var keyPaths: [String]
+    var keyPaths: [String]
     /// What a delete does to related records.
     public var deleteRule: DeleteRule
     /// How a to-many relationship merges, `replace` by default (DESIGN §3.11).

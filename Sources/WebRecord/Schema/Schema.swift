@@ -14,9 +14,9 @@ import Foundation
 /// `Docs/SchemaFormat.md`.
 public struct Schema: Sendable {
     /// The schema format version. Always 1 for now.
-    public let version: Int
+    let version: Int
     /// Date formats (Unicode TR35 patterns) tried after ISO-8601 when reading dates.
-    public let dateFormats: [String]
+    let dateFormats: [String]
     /// Every entity, in declaration order.
     public let entities: [Entity]
     private let index: [String: Int]
@@ -69,7 +69,7 @@ public struct Schema: Sendable {
     ///
     /// - Parameter sources: each file's name (used in problems) and contents.
     /// - Throws: ``WebRecordError`` listing every problem.
-    public init(sources: [(file: String, data: Data)]) throws(WebRecordError) {
+    init(sources: [(file: String, data: Data)]) throws(WebRecordError) {
         var problems: [WebRecordError] = []
         var declarations: [EntityDeclaration] = []
         var dateFormats: [String] = []
@@ -110,18 +110,18 @@ public struct Schema: Sendable {
     }
 
     /// The entities at the roots of their hierarchies: one table each.
-    public var rootEntities: [Entity] {
+    var rootEntities: [Entity] {
         entities.filter(\.isRoot)
     }
 
     /// The entity and all its descendants, the entity first.
-    public func hierarchy(from name: String) -> [Entity] {
+    func hierarchy(from name: String) -> [Entity] {
         guard let entity = entity(named: name) else { return [] }
         return [entity] + entity.subentityNames.flatMap { hierarchy(from: $0) }
     }
 
     /// Whether `name` is `ancestor` or one of its descendants.
-    public func entity(_ name: String, isKindOf ancestor: String) -> Bool {
+    func entity(_ name: String, isKindOf ancestor: String) -> Bool {
         var current: String? = name
         while let candidate = current {
             if candidate == ancestor { return true }

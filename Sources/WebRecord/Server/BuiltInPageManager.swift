@@ -1,7 +1,7 @@
 import Foundation
 
 /// The page manager the built-in ``Pagination`` kinds return.
-public struct BuiltInPageManager: PageManager {
+struct BuiltInPageManager: PageManager {
     /// Why a built-in kind names no next page, when it knows better than "none was named".
     package enum End: Sendable, Hashable {
         /// The page named no next page, or the total was reached.
@@ -15,21 +15,21 @@ public struct BuiltInPageManager: PageManager {
     }
 
     /// The next page's URN, nil on the last page.
-    public var nextPageURN: String?
+    var nextPageURN: String?
     /// The next page's parameters.
-    public var nextPageData: JSONValue?
+    var nextPageData: JSONValue?
     /// This page's 0-based index, when known.
-    public var currentPageIndex: Int?
+    var currentPageIndex: Int?
     /// The total number of results, when the response says.
-    public var totalResultsCount: Int?
+    var totalResultsCount: Int?
     /// Results per page, when known.
-    public var resultsPerPage: Int?
+    var resultsPerPage: Int?
     /// Why there is no next page, when the paginator knows better than "none was named"
     /// (an empty, short or uncountable page).
     package var end: End?
 
     /// Creates a page manager.
-    public init(
+    init(
         nextPageURN: String?, nextPageData: JSONValue?, currentPageIndex: Int? = nil, totalResultsCount: Int? = nil,
         resultsPerPage: Int? = nil
     ) {

@@ -29,7 +29,7 @@ extension HTTPServer {
     ///   - name: the header's name.
     ///   - value: the header's value.
     /// - Returns: the problem, one line, naming the header; nil for a header that can be sent.
-    public static func headerProblem(name: String, value: String) -> String? {
+    package static func headerProblem(name: String, value: String) -> String? {
         if name.isEmpty { return "a header has an empty name" }
         if let bad = name.unicodeScalars.first(where: { !isTokenCharacter($0) }) {
             return "header name '\(Redaction.text(name))' contains \(describe(bad)); a name is letters, digits and !#$%&'*+-.^_`|~"

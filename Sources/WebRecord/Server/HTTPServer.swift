@@ -323,7 +323,7 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
     ///
     /// - Parameter contentType: the header's value.
     /// - Returns: true for a JSON type.
-    public static func isJSONContentType(_ contentType: String) -> Bool {
+    static func isJSONContentType(_ contentType: String) -> Bool {
         let mime = (contentType.split(separator: ";").first.map(String.init) ?? "")
             .trimmingCharacters(in: .whitespaces).lowercased()
         let parts = mime.split(separator: "/", omittingEmptySubsequences: false)
@@ -335,7 +335,7 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
     ///
     /// - Parameter response: the HTTP response.
     /// - Returns: its headers.
-    public static func headers(of response: HTTPURLResponse) -> [String: String] {
+    static func headers(of response: HTTPURLResponse) -> [String: String] {
         var headers: [String: String] = [:]
         for (name, value) in response.allHeaderFields {
             headers[String(describing: name)] = String(describing: value)

@@ -5,25 +5,25 @@
 /// target may itself contain commas and semicolons (`<https://api.example.com/items?ids=1,2;x>`),
 /// and so may a quoted value; neither splits the list. A `rel` value is a space-separated list
 /// of relation types, compared case-insensitively.
-public struct LinkHeader: Sendable, Hashable {
+struct LinkHeader: Sendable, Hashable {
     /// One link: its target as written and its parameters, names lower-cased, in order.
-    public struct Link: Sendable, Hashable {
+    struct Link: Sendable, Hashable {
         /// The target URI reference, as written between `<` and `>`.
-        public var target: String
+        var target: String
         /// The parameters, `(name, value)`, names lower-cased; a value is nil when none was given.
-        public var parameters: [(name: String, value: String?)]
+        var parameters: [(name: String, value: String?)]
 
         /// The relation types of the `rel` parameter (the first one, as RFC 8288 §3.3 says), lower-cased.
-        public var relations: [String] {
+        var relations: [String] {
             guard let rel = parameters.first(where: { $0.name == "rel" })?.value else { return [] }
             return rel.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { $0.lowercased() }
         }
 
-        public static func == (lhs: Link, rhs: Link) -> Bool {
+        static func == (lhs: Link, rhs: Link) -> Bool {
             lhs.target == rhs.target && lhs.parameters.elementsEqual(rhs.parameters) { $0.name == $1.name && $0.value == $1.value }
         }
 
-        public func hash(into hasher: inout Hasher) {
+        func hash(into hasher: inout Hasher) {
             hasher.combine(target)
             for parameter in parameters {
                 hasher.combine(parameter.name)
@@ -34,15 +34,15 @@ public struct LinkHeader: Sendable, Hashable {
 
     /// The links, in header order. A malformed element is skipped up to the next comma that
     /// is outside a target and a quoted string.
-    public var links: [Link]
+    var links: [Link]
 
     /// Parses a header value.
-    public init(_ value: String) {
+    init(_ value: String) {
         links = Self.parse(Array(value.unicodeScalars))
     }
 
     /// The target of the first link whose `rel` includes `relation` (such as `next`).
-    public func target(relation: String) -> String? {
+    func target(relation: String) -> String? {
         let relation = relation.lowercased()
         return links.first { $0.relations.contains(relation) }?.target
     }

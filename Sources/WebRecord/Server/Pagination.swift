@@ -50,7 +50,7 @@ public enum Pagination: Sendable, Hashable {
     /// The parameters of the first page's request, merged into `data`.
     ///
     /// Page numbers start at 1 and offsets at 0 with the limit; the other kinds send nothing extra.
-    public func firstPageData(_ data: JSONValue?) -> JSONValue? {
+    func firstPageData(_ data: JSONValue?) -> JSONValue? {
         switch self {
         case .pageNumber(let parameter, _):
             return Self.merging(data, [parameter: .integer(1)])
@@ -77,7 +77,7 @@ public enum Pagination: Sendable, Hashable {
     /// Next links are resolved against the URL of the page that named them (RFC 3986, see
     /// ``URLReference``). A page or offset kind that cannot count a page's records stops
     /// rather than assume there is more.
-    package func pageManager(for response: ServerResponse, of request: ServerRequest, recordCount: Int?) -> BuiltInPageManager {
+    func pageManager(for response: ServerResponse, of request: ServerRequest, recordCount: Int?) -> BuiltInPageManager {
         let index = request.page?.index ?? 0
         switch self {
         case .nextURL(let keyPath):

@@ -52,7 +52,7 @@ public enum URLReference {
 
     /// The origin (scheme, host and port, RFC 6454) of a URL, lower-cased, with the scheme's
     /// default port when none is written: two URLs of one origin may share credentials.
-    public static func origin(of url: URL) -> String {
+    static func origin(of url: URL) -> String {
         let scheme = (url.scheme ?? "").lowercased()
         let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
         return "\(scheme)://\((url.host ?? "").lowercased()):\(port)"

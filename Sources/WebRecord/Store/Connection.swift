@@ -126,7 +126,7 @@ public final class Connection {
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     /// The largest number of `?` a statement may hold.
-    public var maximumVariableCount: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+    var maximumVariableCount: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///

@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
-import WebRecord
+@testable import WebRecord
 import WebRecordTesting
 
 /// The paging rules, through `RecordStore.pages(entity:urn:options:)` against loopback servers:
