@@ -75,7 +75,8 @@ def swift_blocks(path):
 def header(source):
     return [
         f"// Generated from {source} by {COMMAND}: do not edit.",
-        "// Edit the document, then run that command again.",
+        "// Edit the document, then run that command again. The documents' code keeps their layout:",
+        "// swift-format-ignore-file",
         "",
     ]
 

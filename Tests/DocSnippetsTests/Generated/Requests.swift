@@ -1,5 +1,6 @@
 // Generated from Docs/Requests.md by python3 Tests/DocSnippetsTests/generate.py: do not edit.
-// Edit the document, then run that command again.
+// Edit the document, then run that command again. The documents' code keeps their layout:
+// swift-format-ignore-file
 
 import Foundation
 #if canImport(FoundationNetworking)
