@@ -23,8 +23,9 @@ public final class RecordingStore: Sendable {
 
     /// Creates a throwaway store for `schema`, with its tables.
     ///
-    /// - Throws: ``WebRecordError`` when the store cannot be created.
-    public init(schema: Schema, inMemory: Bool = false) throws {
+    /// - Throws: ``WebRecordError`` when the store cannot be created (`storeError`, also for a
+    ///   temporary directory that cannot be made).
+    public init(schema: Schema, inMemory: Bool = false) throws(WebRecordError) {
         var configuration = RecordStore.Configuration()
         configuration.sqlObserver = log.observer
         if inMemory {
@@ -34,7 +35,11 @@ public final class RecordingStore: Sendable {
         } else {
             let directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("webrecord-test-\(UUID().uuidString)", isDirectory: true)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw WebRecordError(.storeError, "cannot make a temporary directory at \(directory.path): \(error)", cause: error)
+            }
             let path = directory.appendingPathComponent("store.sqlite").path
             self.directory = directory
             self.path = path
