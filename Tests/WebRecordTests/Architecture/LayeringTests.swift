@@ -119,40 +119,6 @@ import Testing
 
     /// `text` without comments and string literals.
     static func stripped(_ text: String) -> String {
-        var output = ""
-        let characters = Array(text)
-        var index = 0
-        func at(_ offset: Int) -> Character? { index + offset < characters.count ? characters[index + offset] : nil }
-        while index < characters.count {
-            let character = characters[index]
-            if character == "/", at(1) == "/" {
-                while index < characters.count, characters[index] != "\n" { index += 1 }
-            } else if character == "/", at(1) == "*" {
-                index += 2
-                while index < characters.count, !(characters[index] == "*" && at(1) == "/") { index += 1 }
-                index += 2
-            } else if character == "\"" || (character == "#" && at(1) == "\"") {
-                // A string literal, raw or multi-line: skipped to its closing quote(s).
-                var hashes = 0
-                while at(0) == "#" { hashes += 1; index += 1 }
-                let multiline = at(0) == "\"" && at(1) == "\"" && at(2) == "\""
-                let quotes = multiline ? 3 : 1
-                index += quotes
-                let closing = String(repeating: "\"", count: quotes) + String(repeating: "#", count: hashes)
-                while index < characters.count {
-                    if hashes == 0, characters[index] == "\\" { index += 2; continue }
-                    if String(characters[index..<min(index + closing.count, characters.count)]) == closing {
-                        index += closing.count
-                        break
-                    }
-                    index += 1
-                }
-                output += "\"\""
-            } else {
-                output.append(character)
-                index += 1
-            }
-        }
-        return output
+        SwiftSourceScan(text).code
     }
 }
