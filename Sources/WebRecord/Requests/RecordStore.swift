@@ -369,10 +369,13 @@ public final class RecordStore: Sendable {
     /// Cancelling the task interrupts the write, rolls it back and throws `cancelled`: the
     /// store is left as it was.
     ///
+    /// The result is `sending`: the caller may hand its records to another isolation domain,
+    /// such as the main actor.
+    ///
     /// - Throws: ``WebRecordError`` on a fatal error; the store is left as it was.
     public func populate(
         _ response: JSONValue, entity: String, options: PopulationOptions = PopulationOptions()
-    ) async throws(WebRecordError) -> PopulationResult {
+    ) async throws(WebRecordError) -> sending PopulationResult {
         try await ResponsePopulation(store: database, options: options).populate(response, entity: entity)
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 /// the store:
 ///
 /// ```swift
-/// final class Post: Record, @unchecked Sendable {
+/// final class Post: Record {
 ///     override class var keyPathForResponseObject: String? { "data" }
 ///     var text: String? { self["text"] }
 ///     var user: User? { related("user") }
@@ -18,11 +18,13 @@ import Foundation
 /// A record is an immutable snapshot taken when it was fetched or populated; fetch it again to
 /// see later changes. Relationships are loaded from the store each time they are asked for.
 ///
-/// `@unchecked Sendable` is safe: every stored property is an immutable `let` of a Sendable
-/// type. Swift 6 warns on a subclass that does not restate `@unchecked Sendable`, as `Post`
-/// does above; restating it promises to keep to the same rule: computed accessors, and at most
-/// stored `let`s of Sendable types, never a `var` (Docs/Records.md, "Subclasses and Sendable").
-open class Record: @unchecked Sendable, CustomDebugStringConvertible {
+/// A record is not `Sendable`, as GRDB's records are not: a subclass is a plain subclass, free
+/// to add what it likes, and the compiler checks every use of it across isolation. Requests,
+/// pages, batches and async populations hand their records to the caller as `sending` values,
+/// so a caller on the main actor keeps them there, and a task may send records it owns to
+/// another task or actor. Tasks share the ``RecordStore``, which is `Sendable`, and fetch
+/// records of their own (Docs/Records.md, "Records and concurrency").
+open class Record: CustomDebugStringConvertible {
     /// The record's entity (the concrete one, for a sub-entity).
     public let entity: Entity
     /// The row's `_id` in its table.
