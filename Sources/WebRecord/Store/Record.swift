@@ -31,8 +31,8 @@ open class Record: CustomDebugStringConvertible {
     public let rowID: Int64
     /// The row's column values by column name.
     public let storedValues: [String: DatabaseValue]
-    /// The database the record was read from, which its relationships are loaded from.
-    package let database: SQLiteDatabase
+    /// The store the record was read from, which its relationships are loaded from.
+    package let store: any RecordReading
 
     /// The stored row a record is made from. Only a store makes one: records come from
     /// fetches, requests and populations.
@@ -40,13 +40,15 @@ open class Record: CustomDebugStringConvertible {
         let entity: Entity
         let rowID: Int64
         let values: [String: DatabaseValue]
-        let database: SQLiteDatabase
+        let store: any RecordReading
 
-        package init(entity: Entity, rowID: Int64, values: [String: DatabaseValue], database: SQLiteDatabase) {
+        /// The row `rowID` of a record of `entity` in `store`, whose values are `values` by
+        /// column name (without `_id` and `_entity`).
+        package init(entity: Entity, rowID: Int64, values: [String: DatabaseValue], store: any RecordReading) {
             self.entity = entity
             self.rowID = rowID
             self.values = values
-            self.database = database
+            self.store = store
         }
     }
 
@@ -55,12 +57,12 @@ open class Record: CustomDebugStringConvertible {
         self.entity = row.entity
         self.rowID = row.rowID
         self.storedValues = row.values
-        self.database = row.database
+        self.store = row.store
     }
 
     /// The stored row this record was made from, to make a record of another class from it.
     package var storedRow: StoredRow {
-        StoredRow(entity: entity, rowID: rowID, values: storedValues, database: database)
+        StoredRow(entity: entity, rowID: rowID, values: storedValues, store: store)
     }
 
     // MARK: - Hooks for subclasses
@@ -140,9 +142,9 @@ open class Record: CustomDebugStringConvertible {
 
     private func related(_ name: String, limit: Int?) -> [Record] {
         do {
-            return try database.relatedRecords(of: self, relationship: name, limit: limit)
+            return try store.relatedRecords(of: self, relationship: name, limit: limit)
         } catch {
-            database.logger.log(.error, "\(self).\(name) could not be read: \(error)", entity: entity.name)
+            store.logger.log(.error, "\(self).\(name) could not be read: \(error)", entity: entity.name)
             return []
         }
     }
@@ -151,9 +153,9 @@ open class Record: CustomDebugStringConvertible {
     /// `T` stands for its entity, else nil with a warning.
     private func typed<T: Record>(_ record: Record, as type: T.Type, relationship: String) -> T? {
         if let typed = record as? T { return typed }
-        let standsFor = database.recordClasses.entityName(registeredFor: T.self) ?? T.entityName
-        if database.schema.entity(record.entity.name, isKindOf: standsFor) { return T(row: record.storedRow) }
-        database.logger.log(
+        let standsFor = store.entityName(registeredFor: T.self) ?? T.entityName
+        if store.schema.entity(record.entity.name, isKindOf: standsFor) { return T(row: record.storedRow) }
+        store.logger.log(
             .warning,
             "\(self).\(relationship) is a \(record.entity.name), and \(T.self) stands for \(standsFor); "
                 + "register it with store.register(recordClass: \(T.self).self, forEntity: \"\(record.entity.name)\")",
