@@ -149,6 +149,20 @@ import WebRecord
         #expect(model.updates == 2)
     }
 
+    @Test @MainActor func anAsyncReadHandsItsRecordsToTheMainActor() async throws {
+        let fixture = registered(try AppNetFixture())
+        _ = try await Post.startRequest(urn: AppNetFixture.urn, in: fixture.store)
+        let (store, model) = (fixture.store, TimelineModel())
+
+        // Fetched on the store's reader, without blocking the main actor, and kept there.
+        model.show(try await store.read { _ in try store.fetch(Post.self) })
+        let written = try await store.write { _ in try store.fetch(Post.self, limit: 1) }
+
+        #expect(model.posts.map(\.text) == fixture.textsInResponse)
+        #expect(model.posts.first?.user?.name == "sensei")
+        #expect(written.map(\.rowID) == [model.posts[0].rowID])
+    }
+
     @Test func recordsOfANonFinalBaseGoToTheMainActor() async throws {
         let fixture = try AppNetFixture()
         fixture.store.register(recordClass: ADNPost.self)
