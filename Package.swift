@@ -62,7 +62,7 @@ let package = Package(
             exclude: ["generate.py"]
         ),
         // Record subclasses as users write them, consumed across isolation: a warning fails the
-        // build (Docs/Records.md, "Subclasses and Sendable").
+        // build (Docs/Records.md, "Records and concurrency").
         .testTarget(
             name: "RecordSendabilityTests",
             dependencies: ["WebRecord", "WebRecordTesting", "TestSupport"],

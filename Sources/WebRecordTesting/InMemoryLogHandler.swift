@@ -47,11 +47,12 @@ public final class InMemoryLogHandler: LogHandler {
     /// - Parameters:
     ///   - level: the ``Record/loggingLevel`` during the capture; `.none` logs nothing.
     ///   - body: the code to run.
-    /// - Returns: what `body` returns, and the events logged while it ran.
+    /// - Returns: what `body` returns, and the events logged while it ran. The value need not
+    ///   be `Sendable` (records, a ``RequestResult``): it is handed to the caller.
     /// - Throws: what `body` throws, after restoring the previous settings.
-    public static func capture<T: Sendable>(
-        level: LogLevel?, _ body: @Sendable () async throws -> T
-    ) async throws -> (T, [LogEvent]) {
+    public static func capture<T>(
+        level: LogLevel?, _ body: @Sendable () async throws -> sending T
+    ) async throws -> sending (T, [LogEvent]) {
         await CaptureLock.shared.acquire()
         let handler = InMemoryLogHandler()
         let previousHandler = Record.logHandler

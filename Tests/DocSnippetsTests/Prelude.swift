@@ -43,25 +43,25 @@ struct DocSnippetContext {
 }
 
 /// The records of an App.net-style API, as Docs/Servers.md declares them.
-class ADNRecord: Record, @unchecked Sendable {}
+class ADNRecord: Record {}
 
-final class Post: ADNRecord, @unchecked Sendable {
+final class Post: ADNRecord {
     var text: String? { self["text"] }
     var date: Date? { self["date"] }
     var user: User? { related("user") }
 }
 
-final class User: ADNRecord, @unchecked Sendable {
+final class User: ADNRecord {
     var name: String? { self["name"] }
     var posts: [Post] { relatedRecords("posts") }
 }
 
 /// Foursquare's records, as Examples/Foursquare declares them.
-final class Venue: Record, @unchecked Sendable {
+final class Venue: Record {
     override var recordDetailURN: String? { (self["id"] as String?).map { "venues/\($0)" } }
 }
 
-final class FSCategory: Record, @unchecked Sendable {}
+final class FSCategory: Record {}
 
 /// App.net's server, as Docs/Servers.md declares it.
 final class ADNServer: HTTPServer, @unchecked Sendable {

@@ -8,12 +8,12 @@ import WebRecord
 let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/AppNet.json"))
 let store = try RecordStore(path: "appnet.sqlite", schema: schema)   // or RecordStore(inMemory: schema)
 
-final class Post: Record, @unchecked Sendable {     // optional typed access, MMRecord-style
+final class Post: Record {     // optional typed access, MMRecord-style
     var text: String? { self["text"] }
     var date: Date? { self["date"] }
     var user: User? { related("user") }
 }
-final class User: Record, @unchecked Sendable {
+final class User: Record {
     var name: String? { self["name"] }
 }
 store.register(recordClass: Post.self)

@@ -39,4 +39,11 @@ struct AppNetFixture {
 
     /// The author's `name` of each post in the response.
     var authorsInResponse: [String?] { postsInResponse.map { $0["user"]?["name"]?.stringValue } }
+
+    /// Makes the server answer the detail URN of the post `id` (``Post/recordDetailURN``) with
+    /// the post, its text changed to `text`.
+    func serveDetail(ofPost id: String, text: String) throws {
+        let detail: JSONValue = ["data": ["id": .string(id), "text": .string(text)]]
+        try directory.write("responses/stream/0/posts/\(id).json", Data(detail.serialized().utf8))
+    }
 }

@@ -49,7 +49,7 @@ import WebRecord
         #expect(consumerQueue == "main")
         #expect(lines.count == 20)
         #expect(lines.first?.hasPrefix("sensei: ") == true)
-        #expect(await model.posts.map(\.text) == fixture.textsInResponse)
+        #expect(await model.texts == fixture.textsInResponse)
     }
 
     @Test func recordsDeliveredOnTheMainQueueReachTheMainActor() async throws {
@@ -77,25 +77,90 @@ import WebRecord
         #expect(await model.updates == 1)
     }
 
-    @Test func recordsDeliveredOnAQueueAreHandedToAnotherQueue() async throws {
+    @Test func recordsDeliveredOnAQueueAreUsedThereAndMovedToTheWaitingTask() async throws {
         let fixture = registered(try AppNetFixture())
         let results = DispatchQueue(label: "webrecord.tests.sendability.delivery")
-        let consumer = DispatchQueue(label: "webrecord.tests.sendability.consumer")
-        consumer.setSpecific(key: Self.queueKey, value: "consumer")
+        results.setSpecific(key: Self.queueKey, value: "delivery")
 
-        let (texts, consumerQueue): ([String?], String?) = await withCheckedContinuation { continuation in
+        let (posts, textsOnQueue, resultQueue): ([Post], [String?], String?) = await withCheckedContinuation { continuation in
             Post.startRequest(
                 urn: AppNetFixture.urn, in: fixture.store, callbackQueue: results,
                 resultBlock: { posts in
-                    consumer.async {
-                        continuation.resume(returning: (posts.map(\.text), DispatchQueue.getSpecific(key: Self.queueKey)))
-                    }
+                    // The block owns the records: it reads them on its queue, then hands them on.
+                    let texts = posts.map(\.text)
+                    continuation.resume(returning: (posts, texts, DispatchQueue.getSpecific(key: Self.queueKey)))
                 },
-                failureBlock: { _ in continuation.resume(returning: ([], nil)) })
+                failureBlock: { _ in continuation.resume(returning: ([], [], nil)) })
         }
 
-        #expect(texts == fixture.textsInResponse)
-        #expect(texts.count == 20)
-        #expect(consumerQueue == "consumer")
+        #expect(resultQueue == "delivery")
+        #expect(textsOnQueue == fixture.textsInResponse)
+        #expect(posts.count == 20)
+        #expect(posts.map(\.text) == fixture.textsInResponse)
+        #expect(posts.map { $0.user?.name } == fixture.authorsInResponse)
+    }
+
+    @Test @MainActor func aMainActorControllerShowsTheRecordsOfItsBlock() async throws {
+        let fixture = registered(try AppNetFixture())
+        let controller = TimelineController()
+
+        await withCheckedContinuation { continuation in
+            controller.load(from: fixture.store) { continuation.resume() }
+        }
+
+        #expect(controller.model.posts.map(\.text) == fixture.textsInResponse)
+        #expect(controller.model.updates == 1)
+        #expect(controller.failure == nil)
+    }
+
+    @Test func pagesAndBatchResultsAreHandedToTheirBlocks() async throws {
+        let fixture = registered(try AppNetFixture())
+        let model = TimelineModel()
+
+        let pages: Int = await withCheckedContinuation { continuation in
+            fixture.store.startPagedRequest(
+                entity: "Post", urn: AppNetFixture.urn,
+                pageBlock: { page in
+                    MainActor.assumeIsolated { model.show(page.records.compactMap { $0 as? Post }) }
+                    return true
+                },
+                completion: { result in continuation.resume(returning: (try? result.get()) ?? -1) })
+        }
+        let batchTexts: [String?] = await withCheckedContinuation { continuation in
+            fixture.store.startBatch([BatchRequest(entity: "Post", urn: AppNetFixture.urn)]) { results in
+                let records = results.compactMap { try? $0.get() }.flatMap(\.records)
+                continuation.resume(returning: records.map { $0["text"] as String? })
+            }
+        }
+
+        #expect(pages == 1)
+        #expect(await model.texts == fixture.textsInResponse)
+        #expect(batchTexts == fixture.textsInResponse)
+    }
+}
+
+/// A main-actor controller in MMRecord's style: it starts a request and shows the records the
+/// result block hands it. The default callback queue is the main queue, where the block runs
+/// on the main actor.
+@MainActor final class TimelineController {
+    let model = TimelineModel()
+    private(set) var failure: WebRecordError?
+
+    /// Requests the posts and shows them; `done` runs once they are shown, or on failure.
+    func load(from store: RecordStore, done: @escaping @MainActor @Sendable () -> Void) {
+        Post.startRequest(
+            urn: AppNetFixture.urn, in: store,
+            resultBlock: { posts in
+                MainActor.assumeIsolated {
+                    self.model.show(posts)
+                    done()
+                }
+            },
+            failureBlock: { error in
+                MainActor.assumeIsolated {
+                    self.failure = error
+                    done()
+                }
+            })
     }
 }

@@ -106,7 +106,11 @@ public struct ChangeCounts: Sendable, Hashable {
 }
 
 /// What a population produced: the records in response order, the debugger and the counts.
-public struct PopulationResult: Sendable {
+///
+/// Not `Sendable`, as the records it holds are not: an async population returns it as a
+/// `sending` value, which the caller may hand to another isolation domain, such as the main
+/// actor (Docs/Records.md, "Records and concurrency").
+public struct PopulationResult {
     /// The top-level records, in response order, without repeats.
     public var records: [Record]
     /// Every error met, non-fatal ones included.

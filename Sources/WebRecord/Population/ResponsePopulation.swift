@@ -62,7 +62,12 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// Populates the store from `response` on the writer's executor, without blocking the
     /// calling task's thread. Cancelling the task interrupts the write, rolls it back and
     /// throws `cancelled`.
-    package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) async throws(WebRecordError) -> PopulationResult {
+    ///
+    /// The records are made on the writer's executor and handed to the calling task, which
+    /// may send them on: the result is `sending`.
+    package func populate(
+        _ response: JSONValue, entity: String, debugger: Debugger? = nil
+    ) async throws(WebRecordError) -> sending PopulationResult {
         let debugger = debugger ?? Debugger(initialEntity: entity, logger: store.logger)
         do {
             switch try prepare(response, entityName: entity, debugger: debugger) {
@@ -71,9 +76,11 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             case .write(let graph):
                 defer { graph.release() }
                 // The graph is handed to the writer's executor and used only there while this
-                // task waits for it.
+                // task waits for it; the result, made there, is handed back.
                 let handOver = HandOver(graph)
-                return try await store.inTransaction { [self] transaction in try write(handOver.value, in: transaction) }
+                return try await store.inTransaction { [self] transaction in
+                    HandOver(try write(handOver.value, in: transaction))
+                }.value
             }
         } catch {
             await store.discardIfNeverWritten()
@@ -114,12 +121,6 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
 
         /// Breaks the graph's reference cycles once it is written.
         func release() { builder.releaseGraph() }
-    }
-
-    /// A value handed to another executor that only it uses while the sender waits.
-    private struct HandOver<Value>: @unchecked Sendable {
-        let value: Value
-        init(_ value: Value) { self.value = value }
     }
 
     /// Steps 1–2: the records at the key path, and their proto-records.
@@ -435,8 +436,12 @@ extension ResponsePopulation {
     ) async throws(WebRecordError) -> [String: Int] {
         do {
             let entity = try store.schema.requireEntity(entity)
+            // The records are read on the writer's executor while this task waits for it.
+            let results = HandOver(results)
             return try await store.inTransaction { [self] transaction in
-                try orphanPass(entity: entity, keeping: keeping, results: results, response: response, debugger: debugger, in: transaction)
+                try orphanPass(
+                    entity: entity, keeping: keeping, results: results.value, response: response, debugger: debugger,
+                    in: transaction)
             }
         } catch {
             throw Self.failure(error, entity: entity, debugger: debugger)

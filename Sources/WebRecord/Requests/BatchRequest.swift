@@ -25,7 +25,8 @@ extension RecordStore {
     /// every one has delivered, success or failure: one result per request, in the order given.
     ///
     /// An empty batch returns at once. Each request is its own transaction; one failing does
-    /// not stop the others.
+    /// not stop the others. The results are `sending`: the caller may hand them to another
+    /// isolation domain, such as the main actor.
     ///
     /// For example:
     ///
@@ -37,22 +38,23 @@ extension RecordStore {
     /// ```
     public func startBatch(
         _ requests: [BatchRequest], maximumConcurrentRequests: Int = 4
-    ) async -> [Result<RequestResult, WebRecordError>] {
+    ) async -> sending [Result<RequestResult, WebRecordError>] {
         guard !requests.isEmpty else { return [] }
         let limit = max(1, maximumConcurrentRequests)
-        return await withTaskGroup(of: (Int, Result<RequestResult, WebRecordError>).self) { group in
+        // Each child task hands its result, records included, to this task, which alone uses it.
+        return await withTaskGroup(of: (Int, HandOver<Result<RequestResult, WebRecordError>>).self) { group in
             var results = [Result<RequestResult, WebRecordError>?](repeating: nil, count: requests.count)
             var next = 0
             func launch(_ index: Int) {
                 let request = requests[index]
-                group.addTask { (index, await self.result(of: request)) }
+                group.addTask { (index, HandOver(await self.result(of: request))) }
             }
             while next < min(limit, requests.count) {
                 launch(next)
                 next += 1
             }
             for await (index, result) in group {
-                results[index] = result
+                results[index] = result.value
                 if next < requests.count {
                     launch(next)
                     next += 1
@@ -76,15 +78,19 @@ extension RecordStore {
     /// Runs a batch MMRecord-style: `completion` fires once, on `callbackQueue`, after every
     /// request has delivered. A thin wrapper over ``startBatch(_:maximumConcurrentRequests:)``.
     ///
+    /// The results are handed to `completion` as a `sending` value: the block may pass them on
+    /// to the main actor, a task or a continuation.
+    ///
     /// - Returns: the task running the batch.
     @discardableResult
     public func startBatch(
         _ requests: [BatchRequest], maximumConcurrentRequests: Int = 4, callbackQueue: DispatchQueue = .main,
-        completion: @escaping @Sendable ([Result<RequestResult, WebRecordError>]) -> Void
+        completion: @escaping @Sendable (sending [Result<RequestResult, WebRecordError>]) -> Void
     ) -> Task<Void, Never> {
         Task {
-            let results = await startBatch(requests, maximumConcurrentRequests: maximumConcurrentRequests)
-            callbackQueue.async { completion(results) }
+            // Handed to the queue: this task does not use the results again.
+            let results = HandOver(await startBatch(requests, maximumConcurrentRequests: maximumConcurrentRequests))
+            callbackQueue.async { completion(results.value) }
         }
     }
 }

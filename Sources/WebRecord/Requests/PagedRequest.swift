@@ -96,7 +96,10 @@ extension PagingEnd {
 }
 
 /// One page of a paged request: its records, its page manager and the counts so far.
-public struct Page: Sendable {
+///
+/// Not `Sendable`, as the records it holds are not: ``PageSequence`` hands each page to the
+/// task iterating it, which may be the main actor (Docs/Records.md, "Records and concurrency").
+public struct Page {
     /// The 0-based index of the page.
     public var index: Int
     /// The page's top-level records, in response order.
@@ -117,10 +120,12 @@ public struct Page: Sendable {
 
 /// The pages of a paged request, as an `AsyncSequence`.
 ///
-/// Each page is populated in its own transaction and handed over; pages already delivered are
-/// not kept, so memory stays bounded by one page. Orphan deletion waits for the last page and
-/// uses the union of every page's records; if any page fails, the sequence throws
-/// ``WebRecordError`` and nothing is deleted (earlier pages stay populated).
+/// Each page is populated in its own transaction and handed over to the task iterating the
+/// sequence, as a `sending` value: a `for try await` loop on the main actor gets pages it can
+/// keep there. Pages already delivered are not kept, so memory stays bounded by one page.
+/// Orphan deletion waits for the last page and uses the union of every page's records; if any
+/// page fails, the sequence throws ``WebRecordError`` and nothing is deleted (earlier pages
+/// stay populated).
 ///
 /// For example:
 ///
@@ -197,6 +202,9 @@ extension RecordStore {
     /// whether to request the next one; `completion` fires once, after the last page or the
     /// first failure, on `callbackQueue`.
     ///
+    /// Each page is handed to `pageBlock` as a `sending` value: the block owns it, and may pass
+    /// it on to the main actor, a task or a continuation.
+    ///
     /// A thin wrapper over ``pages(entity:urn:data:options:)``.
     ///
     /// - Returns: the task running the request, for cancellation.
@@ -204,7 +212,7 @@ extension RecordStore {
     public func startPagedRequest(
         entity: String, urn: String, data: JSONValue? = nil, options: PagingOptions = PagingOptions(),
         callbackQueue: DispatchQueue = .main,
-        pageBlock: @escaping @Sendable (Page) -> Bool,
+        pageBlock: @escaping @Sendable (sending Page) -> Bool,
         completion: @escaping @Sendable (Result<Int, WebRecordError>) -> Void
     ) -> Task<Void, Never> {
         let sequence = pages(entity: entity, urn: urn, data: data, options: options)
@@ -214,8 +222,10 @@ extension RecordStore {
             do throws(WebRecordError) {
                 while let page = try await iterator.next() {
                     count += 1
+                    // Handed to the queue: this task does not use the page again.
+                    let handOver = HandOver(page)
                     let wantsMore = await withCheckedContinuation { continuation in
-                        callbackQueue.async { continuation.resume(returning: pageBlock(page)) }
+                        callbackQueue.async { continuation.resume(returning: pageBlock(handOver.value)) }
                     }
                     if !wantsMore { break }
                 }
@@ -227,8 +237,9 @@ extension RecordStore {
         }
     }
 
-    /// Fetches, populates and returns the next page, or nil after the last.
-    func nextPage(of sequence: PageSequence, state: inout PagingState) async throws(WebRecordError) -> Page? {
+    /// Fetches, populates and returns the next page, or nil after the last, handed to the
+    /// iterating task.
+    func nextPage(of sequence: PageSequence, state: inout PagingState) async throws(WebRecordError) -> sending Page? {
         guard !state.finished else { return nil }
         var requestOptions = sequence.options.request
         let orphanOptions = requestOptions.population

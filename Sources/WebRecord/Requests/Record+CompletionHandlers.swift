@@ -7,11 +7,13 @@ extension RecordRequesting {
     /// A thin wrapper over ``startRequest(urn:data:in:options:)``: it runs the request in a
     /// `Task` and calls exactly one of the blocks on `callbackQueue`.
     ///
-    /// For example:
+    /// The records are handed to `resultBlock` as a `sending` value: the block owns them, and
+    /// may pass them on to the main actor, a task or a continuation. On the main queue (the
+    /// default), the block runs on the main actor:
     ///
     /// ```swift
     /// Post.startRequest(urn: "stream/0/posts/stream/global", in: store, domain: "timeline",
-    ///                   resultBlock: { posts in self.posts = posts },
+    ///                   resultBlock: { posts in MainActor.assumeIsolated { self.show(posts) } },
     ///                   failureBlock: { failure in print(failure.debugger) })
     /// // later: store.cancelRequests(inDomain: "timeline")
     /// ```
@@ -23,7 +25,7 @@ extension RecordRequesting {
     ///   - options: the request's options.
     ///   - domain: a cancellation domain; overrides ``RequestOptions/domain`` when not nil.
     ///   - callbackQueue: where the blocks are called; default the main queue.
-    ///   - resultBlock: called with the records on success.
+    ///   - resultBlock: called with the records on success, which it owns.
     ///   - failureBlock: called with the failure (and its debugger); a cancelled request's
     ///     failure has code `cancelled`.
     /// - Returns: the task running the request; cancelling it cancels the request.
@@ -31,7 +33,7 @@ extension RecordRequesting {
     public static func startRequest(
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions(),
         domain: String? = nil, callbackQueue: DispatchQueue = .main,
-        resultBlock: @escaping @Sendable ([Self]) -> Void,
+        resultBlock: @escaping @Sendable (sending [Self]) -> Void,
         failureBlock: (@Sendable (WebRecordError) -> Void)? = nil
     ) -> Task<Void, Never> {
         completionTask(
@@ -55,14 +57,14 @@ extension RecordStore {
     ///   - options: the request's options.
     ///   - domain: a cancellation domain; overrides ``RequestOptions/domain`` when not nil.
     ///   - callbackQueue: where the blocks are called; default the main queue.
-    ///   - resultBlock: called with the result on success.
+    ///   - resultBlock: called with the result on success, which it owns.
     ///   - failureBlock: called with the failure (and its debugger).
     /// - Returns: the task running the request; cancelling it cancels the request.
     @discardableResult
     public func startRequest(
         entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions(),
         domain: String? = nil, callbackQueue: DispatchQueue = .main,
-        resultBlock: @escaping @Sendable (RequestResult) -> Void,
+        resultBlock: @escaping @Sendable (sending RequestResult) -> Void,
         failureBlock: (@Sendable (WebRecordError) -> Void)? = nil
     ) -> Task<Void, Never> {
         completionTask(
@@ -75,17 +77,19 @@ extension RecordStore {
 
 /// Runs `request` in a task, with `domain` (when not nil) as the options' domain, and calls
 /// exactly one of the blocks on `callbackQueue`: the completion-handler forms' shared body.
-private func completionTask<Value: Sendable>(
+///
+/// The value is handed to `resultBlock`: the task does not use it again.
+private func completionTask<Value>(
     options: RequestOptions, domain: String?, callbackQueue: DispatchQueue,
-    resultBlock: @escaping @Sendable (Value) -> Void, failureBlock: (@Sendable (WebRecordError) -> Void)?,
-    _ request: @escaping @Sendable (RequestOptions) async throws(WebRecordError) -> Value
+    resultBlock: @escaping @Sendable (sending Value) -> Void, failureBlock: (@Sendable (WebRecordError) -> Void)?,
+    _ request: @escaping @Sendable (RequestOptions) async throws(WebRecordError) -> sending Value
 ) -> Task<Void, Never> {
     var options = options
     if let domain { options.domain = domain }
     return Task { [options] in
         do throws(WebRecordError) {
-            let value = try await request(options)
-            callbackQueue.async { resultBlock(value) }
+            let value = HandOver(try await request(options))
+            callbackQueue.async { resultBlock(value.value) }
         } catch {
             callbackQueue.async { failureBlock?(error) }
         }

@@ -28,12 +28,14 @@ extension RecordRequesting {
     ///   - data: the parameters: the query for `GET`, the JSON body otherwise.
     ///   - store: the store to populate.
     ///   - options: the request's options.
-    /// - Returns: the top-level records, in response order, as instances of this class.
+    /// - Returns: the top-level records, in response order, as instances of this class: a
+    ///   `sending` value, which the caller may hand to another isolation domain. A caller on
+    ///   the main actor keeps them there.
     /// - Throws: ``WebRecordError`` carrying the ``Debugger`` (see
     ///   ``RecordStore/startRequest(entity:urn:data:options:)``).
     public static func startRequest(
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions()
-    ) async throws(WebRecordError) -> [Self] {
+    ) async throws(WebRecordError) -> sending [Self] {
         try await startRequestForResult(urn: urn, data: data, in: store, options: options).records.map(Self.typed)
     }
 
@@ -45,11 +47,11 @@ extension RecordRequesting {
     ///   - data: the parameters.
     ///   - store: the store to populate.
     ///   - options: the request's options.
-    /// - Returns: the result; its records are instances of this class.
+    /// - Returns: the result, as a `sending` value; its records are instances of this class.
     /// - Throws: ``WebRecordError`` carrying the ``Debugger``.
     public static func startRequestForResult(
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions()
-    ) async throws(WebRecordError) -> RequestResult {
+    ) async throws(WebRecordError) -> sending RequestResult {
         var result = try await store.startRequest(
             entity: requestEntityName(in: store), urn: urn, data: data, options: options, recordClass: self)
         result.records = result.records.map(Self.typed)
@@ -91,14 +93,19 @@ extension Record {
     /// let result = try await venue.startDetailRequest(in: store)
     /// ```
     ///
+    /// The method runs in the caller's isolation (`isolation`, which the caller does not
+    /// pass): a record kept on the main actor asks for its details there.
+    ///
     /// - Parameters:
     ///   - store: the store the record was read from, which the response populates.
     ///   - options: the request's options.
+    ///   - isolation: the caller's actor, by default.
     /// - Returns: the request's result.
     /// - Throws: ``WebRecordError``: `invalidArgument` when the record has no detail URN,
     ///   else as for ``RecordStore/startRequest(entity:urn:data:options:)``.
     public func startDetailRequest(
-        in store: RecordStore, options: RequestOptions = RequestOptions()
+        in store: RecordStore, options: RequestOptions = RequestOptions(),
+        isolation: isolated (any Actor)? = #isolation
     ) async throws(WebRecordError) -> RequestResult {
         guard let urn = recordDetailURN else {
             throw WebRecordError(
@@ -113,7 +120,8 @@ extension Record {
     /// Refreshes this record from its ``recordDetailURN`` and returns its new snapshot.
     ///
     /// A record is an immutable snapshot; the returned one holds the values the detail
-    /// response stored.
+    /// response stored. Like ``startDetailRequest(in:options:isolation:)``, the method runs in
+    /// the caller's isolation: a record kept on the main actor is refreshed there.
     ///
     /// For example:
     ///
@@ -124,11 +132,14 @@ extension Record {
     /// - Parameters:
     ///   - store: the store the record was read from, which the response populates.
     ///   - options: the request's options.
+    ///   - isolation: the caller's actor, by default.
     /// - Returns: the record as stored after the request.
-    /// - Throws: ``WebRecordError``: as for ``startDetailRequest(in:options:)``, or `notFound`
-    ///   when the record is no longer in the store afterwards.
-    public func refresh(in store: RecordStore, options: RequestOptions = RequestOptions()) async throws(WebRecordError) -> Self {
-        let result = try await startDetailRequest(in: store, options: options)
+    /// - Throws: ``WebRecordError``: as for ``startDetailRequest(in:options:isolation:)``, or
+    ///   `notFound` when the record is no longer in the store afterwards.
+    public func refresh(
+        in store: RecordStore, options: RequestOptions = RequestOptions(), isolation: isolated (any Actor)? = #isolation
+    ) async throws(WebRecordError) -> Self {
+        let result = try await startDetailRequest(in: store, options: options, isolation: isolation)
         let fetched: [Record]
         do {
             fetched = try store.fetch(entity.name, where: "\"_id\" = ?", arguments: [rowID], limit: 1)

@@ -25,13 +25,14 @@ extension RecordStore {
     ///   - urn: the resource to fetch.
     ///   - data: the parameters: the query for `GET`, the JSON body otherwise.
     ///   - options: population, server, domain, headers, method and custom response.
-    /// - Returns: the records in response order, the debugger, the change counts and more.
+    /// - Returns: the records in response order, the debugger, the change counts and more, as
+    ///   a `sending` value: the caller may hand it to another isolation domain.
     /// - Throws: ``WebRecordError`` carrying the ``Debugger``: `undefinedServer`,
     ///   `invalidEntityDescription` (an unknown entity), `serverError`,
     ///   `invalidResponseFormat`, `cancelled`, or a population error.
     public func startRequest(
         entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions()
-    ) async throws(WebRecordError) -> RequestResult {
+    ) async throws(WebRecordError) -> sending RequestResult {
         try await startRequest(entity: entity, urn: urn, data: data, options: options, recordClass: nil)
     }
 
@@ -41,7 +42,8 @@ extension RecordStore {
     /// The stream yields exactly ``RequestUpdate/local(_:)`` then ``RequestUpdate/remote(_:)``,
     /// and finishes; a failure of the request finishes it with the ``WebRecordError``.
     /// When the entity has no server, the stream fails with `undefinedServer` before
-    /// delivering anything. Stopping the iteration cancels the request.
+    /// delivering anything. Stopping the iteration cancels the request. Each update is handed
+    /// to the iterating task, which may be the main actor.
     ///
     /// For example:
     ///
@@ -103,7 +105,7 @@ extension RecordStore {
 
     func startRequest(
         entity: String, urn: String, data: JSONValue?, options: RequestOptions, recordClass: Record.Type?
-    ) async throws(WebRecordError) -> RequestResult {
+    ) async throws(WebRecordError) -> sending RequestResult {
         let prepared = try prepareRequest(entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
         return try await run(prepared, options: options)
     }
@@ -136,12 +138,15 @@ extension RecordStore {
     ///
     /// A request that fails writes nothing, so a store file it would have been the first to
     /// write goes, as it does when a first population fails.
-    func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordError) -> RequestResult {
+    ///
+    /// The result is made in the task the request runs in (its domain's, when it has one) and
+    /// handed to the caller.
+    func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordError) -> sending RequestResult {
         let failure: WebRecordError
         do {
             return try await cancellation.run(domain: options.domain) { [self] in
-                try await perform(prepared, options: options)
-            }
+                HandOver(try await perform(prepared, options: options))
+            }.value
         } catch let error as WebRecordError {
             failure = error
         } catch {
@@ -151,7 +156,9 @@ extension RecordStore {
         throw failure
     }
 
-    private func perform(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordError) -> RequestResult {
+    private func perform(
+        _ prepared: PreparedRequest, options: RequestOptions
+    ) async throws(WebRecordError) -> sending RequestResult {
         let (server, request, debugger) = (prepared.server, prepared.request, prepared.debugger)
         let entity = request.entityName
         database.logger.log(.debug, "request \(request.method) '\(Redaction.urn(request.urn))'", entity: entity)

@@ -122,11 +122,19 @@ public final class RecordStore: Sendable {
     /// Cancelling the task interrupts the SQL statement running (`sqlite3_interrupt`) and throws
     /// a ``WebRecordError`` with code `cancelled`.
     ///
+    /// What `body` returns need not be `Sendable`: records fetched there are handed to the
+    /// caller, so a caller on the main actor fetches without blocking it and keeps the records:
+    ///
+    /// ```swift
+    /// let posts = try await store.read { _ in try store.fetch(Post.self, limit: 20) }
+    /// ```
+    ///
     /// - Throws: a ``WebRecordError``: what `body` threw (wrapped as for the synchronous `read`),
     ///   `cancelled`, or a `storeError`.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(WebRecordError) -> T {
+    public func read<T>(_ body: @escaping @Sendable (Connection) throws -> sending T) async throws(WebRecordError) -> sending T {
         do {
-            return try await database.read(body)
+            // Made on the reader's executor and handed to this task, which alone uses it.
+            return try await database.read { connection in HandOver(try body(connection)) }.value
         } catch {
             throw Self.wrapped(error)
         }
@@ -156,13 +164,15 @@ public final class RecordStore: Sendable {
     ///
     /// Cancelling the task interrupts the SQL statement running (`sqlite3_interrupt`), rolls the
     /// transaction back and throws a ``WebRecordError`` with code `cancelled`; a task cancelled
-    /// while `body` runs never commits.
+    /// while `body` runs never commits. What `body` returns is handed to the caller, as for
+    /// the async `read(_:)`: it need not be `Sendable`.
     ///
     /// - Throws: a ``WebRecordError``, after the rollback: what `body` threw (wrapped as for
     ///   the synchronous `write`); `cancelled`; or a `storeError`.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws(WebRecordError) -> T {
+    public func write<T>(_ body: @escaping @Sendable (Connection) throws -> sending T) async throws(WebRecordError) -> sending T {
         do {
-            return try await database.write(body)
+            // Made on the writer's executor and handed to this task, which alone uses it.
+            return try await database.write { connection in HandOver(try body(connection)) }.value
         } catch {
             throw Self.wrapped(error)
         }
@@ -369,10 +379,13 @@ public final class RecordStore: Sendable {
     /// Cancelling the task interrupts the write, rolls it back and throws `cancelled`: the
     /// store is left as it was.
     ///
+    /// The result is `sending`: the caller may hand its records to another isolation domain,
+    /// such as the main actor.
+    ///
     /// - Throws: ``WebRecordError`` on a fatal error; the store is left as it was.
     public func populate(
         _ response: JSONValue, entity: String, options: PopulationOptions = PopulationOptions()
-    ) async throws(WebRecordError) -> PopulationResult {
+    ) async throws(WebRecordError) -> sending PopulationResult {
         try await ResponsePopulation(store: database, options: options).populate(response, entity: entity)
     }
 }

@@ -12,8 +12,12 @@ import Foundation
 /// let result = try await store.startRequest(entity: "Post", urn: "posts/stream/global")
 /// print(result.records.count, result.changes.inserted, result.debugger.warnings)
 /// ```
+///
+/// Not `Sendable`, as the records it holds are not: requests return it as a `sending` value,
+/// which the caller may hand to another isolation domain, such as the main actor
+/// (Docs/Records.md, "Records and concurrency").
 @dynamicMemberLookup
-public struct RequestResult: Sendable {
+public struct RequestResult {
     /// What the population of the response gave: the top-level records in response order, every
     /// error met (on a success, only non-fatal ones), and the change counts per entity.
     public var population: PopulationResult
@@ -55,7 +59,10 @@ public struct RequestResult: Sendable {
 /// One delivery of a fetch-first request: the local records, then the server's.
 ///
 /// See ``RecordStore/startRequestFetchingFirst(entity:urn:data:options:localFetch:)``.
-public enum RequestUpdate: Sendable {
+///
+/// Not `Sendable`, as the records it holds are not: the stream delivers each update as a
+/// `sending` value, to the task iterating it.
+public enum RequestUpdate {
     /// The records already in the store, delivered first, before the server answers.
     case local([Record])
     /// The server's response, populated: delivered last.

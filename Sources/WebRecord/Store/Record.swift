@@ -7,7 +7,7 @@ import Foundation
 /// the store:
 ///
 /// ```swift
-/// final class Post: Record, @unchecked Sendable {
+/// final class Post: Record {
 ///     override class var keyPathForResponseObject: String? { "data" }
 ///     var text: String? { self["text"] }
 ///     var user: User? { related("user") }
@@ -18,19 +18,21 @@ import Foundation
 /// A record is an immutable snapshot taken when it was fetched or populated; fetch it again to
 /// see later changes. Relationships are loaded from the store each time they are asked for.
 ///
-/// `@unchecked Sendable` is safe: every stored property is an immutable `let` of a Sendable
-/// type. Swift 6 warns on a subclass that does not restate `@unchecked Sendable`, as `Post`
-/// does above; restating it promises to keep to the same rule: computed accessors, and at most
-/// stored `let`s of Sendable types, never a `var` (Docs/Records.md, "Subclasses and Sendable").
-open class Record: @unchecked Sendable, CustomDebugStringConvertible {
+/// A record is not `Sendable`, as GRDB's records are not: a subclass is a plain subclass, free
+/// to add what it likes, and the compiler checks every use of it across isolation. Requests,
+/// pages, batches and async populations hand their records to the caller as `sending` values,
+/// so a caller on the main actor keeps them there, and a task may send records it owns to
+/// another task or actor. Tasks share the ``RecordStore``, which is `Sendable`, and fetch
+/// records of their own (Docs/Records.md, "Records and concurrency").
+open class Record: CustomDebugStringConvertible {
     /// The record's entity (the concrete one, for a sub-entity).
     public let entity: Entity
     /// The row's `_id` in its table.
     public let rowID: Int64
     /// The row's column values by column name.
     public let storedValues: [String: DatabaseValue]
-    /// The database the record was read from, which its relationships are loaded from.
-    package let database: SQLiteDatabase
+    /// The store the record was read from, which its relationships are loaded from.
+    package let store: any RecordReading
 
     /// The stored row a record is made from. Only a store makes one: records come from
     /// fetches, requests and populations.
@@ -38,13 +40,15 @@ open class Record: @unchecked Sendable, CustomDebugStringConvertible {
         let entity: Entity
         let rowID: Int64
         let values: [String: DatabaseValue]
-        let database: SQLiteDatabase
+        let store: any RecordReading
 
-        package init(entity: Entity, rowID: Int64, values: [String: DatabaseValue], database: SQLiteDatabase) {
+        /// The row `rowID` of a record of `entity` in `store`, whose values are `values` by
+        /// column name (without `_id` and `_entity`).
+        package init(entity: Entity, rowID: Int64, values: [String: DatabaseValue], store: any RecordReading) {
             self.entity = entity
             self.rowID = rowID
             self.values = values
-            self.database = database
+            self.store = store
         }
     }
 
@@ -53,12 +57,12 @@ open class Record: @unchecked Sendable, CustomDebugStringConvertible {
         self.entity = row.entity
         self.rowID = row.rowID
         self.storedValues = row.values
-        self.database = row.database
+        self.store = row.store
     }
 
     /// The stored row this record was made from, to make a record of another class from it.
     package var storedRow: StoredRow {
-        StoredRow(entity: entity, rowID: rowID, values: storedValues, database: database)
+        StoredRow(entity: entity, rowID: rowID, values: storedValues, store: store)
     }
 
     // MARK: - Hooks for subclasses
@@ -138,9 +142,9 @@ open class Record: @unchecked Sendable, CustomDebugStringConvertible {
 
     private func related(_ name: String, limit: Int?) -> [Record] {
         do {
-            return try database.relatedRecords(of: self, relationship: name, limit: limit)
+            return try store.relatedRecords(of: self, relationship: name, limit: limit)
         } catch {
-            database.logger.log(.error, "\(self).\(name) could not be read: \(error)", entity: entity.name)
+            store.logger.log(.error, "\(self).\(name) could not be read: \(error)", entity: entity.name)
             return []
         }
     }
@@ -149,9 +153,9 @@ open class Record: @unchecked Sendable, CustomDebugStringConvertible {
     /// `T` stands for its entity, else nil with a warning.
     private func typed<T: Record>(_ record: Record, as type: T.Type, relationship: String) -> T? {
         if let typed = record as? T { return typed }
-        let standsFor = database.recordClasses.entityName(registeredFor: T.self) ?? T.entityName
-        if database.schema.entity(record.entity.name, isKindOf: standsFor) { return T(row: record.storedRow) }
-        database.logger.log(
+        let standsFor = store.entityName(registeredFor: T.self) ?? T.entityName
+        if store.schema.entity(record.entity.name, isKindOf: standsFor) { return T(row: record.storedRow) }
+        store.logger.log(
             .warning,
             "\(self).\(relationship) is a \(record.entity.name), and \(T.self) stands for \(standsFor); "
                 + "register it with store.register(recordClass: \(T.self).self, forEntity: \"\(record.entity.name)\")",

@@ -10,17 +10,16 @@
 /// The operations are batch-shaped: a whole key set, a whole table's rows, every member of a
 /// relationship at once, so that a store across a network can serve each in a round trip or
 /// two.
-package protocol RecordStorage: AnyObject, Sendable {
+///
+/// A store populations write through makes records too, and those records read through it:
+/// it is a ``RecordReading``, which gives its schema and logger.
+package protocol RecordStorage: RecordReading {
     /// What one write transaction of the store offers.
     associatedtype Transaction: RecordStorageTransaction
 
-    /// The schema the store was opened for.
-    var schema: Schema { get }
     /// How the schema is laid out in tables: the tables, their columns, and where each
     /// relationship's links live. A store other than SQLite lays the schema out the same way.
     var layout: StorageLayout { get }
-    /// Where populations of this store log.
-    var logger: Logger { get }
 
     /// The value transformer named `name`: the store's own, else the process-wide one.
     func transformer(named name: String) -> AttributeTransformers.Transform?
@@ -30,7 +29,7 @@ package protocol RecordStorage: AnyObject, Sendable {
     func recordClass(for entityName: String) -> Record.Type
 
     /// A record of `recordClass` for a row of this store, whose values are `values` by column
-    /// name (without `_id` and `_entity`).
+    /// name (without `_id` and `_entity`), reading its relationships through this store.
     func record(
         of recordClass: Record.Type, entity: Entity, rowID: Int64, values: [String: DatabaseValue]
     ) -> Record

@@ -196,11 +196,11 @@ extension SQLiteDatabase {
     }
 
     func makeRecord(entity: Entity, rowID: Int64, values: [String: DatabaseValue]) -> Record {
-        recordClasses.recordClass(for: entity.name).init(row: Record.StoredRow(entity: entity, rowID: rowID, values: values, database: self))
+        recordClasses.recordClass(for: entity.name).init(row: Record.StoredRow(entity: entity, rowID: rowID, values: values, store: self))
     }
 
-    /// The records related to `record` through `relationship`.
-    func relatedRecords(of record: Record, relationship name: String, limit: Int?) throws(WebRecordError) -> [Record] {
+    /// The records related to `record` through `relationship` (see ``RecordReading``).
+    package func relatedRecords(of record: Record, relationship name: String, limit: Int?) throws(WebRecordError) -> [Record] {
         guard let relationship = record.entity.relationship(named: name),
             let storage = layout.storage(of: name, in: record.entity.name),
             let destination = schema.entity(named: relationship.destination)
@@ -222,5 +222,14 @@ extension SQLiteDatabase {
         }
         if let limit { sql += " LIMIT \(limit)" }
         return try records(sql, [.integer(record.rowID)])
+    }
+}
+
+/// ``SQLiteDatabase`` as the store its records read through (``RecordReading``): their
+/// relationships are fetched by ``SQLiteDatabase/relatedRecords(of:relationship:limit:)``.
+extension SQLiteDatabase: RecordReading {
+    /// The entity `recordClass` is registered for (see ``RecordClassRegistry/entityName(registeredFor:)``).
+    package func entityName(registeredFor recordClass: Record.Type) -> String? {
+        recordClasses.entityName(registeredFor: recordClass)
     }
 }

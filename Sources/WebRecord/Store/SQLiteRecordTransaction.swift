@@ -22,7 +22,7 @@ extension SQLiteDatabase: RecordStorage {
     package func record(
         of recordClass: Record.Type, entity: Entity, rowID: Int64, values: [String: DatabaseValue]
     ) -> Record {
-        recordClass.init(row: Record.StoredRow(entity: entity, rowID: rowID, values: values, database: self))
+        recordClass.init(row: Record.StoredRow(entity: entity, rowID: rowID, values: values, store: self))
     }
 }
 

@@ -59,16 +59,15 @@ extension DocSnippetContext {
 // Docs/Records.md, block 4
 extension DocSnippetContext {
     func records4() throws {
-        // Records are immutable snapshots: a subclass adds computed accessors, never stored mutable
-        // state, and restates `@unchecked Sendable` to say so (see "Subclasses and Sendable").
-        final class Post: Record, @unchecked Sendable {
+        // A plain subclass: typed accessors over the record's snapshot (see "Records and concurrency").
+        final class Post: Record {
             override class var keyPathForResponseObject: String? { "data" }
             var text: String? { self["text"] }
             var date: Date? { self["date"] }
             var user: User? { related("user") }
         }
 
-        final class User: Record, @unchecked Sendable {
+        final class User: Record {
             var name: String? { self["name"] }
             var posts: [Post] { relatedRecords("posts") }
         }
@@ -86,9 +85,22 @@ extension DocSnippetContext {
 
 // Docs/Records.md, block 5
 extension DocSnippetContext {
-    func records5() throws {
-        final class Checkin: Record, @unchecked Sendable {
-            var description: String? { self["description"] }
+    func records5() async throws {
+        @MainActor final class TimelineModel {
+            var posts: [Post] = []
+
+            func reload(from store: RecordStore) async throws {
+                // Fetched off the main actor, then kept on it.
+                posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
+                for try await page in Post.pages(urn: "stream/0/posts/stream/global", in: store) {
+                    posts += page.records.compactMap { $0 as? Post }
+                }
+            }
+
+            func refreshFirst(in store: RecordStore) async throws {
+                guard let first = posts.first else { return }
+                posts[0] = try await first.refresh(in: store)   // runs on the main actor
+            }
         }
     }
 }
@@ -96,6 +108,15 @@ extension DocSnippetContext {
 // Docs/Records.md, block 6
 extension DocSnippetContext {
     func records6() throws {
+        final class Checkin: Record {
+            var description: String? { self["description"] }
+        }
+    }
+}
+
+// Docs/Records.md, block 7
+extension DocSnippetContext {
+    func records7() throws {
         struct PostSummary: Decodable {
             var id: String
             var text: String?
@@ -108,9 +129,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 7
+// Docs/Records.md, block 8
 extension DocSnippetContext {
-    func records7() throws {
+    func records8() throws {
         let recent = try store.fetch("Post",
                                      where: "date > ? AND text LIKE ?", arguments: [cutoff, "%swift%"],
                                      orderBy: [.descending("date")], limit: 20, offset: 40)
@@ -123,9 +144,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 8
+// Docs/Records.md, block 9
 extension DocSnippetContext {
-    func records8() throws {
+    func records9() throws {
         let titles = try store.read { db in
             try db.rows("SELECT \"text\" FROM \"Post\" WHERE \"user\" = ?", [.integer(user.rowID)])
         }
@@ -137,9 +158,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 9
+// Docs/Records.md, block 10
 extension DocSnippetContext {
-    func records9() throws {
+    func records10() throws {
         let test = try RecordingStore(schema: schema)
         _ = try test.store.populate(JSONReader().read(data), entity: "Post")
         let user = try #require(try test.store.fetch("User").first)
@@ -152,9 +173,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 10
+// Docs/Records.md, block 11
 extension DocSnippetContext {
-    func records10() throws {
+    func records11() throws {
         let log = SQLLog()
         var configuration = RecordStore.Configuration()
         configuration.sqlObserver = log.observer

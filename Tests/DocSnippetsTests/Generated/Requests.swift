@@ -115,7 +115,7 @@ extension DocSnippetContext {
 // Docs/Requests.md, block 9
 extension DocSnippetContext {
     func requests9() async throws {
-        final class Venue: Record, @unchecked Sendable {
+        final class Venue: Record {
             override var recordDetailURN: String? { (self["id"] as String?).map { "venues/\($0)" } }
         }
 

@@ -22,14 +22,14 @@ extension DocSnippetContext {
         }
 
         // 2. Record classes with typed accessors (optional; see Records.md).
-        class ADNRecord: Record, @unchecked Sendable {}
+        class ADNRecord: Record {}
 
-        final class Post: ADNRecord, @unchecked Sendable {
+        final class Post: ADNRecord {
             var text: String? { self["text"] }
             var user: User? { related("user") }
         }
 
-        final class User: ADNRecord, @unchecked Sendable {
+        final class User: ADNRecord {
             var name: String? { self["name"] }
         }
 

@@ -28,6 +28,19 @@ import Testing
         #expect(violations.isEmpty, "\(violations.count) reference(s) to SQLite:\n\(violations.joined(separator: "\n"))")
     }
 
+    /// The files of a record and of the store interfaces, which any store implements.
+    static let recordFiles = [
+        "Store/Record.swift", "Store/Record+Logging.swift", "Store/RecordReading.swift", "Store/RecordStorage.swift",
+    ]
+
+    @Test("A record reads its store through RecordReading: no file of Record or of the store interfaces names SQLite")
+    func recordsAreStoreNeutral() throws {
+        let files = try LayeringTests.swiftFiles().filter { Self.recordFiles.contains($0.path) }
+        #expect(files.map(\.path).sorted() == Self.recordFiles.sorted(), "the files were found")
+        let violations = files.flatMap(Self.violations(in:))
+        #expect(violations.isEmpty, "\(violations.count) reference(s) to SQLite:\n\(violations.joined(separator: "\n"))")
+    }
+
     @Test("The scan finds SQLite names and SQL text when there are some")
     func theScanCatchesSQLite() {
         func file(_ text: String) -> LayeringTests.SourceFile {

@@ -35,7 +35,7 @@ import WebRecordTesting
     }
 
     @Test func aRecordSubclassOverridesTheKeyPath() throws {
-        final class Post: Record, @unchecked Sendable {
+        final class Post: Record {
             override class var keyPathForResponseObject: String? { "posts" }
         }
         let test = try makeDecisionStore()
@@ -408,7 +408,7 @@ import WebRecordTesting
     }
 
     @Test func aCodeHookCanChooseTheSubEntity() throws {
-        final class Shape: Record, @unchecked Sendable {
+        final class Shape: Record {
             override class func subentityName(for dictionary: JSONObject, of entity: Entity) -> String? {
                 dictionary["side"] != nil ? "Square" : nil
             }

@@ -115,9 +115,9 @@ let packageRoot = URL(fileURLWithPath: #filePath)
 ///
 /// It goes through `InMemoryLogHandler.capture`, which serializes every test that changes the
 /// global logging settings.
-func withLogging<T: Sendable>(
-    _ level: LogLevel?, _ body: @Sendable () throws -> T
-) async throws -> (value: T, messages: [String]) {
+func withLogging<T>(
+    _ level: LogLevel?, _ body: @Sendable () throws -> sending T
+) async throws -> sending (value: T, messages: [String]) {
     let (value, events) = try await InMemoryLogHandler.capture(level: level) { try body() }
     return (value, events.map(\.description))
 }

@@ -111,14 +111,13 @@ enum RequestSupport {
 
 // MARK: - Record classes for the registration and request tests
 //
-// Each is `@unchecked Sendable` as Record is: they add no stored properties, only computed
-// accessors over Record's immutable snapshot.
+// They add computed accessors over Record's immutable snapshot.
 
 /// The base class of an API's records, as an app would write it.
-class FeedRecord: Record, @unchecked Sendable {}
+class FeedRecord: Record {}
 
 /// Posts, with typed accessors.
-final class FeedPost: FeedRecord, @unchecked Sendable {
+final class FeedPost: FeedRecord {
     override class var entityName: String { "Post" }
     var id: Int? { self["id"] }
     var text: String? { self["text"] }
@@ -127,18 +126,18 @@ final class FeedPost: FeedRecord, @unchecked Sendable {
 }
 
 /// Users.
-final class FeedUser: FeedRecord, @unchecked Sendable {
+final class FeedUser: FeedRecord {
     override class var entityName: String { "User" }
     var name: String? { self["name"] }
 }
 
 /// Media, a class of its own outside the FeedRecord family.
-class FeedMedia: Record, @unchecked Sendable {
+class FeedMedia: Record {
     override class var entityName: String { "Media" }
 }
 
 /// Photos, a subclass of media.
-final class FeedPhoto: FeedMedia, @unchecked Sendable {
+final class FeedPhoto: FeedMedia {
     override class var entityName: String { "Photo" }
 }
 

@@ -52,15 +52,15 @@ import WebRecordTesting
         }
     }
 
-    // Records add no stored properties, so they stay `@unchecked Sendable` as Record is.
-    class ADNRecord: Record, @unchecked Sendable {}
+    // Records add computed accessors only.
+    class ADNRecord: Record {}
 
-    final class Post: ADNRecord, @unchecked Sendable {
+    final class Post: ADNRecord {
         var text: String? { self["text"] }
         var user: User? { related("user") }
     }
 
-    final class User: ADNRecord, @unchecked Sendable {
+    final class User: ADNRecord {
         var username: String? { self["username"] }
     }
 

@@ -138,7 +138,7 @@ import Testing
     func cancellingALongPopulationRollsItBack() async throws {
         let directory = try TemporaryDirectory()
         let statements = Locked<[String]>([])
-        let population = Locked<Task<PopulationResult, any Error>?>(nil)
+        let population = Locked<Task<Void, any Error>?>(nil)
         var configuration = RecordStore.Configuration()
         configuration.sqlObserver = { sql in
             statements.withLock { $0.append(sql) }
@@ -151,7 +151,7 @@ import Testing
         statements.withLock { $0.removeAll() }
 
         let response = AppNetResponses.response(posts: 20_000, firstID: 100, seed: 2)
-        let task = Task { try await store.populate(response, entity: "Post") }
+        let task = Task { _ = try await store.populate(response, entity: "Post") }
         population.withLock { $0 = task }
         // (do/catch rather than #expect(throws:), which takes long to describe a failure
         // carrying a 20,000-post response.)

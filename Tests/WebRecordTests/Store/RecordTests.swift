@@ -278,29 +278,24 @@ import WebRecordTesting
 
 /// Record subclasses registered per entity.
 @Suite struct RecordSubclassTests {
-    // Each subclass restates Record's `@unchecked Sendable`: it adds no stored properties, only
-    // computed accessors over the immutable snapshot, so sharing it across threads is safe.
-    final class Post: Record, @unchecked Sendable {
+    // Subclasses add computed accessors over the immutable snapshot.
+    final class Post: Record {
         var title: String? { self["title"] }
         var author: User? { related("author") }
     }
 
-    // @unchecked Sendable: no stored properties, as above.
-    final class User: Record, @unchecked Sendable {
+    final class User: Record {
         var name: String? { self["name"] }
         var posts: [Post] { relatedRecords("posts") }
     }
 
-    // @unchecked Sendable: no stored properties, as above.
-    final class Article: Record, @unchecked Sendable {}
+    final class Article: Record {}
 
-    // @unchecked Sendable: no stored properties, as above.
-    class LinkRecord: Record, @unchecked Sendable {
+    class LinkRecord: Record {
         var issueID: Int? { self["id"] }
     }
 
-    // @unchecked Sendable: no stored properties, as above.
-    final class InwardLinkRecord: LinkRecord, @unchecked Sendable {}
+    final class InwardLinkRecord: LinkRecord {}
 
     @Test func registeredSubclassesAreWhatFetchesReturn() throws {
         let store = try RecordRelationshipTests.makeStore()
@@ -319,12 +314,11 @@ import WebRecordTesting
         #expect(type(of: tag) == Record.self)
     }
 
-    // @unchecked Sendable: no stored properties, as above. Stands for "Writer", which the
-    // blog schema does not have: never the class of a post's author.
-    final class Writer: Record, @unchecked Sendable {}
+    // Stands for "Writer", which the blog schema does not have: never the class of a post's
+    // author.
+    final class Writer: Record {}
 
-    // @unchecked Sendable: no stored properties, as above.
-    final class TitledPost: Record, @unchecked Sendable {
+    final class TitledPost: Record {
         override class var entityName: String { "Post" }
         /// An accessor named like CustomStringConvertible's requirement: Record describes
         /// itself through debugDescription, so this compiles and reads the attribute.
