@@ -65,9 +65,9 @@ public struct PopulationOptions: Sendable {
 /// Which stored records count as orphans when a response did not contain them.
 public struct OrphanRule: Sendable {
     /// A condition over the entity's columns with `?` placeholders, scoping the candidates.
-    public var predicate: String?
+    var predicate: String?
     /// The values for the predicate's placeholders.
-    public var arguments: [any DatabaseValueConvertible]
+    var arguments: [any DatabaseValueConvertible]
 
     /// Every record of the requested entity.
     public static let all = OrphanRule(predicate: nil, arguments: [])
@@ -92,10 +92,10 @@ public struct ChangeCounts: Sendable, Hashable {
     public var deleted = 0
 
     /// Zero counts.
-    public init() {}
+    package init() {}
 
     /// The counts of two populations together, e.g. the pages of one request.
-    public static func + (lhs: ChangeCounts, rhs: ChangeCounts) -> ChangeCounts {
+    package static func + (lhs: ChangeCounts, rhs: ChangeCounts) -> ChangeCounts {
         var sum = lhs
         sum.inserted += rhs.inserted
         sum.updated += rhs.updated

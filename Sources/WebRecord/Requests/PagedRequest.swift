@@ -45,7 +45,7 @@ public struct PagingProgress: Sendable, Hashable {
     public var elapsed: TimeInterval
 
     /// Creates progress counts.
-    public init(pagesFetched: Int, recordsPopulated: Int, totalRecords: Int? = nil, elapsed: TimeInterval) {
+    package init(pagesFetched: Int, recordsPopulated: Int, totalRecords: Int? = nil, elapsed: TimeInterval) {
         self.pagesFetched = pagesFetched
         self.recordsPopulated = recordsPopulated
         self.totalRecords = totalRecords
