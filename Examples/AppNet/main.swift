@@ -46,8 +46,9 @@ func run(storePath: String) async throws {
         let ids = page.records.compactMap { $0["id"] as String? }
         let changes = page.result.changes
         let next = page.pageManager?.nextPageData?["before_id"].map { "next: before_id=\($0)" } ?? "the last page"
-        print("  page \(page.index + 1): posts \(ids.first ?? "")…\(ids.last ?? ""); records \(changes.inserted) new, "
-              + "\(changes.updated) updated, \(changes.unchanged) unchanged; \(next)")
+        print(
+            "  page \(page.index + 1): posts \(ids.first ?? "")…\(ids.last ?? ""); records \(changes.inserted) new, "
+                + "\(changes.updated) updated, \(changes.unchanged) unchanged; \(next)")
         pageCount += 1
         postCount += page.records.count
     }
@@ -57,7 +58,9 @@ func run(storePath: String) async throws {
     print("\nRequests the server answered:")
     let requests = loopback.requests(to: "/" + streamURN)
     for request in requests {
-        print("  GET \(request.path)\(request.query.map { "?" + $0 } ?? "")  [\(request.header("Authorization") ?? "no token")]")
+        print(
+            "  GET \(request.path)\(request.query.map { "?" + $0 } ?? "")  [\(request.header("Authorization") ?? "no token")]"
+        )
     }
     let askedCursors = requests.map(RecordedStream.cursor(of:))
     guard askedCursors == expectedCursors else {

@@ -2,7 +2,7 @@ import Foundation
 import WebRecord
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A server for Foursquare's API: where it is, and how to authenticate.

@@ -12,7 +12,8 @@ extension WebRecordError {
     }
 
     static func notAModel(file: String, _ reason: String) -> Self {
-        modelProblem(file: file, message: "not a Core Data model: \(reason); expected the contents XML of an .xcdatamodel")
+        modelProblem(
+            file: file, message: "not a Core Data model: \(reason); expected the contents XML of an .xcdatamodel")
     }
 
     static func malformedXML(file: String, _ error: ModelXMLError) -> Self {

@@ -87,7 +87,9 @@ public enum CoreDataModelImporter {
             guard FileManager.default.fileExists(atPath: fileURL.path) else {
                 throw WebRecordError.unreadable(
                     file: url.relativePath,
-                    reason: "it is a directory with no 'contents' file; give an .xcdatamodel directory or its contents file")
+                    reason:
+                        "it is a directory with no 'contents' file; give an .xcdatamodel directory or its contents file"
+                )
             }
         }
         let fileName = fileURL.relativePath

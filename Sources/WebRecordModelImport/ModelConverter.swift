@@ -149,7 +149,8 @@ struct ModelConverter {
         // The entity's own userInfo wins; a property's copy of the key, then a single
         // uniqueness constraint, are only fallbacks.
         if entity.primaryKey == nil {
-            entity.primaryKey = propertyLevelPrimaryKey.map(ImportedPrimaryKey.single) ?? uniquenessConstraintKey(of: node)
+            entity.primaryKey =
+                propertyLevelPrimaryKey.map(ImportedPrimaryKey.single) ?? uniquenessConstraintKey(of: node)
         }
         // A primary-key attribute keeps no default (Core Data's Integer 0): every record created
         // without a key would share it, and WebRecord's validator refuses that.
@@ -233,7 +234,8 @@ struct ModelConverter {
             members.append(("optional", .bool(false)))
         }
         if let text = node.attribute("defaultValueString"),
-           let value = try defaultValue(text, type: type, property: "\(entity).\(name)", node: node) {
+            let value = try defaultValue(text, type: type, property: "\(entity).\(name)", node: node)
+        {
             members.append(("default", value))
         }
         if indexed || flag(node.attribute("indexed")) {

@@ -81,7 +81,9 @@ public final class CannedServer: Server {
     public func response(for request: ServerRequest) async throws -> ServerResponse {
         let entry = state.withLock { state -> Entry? in
             state.requests.append(request)
-            guard let index = state.queue.firstIndex(where: { $0.urn == nil || $0.urn == request.urn }) else { return nil }
+            guard let index = state.queue.firstIndex(where: { $0.urn == nil || $0.urn == request.urn }) else {
+                return nil
+            }
             return state.queue.remove(at: index)
         }
         guard let entry else {

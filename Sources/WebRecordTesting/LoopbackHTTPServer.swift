@@ -3,11 +3,11 @@ import Synchronization
 import WebRecord
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A real HTTP/1.1 server on `127.0.0.1`, on an ephemeral port, with programmable routes.
@@ -172,8 +172,10 @@ public struct LoopbackResponse: Sendable {
     ///   - text: the body text.
     ///   - contentType: the `Content-Type`, or nil to send none.
     ///   - status: the status code; default 200.
-    public static func text(_ text: String, contentType: String? = "text/plain", status: Int = 200) -> LoopbackResponse {
-        LoopbackResponse(status: status, headers: contentType.map { ["Content-Type": $0] } ?? [:], body: Array(text.utf8))
+    public static func text(_ text: String, contentType: String? = "text/plain", status: Int = 200) -> LoopbackResponse
+    {
+        LoopbackResponse(
+            status: status, headers: contentType.map { ["Content-Type": $0] } ?? [:], body: Array(text.utf8))
     }
 
     /// A status with a short JSON error body.
@@ -258,9 +260,9 @@ final class LoopbackCore: Sendable {
 
     init() throws {
         #if canImport(Darwin)
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
         guard fd >= 0 else { throw LoopbackError(description: "socket: \(Self.errorText())") }
         var yes: Int32 = 1
@@ -311,9 +313,9 @@ final class LoopbackCore: Sendable {
             // shutdown wakes the thread blocked in accept(); it then closes the socket. Where
             // shutdown leaves a listening socket as it was, a connection wakes it instead.
             #if canImport(Darwin)
-            _ = shutdown(listener, SHUT_RDWR)
+                _ = shutdown(listener, SHUT_RDWR)
             #else
-            _ = shutdown(listener, Int32(SHUT_RDWR))
+                _ = shutdown(listener, Int32(SHUT_RDWR))
             #endif
             knock()
         }
@@ -327,9 +329,9 @@ final class LoopbackCore: Sendable {
     /// Connects to the listening socket and hangs up, to wake a thread blocked in accept().
     private func knock() {
         #if canImport(Darwin)
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
         #else
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #endif
         guard fd >= 0 else { return }
         defer { close(fd) }
@@ -376,8 +378,8 @@ final class LoopbackCore: Sendable {
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         #if canImport(Darwin)
-        var yes: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            var yes: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
         #endif
         guard let request = readRequest(fd) else { return }
         let response = state.withLock { state -> LoopbackResponse in
@@ -453,9 +455,9 @@ final class LoopbackCore: Sendable {
 
     private func sendAll(_ fd: Int32, _ bytes: [UInt8]) {
         #if canImport(Darwin)
-        let flags: Int32 = 0
+            let flags: Int32 = 0
         #else
-        let flags = Int32(MSG_NOSIGNAL)
+            let flags = Int32(MSG_NOSIGNAL)
         #endif
         var offset = 0
         while offset < bytes.count {
@@ -467,7 +469,8 @@ final class LoopbackCore: Sendable {
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start..<(start + needle.count)].elementsEqual(needle) {
+        for start in 0...(haystack.count - needle.count)
+        where haystack[start..<(start + needle.count)].elementsEqual(needle) {
             return start
         }
         return nil

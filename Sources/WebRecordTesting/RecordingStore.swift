@@ -38,7 +38,8 @@ public final class RecordingStore: Sendable {
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             } catch {
-                throw WebRecordError(.storeError, "cannot make a temporary directory at \(directory.path): \(error)", cause: error)
+                throw WebRecordError(
+                    .storeError, "cannot make a temporary directory at \(directory.path): \(error)", cause: error)
             }
             let path = directory.appendingPathComponent("store.sqlite").path
             self.directory = directory

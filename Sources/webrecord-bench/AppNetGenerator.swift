@@ -53,23 +53,27 @@ struct AppNetGenerator {
         users.reserveCapacity(userCount)
         for index in 0..<userCount {
             let username = Self.word(&random) + Self.word(&random) + String(index)
-            users.append(User(
-                id: String(1000 + index * 7),
-                username: username,
-                name: Self.sentence(&random, words: 2),
-                description: Self.sentence(&random, words: 3 + random.next(below: 4)),
-                avatarURL: "https://d2rfichhc2fb9n.cloudfront.net/image/4/" + Self.token(&random, length: 40),
-                coverURL: "https://d2rfichhc2fb9n.cloudfront.net/image/4/" + Self.token(&random, length: 44),
-                coverWidth: 960 + random.next(below: 100),
-                coverHeight: 260 + random.next(below: 140),
-                followers: random.next(below: 5000),
-                following: random.next(below: 800),
-                posts: random.next(below: 20000),
-                stars: random.next(below: 500),
-                createdAt: Self.timestamp(1_344_000_000 + random.next(below: 8_000_000))))
+            users.append(
+                User(
+                    id: String(1000 + index * 7),
+                    username: username,
+                    name: Self.sentence(&random, words: 2),
+                    description: Self.sentence(&random, words: 3 + random.next(below: 4)),
+                    avatarURL: "https://d2rfichhc2fb9n.cloudfront.net/image/4/" + Self.token(&random, length: 40),
+                    coverURL: "https://d2rfichhc2fb9n.cloudfront.net/image/4/" + Self.token(&random, length: 44),
+                    coverWidth: 960 + random.next(below: 100),
+                    coverHeight: 260 + random.next(below: 140),
+                    followers: random.next(below: 5000),
+                    following: random.next(below: 800),
+                    posts: random.next(below: 20000),
+                    stars: random.next(below: 500),
+                    createdAt: Self.timestamp(1_344_000_000 + random.next(below: 8_000_000))))
         }
         let clients = (0..<12).map { index in
-            (id: Self.token(&random, length: 32), name: ["Alpha", "Felix", "Netbot", "Riposte", "Rivr", "Zephyr"][index % 6])
+            (
+                id: Self.token(&random, length: 32),
+                name: ["Alpha", "Felix", "Netbot", "Riposte", "Rivr", "Zephyr"][index % 6]
+            )
         }
         var posts: [Post] = []
         posts.reserveCapacity(postCount)
@@ -81,16 +85,17 @@ struct AppNetGenerator {
             let userIndex = min(userCount - 1, Int(unit * unit * Double(userCount)))
             let replies = random.next(below: 4) == 0
             let client = clients[random.next(below: clients.count)]
-            posts.append(Post(
-                id: String(id),
-                createdAt: Self.timestamp(1_353_465_222 - index * 3),
-                text: Self.postText(&random),
-                threadID: String(replies ? id - 1 - random.next(below: 40) : id),
-                replyTo: replies ? String(id - 1 - random.next(below: 5)) : nil,
-                userIndex: userIndex,
-                clientID: client.id,
-                clientName: client.name,
-                numStars: random.next(below: 3)))
+            posts.append(
+                Post(
+                    id: String(id),
+                    createdAt: Self.timestamp(1_353_465_222 - index * 3),
+                    text: Self.postText(&random),
+                    threadID: String(replies ? id - 1 - random.next(below: 40) : id),
+                    replyTo: replies ? String(id - 1 - random.next(below: 5)) : nil,
+                    userIndex: userIndex,
+                    clientID: client.id,
+                    clientName: client.name,
+                    numStars: random.next(below: 3)))
         }
         self.users = users
         self.posts = posts
@@ -143,7 +148,8 @@ struct AppNetGenerator {
             write(post, to: &out)
         }
         out.raw("],\"meta\":{\"code\":200,")
-        out.raw("\"max_id\":\"\(posts.first?.id ?? "0")\",\"min_id\":\"\(posts.last?.id ?? "0")\",\"more\":\(next != nil)")
+        out.raw(
+            "\"max_id\":\"\(posts.first?.id ?? "0")\",\"min_id\":\"\(posts.last?.id ?? "0")\",\"more\":\(next != nil)")
         if let next { out.raw(",\"next\":\"\(next)\"") }
         out.raw("}}")
         return out.bytes
@@ -165,7 +171,8 @@ struct AppNetGenerator {
         out.string("<span itemscope=\"https://app.net/schemas/Post\">\(post.text)</span>")
         out.raw(",\"id\":")
         out.string(post.id)
-        out.raw(",\"machine_only\":false,\"num_replies\":0,\"num_reposts\":0,\"num_stars\":\(post.numStars),\"reply_to\":")
+        out.raw(
+            ",\"machine_only\":false,\"num_replies\":0,\"num_reposts\":0,\"num_stars\":\(post.numStars),\"reply_to\":")
         if let replyTo = post.replyTo { out.string(replyTo) } else { out.raw("null") }
         out.raw(",\"source\":{\"client_id\":")
         out.string(post.clientID)
@@ -186,7 +193,8 @@ struct AppNetGenerator {
         out.raw(",\"width\":200},\"canonical_url\":")
         out.string("https://alpha.app.net/\(user.username)")
         out.raw(",\"counts\":{\"followers\":\(user.followers),\"following\":\(user.following),")
-        out.raw("\"posts\":\(user.posts),\"stars\":\(user.stars)},\"cover_image\":{\"height\":\(user.coverHeight),\"url\":")
+        out.raw(
+            "\"posts\":\(user.posts),\"stars\":\(user.stars)},\"cover_image\":{\"height\":\(user.coverHeight),\"url\":")
         out.string(user.coverURL)
         out.raw(",\"width\":\(user.coverWidth)},\"created_at\":")
         out.string(user.createdAt)

@@ -29,7 +29,8 @@ enum BaselineRows {
                 let user = generator.users[post.userIndex]
                 users.append([
                     "_id": .integer(userRowID), "_entity": .text("User"), "id": .text(user.id),
-                    "name": .text(user.name), "avatarImagePath": .text(user.avatarURL), "coverImagePath": .text(user.coverURL),
+                    "name": .text(user.name), "avatarImagePath": .text(user.avatarURL),
+                    "coverImagePath": .text(user.coverURL),
                 ])
                 counts.append([
                     "_id": .integer(userRowID), "_entity": .text("Counts"), "user": .integer(userRowID),
@@ -50,7 +51,8 @@ enum BaselineRows {
             ])
             sources.append([
                 "_id": .integer(postRowID), "_entity": .text("Source"), "post": .integer(postRowID),
-                "clientID": .text(post.clientID), "link": .text("https://alpha.app.net"), "name": .text(post.clientName),
+                "clientID": .text(post.clientID), "link": .text("https://alpha.app.net"),
+                "name": .text(post.clientName),
             ])
         }
         return try [
@@ -68,7 +70,8 @@ enum BaselineRows {
             }
         }
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        let sql = "INSERT INTO \"\(name)\" (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(placeholders))"
+        let sql =
+            "INSERT INTO \"\(name)\" (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(placeholders))"
         return Table(insertSQL: sql, rows: rows.map { row in columns.map { row[$0] ?? .null } })
     }
 }

@@ -31,17 +31,23 @@ struct Benchmark {
         let smallPosts = max(1, posts / 10)
         progress("generating App.net-shaped responses (\(posts), \(scaledPosts) and \(smallPosts) posts, seed fixed)")
         let main = try write(AppNetGenerator(postCount: posts), to: directory, name: "posts-\(posts)")
-        let changed = try write(AppNetGenerator(postCount: posts).changed(), to: directory, name: "posts-\(posts)-changed")
+        let changed = try write(
+            AppNetGenerator(postCount: posts).changed(), to: directory, name: "posts-\(posts)-changed")
         let scaled = try write(AppNetGenerator(postCount: scaledPosts), to: directory, name: "posts-\(scaledPosts)")
         let small = try write(AppNetGenerator(postCount: smallPosts), to: directory, name: "posts-\(smallPosts)")
-        let paged = try writePages(AppNetGenerator(postCount: posts), count: Self.pageCount, to: directory, name: "pages-\(posts)")
+        let paged = try writePages(
+            AppNetGenerator(postCount: posts), count: Self.pageCount, to: directory, name: "pages-\(posts)")
 
         var report = Report(posts: posts, responseBytes: main.bytes)
         report.loadBefore = Self.loadAverage()
-        func phase(_ title: String, _ phase: Phase, data: GeneratedFile, original: GeneratedFile? = nil, repeat count: Int) throws -> Measurement {
+        func phase(
+            _ title: String, _ phase: Phase, data: GeneratedFile, original: GeneratedFile? = nil, repeat count: Int
+        ) throws -> Measurement {
             progress("running \(title)")
-            var arguments = ["--phase", phase.rawValue, "--schema", schemaPath, "--data", data.path,
-                             "--posts", String(data.posts), "--repeat", String(count)]
+            var arguments = [
+                "--phase", phase.rawValue, "--schema", schemaPath, "--data", data.path,
+                "--posts", String(data.posts), "--repeat", String(count),
+            ]
             if let original { arguments += ["--original", original.path] }
             var fields = try ChildProcess.run(arguments)
             if fields["records"] == nil { fields["records"] = String(data.records) }
@@ -51,11 +57,16 @@ struct Benchmark {
         report.parse = try phase("JSON parse alone", .parse, data: main, repeat: repetitions)
         report.baseline = try phase("raw SQLite INSERTs (no JSON)", .baseline, data: main, repeat: repetitions)
         report.firstImport = try phase("first import", .firstImport, data: main, repeat: repetitions)
-        report.reimportUnchanged = try phase("re-import, unchanged", .reimportUnchanged, data: main, repeat: repetitions)
-        report.reimportChanged = try phase("re-import, 10% changed", .reimportChanged, data: changed, original: main, repeat: repetitions)
-        report.pagedImport = try phase("paged import, \(Self.pageCount) pages", .pagedImport, data: paged, repeat: repetitions)
-        report.scaledImport = try phase("first import, 5x posts", .firstImport, data: scaled, repeat: options.quick ? 1 : 3)
-        report.scaledBaseline = try phase("raw SQLite INSERTs, 5x posts", .baseline, data: scaled, repeat: options.quick ? 1 : 3)
+        report.reimportUnchanged = try phase(
+            "re-import, unchanged", .reimportUnchanged, data: main, repeat: repetitions)
+        report.reimportChanged = try phase(
+            "re-import, 10% changed", .reimportChanged, data: changed, original: main, repeat: repetitions)
+        report.pagedImport = try phase(
+            "paged import, \(Self.pageCount) pages", .pagedImport, data: paged, repeat: repetitions)
+        report.scaledImport = try phase(
+            "first import, 5x posts", .firstImport, data: scaled, repeat: options.quick ? 1 : 3)
+        report.scaledBaseline = try phase(
+            "raw SQLite INSERTs, 5x posts", .baseline, data: scaled, repeat: options.quick ? 1 : 3)
         report.smallQueries = try phase("queries", .queries, data: small, repeat: 1)
         report.queries = try phase("queries", .queries, data: main, repeat: 1)
         report.loadAfter = Self.loadAverage()
@@ -81,7 +92,9 @@ struct Benchmark {
     static let pageCount = 50
 
     /// Writes the stream as pages, `page-0.json`… in a folder of their own.
-    private func writePages(_ generator: AppNetGenerator, count: Int, to directory: URL, name: String) throws -> GeneratedFile {
+    private func writePages(_ generator: AppNetGenerator, count: Int, to directory: URL, name: String) throws
+        -> GeneratedFile
+    {
         let folder = directory.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var bytes = 0
@@ -89,14 +102,16 @@ struct Benchmark {
             try Data(page).write(to: folder.appendingPathComponent("page-\(index).json"))
             bytes += page.count
         }
-        return GeneratedFile(path: folder.path, posts: generator.posts.count, records: generator.recordCount, bytes: bytes)
+        return GeneratedFile(
+            path: folder.path, posts: generator.posts.count, records: generator.recordCount, bytes: bytes)
     }
 
     private func write(_ generator: AppNetGenerator, to directory: URL, name: String) throws -> GeneratedFile {
         let bytes = generator.json()
         let url = directory.appendingPathComponent(name + ".json")
         try Data(bytes).write(to: url)
-        return GeneratedFile(path: url.path, posts: generator.posts.count, records: generator.recordCount, bytes: bytes.count)
+        return GeneratedFile(
+            path: url.path, posts: generator.posts.count, records: generator.recordCount, bytes: bytes.count)
     }
 
     /// Progress on standard error when it is a terminal, so standard output is only the report.

@@ -30,7 +30,9 @@ struct BenchmarkOptions {
         }
         func number(for flag: String) throws -> Int {
             let text = try value(for: flag)
-            guard let number = Int(text), number > 0 else { throw BenchmarkError("\(flag) needs a positive number, not '\(text)'") }
+            guard let number = Int(text), number > 0 else {
+                throw BenchmarkError("\(flag) needs a positive number, not '\(text)'")
+            }
             return number
         }
         while let argument = remaining.popFirst() {
@@ -41,7 +43,8 @@ struct BenchmarkOptions {
             case "--phase":
                 let name = try value(for: argument)
                 guard let phase = Phase(rawValue: name) else {
-                    throw BenchmarkError("unknown phase '\(name)'; phases: \(Phase.allCases.map(\.rawValue).joined(separator: ", "))")
+                    throw BenchmarkError(
+                        "unknown phase '\(name)'; phases: \(Phase.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 self.phase = phase
             case "--data": dataPath = try value(for: argument)

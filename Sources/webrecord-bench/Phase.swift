@@ -181,14 +181,15 @@ struct PhaseRunner {
             try Self.withTemporaryStore(schema: schema) { store in
                 let tables = try BaselineRows.tables(for: generator, store: store)
                 rowCount = tables.reduce(0) { $0 + $1.rows.count }
-                times.append(try Self.measure {
-                    try store.write { connection in
-                        for table in tables {
-                            for row in table.rows { try connection.execute(table.insertSQL, row) }
+                times.append(
+                    try Self.measure {
+                        try store.write { connection in
+                            for table in tables {
+                                for row in table.rows { try connection.execute(table.insertSQL, row) }
+                            }
                         }
-                    }
-                    return 0
-                }.timing)
+                        return 0
+                    }.timing)
             }
         }
         var result = PhaseResult()
@@ -312,7 +313,8 @@ struct PhaseRunner {
     static func median(_ values: [Double]) -> Double {
         guard !values.isEmpty else { return 0 }
         let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        return sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     static func format(_ seconds: Double) -> String {

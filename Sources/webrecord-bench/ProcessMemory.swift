@@ -48,7 +48,8 @@ enum ChildProcess {
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0 else {
-            throw BenchmarkError("phase \(arguments.joined(separator: " ")) failed with status \(process.terminationStatus)\n\(text)")
+            throw BenchmarkError(
+                "phase \(arguments.joined(separator: " ")) failed with status \(process.terminationStatus)\n\(text)")
         }
         guard let line = text.split(separator: "\n").last(where: { $0.hasPrefix("RESULT ") }) else {
             throw BenchmarkError("phase \(arguments.joined(separator: " ")) printed no result\n\(text)")

@@ -32,7 +32,8 @@ struct Report {
 
     func text(repetitions: Int) -> String {
         var lines: [String] = []
-        lines.append("WebRecord benchmark: App.net-shaped stream, \(posts) posts, \(Self.megabytes(responseBytes)) MB of JSON")
+        lines.append(
+            "WebRecord benchmark: App.net-shaped stream, \(posts) posts, \(Self.megabytes(responseBytes)) MB of JSON")
         lines.append(
             "\(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadBefore) before and \(loadAfter) after; "
                 + "best of \(repetitions) run(s) per phase (median in brackets); each phase in its own process")
@@ -49,7 +50,9 @@ struct Report {
     private func table() -> [String] {
         let header = ["phase", "posts", "records", "wall s (median)", "CPU s", "records/s", "MB/s", "peak MB"]
         var rows: [[String]] = []
-        let measurements = [parse, baseline, firstImport, reimportUnchanged, reimportChanged, pagedImport, scaledImport, scaledBaseline]
+        let measurements = [
+            parse, baseline, firstImport, reimportUnchanged, reimportChanged, pagedImport, scaledImport, scaledBaseline,
+        ]
         for measurement in measurements.compactMap({ $0 }) {
             rows.append([
                 measurement.name, String(measurement.posts), String(measurement.records),
@@ -63,11 +66,13 @@ struct Report {
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         func format(_ row: [String]) -> String {
             row.indices.map { column in
-                column == 0 ? row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == 0
+                    ? row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[column] - row[column].count) + row[column]
             }.joined(separator: "  ")
         }
-        return [format(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")] + rows.map(format)
+        return [format(header), widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")]
+            + rows.map(format)
     }
 
     private func notes() -> [String] {
@@ -82,19 +87,24 @@ struct Report {
                     + "warnings \(fields["warnings"] ?? "?")")
         }
         if let parse {
-            lines.append("JSON parse alone: freeing the parsed value afterwards takes \(Self.short(parse.fields["free"])) s more")
+            lines.append(
+                "JSON parse alone: freeing the parsed value afterwards takes \(Self.short(parse.fields["free"])) s more"
+            )
         }
         if let baseline, let firstImport, baseline.seconds > 0, baseline.cpuSeconds > 0 {
-            lines.append(String(
-                format: "first import / raw SQLite INSERTs = %.2f wall, %.2f CPU (the baseline binds prepared rows through Connection, no JSON)",
-                firstImport.seconds / baseline.seconds, firstImport.cpuSeconds / baseline.cpuSeconds))
+            lines.append(
+                String(
+                    format:
+                        "first import / raw SQLite INSERTs = %.2f wall, %.2f CPU (the baseline binds prepared rows through Connection, no JSON)",
+                    firstImport.seconds / baseline.seconds, firstImport.cpuSeconds / baseline.cpuSeconds))
         }
         if let smallQueries, let queries {
             for measurement in [smallQueries, queries] {
                 let fields = measurement.fields
                 lines.append(
                     "queries, \(measurement.posts) posts (\(measurement.records) records): first import \(fields["selectsFirst"] ?? "?") SELECTs "
-                        + "of \(fields["statementsFirst"] ?? "?") statements; re-import \(fields["selectsRepeat"] ?? "?") SELECTs of \(fields["statementsRepeat"] ?? "?") statements")
+                        + "of \(fields["statementsFirst"] ?? "?") statements; re-import \(fields["selectsRepeat"] ?? "?") SELECTs of \(fields["statementsRepeat"] ?? "?") statements"
+                )
             }
         }
         return lines
@@ -122,9 +132,11 @@ struct Report {
             timeVerdict(firstImport, limit: 0.25, "first import <= 0.25 s end to end", applies: atTargetSize)
             if !atTargetSize { lines[lines.count - 1] += sizeNote }
             let limit = 3 * firstImport.bytes + 30_000_000
-            verdict(atTargetSize ? firstImport.peakBytes <= limit : nil,
-                    "first import peak memory <= 3 x \(Self.megabytes(firstImport.bytes)) MB + 30 MB = \(Self.megabytes(limit)) MB: "
-                        + "\(Self.megabytes(firstImport.peakBytes)) MB" + (atTargetSize ? "" : " (ratio holds at any size)"))
+            verdict(
+                atTargetSize ? firstImport.peakBytes <= limit : nil,
+                "first import peak memory <= 3 x \(Self.megabytes(firstImport.bytes)) MB + 30 MB = \(Self.megabytes(limit)) MB: "
+                    + "\(Self.megabytes(firstImport.peakBytes)) MB" + (atTargetSize ? "" : " (ratio holds at any size)")
+            )
         }
         if let reimportUnchanged {
             timeVerdict(reimportUnchanged, limit: 0.2, "re-import, unchanged <= 0.2 s", applies: atTargetSize)
@@ -133,12 +145,15 @@ struct Report {
         if let parse, parse.seconds > 0, parse.cpuSeconds > 0 {
             let rate = Double(parse.bytes) / parse.seconds / 1_000_000
             let cpuRate = Double(parse.bytes) / parse.cpuSeconds / 1_000_000
-            var line = String(format: "JSON reader >= 300 MB/s on this data: %.0f MB/s wall, %.0f MB/s CPU", rate, cpuRate)
+            var line = String(
+                format: "JSON reader >= 300 MB/s on this data: %.0f MB/s wall, %.0f MB/s CPU", rate, cpuRate)
             if rate < 300, cpuRate >= 300 { line += " (met on CPU time)" }
             if let firstImport, let warm = Double(firstImport.fields["parse"] ?? ""), warm > 0 {
                 // The same reader inside the first import, whose process has already freed a parsed
                 // response: the allocator reuses its pages instead of faulting fresh ones in.
-                line += String(format: "; %.0f MB/s inside the first import (warm heap)", Double(firstImport.bytes) / warm / 1_000_000)
+                line += String(
+                    format: "; %.0f MB/s inside the first import (warm heap)",
+                    Double(firstImport.bytes) / warm / 1_000_000)
             }
             verdict(rate >= 300, line)
         }
@@ -150,22 +165,31 @@ struct Report {
                 firstImport.posts, ratio, cpuRatio)
             if let baseline, let scaledBaseline, baseline.seconds > 0, baseline.cpuSeconds > 0 {
                 line += String(
-                    format: " (raw SQLite INSERTs alone: %.2f x wall, %.2f x CPU)", scaledBaseline.seconds / baseline.seconds,
+                    format: " (raw SQLite INSERTs alone: %.2f x wall, %.2f x CPU)",
+                    scaledBaseline.seconds / baseline.seconds,
                     scaledBaseline.cpuSeconds / baseline.cpuSeconds)
             }
             verdict(ratio <= 5.5, line)
         }
         if let smallQueries, let queries,
-            let small = Int(smallQueries.fields["selectsFirst"] ?? ""), let large = Int(queries.fields["selectsFirst"] ?? ""),
-            let smallRepeat = Int(smallQueries.fields["selectsRepeat"] ?? ""), let largeRepeat = Int(queries.fields["selectsRepeat"] ?? "")
+            let small = Int(smallQueries.fields["selectsFirst"] ?? ""),
+            let large = Int(queries.fields["selectsFirst"] ?? ""),
+            let smallRepeat = Int(smallQueries.fields["selectsRepeat"] ?? ""),
+            let largeRepeat = Int(queries.fields["selectsRepeat"] ?? "")
         {
-            verdict(large <= small && largeRepeat <= smallRepeat,
-                    "queries grow with entities, not records: \(small) -> \(large) SELECTs (first import), "
-                        + "\(smallRepeat) -> \(largeRepeat) (re-import) for \(smallQueries.records) -> \(queries.records) records")
+            verdict(
+                large <= small && largeRepeat <= smallRepeat,
+                "queries grow with entities, not records: \(small) -> \(large) SELECTs (first import), "
+                    + "\(smallRepeat) -> \(largeRepeat) (re-import) for \(smallQueries.records) -> \(queries.records) records"
+            )
         }
         if let pagedImport, let firstImport, firstImport.seconds > 0 {
-            verdict(nil, "paged import of \(pagedImport.fields["pages"] ?? "?") pages (no target in the issue): " + String(
-                format: "%.3f s wall, %.2f x the one-response import", pagedImport.seconds, pagedImport.seconds / firstImport.seconds))
+            verdict(
+                nil,
+                "paged import of \(pagedImport.fields["pages"] ?? "?") pages (no target in the issue): "
+                    + String(
+                        format: "%.3f s wall, %.2f x the one-response import", pagedImport.seconds,
+                        pagedImport.seconds / firstImport.seconds))
         }
         return lines
     }

@@ -100,7 +100,8 @@ enum HelpFormatter {
         var text: String
         var rest = lines[...]
         if indented.count < indent.count - 1 {
-            text = indented.padding(toLength: indent.count, withPad: " ", startingAt: 0) + (rest.popFirst() ?? "") + "\n"
+            text =
+                indented.padding(toLength: indent.count, withPad: " ", startingAt: 0) + (rest.popFirst() ?? "") + "\n"
         } else {
             text = indented + "\n"
         }

@@ -14,10 +14,14 @@ enum ExportCommand: Subcommand {
             """,
         options: [
             OptionSpec(
-                name: "--schema", valueName: "schema", help: "A schema file. Repeat it to load several files as one schema.",
+                name: "--schema", valueName: "schema",
+                help: "A schema file. Repeat it to load several files as one schema.",
                 isRequired: true, isRepeatable: true),
-            OptionSpec(name: "--db", valueName: "db", help: "The store file (SQLite); it must exist.", isRequired: true),
-            OptionSpec(name: "--entity", valueName: "name", help: "The entity to export, sub-entities included.", isRequired: true),
+            OptionSpec(
+                name: "--db", valueName: "db", help: "The store file (SQLite); it must exist.", isRequired: true),
+            OptionSpec(
+                name: "--entity", valueName: "name", help: "The entity to export, sub-entities included.",
+                isRequired: true),
         ],
         arguments: [])
 

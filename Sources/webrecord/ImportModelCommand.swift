@@ -12,9 +12,11 @@ enum ImportModelCommand: Subcommand {
             MMRecordAttributeAlternateNameKey, and prints the equivalent schema file.
             """,
         options: [],
-        arguments: [ArgumentSpec(
-            name: "contents-xml", help: "The model's contents file, or its .xcdatamodel directory.",
-            isRepeatable: false)])
+        arguments: [
+            ArgumentSpec(
+                name: "contents-xml", help: "The model's contents file, or its .xcdatamodel directory.",
+                isRepeatable: false)
+        ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let path = arguments.positionals[0]

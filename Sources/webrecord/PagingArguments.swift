@@ -16,14 +16,17 @@ struct PagingArguments {
         if let paginate {
             guard let pagination = Self.pagination(specification: paginate) else {
                 throw UsageError(
-                    message: "invalid --paginate '\(paginate)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT",
+                    message:
+                        "invalid --paginate '\(paginate)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT",
                     command: PopulateCommand.spec)
             }
             self.pagination = pagination
         }
         if let maxPages {
             guard let count = Int(maxPages), count > 0 else {
-                throw UsageError(message: "invalid --max-pages '\(maxPages)'; expected a positive integer", command: PopulateCommand.spec)
+                throw UsageError(
+                    message: "invalid --max-pages '\(maxPages)'; expected a positive integer",
+                    command: PopulateCommand.spec)
             }
             maximumPages = count
         }

@@ -13,29 +13,39 @@ enum PopulateCommand: Subcommand {
             """,
         options: [
             OptionSpec(
-                name: "--schema", valueName: "schema", help: "A schema file. Repeat it to load several files as one schema.",
+                name: "--schema", valueName: "schema",
+                help: "A schema file. Repeat it to load several files as one schema.",
                 isRequired: true, isRepeatable: true),
-            OptionSpec(name: "--db", valueName: "db", help: "The store file (SQLite), created if missing.", isRequired: true),
-            OptionSpec(name: "--entity", valueName: "name", help: "The entity of the records in each response.", isRequired: true),
+            OptionSpec(
+                name: "--db", valueName: "db", help: "The store file (SQLite), created if missing.", isRequired: true),
+            OptionSpec(
+                name: "--entity", valueName: "name", help: "The entity of the records in each response.",
+                isRequired: true),
             OptionSpec(
                 name: "--key-path", valueName: "key-path",
                 help: "Where the records are in a response; overrides the entity's keyPathForResponseObject."),
             OptionSpec(name: "--json", valueName: nil, help: "Print the summary as one JSON object."),
             OptionSpec(name: "--quiet", valueName: nil, help: "Print no summary, warnings or progress; errors only."),
             OptionSpec(
-                name: "--header", valueName: "header", help: "An HTTP header sent with URL sources, as 'Name: value'. May be repeated.",
+                name: "--header", valueName: "header",
+                help: "An HTTP header sent with URL sources, as 'Name: value'. May be repeated.",
                 isRepeatable: true),
             OptionSpec(name: "--timeout", valueName: "seconds", help: "How long each URL source may take, in seconds."),
             OptionSpec(
                 name: "--paginate", valueName: "kind",
-                help: "Follow pages from each URL source: next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT."),
-            OptionSpec(name: "--max-pages", valueName: "n", help: "Request at most N pages per URL source (default 10000)."),
+                help:
+                    "Follow pages from each URL source: next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT."
+            ),
+            OptionSpec(
+                name: "--max-pages", valueName: "n", help: "Request at most N pages per URL source (default 10000)."),
             OptionSpec(
                 name: "--delete-orphans", valueName: nil,
                 help: "After the last source or page, delete the entity's records that none of them contained."),
         ],
-        arguments: [ArgumentSpec(
-            name: "source", help: "A JSON file, '-' for standard input, or an http(s) URL.", isRepeatable: true)])
+        arguments: [
+            ArgumentSpec(
+                name: "source", help: "A JSON file, '-' for standard input, or an http(s) URL.", isRepeatable: true)
+        ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let path = try StoreAccess.storePath(arguments.value("--db"), command: spec)
@@ -51,9 +61,12 @@ enum PopulateCommand: Subcommand {
         let entity = try StoreAccess.requireEntity(arguments.value("--entity") ?? "", in: schema)
         var options = PopulationOptions()
         options.keyPath = arguments.value("--key-path")
-        if let keyPath = options.keyPath, !keyPath.isEmpty, keyPath.split(separator: ".", omittingEmptySubsequences: false).contains("") {
+        if let keyPath = options.keyPath, !keyPath.isEmpty,
+            keyPath.split(separator: ".", omittingEmptySubsequences: false).contains("")
+        {
             throw UsageError(
-                message: "invalid --key-path '\(keyPath)'; expected names separated by single dots ('' for the response itself)",
+                message:
+                    "invalid --key-path '\(keyPath)'; expected names separated by single dots ('' for the response itself)",
                 command: spec)
         }
         options.orphanDeletionFollows = paging.deleteOrphans
@@ -99,33 +112,42 @@ enum PopulateCommand: Subcommand {
                 guard let pagination = paging.pagination else {
                     let result: RequestResult
                     do {
-                        result = try await opened.startRequest(entity: entity, urn: url.absoluteString, options: request)
+                        result = try await opened.startRequest(
+                            entity: entity, urn: url.absoluteString, options: request)
                     } catch {
                         progress.finish()
                         throw Failure(describe(error, of: source) + savedNote(index))
                     }
-                    summary.add(PopulationResult(
-                        records: result.records, debugger: result.debugger, changesByEntity: result.changesByEntity))
+                    summary.add(
+                        PopulationResult(
+                            records: result.records, debugger: result.debugger, changesByEntity: result.changesByEntity)
+                    )
                     kept.formUnion(result.containedRowIDs)
                     last = (result.records, result.response.body)
                     progress.show(
-                        PagingProgress(pagesFetched: index + 1, recordsPopulated: summary.records, totalRecords: nil, elapsed: progress.elapsed),
+                        PagingProgress(
+                            pagesFetched: index + 1, recordsPopulated: summary.records, totalRecords: nil,
+                            elapsed: progress.elapsed),
                         previousRecords: 0)
                     continue
                 }
-                var pagingOptions = PagingOptions(request: request, pagination: pagination, maximumPages: paging.maximumPages)
+                var pagingOptions = PagingOptions(
+                    request: request, pagination: pagination, maximumPages: paging.maximumPages)
                 let before = summary.records
                 pagingOptions.onProgress = { progress.show($0, previousRecords: before) }
                 var pages = 0
                 do {
-                    for try await page in opened.pages(entity: entity, urn: url.absoluteString, options: pagingOptions) {
+                    for try await page in opened.pages(entity: entity, urn: url.absoluteString, options: pagingOptions)
+                    {
                         pages += 1
                         if let end = page.end {
                             summary.paging.append((source.name, pages, end))
                             if !end.isComplete { pagingIncomplete = true }
                         }
-                        summary.add(PopulationResult(
-                            records: page.records, debugger: page.result.debugger, changesByEntity: page.result.changesByEntity))
+                        summary.add(
+                            PopulationResult(
+                                records: page.records, debugger: page.result.debugger,
+                                changesByEntity: page.result.changesByEntity))
                         kept.formUnion(page.result.containedRowIDs)
                         last = (page.records, page.result.response.body)
                     }
@@ -150,7 +172,9 @@ enum PopulateCommand: Subcommand {
                 kept.formUnion(result.containedRowIDs)
                 last = (result.records, response)
                 progress.show(
-                    PagingProgress(pagesFetched: index + 1, recordsPopulated: summary.records, totalRecords: nil, elapsed: progress.elapsed),
+                    PagingProgress(
+                        pagesFetched: index + 1, recordsPopulated: summary.records, totalRecords: nil,
+                        elapsed: progress.elapsed),
                     previousRecords: 0)
             } catch {
                 progress.finish()
@@ -159,9 +183,12 @@ enum PopulateCommand: Subcommand {
         }
         progress.finish()
         if paging.deleteOrphans, pagingIncomplete {
-            summary.warnings.append(PopulationSummary.Warning(
-                code: "invalidResponseFormat",
-                message: "\(entity): paging ended before the server's last page (\(summary.paging.map(\.end.rawValue).joined(separator: ", "))); no orphans were deleted"))
+            summary.warnings.append(
+                PopulationSummary.Warning(
+                    code: "invalidResponseFormat",
+                    message:
+                        "\(entity): paging ended before the server's last page (\(summary.paging.map(\.end.rawValue).joined(separator: ", "))); no orphans were deleted"
+                ))
         } else if paging.deleteOrphans, let store, let last {
             var orphanOptions = options
             orphanOptions.deleteOrphans = .all

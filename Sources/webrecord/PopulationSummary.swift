@@ -63,14 +63,16 @@ struct PopulationSummary {
             for (key, value) in counts { object[key] = value }
         }
         object["entities"] = .object(entities)
-        object["warnings"] = .array(warnings.map { .object(["code": .string($0.code), "message": .string($0.message)]) })
+        object["warnings"] = .array(
+            warnings.map { .object(["code": .string($0.code), "message": .string($0.message)]) })
         if !paging.isEmpty {
-            object["paging"] = .array(paging.map {
-                .object([
-                    "source": .string(Redaction.redacted($0.source)), "pages": .integer(Int64($0.pages)),
-                    "end": .string($0.end.rawValue),
-                ])
-            })
+            object["paging"] = .array(
+                paging.map {
+                    .object([
+                        "source": .string(Redaction.redacted($0.source)), "pages": .integer(Int64($0.pages)),
+                        "end": .string($0.end.rawValue),
+                    ])
+                })
         }
         return .object(object)
     }
@@ -82,7 +84,8 @@ struct PopulationSummary {
             text += "  \(name): \(Self.describe(byEntity[name] ?? ChangeCounts()))\n"
         }
         for source in paging {
-            text += "  paging: \(source.pages) \(source.pages == 1 ? "page" : "pages") from \(Redaction.redacted(source.source)), ended: \(source.end.rawValue)\n"
+            text +=
+                "  paging: \(source.pages) \(source.pages == 1 ? "page" : "pages") from \(Redaction.redacted(source.source)), ended: \(source.end.rawValue)\n"
         }
         text += "\(warnings.count) \(warnings.count == 1 ? "warning" : "warnings")\n"
         return text

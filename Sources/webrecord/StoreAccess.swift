@@ -14,7 +14,8 @@ enum StoreAccess {
             guard let first = problems.first else { throw Failure("the schema could not be loaded") }
             var message = "invalid schema: \(first.locatedMessage)"
             if problems.count > 1 {
-                message += " (and \(problems.count - 1) more \(problems.count == 2 ? "problem" : "problems"); run '\(Tool.name) lint' to list them)"
+                message +=
+                    " (and \(problems.count - 1) more \(problems.count == 2 ? "problem" : "problems"); run '\(Tool.name) lint' to list them)"
             }
             throw Failure(message)
         }
@@ -46,14 +47,16 @@ enum StoreAccess {
             UsageError(message: "invalid --db '\(path)': \(reason)", command: command)
         }
         if path.isEmpty {
-            throw refuse("the path is empty; SQLite would use a temporary database and keep nothing. Give the store file's path")
+            throw refuse(
+                "the path is empty; SQLite would use a temporary database and keep nothing. Give the store file's path")
         }
         if path == ":memory:" {
             throw refuse("an in-memory database keeps nothing. Give the store file's path")
         }
         if path.hasPrefix("file:") {
             throw refuse(
-                "SQLite would read it as a URI, which can name a database that keeps nothing (file::memory:, mode=memory). Give the store file's path; write './\(path)' for a file whose name starts with 'file:'")
+                "SQLite would read it as a URI, which can name a database that keeps nothing (file::memory:, mode=memory). Give the store file's path; write './\(path)' for a file whose name starts with 'file:'"
+            )
         }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {

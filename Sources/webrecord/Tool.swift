@@ -72,7 +72,8 @@ struct Tool {
         guard let value = environment[loggingLevelVariable] else { return }
         guard let known = loggingLevels.first(where: { $0.name == value.lowercased() }) else {
             let levels = loggingLevels.map(\.name).joined(separator: ", ")
-            throw UsageError(message: "invalid \(loggingLevelVariable) '\(value)'; expected one of \(levels)", command: nil)
+            throw UsageError(
+                message: "invalid \(loggingLevelVariable) '\(value)'; expected one of \(levels)", command: nil)
         }
         Record.loggingLevel = known.level
     }

@@ -31,12 +31,17 @@ struct URLFetchOptions {
         }
         if let timeout {
             // A decimal number only: Swift's Double parser would also take `0x10` or `1e2_0`.
-            guard JSONNumberText.parts(of: timeout) != nil, let seconds = TimeInterval(timeout), seconds.isFinite, seconds > 0 else {
-                throw UsageError(message: "invalid timeout '\(timeout)'; expected a positive number of seconds", command: PopulateCommand.spec)
+            guard JSONNumberText.parts(of: timeout) != nil, let seconds = TimeInterval(timeout), seconds.isFinite,
+                seconds > 0
+            else {
+                throw UsageError(
+                    message: "invalid timeout '\(timeout)'; expected a positive number of seconds",
+                    command: PopulateCommand.spec)
             }
             guard seconds <= HTTPServer.maximumTimeout else {
                 throw UsageError(
-                    message: "invalid timeout '\(timeout)'; expected at most \(Int(HTTPServer.maximumTimeout)) seconds (one day)",
+                    message:
+                        "invalid timeout '\(timeout)'; expected at most \(Int(HTTPServer.maximumTimeout)) seconds (one day)",
                     command: PopulateCommand.spec)
             }
             self.timeout = seconds
@@ -57,6 +62,7 @@ enum URLSource {
     /// the URL with the `--header`s (which it sends only to the URL's origin), the `--timeout`,
     /// and how the response populates the store.
     static func requestOptions(for url: URL, population: PopulationOptions, fetch: URLFetchOptions) -> RequestOptions {
-        RequestOptions(population: population, server: HTTPServer(baseURL: url, headers: fetch.headers), timeout: fetch.timeout)
+        RequestOptions(
+            population: population, server: HTTPServer(baseURL: url, headers: fetch.headers), timeout: fetch.timeout)
     }
 }

@@ -17,7 +17,8 @@ import Testing
         let readmeLines = Set(try PackageFiles.text("README.md").components(separatedBy: "\n"))
         var usages: [String] = []
         for arguments in [[]] + Self.subcommands.map({ [$0] }) {
-            let usage = try #require(try await Self.usage(arguments), "webrecord \(arguments) --help prints no USAGE line")
+            let usage = try #require(
+                try await Self.usage(arguments), "webrecord \(arguments) --help prints no USAGE line")
             usages.append(usage)
             #expect(readmeLines.contains(usage), "README.md lacks the line: \(usage)")
         }

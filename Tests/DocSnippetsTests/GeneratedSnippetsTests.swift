@@ -15,14 +15,20 @@ import Testing
 
     @Test func everyDocumentWithSwiftBlocksHasItsGeneratedFile() throws {
         let generated = PackageFiles.root.appendingPathComponent("Tests/DocSnippetsTests/Generated")
-        let documents = try FileManager.default.contentsOfDirectory(atPath: PackageFiles.root.appendingPathComponent("Docs").path)
-            .filter { $0.hasSuffix(".md") }
+        let documents = try FileManager.default.contentsOfDirectory(
+            atPath: PackageFiles.root.appendingPathComponent("Docs").path
+        )
+        .filter { $0.hasSuffix(".md") }
         var checked = 0
         for document in documents {
             let text = try PackageFiles.text("Docs/" + document)
-            let blocks = text.components(separatedBy: "\n").filter { $0.trimmingCharacters(in: .whitespaces) == "```swift" }.count
+            let blocks = text.components(separatedBy: "\n").filter {
+                $0.trimmingCharacters(in: .whitespaces) == "```swift"
+            }.count
             let file = generated.appendingPathComponent(document.replacingOccurrences(of: ".md", with: ".swift"))
-            #expect(FileManager.default.fileExists(atPath: file.path) == (blocks > 0), "\(document): \(blocks) swift blocks")
+            #expect(
+                FileManager.default.fileExists(atPath: file.path) == (blocks > 0), "\(document): \(blocks) swift blocks"
+            )
             if blocks > 0 {
                 let swift = try String(contentsOf: file, encoding: .utf8)
                 #expect(swift.components(separatedBy: "// Docs/\(document), block ").count - 1 == blocks, "\(document)")

@@ -14,7 +14,9 @@ enum PackageFiles {
     }
 
     /// Runs the built executable `name` with `arguments` in `directory` (a fresh one by default).
-    static func run(_ name: String, _ arguments: [String] = [], in directory: URL? = nil) async throws -> ChildProcess.Result {
+    static func run(_ name: String, _ arguments: [String] = [], in directory: URL? = nil) async throws
+        -> ChildProcess.Result
+    {
         // The test bundle sits in the products directory with the executables (on Linux, the
         // bundle of the test executable itself).
         let executable = try BuiltExecutables.executable(name, besides: Bundle(for: BundleMarker.self))

@@ -3,7 +3,7 @@ import Logging
 import WebRecord
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 // What the documentation's swift blocks use without declaring it: the store and records a

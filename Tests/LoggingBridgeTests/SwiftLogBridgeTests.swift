@@ -41,7 +41,8 @@ final class RecordingHandler: Logging.LogHandler {
 
 @Suite struct SwiftLogBridgeTests {
     /// An entity no other suite populates, to pick this suite's events out of the log.
-    static let schema = #"{"version": 1, "entities": {"BridgedPost": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "score": {"type": "double"}}}}}"#
+    static let schema =
+        #"{"version": 1, "entities": {"BridgedPost": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "score": {"type": "double"}}}}}"#
 
     @Test func eachLevelMapsOntoTheSwiftLogLevelOfTheSameName() {
         let recorder = RecordingHandler()
@@ -49,7 +50,10 @@ final class RecordingHandler: Logging.LogHandler {
         for level in WebRecord.LogLevel.allCases {
             bridge.log(event: LogEvent(level: level, message: "at \(level)"))
         }
-        #expect(recorder.entries.map(\.level.rawValue) == ["trace", "debug", "info", "notice", "warning", "error", "critical"])
+        #expect(
+            recorder.entries.map(\.level.rawValue) == [
+                "trace", "debug", "info", "notice", "warning", "error", "critical",
+            ])
         #expect(recorder.entries.map(\.message).first == "webrecord: [webrecord] trace: at trace")
     }
 

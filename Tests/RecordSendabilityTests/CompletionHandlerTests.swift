@@ -30,14 +30,16 @@ import WebRecord
         queue.setSpecific(key: Self.queueKey, value: "results")
         let model = TimelineModel()
 
-        let (resultQueue, lines, consumerQueue): (String?, [String], String?) = await withCheckedContinuation { continuation in
+        let (resultQueue, lines, consumerQueue): (String?, [String], String?) = await withCheckedContinuation {
+            continuation in
             Post.startRequest(
                 urn: AppNetFixture.urn, in: fixture.store, callbackQueue: queue,
                 resultBlock: { posts in
                     let resultQueue = DispatchQueue.getSpecific(key: Self.queueKey)
                     DispatchQueue.main.async {
                         model.show(posts)
-                        continuation.resume(returning: (resultQueue, model.lines, DispatchQueue.getSpecific(key: Self.mainQueueKey)))
+                        continuation.resume(
+                            returning: (resultQueue, model.lines, DispatchQueue.getSpecific(key: Self.mainQueueKey)))
                     }
                 },
                 failureBlock: { error in
@@ -65,7 +67,8 @@ import WebRecord
                     MainActor.assumeIsolated {
                         model.show(posts)
                         continuation.resume(
-                            returning: (authorNames(of: model.posts), DispatchQueue.getSpecific(key: Self.mainQueueKey)))
+                            returning: (authorNames(of: model.posts), DispatchQueue.getSpecific(key: Self.mainQueueKey))
+                        )
                     }
                 },
                 failureBlock: { _ in continuation.resume(returning: ([], nil)) })
@@ -82,7 +85,8 @@ import WebRecord
         let results = DispatchQueue(label: "webrecord.tests.sendability.delivery")
         results.setSpecific(key: Self.queueKey, value: "delivery")
 
-        let (posts, textsOnQueue, resultQueue): ([Post], [String?], String?) = await withCheckedContinuation { continuation in
+        let (posts, textsOnQueue, resultQueue): ([Post], [String?], String?) = await withCheckedContinuation {
+            continuation in
             Post.startRequest(
                 urn: AppNetFixture.urn, in: fixture.store, callbackQueue: results,
                 resultBlock: { posts in

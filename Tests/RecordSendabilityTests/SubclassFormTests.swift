@@ -22,7 +22,8 @@ import WebRecord
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path(), schema: Schema(json: Self.checkinSchema))
         store.register(recordClass: Checkin.self)
-        _ = try await store.populate(JSONReader().read(#"[{"id": "c1", "description": "Coffee at noon"}]"#), entity: "Checkin")
+        _ = try await store.populate(
+            JSONReader().read(#"[{"id": "c1", "description": "Coffee at noon"}]"#), entity: "Checkin")
 
         let checkins = try store.fetch(Checkin.self)
         // The record still describes itself as a record.

@@ -13,7 +13,8 @@ public enum BuiltExecutables {
         }
         public var description: String {
             "\(name) was not found; looked in: " + searched.joined(separator: ", ")
-                + (name == "webrecord" ? ". Build it first (swift build) or set WEBRECORD_EXECUTABLE." : ". Build it first (swift build).")
+                + (name == "webrecord"
+                    ? ". Build it first (swift build) or set WEBRECORD_EXECUTABLE." : ". Build it first (swift build).")
         }
     }
 

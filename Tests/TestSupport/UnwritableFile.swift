@@ -8,14 +8,18 @@ public enum UnwritableFile {
             chmod(path, 0o444)
             return { chmod(path, 0o600) }
         }
-        guard let chattr = ["/usr/bin/chattr", "/bin/chattr"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }),
+        guard
+            let chattr = ["/usr/bin/chattr", "/bin/chattr"].first(where: {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }),
             run(chattr, ["+i", path])
         else { return nil }
         return { _ = run(chattr, ["-i", path]) }
     }
 
     private static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        guard let result = try? ChildProcess.Running(URL(fileURLWithPath: tool), arguments).waitBlocking(timeout: 60) else {
+        guard let result = try? ChildProcess.Running(URL(fileURLWithPath: tool), arguments).waitBlocking(timeout: 60)
+        else {
             return false
         }
         return result.status == 0 && !result.killedBySignal
@@ -23,6 +27,7 @@ public enum UnwritableFile {
 
     /// Whether `make` can work here.
     public static var isPossible: Bool {
-        getuid() != 0 || ["/usr/bin/chattr", "/bin/chattr"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+        getuid() != 0
+            || ["/usr/bin/chattr", "/bin/chattr"].contains { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebRecord
 import WebRecordModelImport
+
+@testable import WebRecord
 
 @Suite struct CoreDataModelImporterTests {
     // MARK: - Helpers
@@ -147,7 +148,8 @@ import WebRecordModelImport
         let relationships = schema.entities.flatMap(\.relationships)
         #expect(!relationships.isEmpty)
         for relationship in relationships {
-            let written = try Self.relationship(relationship.entityName, relationship.name, in: try Self.convert(fixture))
+            let written = try Self.relationship(
+                relationship.entityName, relationship.name, in: try Self.convert(fixture))
             if relationship.isToMany {
                 #expect(written["merge"] as? String == "union", "\(relationship.entityName).\(relationship.name)")
                 #expect(relationship.mergePolicy == .union)
@@ -299,20 +301,24 @@ import WebRecordModelImport
 
     @Test(arguments: typeMapping)
     func mapsEachAttributeType(_ mapping: (coreData: String, webRecord: String)) throws {
-        let text = try Self.convert(xml: Self.model("""
-            <entity name="E"><attribute name="a" optional="YES" attributeType="\(mapping.coreData)"/></entity>
-            """))
+        let text = try Self.convert(
+            xml: Self.model(
+                """
+                <entity name="E"><attribute name="a" optional="YES" attributeType="\(mapping.coreData)"/></entity>
+                """))
         #expect(try Self.attribute("E", "a", in: text)["type"] as? String == mapping.webRecord)
     }
 
     @Test func emitsOptionalFalseOnlyForNonOptionalAttributes() throws {
-        let text = try Self.convert(xml: Self.model("""
-            <entity name="E">
-                <attribute name="required" attributeType="String"/>
-                <attribute name="explicitlyRequired" optional="NO" attributeType="String"/>
-                <attribute name="optional" optional="YES" attributeType="String"/>
-            </entity>
-            """))
+        let text = try Self.convert(
+            xml: Self.model(
+                """
+                <entity name="E">
+                    <attribute name="required" attributeType="String"/>
+                    <attribute name="explicitlyRequired" optional="NO" attributeType="String"/>
+                    <attribute name="optional" optional="YES" attributeType="String"/>
+                </entity>
+                """))
         #expect(try Self.attribute("E", "required", in: text)["optional"] as? Bool == false)
         #expect(try Self.attribute("E", "explicitlyRequired", in: text)["optional"] as? Bool == false)
         #expect(try Self.attribute("E", "optional", in: text)["optional"] == nil)
@@ -320,19 +326,21 @@ import WebRecordModelImport
     }
 
     @Test func convertsDefaultValuesToTypedJSON() throws {
-        let text = try Self.convert(xml: Self.model("""
-            <entity name="E">
-                <attribute name="count" optional="YES" attributeType="Integer 64" defaultValueString="-42"/>
-                <attribute name="ratio" optional="YES" attributeType="Double" defaultValueString="1.50"/>
-                <attribute name="loose" optional="YES" attributeType="Float" defaultValueString=".5"/>
-                <attribute name="price" optional="YES" attributeType="Decimal" defaultValueString="12.25"/>
-                <attribute name="on" optional="YES" attributeType="Boolean" defaultValueString="YES"/>
-                <attribute name="off" optional="YES" attributeType="Boolean" defaultValueString="0"/>
-                <attribute name="title" optional="YES" attributeType="String" defaultValueString="a &quot;b&quot;"/>
-                <attribute name="when" optional="YES" attributeType="Date" defaultValueString="2014-01-01"/>
-                <attribute name="emptyNumber" optional="YES" attributeType="Integer 32" defaultValueString=""/>
-            </entity>
-            """))
+        let text = try Self.convert(
+            xml: Self.model(
+                """
+                <entity name="E">
+                    <attribute name="count" optional="YES" attributeType="Integer 64" defaultValueString="-42"/>
+                    <attribute name="ratio" optional="YES" attributeType="Double" defaultValueString="1.50"/>
+                    <attribute name="loose" optional="YES" attributeType="Float" defaultValueString=".5"/>
+                    <attribute name="price" optional="YES" attributeType="Decimal" defaultValueString="12.25"/>
+                    <attribute name="on" optional="YES" attributeType="Boolean" defaultValueString="YES"/>
+                    <attribute name="off" optional="YES" attributeType="Boolean" defaultValueString="0"/>
+                    <attribute name="title" optional="YES" attributeType="String" defaultValueString="a &quot;b&quot;"/>
+                    <attribute name="when" optional="YES" attributeType="Date" defaultValueString="2014-01-01"/>
+                    <attribute name="emptyNumber" optional="YES" attributeType="Integer 32" defaultValueString=""/>
+                </entity>
+                """))
         #expect(try Self.attribute("E", "count", in: text)["default"] as? Int == -42)
         #expect(try Self.attribute("E", "ratio", in: text)["default"] as? Double == 1.5)
         #expect(text.contains(#""default": 1.50"#), "a JSON-valid spelling is kept")
@@ -347,22 +355,24 @@ import WebRecordModelImport
     }
 
     @Test func marksIndexedAttributes() throws {
-        let text = try Self.convert(xml: Self.model("""
-            <entity name="E">
-                <attribute name="old" optional="YES" indexed="YES" attributeType="String"/>
-                <attribute name="modern" optional="YES" attributeType="String"/>
-                <attribute name="pairA" optional="YES" attributeType="String"/>
-                <attribute name="pairB" optional="YES" attributeType="String"/>
-                <attribute name="plain" optional="YES" attributeType="String"/>
-                <fetchIndex name="byModern">
-                    <fetchIndexElement property="modern" type="Binary" order="ascending"/>
-                </fetchIndex>
-                <fetchIndex name="byPair">
-                    <fetchIndexElement property="pairA" type="Binary" order="ascending"/>
-                    <fetchIndexElement property="pairB" type="Binary" order="ascending"/>
-                </fetchIndex>
-            </entity>
-            """))
+        let text = try Self.convert(
+            xml: Self.model(
+                """
+                <entity name="E">
+                    <attribute name="old" optional="YES" indexed="YES" attributeType="String"/>
+                    <attribute name="modern" optional="YES" attributeType="String"/>
+                    <attribute name="pairA" optional="YES" attributeType="String"/>
+                    <attribute name="pairB" optional="YES" attributeType="String"/>
+                    <attribute name="plain" optional="YES" attributeType="String"/>
+                    <fetchIndex name="byModern">
+                        <fetchIndexElement property="modern" type="Binary" order="ascending"/>
+                    </fetchIndex>
+                    <fetchIndex name="byPair">
+                        <fetchIndexElement property="pairA" type="Binary" order="ascending"/>
+                        <fetchIndexElement property="pairB" type="Binary" order="ascending"/>
+                    </fetchIndex>
+                </entity>
+                """))
         #expect(try Self.attribute("E", "old", in: text)["indexed"] as? Bool == true)
         #expect(try Self.attribute("E", "modern", in: text)["indexed"] as? Bool == true)
         #expect(try Self.attribute("E", "pairA", in: text)["indexed"] == nil)
@@ -375,21 +385,25 @@ import WebRecordModelImport
 
     @Test(arguments: deletionRules)
     func mapsDeletionRules(_ rule: (coreData: String, webRecord: String?)) throws {
-        let text = try Self.convert(xml: Self.model("""
-            <entity name="E">
-                <relationship name="r" optional="YES" toMany="YES" deletionRule="\(rule.coreData)" destinationEntity="E"/>
-            </entity>
-            """))
+        let text = try Self.convert(
+            xml: Self.model(
+                """
+                <entity name="E">
+                    <relationship name="r" optional="YES" toMany="YES" deletionRule="\(rule.coreData)" destinationEntity="E"/>
+                </entity>
+                """))
         let relationship = try Self.relationship("E", "r", in: text)
         #expect(relationship["deleteRule"] as? String == rule.webRecord)
         #expect(relationship["inverse"] == nil)
     }
 
     @Test func mapsAbstractEntitiesAndParents() throws {
-        let text = try Self.convert(xml: Self.model("""
-            <entity name="Base" isAbstract="YES"><attribute name="id" optional="YES" attributeType="String"/></entity>
-            <entity name="Child" parentEntity="Base"/>
-            """))
+        let text = try Self.convert(
+            xml: Self.model(
+                """
+                <entity name="Base" isAbstract="YES"><attribute name="id" optional="YES" attributeType="String"/></entity>
+                <entity name="Child" parentEntity="Base"/>
+                """))
         #expect(try Self.entity("Base", in: text)["abstract"] as? Bool == true)
         #expect(try Self.entity("Child", in: text)["abstract"] == nil)
         #expect(try Self.entity("Child", in: text)["parent"] as? String == "Base")
@@ -399,42 +413,47 @@ import WebRecordModelImport
     @Test func inheritsPrimaryKeysUpTheParentChain() throws {
         let key = #"<userInfo><entry key="MMRecordEntityPrimaryAttributeKey" value="%@"/></userInfo>"#
         func keyed(_ name: String) -> String { key.replacingOccurrences(of: "%@", with: name) }
-        let text = try Self.convert(xml: Self.model("""
-            <entity name="Grandchild" parentEntity="Child">\(keyed("id"))</entity>
-            <entity name="Child" parentEntity="Root"/>
-            <entity name="Root"><attribute name="id" optional="YES" attributeType="String"/>\(keyed("id"))</entity>
-            <entity name="Different" parentEntity="Root">\(keyed("code"))</entity>
-            """))
+        let text = try Self.convert(
+            xml: Self.model(
+                """
+                <entity name="Grandchild" parentEntity="Child">\(keyed("id"))</entity>
+                <entity name="Child" parentEntity="Root"/>
+                <entity name="Root"><attribute name="id" optional="YES" attributeType="String"/>\(keyed("id"))</entity>
+                <entity name="Different" parentEntity="Root">\(keyed("code"))</entity>
+                """))
         #expect(try Self.entity("Root", in: text)["primaryKey"] as? String == "id")
         #expect(try Self.entity("Child", in: text)["primaryKey"] == nil)
         #expect(try Self.entity("Grandchild", in: text)["primaryKey"] == nil, "same key as Root, two levels up")
-        #expect(try Self.entity("Different", in: text)["primaryKey"] as? String == "code",
-                "a different key is kept for the validator to report")
+        #expect(
+            try Self.entity("Different", in: text)["primaryKey"] as? String == "code",
+            "a different key is kept for the validator to report")
     }
 
     @Test func fallsBackToAPropertyLevelPrimaryKeyThenToAUniquenessConstraint() throws {
-        let text = try Self.convert(xml: Self.model("""
-            <entity name="PropertyKeyed">
-                <attribute name="code" optional="YES" attributeType="String">
-                    <userInfo><entry key="MMRecordEntityPrimaryAttributeKey" value="code"/></userInfo>
-                </attribute>
-                <attribute name="later" optional="YES" attributeType="String">
-                    <userInfo><entry key="MMRecordEntityPrimaryAttributeKey" value="later"/></userInfo>
-                </attribute>
-            </entity>
-            <entity name="Unique">
-                <attribute name="id" optional="YES" attributeType="String"/>
-                <uniquenessConstraints><uniquenessConstraint><constraint value="id"/></uniquenessConstraint></uniquenessConstraints>
-            </entity>
-            <entity name="Composite">
-                <attribute name="a" optional="YES" attributeType="String"/>
-                <attribute name="b" optional="YES" attributeType="Integer 32"/>
-                <uniquenessConstraints>
-                    <uniquenessConstraint><constraint value="a"/><constraint value="b"/></uniquenessConstraint>
-                </uniquenessConstraints>
-            </entity>
-            <entity name="Keyless"><attribute name="x" optional="YES" attributeType="String"/></entity>
-            """))
+        let text = try Self.convert(
+            xml: Self.model(
+                """
+                <entity name="PropertyKeyed">
+                    <attribute name="code" optional="YES" attributeType="String">
+                        <userInfo><entry key="MMRecordEntityPrimaryAttributeKey" value="code"/></userInfo>
+                    </attribute>
+                    <attribute name="later" optional="YES" attributeType="String">
+                        <userInfo><entry key="MMRecordEntityPrimaryAttributeKey" value="later"/></userInfo>
+                    </attribute>
+                </entity>
+                <entity name="Unique">
+                    <attribute name="id" optional="YES" attributeType="String"/>
+                    <uniquenessConstraints><uniquenessConstraint><constraint value="id"/></uniquenessConstraint></uniquenessConstraints>
+                </entity>
+                <entity name="Composite">
+                    <attribute name="a" optional="YES" attributeType="String"/>
+                    <attribute name="b" optional="YES" attributeType="Integer 32"/>
+                    <uniquenessConstraints>
+                        <uniquenessConstraint><constraint value="a"/><constraint value="b"/></uniquenessConstraint>
+                    </uniquenessConstraints>
+                </entity>
+                <entity name="Keyless"><attribute name="x" optional="YES" attributeType="String"/></entity>
+                """))
         #expect(try Self.entity("PropertyKeyed", in: text)["primaryKey"] as? String == "code")
         #expect(try Self.entity("Unique", in: text)["primaryKey"] as? String == "id")
         #expect(try Self.entity("Composite", in: text)["primaryKey"] as? [String] == ["a", "b"])
@@ -443,18 +462,20 @@ import WebRecordModelImport
     }
 
     @Test func ignoresOtherUserInfoKeysAndModelParts() throws {
-        let text = try Self.convert(xml: Self.model("""
-            <entity name="E" representedClassName="MyE" syncable="YES" codeGenerationType="class">
-                <attribute name="a" optional="YES" attributeType="String" syncable="YES">
-                    <userInfo><entry key="mappedKeyName" value="other"/></userInfo>
-                </attribute>
-                <fetchedProperty name="f" optional="YES"><fetchRequest name="fr" entity="E"/></fetchedProperty>
-                <userInfo><entry key="relatedByAttribute" value="a"/></userInfo>
-            </entity>
-            <fetchRequest name="All" entity="E"/>
-            <configuration name="Cloud"><memberEntity name="E"/></configuration>
-            <elements><element name="E" positionX="0" positionY="0" width="128" height="60"/></elements>
-            """))
+        let text = try Self.convert(
+            xml: Self.model(
+                """
+                <entity name="E" representedClassName="MyE" syncable="YES" codeGenerationType="class">
+                    <attribute name="a" optional="YES" attributeType="String" syncable="YES">
+                        <userInfo><entry key="mappedKeyName" value="other"/></userInfo>
+                    </attribute>
+                    <fetchedProperty name="f" optional="YES"><fetchRequest name="fr" entity="E"/></fetchedProperty>
+                    <userInfo><entry key="relatedByAttribute" value="a"/></userInfo>
+                </entity>
+                <fetchRequest name="All" entity="E"/>
+                <configuration name="Cloud"><memberEntity name="E"/></configuration>
+                <elements><element name="E" positionX="0" positionY="0" width="128" height="60"/></elements>
+                """))
         #expect(try Self.entities(in: text).keys.sorted() == ["E"])
         #expect(try Self.entity("E", in: text).keys.sorted() == ["attributes", "relationships"])
         #expect(try Self.attribute("E", "a", in: text).keys.sorted() == ["type"])
@@ -463,13 +484,15 @@ import WebRecordModelImport
 
     @Test func escapesStringsAsJSON() throws {
         let awkward = #"quote " backslash \ slash / tab&#9;newline&#10;cr&#13;é ☕"#
-        let text = try Self.convert(xml: Self.model("""
-            <entity name="E">
-                <attribute name="a" optional="YES" attributeType="String" defaultValueString="\(awkward.replacingOccurrences(of: "\"", with: "&quot;"))">
-                    <userInfo><entry key="MMRecordAttributeAlternateNameKey" value="x.&lt;y&gt;"/></userInfo>
-                </attribute>
-            </entity>
-            """))
+        let text = try Self.convert(
+            xml: Self.model(
+                """
+                <entity name="E">
+                    <attribute name="a" optional="YES" attributeType="String" defaultValueString="\(awkward.replacingOccurrences(of: "\"", with: "&quot;"))">
+                        <userInfo><entry key="MMRecordAttributeAlternateNameKey" value="x.&lt;y&gt;"/></userInfo>
+                    </attribute>
+                </entity>
+                """))
         let attribute = try Self.attribute("E", "a", in: text)
         #expect(attribute["default"] as? String == "quote \" backslash \\ slash / tab\tnewline\ncr\ré ☕")
         #expect(attribute["key"] as? String == "x.<y>")
@@ -508,15 +531,17 @@ import WebRecordModelImport
     // MARK: - Errors
 
     @Test func reportsMalformedXMLWithLineAndColumn() throws {
-        let error = try #require(Self.importError(xml: """
-            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-            <model>
-                <entity name="E">
-                    <attribute name="a" attributeType="String"/>
-                </entity>
-                <entity name="F">
-            </model>
-            """))
+        let error = try #require(
+            Self.importError(
+                xml: """
+                    <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                    <model>
+                        <entity name="E">
+                            <attribute name="a" attributeType="String"/>
+                        </entity>
+                        <entity name="F">
+                    </model>
+                    """))
         #expect(error.file == "Test/contents")
         #expect(error.line == 7)
         #expect(error.column == 1)
@@ -525,23 +550,31 @@ import WebRecordModelImport
     }
 
     @Test func reportsAnUnknownAttributeTypeNamingEntityAndAttribute() throws {
-        let error = try #require(Self.importError(xml: Self.model("""
-            <entity name="Post">
-                <attribute name="id" optional="YES" attributeType="String"/>
-                <attribute name="blob" optional="YES" attributeType="Undefined"/>
-            </entity>
-            """)))
+        let error = try #require(
+            Self.importError(
+                xml: Self.model(
+                    """
+                    <entity name="Post">
+                        <attribute name="id" optional="YES" attributeType="String"/>
+                        <attribute name="blob" optional="YES" attributeType="Undefined"/>
+                    </entity>
+                    """)))
         #expect(error.message == #"Post.blob: unsupported attributeType "Undefined""#)
         #expect(error.line == 5)
         #expect(error.column == 5)
-        #expect(error.description == #"invalidSchema: Test/contents: line 5, column 5: Post.blob: unsupported attributeType "Undefined""#)
+        #expect(
+            error.description
+                == #"invalidSchema: Test/contents: line 5, column 5: Post.blob: unsupported attributeType "Undefined""#)
     }
 
     @Test func reportsAnEntityWithoutAName() throws {
-        let error = try #require(Self.importError(xml: Self.model("""
-            <entity name="Fine"/>
-            <entity representedClassName="Nameless"/>
-            """)))
+        let error = try #require(
+            Self.importError(
+                xml: Self.model(
+                    """
+                    <entity name="Fine"/>
+                    <entity representedClassName="Nameless"/>
+                    """)))
         #expect(error.message == "an <entity> element has no name")
         #expect(error.line == 4)
         #expect(error.column == 1)
@@ -554,38 +587,57 @@ import WebRecordModelImport
     }
 
     static let invalidModels: [InvalidModel] = [
-        InvalidModel(description: "root is not a model", xml: "<plist><dict/></plist>",
-                     message: "not a Core Data model: the root element is <plist>, not <model>"),
-        InvalidModel(description: "attribute without a type", xml: model(#"<entity name="E"><attribute name="a"/></entity>"#),
-                     message: "E.a: the attribute has no attributeType"),
-        InvalidModel(description: "object ID attribute",
-                     xml: model(#"<entity name="E"><attribute name="a" attributeType="ObjectID"/></entity>"#),
-                     message: #"E.a: unsupported attributeType "ObjectID""#),
-        InvalidModel(description: "attribute without a name", xml: model(#"<entity name="E"><attribute attributeType="String"/></entity>"#),
-                     message: "E: an <attribute> element has no name"),
-        InvalidModel(description: "relationship without a destination",
-                     xml: model(#"<entity name="E"><relationship name="r" deletionRule="Nullify"/></entity>"#),
-                     message: "E.r: the relationship has no destinationEntity"),
-        InvalidModel(description: "unknown deletion rule",
-                     xml: model(#"<entity name="E"><relationship name="r" deletionRule="Explode" destinationEntity="E"/></entity>"#),
-                     message: #"E.r: unknown deletionRule "Explode""#),
-        InvalidModel(description: "duplicate entity", xml: model(#"<entity name="E"/><entity name="E"/>"#),
-                     message: "E: the model declares this entity more than once"),
-        InvalidModel(description: "duplicate property",
-                     xml: model(#"<entity name="E"><attribute name="a" attributeType="String"/><relationship name="a" destinationEntity="E"/></entity>"#),
-                     message: "E.a: the entity declares this property more than once"),
-        InvalidModel(description: "integer default that is not an integer",
-                     xml: model(#"<entity name="E"><attribute name="n" attributeType="Integer 16" defaultValueString="1.5"/></entity>"#),
-                     message: #"E.n: default value "1.5" is not an integer"#),
-        InvalidModel(description: "double default that is not a number",
-                     xml: model(#"<entity name="E"><attribute name="d" attributeType="Double" defaultValueString="nan"/></entity>"#),
-                     message: #"E.d: default value "nan" is not a number"#),
-        InvalidModel(description: "boolean default that is not a boolean",
-                     xml: model(#"<entity name="E"><attribute name="b" attributeType="Boolean" defaultValueString="maybe"/></entity>"#),
-                     message: #"E.b: default value "maybe" is not a boolean"#),
-        InvalidModel(description: "userInfo entry without a key",
-                     xml: model(#"<entity name="E"><userInfo><entry value="x"/></userInfo></entity>"#),
-                     message: "E: a userInfo <entry> has no key"),
+        InvalidModel(
+            description: "root is not a model", xml: "<plist><dict/></plist>",
+            message: "not a Core Data model: the root element is <plist>, not <model>"),
+        InvalidModel(
+            description: "attribute without a type", xml: model(#"<entity name="E"><attribute name="a"/></entity>"#),
+            message: "E.a: the attribute has no attributeType"),
+        InvalidModel(
+            description: "object ID attribute",
+            xml: model(#"<entity name="E"><attribute name="a" attributeType="ObjectID"/></entity>"#),
+            message: #"E.a: unsupported attributeType "ObjectID""#),
+        InvalidModel(
+            description: "attribute without a name",
+            xml: model(#"<entity name="E"><attribute attributeType="String"/></entity>"#),
+            message: "E: an <attribute> element has no name"),
+        InvalidModel(
+            description: "relationship without a destination",
+            xml: model(#"<entity name="E"><relationship name="r" deletionRule="Nullify"/></entity>"#),
+            message: "E.r: the relationship has no destinationEntity"),
+        InvalidModel(
+            description: "unknown deletion rule",
+            xml: model(
+                #"<entity name="E"><relationship name="r" deletionRule="Explode" destinationEntity="E"/></entity>"#),
+            message: #"E.r: unknown deletionRule "Explode""#),
+        InvalidModel(
+            description: "duplicate entity", xml: model(#"<entity name="E"/><entity name="E"/>"#),
+            message: "E: the model declares this entity more than once"),
+        InvalidModel(
+            description: "duplicate property",
+            xml: model(
+                #"<entity name="E"><attribute name="a" attributeType="String"/><relationship name="a" destinationEntity="E"/></entity>"#
+            ),
+            message: "E.a: the entity declares this property more than once"),
+        InvalidModel(
+            description: "integer default that is not an integer",
+            xml: model(
+                #"<entity name="E"><attribute name="n" attributeType="Integer 16" defaultValueString="1.5"/></entity>"#),
+            message: #"E.n: default value "1.5" is not an integer"#),
+        InvalidModel(
+            description: "double default that is not a number",
+            xml: model(
+                #"<entity name="E"><attribute name="d" attributeType="Double" defaultValueString="nan"/></entity>"#),
+            message: #"E.d: default value "nan" is not a number"#),
+        InvalidModel(
+            description: "boolean default that is not a boolean",
+            xml: model(
+                #"<entity name="E"><attribute name="b" attributeType="Boolean" defaultValueString="maybe"/></entity>"#),
+            message: #"E.b: default value "maybe" is not a boolean"#),
+        InvalidModel(
+            description: "userInfo entry without a key",
+            xml: model(#"<entity name="E"><userInfo><entry value="x"/></userInfo></entity>"#),
+            message: "E: a userInfo <entry> has no key"),
     ]
 
     @Test(arguments: invalidModels)

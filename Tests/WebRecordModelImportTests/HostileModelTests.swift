@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebRecord
 import WebRecordModelImport
+
+@testable import WebRecord
 
 /// Model files written to do harm: each one is refused with a located error, or converted, in
 /// little time, without crashing the process and without reading anything but the file.
@@ -27,17 +28,22 @@ import WebRecordModelImport
             let previous = level == 1 ? "lol" : "lol\(level - 1)"
             declarations += "<!ENTITY lol\(level) \"\(String(repeating: "&\(previous);", count: 10))\">\n"
         }
-        let xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE model [\n\(declarations)]>\n"
+        let xml =
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE model [\n\(declarations)]>\n"
             + "<model><entity name=\"E\"><attribute name=\"a\" attributeType=\"String\" defaultValueString=\"&lol9;\"/></entity></model>"
         let clock = ContinuousClock()
         var error: WebRecordError?
         let elapsed = clock.measure { error = Self.importError(xml) }
-        #expect(error?.description == "invalidSchema: Hostile/contents: line 2, column 1: malformed XML: DOCTYPE declarations are not supported")
+        #expect(
+            error?.description
+                == "invalidSchema: Hostile/contents: line 2, column 1: malformed XML: DOCTYPE declarations are not supported"
+        )
         #expect(elapsed < .seconds(1))
     }
 
     @Test func externalEntitiesAndDTDsAreNeverRead() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("HostileModelTests-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "HostileModelTests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let secret = directory.appendingPathComponent("secret.txt")
@@ -65,17 +71,25 @@ import WebRecordModelImport
         "<!DOCTYPE model [<?pi?>]>\n<model/>",
     ])
     func declarationsThatCrashXMLParserAreRefused(xml: String) {
-        #expect(Self.importError(xml)?.description == "invalidSchema: Hostile/contents: line 1, column 1: malformed XML: DOCTYPE declarations are not supported")
+        #expect(
+            Self.importError(xml)?.description
+                == "invalidSchema: Hostile/contents: line 1, column 1: malformed XML: DOCTYPE declarations are not supported"
+        )
     }
 
     @Test func anUndeclaredEntityIsNamedAndLocated() {
-        let error = Self.importError(Self.model("<entity name=\"E\">\n  <attribute name=\"&xxe;\" attributeType=\"String\"/>\n</entity>"))
-        #expect(error?.description == "invalidSchema: Hostile/contents: line 4, column 20: malformed XML: unknown entity &xxe;")
+        let error = Self.importError(
+            Self.model("<entity name=\"E\">\n  <attribute name=\"&xxe;\" attributeType=\"String\"/>\n</entity>"))
+        #expect(
+            error?.description
+                == "invalidSchema: Hostile/contents: line 4, column 20: malformed XML: unknown entity &xxe;")
     }
 
     @Test func markupInsideCommentsAndCDATAIsNotRefused() throws {
         let text = try CoreDataModelImporter.schemaJSON(
-            fromModelXML: Data(Self.model("<!-- <!DOCTYPE x> <?pi?> --><entity name=\"E\"><![CDATA[<!DOCTYPE y><?pi?>]]></entity>").utf8),
+            fromModelXML: Data(
+                Self.model("<!-- <!DOCTYPE x> <?pi?> --><entity name=\"E\"><![CDATA[<!DOCTYPE y><?pi?>]]></entity>")
+                    .utf8),
             fileName: "Hostile/contents")
         #expect(text.contains("\"E\": {"))
     }
@@ -97,21 +111,26 @@ import WebRecordModelImport
 
     @Test func aProcessingInstructionWithDataIsSkipped() throws {
         let text = try CoreDataModelImporter.schemaJSON(
-            fromModelXML: Data(Self.model("<?target ?><?app do this?><entity name=\"E\"/>").utf8), fileName: "Hostile/contents")
+            fromModelXML: Data(Self.model("<?target ?><?app do this?><entity name=\"E\"/>").utf8),
+            fileName: "Hostile/contents")
         #expect(text.contains("\"E\": {"))
     }
 
     @Test(arguments: ["ISO-8859-1", "UTF-16", "windows-1252"])
     func aDeclaredEncodingOtherThanUTF8IsRefused(encoding: String) {
-        let error = Self.importError("<?xml version=\"1.0\" encoding=\"\(encoding)\"?>\n<model><entity name=\"Café\"/></model>")
-        #expect(error?.description
-            == "invalidSchema: Hostile/contents: line 1, column 21: malformed XML: the XML declaration names the encoding \"\(encoding)\"; only UTF-8 is supported")
+        let error = Self.importError(
+            "<?xml version=\"1.0\" encoding=\"\(encoding)\"?>\n<model><entity name=\"Café\"/></model>")
+        #expect(
+            error?.description
+                == "invalidSchema: Hostile/contents: line 1, column 21: malformed XML: the XML declaration names the encoding \"\(encoding)\"; only UTF-8 is supported"
+        )
     }
 
     @Test(arguments: ["UTF-8", "utf-8", "UTF8"])
     func aDeclaredUTF8EncodingIsRead(encoding: String) throws {
         let text = try CoreDataModelImporter.schemaJSON(
-            fromModelXML: Data("<?xml version='1.0' encoding='\(encoding)'?><model><entity name=\"Café\"/></model>".utf8),
+            fromModelXML: Data(
+                "<?xml version='1.0' encoding='\(encoding)'?><model><entity name=\"Café\"/></model>".utf8),
             fileName: "Hostile/contents")
         #expect(text.contains("\"Café\": {"))
     }
@@ -122,7 +141,10 @@ import WebRecordModelImport
         let depth = 100_000
         let nested = String(repeating: "<n>", count: depth) + String(repeating: "</n>", count: depth)
         let error = Self.importError(nested)
-        #expect(error?.description == "invalidSchema: Hostile/contents: line 1, column 1: not a Core Data model: the root element is <n>, not <model>")
+        #expect(
+            error?.description
+                == "invalidSchema: Hostile/contents: line 1, column 1: not a Core Data model: the root element is <n>, not <model>"
+        )
 
         let text = try CoreDataModelImporter.schemaJSON(
             fromModelXML: Data(Self.model("<entity name=\"E\"><userInfo>\(nested)</userInfo></entity>").utf8),
@@ -132,8 +154,11 @@ import WebRecordModelImport
 
     @Test func manyEntitiesAreConvertedInOrder() throws {
         let count = 5_000
-        let entities = (0..<count).map { "<entity name=\"E\($0)\"><attribute name=\"a\" optional=\"YES\" attributeType=\"String\"/></entity>" }
-        let text = try CoreDataModelImporter.schemaJSON(fromModelXML: Data(Self.model(entities.joined(separator: "\n")).utf8), fileName: "Hostile/contents")
+        let entities = (0..<count).map {
+            "<entity name=\"E\($0)\"><attribute name=\"a\" optional=\"YES\" attributeType=\"String\"/></entity>"
+        }
+        let text = try CoreDataModelImporter.schemaJSON(
+            fromModelXML: Data(Self.model(entities.joined(separator: "\n")).utf8), fileName: "Hostile/contents")
         let first = try #require(text.range(of: "\"E0\": {"))
         let last = try #require(text.range(of: "\"E\(count - 1)\": {"))
         #expect(first.lowerBound < last.lowerBound)
@@ -155,17 +180,23 @@ import WebRecordModelImport
     /// libxml2 reads attribute values of up to 10,000,000 bytes.
     @Test func anAttributeValueOverTenMegabytesIsRefusedWhereItStarts() throws {
         let value = String(repeating: "x", count: 10_000_001)
-        let error = try #require(Self.importError(Self.model(
-            "<entity name=\"E\"><attribute name=\"a\" optional=\"YES\" attributeType=\"String\" defaultValueString=\"\(value)\"/></entity>")))
-        #expect(error.description == "invalidSchema: Hostile/contents: line 3, column 95: malformed XML: "
-            + "unterminated attribute value, or one longer than XMLParser's limit of 10,000,000 bytes")
+        let error = try #require(
+            Self.importError(
+                Self.model(
+                    "<entity name=\"E\"><attribute name=\"a\" optional=\"YES\" attributeType=\"String\" defaultValueString=\"\(value)\"/></entity>"
+                )))
+        #expect(
+            error.description == "invalidSchema: Hostile/contents: line 3, column 95: malformed XML: "
+                + "unterminated attribute value, or one longer than XMLParser's limit of 10,000,000 bytes")
     }
 
     @Test func anAttributeValueOfAMegabyteIsConverted() throws {
         let value = String(repeating: "é", count: 500_000)
         let text = try CoreDataModelImporter.schemaJSON(
-            fromModelXML: Data(Self.model(
-                "<entity name=\"E\"><attribute name=\"a\" optional=\"YES\" attributeType=\"String\" defaultValueString=\"\(value)\"/></entity>").utf8),
+            fromModelXML: Data(
+                Self.model(
+                    "<entity name=\"E\"><attribute name=\"a\" optional=\"YES\" attributeType=\"String\" defaultValueString=\"\(value)\"/></entity>"
+                ).utf8),
             fileName: "Hostile/contents")
         #expect(text.contains("\"default\": \"\(value)\""))
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebRecord
 import WebRecordModelImport
+
+@testable import WebRecord
 
 /// The hand-written Schemas/*.json agree with the Core Data models they describe, as
 /// converted by `CoreDataModelImporter` (what `webrecord import-model` prints).
@@ -17,11 +18,13 @@ import WebRecordModelImport
             #expect(mine.parentName == entity.parentName, "\(entity.name) parent")
             #expect(mine.primaryKey == entity.primaryKey, "\(entity.name) primary key")
             for attribute in entity.attributes {
-                let counterpart = try #require(mine.attribute(named: attribute.name), "\(entity.name).\(attribute.name)")
+                let counterpart = try #require(
+                    mine.attribute(named: attribute.name), "\(entity.name).\(attribute.name)")
                 #expect(counterpart.type == attribute.type, "\(entity.name).\(attribute.name) type")
             }
             for relationship in entity.relationships {
-                let counterpart = try #require(mine.relationship(named: relationship.name), "\(entity.name).\(relationship.name)")
+                let counterpart = try #require(
+                    mine.relationship(named: relationship.name), "\(entity.name).\(relationship.name)")
                 #expect(counterpart.destination == relationship.destination)
                 #expect(counterpart.isToMany == relationship.isToMany)
                 #expect(counterpart.isOrdered == relationship.isOrdered)
@@ -29,7 +32,9 @@ import WebRecordModelImport
             }
             // The shipped schema adds nothing the model lacks but mappings: same property names.
             #expect(Set(mine.attributes.map(\.name)) == Set(entity.attributes.map(\.name)), "\(entity.name) attributes")
-            #expect(Set(mine.relationships.map(\.name)) == Set(entity.relationships.map(\.name)), "\(entity.name) relationships")
+            #expect(
+                Set(mine.relationships.map(\.name)) == Set(entity.relationships.map(\.name)),
+                "\(entity.name) relationships")
         }
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebRecord
 import WebRecordModelImport
+
+@testable import WebRecord
 
 /// The schema files shipped in `Schemas/` say what MMRecord's Core Data models say, as
 /// `CoreDataModelImporter` reads the models.
@@ -29,7 +30,8 @@ import WebRecordModelImport
     @Test(arguments: Shipped.allCases)
     func matchesTheCoreDataModel(_ shipped: Shipped) throws {
         let schema = try Self.load(shipped)
-        let imported = try JSONReader().read(CoreDataModelImporter.schemaJSON(contentsOf: fixtureURL(shipped.modelFixture)))
+        let imported = try JSONReader().read(
+            CoreDataModelImporter.schemaJSON(contentsOf: fixtureURL(shipped.modelFixture)))
         let model = try #require(imported["entities"]?.objectValue)
         #expect(Set(schema.entities.map(\.name)) == Set(model.keys))
         for (name, declaration) in model {
@@ -43,15 +45,25 @@ import WebRecordModelImport
             let own = entity.attributes.filter { $0.entityName == name }
             #expect(Set(own.map(\.name)) == Set(attributes.keys), "\(name)'s attributes")
             for (attributeName, spec) in attributes {
-                #expect(entity.attribute(named: attributeName)?.type.rawValue == spec["type"]?.stringValue, "\(name).\(attributeName)'s type")
+                #expect(
+                    entity.attribute(named: attributeName)?.type.rawValue == spec["type"]?.stringValue,
+                    "\(name).\(attributeName)'s type")
             }
             let relationships = try #require(declaration["relationships"]?.objectValue)
-            #expect(Set(entity.relationships.filter { $0.entityName == name }.map(\.name)) == Set(relationships.keys), "\(name)'s relationships")
+            #expect(
+                Set(entity.relationships.filter { $0.entityName == name }.map(\.name)) == Set(relationships.keys),
+                "\(name)'s relationships")
             for (relationshipName, spec) in relationships {
                 let relationship = try #require(entity.relationship(named: relationshipName))
-                #expect(relationship.destination == spec["destination"]?.stringValue, "\(name).\(relationshipName)'s destination")
-                #expect(relationship.isToMany == (spec["toMany"]?.boolValue ?? false), "\(name).\(relationshipName) to-many")
-                #expect(relationship.isOrdered == (spec["ordered"]?.boolValue ?? false), "\(name).\(relationshipName) ordered")
+                #expect(
+                    relationship.destination == spec["destination"]?.stringValue,
+                    "\(name).\(relationshipName)'s destination")
+                #expect(
+                    relationship.isToMany == (spec["toMany"]?.boolValue ?? false), "\(name).\(relationshipName) to-many"
+                )
+                #expect(
+                    relationship.isOrdered == (spec["ordered"]?.boolValue ?? false),
+                    "\(name).\(relationshipName) ordered")
                 #expect(relationship.inverse == spec["inverse"]?.stringValue, "\(name).\(relationshipName)'s inverse")
             }
         }
@@ -62,15 +74,19 @@ import WebRecordModelImport
     @Test(arguments: Shipped.allCases)
     func keepsTheModelsAlternateNames(_ shipped: Shipped) throws {
         let schema = try Self.load(shipped)
-        let imported = try JSONReader().read(CoreDataModelImporter.schemaJSON(contentsOf: fixtureURL(shipped.modelFixture)))
+        let imported = try JSONReader().read(
+            CoreDataModelImporter.schemaJSON(contentsOf: fixtureURL(shipped.modelFixture)))
         // Link.name read "id" and Link.key read "PrimaryKey", which the issue response does not have.
         let remapped: Set<String> = ["Link.name", "Link.key"]
         for (name, declaration) in try #require(imported["entities"]?.objectValue) {
             let entity = try Self.entity(name, in: schema)
             for group in ["attributes", "relationships"] {
                 for (property, spec) in declaration[group]?.objectValue ?? [:] {
-                    guard let key = spec["key"]?.stringValue, !remapped.contains("\(name).\(property)") else { continue }
-                    let keyPaths = entity.attribute(named: property)?.keyPaths ?? entity.relationship(named: property)?.keyPaths
+                    guard let key = spec["key"]?.stringValue, !remapped.contains("\(name).\(property)") else {
+                        continue
+                    }
+                    let keyPaths =
+                        entity.attribute(named: property)?.keyPaths ?? entity.relationship(named: property)?.keyPaths
                     #expect(keyPaths?.first == key, "\(name).\(property) reads '\(key)' first")
                 }
             }

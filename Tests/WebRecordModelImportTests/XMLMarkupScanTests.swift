@@ -1,17 +1,21 @@
 import Testing
+
 @testable import WebRecordModelImport
 
 /// The scan that runs before XMLParser: where tags start, and how offsets map to lines and columns.
 @Suite struct XMLMarkupScanTests {
     @Test func findsStartAndEndTagsOutsideCommentsCDATAAndProcessingInstructions() throws {
-        let scan = try XMLMarkupScan(bytes: Array("""
-            <a x="b > c/>">
-              <!-- <fake/> --><![CDATA[<fake>]]><?pi <fake/>?>
-              <b/><c
-                y='/>'></c></a>
-            """.utf8))
-        #expect(scan.startTags.map { ($0.line, $0.column, $0.isEmpty) }.elementsEqual(
-            [(1, 1, false), (3, 3, true), (3, 7, false)], by: ==))
+        let scan = try XMLMarkupScan(
+            bytes: Array(
+                """
+                <a x="b > c/>">
+                  <!-- <fake/> --><![CDATA[<fake>]]><?pi <fake/>?>
+                  <b/><c
+                    y='/>'></c></a>
+                """.utf8))
+        #expect(
+            scan.startTags.map { ($0.line, $0.column, $0.isEmpty) }.elementsEqual(
+                [(1, 1, false), (3, 3, true), (3, 7, false)], by: ==))
         #expect(scan.endTags.map { ($0.name, $0.line, $0.column) }.elementsEqual([("c", 4, 12), ("a", 4, 16)], by: ==))
         #expect(scan.unterminatedStartTag == nil)
     }
@@ -32,7 +36,8 @@ import Testing
         ]
         for place in places {
             #expect(scan.location(of: place.offset) == (place.line, place.column), "offset \(place.offset)")
-            #expect(scan.offset(line: place.line, column: place.column) == place.offset, "\(place.line):\(place.column)")
+            #expect(
+                scan.offset(line: place.line, column: place.column) == place.offset, "\(place.line):\(place.column)")
         }
         #expect(scan.end == (4, 2))
         #expect(scan.offset(line: 9, column: 1) == bytes.count)

@@ -10,9 +10,13 @@ import WebRecord
         let directory = try TemporaryDirectory()
         let schema = try CLI.fixture("appnet-schema.json").path
         let response = try directory.write(
-            "problems.json", #"{"data": [{"text": "no id"}, {"id": "1", "created_at": "not a date", "user": {"id": "u"}}]}"#)
+            "problems.json",
+            #"{"data": [{"text": "no id"}, {"id": "1", "created_at": "not a date", "user": {"id": "u"}}]}"#)
         let result = try await CLI.run(
-            ["populate", "--schema", schema, "--db", directory.path("s.sqlite"), "--entity", "Post", "--json", response],
+            [
+                "populate", "--schema", schema, "--db", directory.path("s.sqlite"), "--entity", "Post", "--json",
+                response,
+            ],
             in: directory.url)
         #expect(result.status == 0, "\(result)")
         let warnings = try Summary(result).warnings.compactMap { $0["code"]?.stringValue }

@@ -22,10 +22,16 @@ import WebRecord
     func populateShop() async throws -> String {
         let schema = try CLI.fixture("shop-schema.json").path
         let shelves = try await CLI.run(
-            ["populate", "--schema", schema, "--db", db, "--entity", "Shelf", "--quiet", try CLI.fixture("shop-shelves.json").path])
+            [
+                "populate", "--schema", schema, "--db", db, "--entity", "Shelf", "--quiet",
+                try CLI.fixture("shop-shelves.json").path,
+            ])
         #expect(shelves.status == 0, "\(shelves)")
         let rates = try await CLI.run(
-            ["populate", "--schema", schema, "--db", db, "--entity", "Rate", "--quiet", try CLI.fixture("shop-rates.json").path])
+            [
+                "populate", "--schema", schema, "--db", db, "--entity", "Rate", "--quiet",
+                try CLI.fixture("shop-rates.json").path,
+            ])
         #expect(rates.status == 0, "\(rates)")
         return schema
     }
@@ -206,7 +212,9 @@ import WebRecord
 
         """
 
-    @Test(arguments: [("Shelf", Self.shelves), ("Item", Self.items), ("Book", Self.books), ("Bin", Self.bins), ("Rate", Self.rates)])
+    @Test(arguments: [
+        ("Shelf", Self.shelves), ("Item", Self.items), ("Book", Self.books), ("Bin", Self.bins), ("Rate", Self.rates),
+    ])
     func shopExportIsExact(entity: String, expected: String) async throws {
         let schema = try await populateShop()
         let result = try await export(entity, schema: schema)
@@ -220,7 +228,10 @@ import WebRecord
     func populateAppNet() async throws -> String {
         let schema = try CLI.fixture("appnet-schema.json").path
         let result = try await CLI.run(
-            ["populate", "--schema", schema, "--db", db, "--entity", "Post", "--quiet", try CLI.fixture("appnet-posts.json").path])
+            [
+                "populate", "--schema", schema, "--db", db, "--entity", "Post", "--quiet",
+                try CLI.fixture("appnet-posts.json").path,
+            ])
         #expect(result.status == 0, "\(result)")
         return schema
     }
@@ -273,8 +284,10 @@ import WebRecord
 
         for user in users {
             let id = try #require(user["id"]?.int64Value)
-            let expectedPosts = fixture.posts.filter { (($0["user"] as? [String: Any])?["id"] as? String) == String(id) }
-                .compactMap { $0["id"] as? String }.sorted()
+            let expectedPosts = fixture.posts.filter {
+                (($0["user"] as? [String: Any])?["id"] as? String) == String(id)
+            }
+            .compactMap { $0["id"] as? String }.sorted()
             #expect(user["posts"]?.arrayValue?.compactMap(\.stringValue) == expectedPosts)
             // Counts is keyed by its user: its key is the user's.
             #expect(user["counts"]?.int64Value == id)
@@ -297,7 +310,9 @@ import WebRecord
     @Test func emptyStoreExportsAnEmptyArray() async throws {
         let schema = try CLI.fixture("appnet-schema.json").path
         let empty = try directory.write("empty.json", #"{"data": []}"#)
-        let populate = try await CLI.run(["populate", "--schema", schema, "--db", db, "--entity", "Post", "--quiet", empty])
+        let populate = try await CLI.run([
+            "populate", "--schema", schema, "--db", db, "--entity", "Post", "--quiet", empty,
+        ])
         #expect(populate.status == 0, "\(populate)")
         let result = try await export("Post", schema: schema)
         #expect(result.status == 0, "\(result)")

@@ -68,7 +68,10 @@ import Testing
             "export", "Print an entity's records as a JSON array, sorted by primary key.",
             "USAGE: webrecord export --schema <schema> ... --db <db> --entity <name>"
         ),
-        ("import-model", "Convert a Core Data model into a schema file.", "USAGE: webrecord import-model <contents-xml>"),
+        (
+            "import-model", "Convert a Core Data model into a schema file.",
+            "USAGE: webrecord import-model <contents-xml>"
+        ),
     ]
 
     @Test(arguments: subcommands.map(\.name))
@@ -87,13 +90,16 @@ import Testing
         #expect(long.stdout.hasPrefix("OVERVIEW: \(expected.abstract)\n"))
         #expect(long.stdoutLines.contains(expected.usage))
         #expect(long.stdoutLines.contains("  -h, --help              Show help information."))
-        #expect(long.stdoutLines.allSatisfy { $0.count <= 80 || $0.hasPrefix("USAGE: ") }, "help is wrapped at 80 columns")
+        #expect(
+            long.stdoutLines.allSatisfy { $0.count <= 80 || $0.hasPrefix("USAGE: ") }, "help is wrapped at 80 columns")
     }
 
     @Test func populateHelpListsEveryFlag() async throws {
         let result = try await CLI.run(["populate", "--help"])
-        for flag in ["--schema <schema>", "--db <db>", "--entity <name>", "--key-path <key-path>", "--json", "--quiet",
-                     "--header <header>", "--timeout <seconds>"] {
+        for flag in [
+            "--schema <schema>", "--db <db>", "--entity <name>", "--key-path <key-path>", "--json", "--quiet",
+            "--header <header>", "--timeout <seconds>",
+        ] {
             #expect(result.stdoutLines.contains { $0.hasPrefix("  \(flag) ") }, "missing \(flag)")
         }
     }
@@ -109,15 +115,18 @@ import Testing
         let result = try await CLI.run(["lnit", "schema.json"])
         #expect(result.status == 2)
         #expect(result.stdout == "")
-        #expect(result.stderr == """
-            webrecord: error: unknown subcommand 'lnit'. Did you mean 'lint'?
-            Usage: webrecord <subcommand>
-              See 'webrecord --help' for more information.
+        #expect(
+            result.stderr == """
+                webrecord: error: unknown subcommand 'lnit'. Did you mean 'lint'?
+                Usage: webrecord <subcommand>
+                  See 'webrecord --help' for more information.
 
-            """)
+                """)
     }
 
-    @Test(arguments: [("exprot", "export"), ("populte", "populate"), ("import-modle", "import-model"), ("hlep", "help")])
+    @Test(arguments: [
+        ("exprot", "export"), ("populte", "populate"), ("import-modle", "import-model"), ("hlep", "help"),
+    ])
     func misspeltSubcommands(typed: String, meant: String) async throws {
         let result = try await CLI.run([typed])
         #expect(result.status == 2)
@@ -152,18 +161,23 @@ import Testing
     }
 
     @Test func unknownFlagSuggestsTheClosest() async throws {
-        let result = try await CLI.run(["populate", "--schema", "s.json", "--db", "d.sqlite", "--entity", "Post", "--jsn", "a.json"])
+        let result = try await CLI.run([
+            "populate", "--schema", "s.json", "--db", "d.sqlite", "--entity", "Post", "--jsn", "a.json",
+        ])
         #expect(result.status == 2)
         #expect(result.stdout == "")
-        #expect(result.stderr == """
-            webrecord: error: unknown option '--jsn'. Did you mean '--json'?
-            Usage: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] [--paginate <kind>] [--max-pages <n>] [--delete-orphans] <source> ...
-              See 'webrecord populate --help' for more information.
+        #expect(
+            result.stderr == """
+                webrecord: error: unknown option '--jsn'. Did you mean '--json'?
+                Usage: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] [--paginate <kind>] [--max-pages <n>] [--delete-orphans] <source> ...
+                  See 'webrecord populate --help' for more information.
 
-            """)
+                """)
     }
 
-    @Test(arguments: [("-json", "--json"), ("--keypath", "--key-path"), ("--shema", "--schema"), ("--entities", "--entity")])
+    @Test(arguments: [
+        ("-json", "--json"), ("--keypath", "--key-path"), ("--shema", "--schema"), ("--entities", "--entity"),
+    ])
     func flagSuggestions(typed: String, meant: String) async throws {
         let result = try await CLI.run(["populate", typed, "x", "a.json"])
         #expect(result.status == 2)
@@ -174,11 +188,12 @@ import Testing
         let result = try await CLI.run(["export", "--schema", "s.json", "--db", "d.sqlite"])
         #expect(result.status == 2)
         #expect(result.stdout == "")
-        #expect(result.stderrLines == [
-            "webrecord: error: missing expected option '--entity <name>'",
-            "Usage: webrecord export --schema <schema> ... --db <db> --entity <name>",
-            "  See 'webrecord export --help' for more information.",
-        ])
+        #expect(
+            result.stderrLines == [
+                "webrecord: error: missing expected option '--entity <name>'",
+                "Usage: webrecord export --schema <schema> ... --db <db> --entity <name>",
+                "  See 'webrecord export --help' for more information.",
+            ])
     }
 
     @Test func missingSourceIsNamed() async throws {
@@ -194,13 +209,17 @@ import Testing
     }
 
     @Test func flagWithAValueIsAUsageError() async throws {
-        let result = try await CLI.run(["populate", "--schema", "s.json", "--db", "d.sqlite", "--entity", "Post", "--json=yes", "a.json"])
+        let result = try await CLI.run([
+            "populate", "--schema", "s.json", "--db", "d.sqlite", "--entity", "Post", "--json=yes", "a.json",
+        ])
         #expect(result.status == 2)
         #expect(result.stderrLines.first == "webrecord: error: option '--json' takes no value")
     }
 
     @Test func singleValueOptionGivenTwice() async throws {
-        let result = try await CLI.run(["export", "--schema", "s.json", "--db", "a.sqlite", "--db", "b.sqlite", "--entity", "Post"])
+        let result = try await CLI.run([
+            "export", "--schema", "s.json", "--db", "a.sqlite", "--db", "b.sqlite", "--entity", "Post",
+        ])
         #expect(result.status == 2)
         #expect(result.stderrLines.first == "webrecord: error: option '--db' may be given only once")
     }
@@ -213,13 +232,19 @@ import Testing
 
     @Test(arguments: ["nope", "0", "-1", "inf"])
     func invalidTimeoutIsAUsageError(value: String) async throws {
-        let result = try await CLI.run(["populate", "--schema", "s.json", "--db", "d.sqlite", "--entity", "Post", "--timeout=\(value)", "a.json"])
+        let result = try await CLI.run([
+            "populate", "--schema", "s.json", "--db", "d.sqlite", "--entity", "Post", "--timeout=\(value)", "a.json",
+        ])
         #expect(result.status == 2)
-        #expect(result.stderrLines.first == "webrecord: error: invalid timeout '\(value)'; expected a positive number of seconds")
+        #expect(
+            result.stderrLines.first
+                == "webrecord: error: invalid timeout '\(value)'; expected a positive number of seconds")
     }
 
     @Test func invalidHeaderIsAUsageError() async throws {
-        let result = try await CLI.run(["populate", "--schema", "s.json", "--db", "d.sqlite", "--entity", "Post", "--header", "NoColon", "a.json"])
+        let result = try await CLI.run([
+            "populate", "--schema", "s.json", "--db", "d.sqlite", "--entity", "Post", "--header", "NoColon", "a.json",
+        ])
         #expect(result.status == 2)
         #expect(result.stderrLines.first == "webrecord: error: invalid header 'NoColon'; expected 'Name: value'")
     }

@@ -9,17 +9,17 @@ import WebRecord
 // the run fails, exactly the expected rows when it succeeds.
 
 private let cliSchemaJSON = """
-{
-  "version": 1,
-  "entities": {
-    "Item": {
-      "primaryKey": "id",
-      "keyPathForResponseObject": "items",
-      "attributes": { "id": { "type": "integer" }, "label": { "type": "string" } }
+    {
+      "version": 1,
+      "entities": {
+        "Item": {
+          "primaryKey": "id",
+          "keyPathForResponseObject": "items",
+          "attributes": { "id": { "type": "integer" }, "label": { "type": "string" } }
+        }
+      }
     }
-  }
-}
-"""
+    """
 
 /// A working folder with the schema, a good source and (optionally) a store populated from it.
 private struct HostileCLIFixture {
@@ -51,7 +51,8 @@ private struct HostileCLIFixture {
     func expand(_ arguments: [String]) -> [String] {
         arguments.map {
             $0.replacingOccurrences(of: "$SCHEMA", with: schema).replacingOccurrences(of: "$DB", with: db)
-                .replacingOccurrences(of: "$GOOD", with: good).replacingOccurrences(of: "$DIR/", with: directory.url.path + "/")
+                .replacingOccurrences(of: "$GOOD", with: good).replacingOccurrences(
+                    of: "$DIR/", with: directory.url.path + "/")
         }
     }
 
@@ -65,7 +66,8 @@ private struct HostileCLIFixture {
         let store = try RecordStore(path: path ?? db, schema: Schema(json: cliSchemaJSON))
         return try store.read { connection in
             let tables = try connection.rows(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_webrecord_metadata' ORDER BY name")
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '_webrecord_metadata' ORDER BY name"
+            )
             var lines: [String] = []
             for case .text(let table)? in tables.map(\.first) {
                 for row in try connection.rows("SELECT * FROM \"\(table)\" ORDER BY 1") {
@@ -79,7 +81,10 @@ private struct HostileCLIFixture {
     static func render(_ value: DatabaseValue) -> String {
         switch value {
         case .text(let text):
-            return "'" + text.unicodeScalars.map { $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined() + "'"
+            return "'"
+                + text.unicodeScalars.map {
+                    $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}"
+                }.joined() + "'"
         case .real(let value): return "real:" + String(value)
         default: return value.description
         }
@@ -144,7 +149,6 @@ private func check(_ cliCase: HostileCLICase) async throws {
 
 private func data(_ text: String) -> Data { Data(text.utf8) }
 
-
 @Suite("Hostile CLI input")
 struct HostileCLIInputTests {
     // MARK: - Arguments
@@ -154,36 +158,50 @@ struct HostileCLIInputTests {
             name: "missing --schema", arguments: ["populate", "--db", "$DB", "--entity", "Item", "$GOOD"], status: 2,
             stderr: ["--schema"]),
         HostileCLICase(
-            name: "missing --db", arguments: ["populate", "--schema", "$SCHEMA", "--entity", "Item", "$GOOD"], status: 2,
+            name: "missing --db", arguments: ["populate", "--schema", "$SCHEMA", "--entity", "Item", "$GOOD"],
+            status: 2,
             stderr: ["--db"]),
         HostileCLICase(
             name: "missing --entity", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "$GOOD"], status: 2,
             stderr: ["--entity"]),
         HostileCLICase(
-            name: "no source", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item"], status: 2,
+            name: "no source", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item"],
+            status: 2,
             stderr: ["source"]),
         HostileCLICase(
-            name: "an unknown flag", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--jsn", "$GOOD"],
+            name: "an unknown flag",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--jsn", "$GOOD"],
             status: 2, stderr: ["'--jsn'", "--json"]),
         HostileCLICase(
             name: "--db given twice",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--db", "$DIR/other.sqlite", "--entity", "Item", "$GOOD"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--db", "$DIR/other.sqlite", "--entity", "Item",
+                "$GOOD",
+            ],
             status: 2, stderr: ["--db"]),
         HostileCLICase(
             name: "a negative --timeout",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--timeout", "-1", "$GOOD"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--timeout", "-1", "$GOOD",
+            ],
             status: 2, stderr: ["--timeout"]),
         HostileCLICase(
-            name: "an unknown entity", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Itme", "$GOOD"],
+            name: "an unknown entity",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Itme", "$GOOD"],
             status: 1, stderr: ["'Itme'", "Did you mean 'Item'?"]),
         HostileCLICase(
             name: "--key-path '' means the response itself",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--key-path", "", "$DIR/single.json"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--key-path", "",
+                "$DIR/single.json",
+            ],
             files: ["single.json": data(#"{"id": 2, "label": "two"}"#)], status: 0,
             rows: HostileCLIFixture.seededRows + ["Item: 2 | 'Item' | 2 | 'two'"]),
         HostileCLICase(
             name: "--key-path= means the response itself",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--key-path=", "$DIR/single.json"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--key-path=", "$DIR/single.json",
+            ],
             files: ["single.json": data(#"{"id": 2, "label": "two"}"#)], status: 0,
             rows: HostileCLIFixture.seededRows + ["Item: 2 | 'Item' | 2 | 'two'"]),
         HostileCLICase(
@@ -191,57 +209,89 @@ struct HostileCLIInputTests {
             arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "$DIR/folder.json"],
             files: ["folder.json/inside": data("x")], status: 1, stderr: ["folder.json"]),
         HostileCLICase(
-            name: "a missing source file", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "nowhere.json"],
+            name: "a missing source file",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "nowhere.json"],
             status: 1, stderr: ["nowhere.json: no such file"]),
         HostileCLICase(
-            name: "an empty source file", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "empty.json"],
+            name: "an empty source file",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "empty.json"],
             files: ["empty.json": Data()], status: 1, stderr: ["empty.json: "]),
         HostileCLICase(
-            name: "a source of only whitespace", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "blank.json"],
+            name: "a source of only whitespace",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "blank.json"],
             files: ["blank.json": data(" \n\t\n")], status: 1, stderr: ["blank.json: "]),
         HostileCLICase(
             name: "a non-UTF-8 source (Latin-1)",
             arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "latin1.json"],
-            files: ["latin1.json": Data(#"{"items": [{"id": 3, "label": "caf"#.utf8) + Data([0xE9]) + Data(#""}]}"#.utf8)],
+            files: [
+                "latin1.json": Data(#"{"items": [{"id": 3, "label": "caf"#.utf8) + Data([0xE9]) + Data(#""}]}"#.utf8)
+            ],
             status: 1, stderr: ["latin1.json: ", "UTF-8"]),
         HostileCLICase(
-            name: "a non-UTF-8 first source creates no store", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "bad.json"],
-            files: ["bad.json": Data([0xFF, 0xFE, 0x7B, 0x00, 0x7D, 0x00])], seeded: false, status: 1, stderr: ["bad.json: "]),
+            name: "a non-UTF-8 first source creates no store",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "bad.json"],
+            files: ["bad.json": Data([0xFF, 0xFE, 0x7B, 0x00, 0x7D, 0x00])], seeded: false, status: 1,
+            stderr: ["bad.json: "]),
         HostileCLICase(
             name: "--delete-orphans with an error object: fatal, nothing deleted",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--delete-orphans", "error.json"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--delete-orphans", "error.json",
+            ],
             files: ["error.json": data(#"{"error": "rate limited"}"#)], status: 1, stderr: ["error.json: ", "items"]),
         HostileCLICase(
             name: "--delete-orphans with an explicit empty list deletes every record",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--delete-orphans", "none.json"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--delete-orphans", "none.json",
+            ],
             files: ["none.json": data(#"{"items": []}"#)], status: 0, rows: []),
         HostileCLICase(
             name: "--key-path pointing to a string",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--key-path", "meta.note", "$DIR/note.json"],
-            files: ["note.json": data(#"{"meta": {"note": "none today"}}"#)], status: 1, stderr: ["note.json: ", "Item", "meta.note"]),
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--key-path", "meta.note",
+                "$DIR/note.json",
+            ],
+            files: ["note.json": data(#"{"meta": {"note": "none today"}}"#)], status: 1,
+            stderr: ["note.json: ", "Item", "meta.note"]),
         HostileCLICase(
             name: "--key-path given twice",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--key-path", "items", "$GOOD", "--key-path", "items"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--key-path", "items", "$GOOD",
+                "--key-path", "items",
+            ],
             status: 2, stderr: ["'--key-path' may be given only once"]),
         HostileCLICase(
             name: "an unknown --paginate kind",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--paginate", "bogus", "$GOOD"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--paginate", "bogus", "$GOOD",
+            ],
             status: 2, stderr: ["--paginate 'bogus'"]),
         HostileCLICase(
-            name: "--max-pages 0", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--max-pages", "0", "$GOOD"],
+            name: "--max-pages 0",
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--max-pages", "0", "$GOOD",
+            ],
             status: 2, stderr: ["--max-pages '0'"]),
         HostileCLICase(
             name: "a --header without a colon",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--header", "nocolon", "$GOOD"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--header", "nocolon", "$GOOD",
+            ],
             status: 2, stderr: ["header 'nocolon'"]),
         HostileCLICase(
-            name: "--timeout nan", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--timeout", "nan", "$GOOD"],
+            name: "--timeout nan",
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--timeout", "nan", "$GOOD",
+            ],
             status: 2, stderr: ["timeout 'nan'"]),
         HostileCLICase(
-            name: "--timeout 0", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--timeout", "0", "$GOOD"],
+            name: "--timeout 0",
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--timeout", "0", "$GOOD",
+            ],
             status: 2, stderr: ["timeout '0'"]),
         HostileCLICase(
-            name: "an empty --entity", arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "", "$GOOD"],
+            name: "an empty --entity",
+            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "", "$GOOD"],
             status: 1, stderr: ["no entity ''"]),
         HostileCLICase(
             name: "a --schema that does not exist",
@@ -253,7 +303,9 @@ struct HostileCLIInputTests {
             files: ["schemas/inside.json": data("{}")], status: 1, stderr: ["invalid schema: schemas"]),
         HostileCLICase(
             name: "the same --schema twice declares every entity twice",
-            arguments: ["populate", "--schema", "$SCHEMA", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "$GOOD"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "$GOOD",
+            ],
             status: 1, stderr: ["invalid schema: ", "Item", "duplicate entity name"]),
         HostileCLICase(
             name: "an option after -- is a source",
@@ -276,8 +328,12 @@ struct HostileCLIInputTests {
             rows: HostileCLIFixture.seededRows + [#"Item: 2 | 'Item' | 2 | 'a\u{0}b'"#]),
         HostileCLICase(
             name: "a later failing source keeps the earlier one",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "two.json", "scalar.json"],
-            files: ["two.json": data(#"{"items": [{"id": 2, "label": "two"}]}"#), "scalar.json": data(#"{"items": 5}"#)],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "two.json", "scalar.json",
+            ],
+            files: [
+                "two.json": data(#"{"items": [{"id": 2, "label": "two"}]}"#), "scalar.json": data(#"{"items": 5}"#),
+            ],
             status: 1, stderr: ["scalar.json: ", "the source before it was saved"],
             rows: HostileCLIFixture.seededRows + ["Item: 2 | 'Item' | 2 | 'two'"]),
     ]
@@ -290,7 +346,9 @@ struct HostileCLIInputTests {
     static let numberAndNullCases: [HostileCLICase] = [
         HostileCLICase(
             name: "--delete-orphans with a list of nulls: fatal, nothing deleted",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--delete-orphans", "nulls.json"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DB", "--entity", "Item", "--delete-orphans", "nulls.json",
+            ],
             files: ["nulls.json": data(#"{"items": [null]}"#)], status: 1, stderr: ["nulls.json: ", "Item"]),
         HostileCLICase(
             name: "a number beyond a Double's range is one refused value, not a malformed source",
@@ -308,10 +366,12 @@ struct HostileCLIInputTests {
 
     static let emptyDBCases: [HostileCLICase] = [
         HostileCLICase(
-            name: "--db=", arguments: ["populate", "--schema", "$SCHEMA", "--db=", "--entity", "Item", "$GOOD"], status: 2,
+            name: "--db=", arguments: ["populate", "--schema", "$SCHEMA", "--db=", "--entity", "Item", "$GOOD"],
+            status: 2,
             stderr: ["--db"]),
         HostileCLICase(
-            name: "--db ''", arguments: ["populate", "--schema", "$SCHEMA", "--db", "", "--entity", "Item", "$GOOD"], status: 2,
+            name: "--db ''", arguments: ["populate", "--schema", "$SCHEMA", "--db", "", "--entity", "Item", "$GOOD"],
+            status: 2,
             stderr: ["--db"]),
     ]
 
@@ -326,7 +386,9 @@ struct HostileCLIInputTests {
         "--db :memory: is a usage error, never a success that saves nothing")
     func memoryDB() async throws {
         let fixture = try HostileCLIFixture()
-        let result = try await fixture.run(["populate", "--schema", fixture.schema, "--db", ":memory:", "--entity", "Item", fixture.good])
+        let result = try await fixture.run([
+            "populate", "--schema", fixture.schema, "--db", ":memory:", "--entity", "Item", fixture.good,
+        ])
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr.hasPrefix("webrecord: error: ") && result.stderr.contains(":memory:"), "\(result)")
         #expect(!FileManager.default.fileExists(atPath: fixture.directory.path(":memory:")), "no file is created")
@@ -350,7 +412,9 @@ struct HostileCLIInputTests {
             files: ["folder.sqlite/inside": data("x")], status: 2, stderr: ["$DIR/folder.sqlite"]),
         HostileCLICase(
             name: "a --db in a folder that does not exist",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DIR/no/such/store.sqlite", "--entity", "Item", "$GOOD"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DIR/no/such/store.sqlite", "--entity", "Item", "$GOOD",
+            ],
             status: 1, stderr: ["$DIR/no/such/store.sqlite"]),
         HostileCLICase(
             name: "/dev/null as --db",
@@ -358,7 +422,9 @@ struct HostileCLIInputTests {
             status: 1, stderr: ["/dev/null"]),
         HostileCLICase(
             name: "a --db that is a dangling symbolic link",
-            arguments: ["populate", "--schema", "$SCHEMA", "--db", "$DIR/dangling.sqlite", "--entity", "Item", "$GOOD"],
+            arguments: [
+                "populate", "--schema", "$SCHEMA", "--db", "$DIR/dangling.sqlite", "--entity", "Item", "$GOOD",
+            ],
             status: 1, stderr: ["$DIR/dangling.sqlite"]),
         HostileCLICase(
             name: "the schema file given as --db",
@@ -378,7 +444,8 @@ struct HostileCLIInputTests {
         let dbPath = arguments[arguments.firstIndex(of: "--db")! + 1]
         let files = [dbPath, fixture.schema, fixture.good]
         if cliCase.name.contains("dangling") {
-            try FileManager.default.createSymbolicLink(atPath: dbPath, withDestinationPath: "no/such/folder/store.sqlite")
+            try FileManager.default.createSymbolicLink(
+                atPath: dbPath, withDestinationPath: "no/such/folder/store.sqlite")
         }
         let before = files.map { fixture.storeBytes($0) }
         let result = try await fixture.run(arguments)
@@ -401,15 +468,22 @@ struct HostileCLIInputTests {
     func truncatedStore() async throws {
         let fixture = try HostileCLIFixture()
         let many = try fixture.directory.write(
-            "many.json", "{\"items\": [" + (1...400).map { #"{"id": \#($0), "label": "\#(String(repeating: "y", count: 200))"}"# }.joined(separator: ",") + "]}")
-        let seeded = try await fixture.run(["populate", "--schema", fixture.schema, "--db", fixture.db, "--entity", "Item", "--quiet", many])
+            "many.json",
+            "{\"items\": ["
+                + (1...400).map { #"{"id": \#($0), "label": "\#(String(repeating: "y", count: 200))"}"# }.joined(
+                    separator: ",") + "]}")
+        let seeded = try await fixture.run([
+            "populate", "--schema", fixture.schema, "--db", fixture.db, "--entity", "Item", "--quiet", many,
+        ])
         #expect(seeded.status == 0, "\(seeded)")
         for suffix in ["-wal", "-shm"] { #expect(!FileManager.default.fileExists(atPath: fixture.db + suffix)) }
         let whole = try #require(fixture.storeBytes())
         #expect(whole.count > 16384)
         try whole.prefix(8192).write(to: URL(fileURLWithPath: fixture.db))
         let before = fixture.storeBytes()
-        let result = try await fixture.run(["populate", "--schema", fixture.schema, "--db", fixture.db, "--entity", "Item", fixture.good])
+        let result = try await fixture.run([
+            "populate", "--schema", fixture.schema, "--db", fixture.db, "--entity", "Item", fixture.good,
+        ])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderrLines.count == 1, "\(result)")
         #expect(result.stderr.contains(fixture.db), "\(result)")
@@ -425,7 +499,9 @@ struct HostileCLIInputTests {
         let undo = try #require(UnwritableFile.make(fixture.db))
         defer { undo() }
         let before = fixture.storeBytes()
-        let result = try await fixture.run(["populate", "--schema", fixture.schema, "--db", fixture.db, "--entity", "Item", two])
+        let result = try await fixture.run([
+            "populate", "--schema", fixture.schema, "--db", fixture.db, "--entity", "Item", two,
+        ])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderrLines.count == 1 && result.stderr.contains(fixture.db), "\(result)")
         #expect(fixture.storeBytes() == before)

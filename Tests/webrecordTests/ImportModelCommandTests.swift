@@ -6,7 +6,9 @@ import WebRecordModelImport
 
 /// `webrecord import-model`
 @Suite struct ImportModelCommandTests {
-    static let models = ["appnet-model.xml", "atlassian-model.xml", "foursquare-model.xml", "instagram-model.xml", "twitter-model.xml"]
+    static let models = [
+        "appnet-model.xml", "atlassian-model.xml", "foursquare-model.xml", "instagram-model.xml", "twitter-model.xml",
+    ]
 
     @Test(arguments: models)
     func importedModelLintsClean(model: String) async throws {
@@ -39,7 +41,8 @@ import WebRecordModelImport
         #expect(result.status == 1)
         #expect(result.stdout == "")
         #expect(result.stderrLines.count == 1, "\(result)")
-        #expect(result.stderrLines.first?.hasPrefix("webrecord: error: Nowhere.xcdatamodel/contents") == true, "\(result)")
+        #expect(
+            result.stderrLines.first?.hasPrefix("webrecord: error: Nowhere.xcdatamodel/contents") == true, "\(result)")
         #expect(result.stderr.contains("no such file"))
     }
 

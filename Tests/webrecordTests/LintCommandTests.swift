@@ -89,9 +89,14 @@ import WebRecord
         #expect(expected.count >= 3)
         #expect(result.stdoutLines == expected)
         for property in ["Post.date: ", "Post.user: ", "Post.ident: "] {
-            #expect(result.stdoutLines.contains { $0.hasPrefix("bad.json: \(property)") }, "no problem for \(property): \(result)")
+            #expect(
+                result.stdoutLines.contains { $0.hasPrefix("bad.json: \(property)") },
+                "no problem for \(property): \(result)")
         }
-        #expect(result.stdoutLines.contains { $0.hasPrefix("bad.json: Post.date: ") && $0.contains("'dte'") && $0.contains("'date'") })
+        #expect(
+            result.stdoutLines.contains {
+                $0.hasPrefix("bad.json: Post.date: ") && $0.contains("'dte'") && $0.contains("'date'")
+            })
     }
 
     @Test func malformedSchemaNamesLineAndColumn() async throws {
@@ -123,10 +128,11 @@ import WebRecord
         let result = try await CLI.run(["lint"])
         #expect(result.status == 2)
         #expect(result.stdout == "")
-        #expect(result.stderrLines == [
-            "webrecord: error: missing expected argument '<schema> ...'",
-            "Usage: webrecord lint <schema> ...",
-            "  See 'webrecord lint --help' for more information.",
-        ])
+        #expect(
+            result.stderrLines == [
+                "webrecord: error: missing expected argument '<schema> ...'",
+                "Usage: webrecord lint <schema> ...",
+                "  See 'webrecord lint --help' for more information.",
+            ])
     }
 }

@@ -12,7 +12,9 @@ import WebRecord
 
     init() throws {
         directory = try TemporaryDirectory()
-        schema = try directory.write("Tree.json", """
+        schema = try directory.write(
+            "Tree.json",
+            """
             {"entities": {
               "Unit": {
                 "primaryKey": "id",
@@ -30,7 +32,8 @@ import WebRecord
 
     func populate(_ body: String, _ extra: [String] = []) async throws -> CLIResult {
         let source = try directory.write("response-\(UUID().uuidString).json", body)
-        return try await CLI.run(["populate", "--schema", schema, "--db", db, "--entity", "Unit", "--json"] + extra + [source])
+        return try await CLI.run(
+            ["populate", "--schema", schema, "--db", db, "--entity", "Unit", "--json"] + extra + [source])
     }
 
     func storedIDs() throws -> [Int] {
@@ -39,7 +42,8 @@ import WebRecord
     }
 
     func seed() async throws {
-        let result = try await populate(#"{"units": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 3, "name": "c"}]}"#)
+        let result = try await populate(
+            #"{"units": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 3, "name": "c"}]}"#)
         #expect(result.status == 0, "\(result)")
     }
 
@@ -78,7 +82,9 @@ import WebRecord
     }
 
     @Test func anOrphanADenyRuleKeepsIsReportedAsAWarning() async throws {
-        let denySchema = try directory.write("Deny.json", """
+        let denySchema = try directory.write(
+            "Deny.json",
+            """
             {"entities": {
               "Post": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
                 "relationships": {"comments": {"destination": "Comment", "toMany": true, "inverse": "post", "deleteRule": "deny"}}},
@@ -91,11 +97,15 @@ import WebRecord
         let second = try directory.write("second.json", #"[{"id": 2}]"#)
         let seeded = try await CLI.run(["populate", "--schema", denySchema, "--db", store, "--entity", "Post", first])
         #expect(seeded.status == 0, "\(seeded)")
-        let result = try await CLI.run(["populate", "--schema", denySchema, "--db", store, "--entity", "Post", "--delete-orphans", "--json", second])
+        let result = try await CLI.run([
+            "populate", "--schema", denySchema, "--db", store, "--entity", "Post", "--delete-orphans", "--json", second,
+        ])
         #expect(result.status == 0, "\(result)")
         let summary = try #require(try JSONReader().read(result.stdoutData).objectValue)
         #expect(summary["deleted"] == 0)
-        #expect(summary["warnings"]?.arrayValue?.contains { $0["message"]?.stringValue?.contains("deny rule") == true } == true, "\(result)")
+        #expect(
+            summary["warnings"]?.arrayValue?.contains { $0["message"]?.stringValue?.contains("deny rule") == true }
+                == true, "\(result)")
     }
 
     @Test func anExplicitEmptyListDeletesEveryRecord() async throws {
@@ -117,7 +127,8 @@ import WebRecord
 
     @Test func severalSourcesKeepTheRecordsNestedInAnyOfThem() async throws {
         try await seed()
-        let first = try directory.write("first.json", #"{"units": [{"id": 1, "name": "a", "children": [{"id": 11, "name": "x"}]}]}"#)
+        let first = try directory.write(
+            "first.json", #"{"units": [{"id": 1, "name": "a", "children": [{"id": 11, "name": "x"}]}]}"#)
         let second = try directory.write("second.json", #"{"units": [{"id": 2, "name": "b", "children": [11]}]}"#)
         let result = try await CLI.run([
             "populate", "--schema", schema, "--db", db, "--entity", "Unit", "--delete-orphans", first, second,

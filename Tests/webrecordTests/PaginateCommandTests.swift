@@ -30,7 +30,8 @@ import WebRecordTesting
                 server.route("/page\(number)", .status(500))
                 continue
             }
-            let next: JSONValue = number < chunks.count ? .string(server.url("/page\(number + 1)").absoluteString) : .null
+            let next: JSONValue =
+                number < chunks.count ? .string(server.url("/page\(number + 1)").absoluteString) : .null
             let body: JSONValue = ["data": .array(chunk), "meta": ["next": next]]
             server.route("/page\(number)", .json(body.serialized()))
         }
@@ -68,7 +69,8 @@ import WebRecordTesting
     @Test func deleteOrphansAfterTheLastPage() async throws {
         servePages(size: 5)
         let extra = try directory.write("extra.json", #"{"data": [{"id": "orphan-1", "text": "old"}]}"#)
-        let seeded = try await CLI.run(["populate", "--schema", schema, "--db", db, "--entity", "Post", extra], in: directory.url)
+        let seeded = try await CLI.run(
+            ["populate", "--schema", schema, "--db", db, "--entity", "Post", extra], in: directory.url)
         #expect(seeded.status == 0, "\(seeded)")
         let result = try await populate(["--paginate", "next-url:meta.next", "--delete-orphans"])
         #expect(result.status == 0, "\(result)")
@@ -80,7 +82,8 @@ import WebRecordTesting
     @Test func aFailingPageExitsOneKeepsEarlierPagesAndDeletesNothing() async throws {
         servePages(size: 5, failing: 3)
         let extra = try directory.write("extra.json", #"{"data": [{"id": "orphan-1", "text": "old"}]}"#)
-        _ = try await CLI.run(["populate", "--schema", schema, "--db", db, "--entity", "Post", extra], in: directory.url)
+        _ = try await CLI.run(
+            ["populate", "--schema", schema, "--db", db, "--entity", "Post", extra], in: directory.url)
         let result = try await populate(["--paginate", "next-url:meta.next", "--delete-orphans"])
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)

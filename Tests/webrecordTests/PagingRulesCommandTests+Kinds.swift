@@ -16,8 +16,10 @@ extension PagingRulesCommandTests {
         ("offset:o:l:25", ["/start?o=0&l=25"]),
     ])
     func eachPaginateSpellingFollowsItsKind(spelling: String, sent: [String]) async throws {
-        let first = PagingBodies.body([1], meta: ["next": .string(server.url("/by-next-url").absoluteString), "min_id": "c1"])
-        server.route("/start", .json(first, headers: ["Link": "<\(server.url("/by-link").absoluteString)>; rel=\"next\""]))
+        let first = PagingBodies.body(
+            [1], meta: ["next": .string(server.url("/by-next-url").absoluteString), "min_id": "c1"])
+        server.route(
+            "/start", .json(first, headers: ["Link": "<\(server.url("/by-link").absoluteString)>; rel=\"next\""]))
         server.route("/by-next-url", .json(PagingBodies.body([2])))
         server.route("/by-link", .json(PagingBodies.body([3])))
         let result = try await populate(server.url("/start"), ["--paginate", spelling])

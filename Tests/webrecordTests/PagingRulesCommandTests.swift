@@ -44,9 +44,12 @@ import WebRecordTesting
 
     // MARK: Helpers
 
-    func populate(_ sources: [String], _ extra: [String], entity: String = "Item", json: Bool = true) async throws -> CLIResult {
+    func populate(_ sources: [String], _ extra: [String], entity: String = "Item", json: Bool = true) async throws
+        -> CLIResult
+    {
         try await CLI.run(
-            ["populate", "--schema", schema, "--db", db, "--entity", entity] + (json ? ["--json"] : []) + extra + sources,
+            ["populate", "--schema", schema, "--db", db, "--entity", entity] + (json ? ["--json"] : []) + extra
+                + sources,
             in: directory.url)
     }
 
@@ -70,7 +73,9 @@ import WebRecordTesting
     /// The `paging` array of a `--json` summary as (source, pages, end).
     func paging(_ result: CLIResult) throws -> [PagingLine] {
         try (Summary(result).object["paging"]?.arrayValue ?? []).map {
-            PagingLine(source: $0["source"]?.stringValue ?? "?", pages: $0["pages"]?.int64Value.map(Int.init) ?? -1, end: $0["end"]?.stringValue ?? "?")
+            PagingLine(
+                source: $0["source"]?.stringValue ?? "?", pages: $0["pages"]?.int64Value.map(Int.init) ?? -1,
+                end: $0["end"]?.stringValue ?? "?")
         }
     }
 
@@ -88,9 +93,12 @@ import WebRecordTesting
     // MARK: - Rule 1: next links resolved against the page that named them
 
     @Test func nextURLsResolveAsRFC3986Says() async throws {
-        server.route("/api/v1/items", [
-            .json(PagingBodies.body([1], next: "?page=2")), .json(PagingBodies.body([2], next: "../v2/./list/../items")),
-        ])
+        server.route(
+            "/api/v1/items",
+            [
+                .json(PagingBodies.body([1], next: "?page=2")),
+                .json(PagingBodies.body([2], next: "../v2/./list/../items")),
+            ])
         server.route("/api/v2/items", .json(PagingBodies.body([3], next: "/posts?page=2")))
         server.route("/posts", .json(PagingBodies.body([4], next: "items?page=5")))
         server.route("/items", .json(PagingBodies.body([5], next: server.url("/final?x=1").absoluteString)))
@@ -98,19 +106,23 @@ import WebRecordTesting
         let source = server.url("/api/v1/items?page=1")
         let result = try await populate(source, ["--paginate", "next-url:meta.next"])
         #expect(result.status == 0, "\(result)")
-        #expect(PagingBodies.sent(server) == [
-            "/api/v1/items?page=1", "/api/v1/items?page=2", "/api/v2/items", "/posts?page=2", "/items?page=5", "/final?x=1",
-        ])
+        #expect(
+            PagingBodies.sent(server) == [
+                "/api/v1/items?page=1", "/api/v1/items?page=2", "/api/v2/items", "/posts?page=2", "/items?page=5",
+                "/final?x=1",
+            ])
         #expect(try storedIDs() == [1, 2, 3, 4, 5, 6])
         #expect(try paging(result) == [PagingLine(source: source.absoluteString, pages: 6, end: "noNextPage")])
         #expect(try Summary(result).int("records") == 6)
     }
 
     @Test func linkHeaderTargetsResolveAgainstTheirPage() async throws {
-        server.route("/a/b/list", [
-            .json(PagingBodies.body([1]), headers: ["Link": #"<?page=2>; rel="next""#]),
-            .json(PagingBodies.body([2]), headers: ["Link": #"<../c/./more>; rel="next""#]),
-        ])
+        server.route(
+            "/a/b/list",
+            [
+                .json(PagingBodies.body([1]), headers: ["Link": #"<?page=2>; rel="next""#]),
+                .json(PagingBodies.body([2]), headers: ["Link": #"<../c/./more>; rel="next""#]),
+            ])
         server.route("/a/c/more", .json(PagingBodies.body([3]), headers: ["Link": #"</top?page=4>; rel="next""#]))
         server.route("/top", .json(PagingBodies.body([4]), headers: ["Link": #"</a/b/list>; rel="first""#]))
         let source = server.url("/a/b/list")
@@ -143,7 +155,9 @@ import WebRecordTesting
     ])
     func linkHeadersAreParsedByTheirGrammar(link: String) async throws {
         let target = server.url("/target").absoluteString
-        server.route("/start", .json(PagingBodies.body([1]), headers: ["Link": link.replacingOccurrences(of: "TARGET", with: target)]))
+        server.route(
+            "/start",
+            .json(PagingBodies.body([1]), headers: ["Link": link.replacingOccurrences(of: "TARGET", with: target)]))
         server.route("/target", .json(PagingBodies.body([2])))
         let result = try await populate(server.url("/start"), ["--paginate", "link-header"])
         #expect(result.status == 0, "\(result)")
@@ -152,7 +166,9 @@ import WebRecordTesting
         #expect(try paging(result).map(\.end) == ["noNextPage"])
     }
 
-    @Test(arguments: [#"</target>; rel="nextpage""#, #"</target>; title="next""#, #"</target>; rel="prev"; title="rel=next""#])
+    @Test(arguments: [
+        #"</target>; rel="nextpage""#, #"</target>; title="next""#, #"</target>; rel="prev"; title="rel=next""#,
+    ])
     func aLinkThatIsNotNextIsNotFollowed(link: String) async throws {
         server.route("/start", .json(PagingBodies.body([1]), headers: ["Link": link]))
         server.route("/target", .json(PagingBodies.body([2])))
@@ -165,18 +181,26 @@ import WebRecordTesting
     // MARK: - Rule 3: parameters replace, never duplicate
 
     @Test func aCursorReplacesTheSourceURLs() async throws {
-        server.route("/items", [
-            .json(PagingBodies.body([1], cursor: "c2")), .json(PagingBodies.body([2], cursor: "c3")), .json(PagingBodies.body([3], cursor: nil)),
-        ])
-        let result = try await populate(server.url("/items?cursor=abc&limit=5"), ["--paginate", "cursor:meta.cursor:cursor"])
+        server.route(
+            "/items",
+            [
+                .json(PagingBodies.body([1], cursor: "c2")), .json(PagingBodies.body([2], cursor: "c3")),
+                .json(PagingBodies.body([3], cursor: nil)),
+            ])
+        let result = try await populate(
+            server.url("/items?cursor=abc&limit=5"), ["--paginate", "cursor:meta.cursor:cursor"])
         #expect(result.status == 0, "\(result)")
-        #expect(PagingBodies.sent(server) == ["/items?cursor=abc&limit=5", "/items?limit=5&cursor=c2", "/items?limit=5&cursor=c3"])
+        #expect(
+            PagingBodies.sent(server) == [
+                "/items?cursor=abc&limit=5", "/items?limit=5&cursor=c2", "/items?limit=5&cursor=c3",
+            ])
         #expect(try storedIDs() == [1, 2, 3])
         #expect(try paging(result).map(\.end) == ["noNextPage"])
     }
 
     @Test func aPageNumberReplacesTheSourceURLs() async throws {
-        server.route("/items", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3])), .json(PagingBodies.body([]))])
+        server.route(
+            "/items", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3])), .json(PagingBodies.body([]))])
         let result = try await populate(server.url("/items?page=1"), ["--paginate", "page:page"])
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/items?page=1", "/items?page=2", "/items?page=3"])
@@ -193,7 +217,8 @@ import WebRecordTesting
 
     @Test func anOffsetAndLimitReplaceTheSourceURLs() async throws {
         server.route("/items", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3]))])
-        let result = try await populate(server.url("/items?limit=50&sort=id&offset=100"), ["--paginate", "offset:offset:limit:2"])
+        let result = try await populate(
+            server.url("/items?limit=50&sort=id&offset=100"), ["--paginate", "offset:offset:limit:2"])
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/items?sort=id&offset=0&limit=2", "/items?sort=id&offset=2&limit=2"])
         #expect(try storedIDs() == [1, 2, 3])
@@ -215,7 +240,9 @@ import WebRecordTesting
         let text = try await populate([source], ["--paginate", "next-url:meta.next"], json: false)
         #expect(text.status == 0, "\(text)")
         #expect(text.stdoutLines.contains("  paging: 2 pages from \(source), ended: noNextPage"), "\(text)")
-        #expect(text.stdoutLines.first == "Populated 3 Item records: 0 inserted, 0 updated, 3 unchanged, 0 deleted", "\(text)")
+        #expect(
+            text.stdoutLines.first == "Populated 3 Item records: 0 inserted, 0 updated, 3 unchanged, 0 deleted",
+            "\(text)")
         #expect(PagingBodies.sent(server) == ["/p1", "/p2", "/p1", "/p2"])
     }
 
@@ -228,9 +255,10 @@ import WebRecordTesting
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/a?o=0&n=2"])
         #expect(PagingBodies.sent(other) == ["/b?o=0&n=2", "/b?o=2&n=2"])
-        #expect(try paging(result) == [
-            PagingLine(source: a, pages: 1, end: "shortPage"), PagingLine(source: b, pages: 2, end: "shortPage"),
-        ])
+        #expect(
+            try paging(result) == [
+                PagingLine(source: a, pages: 1, end: "shortPage"), PagingLine(source: b, pages: 2, end: "shortPage"),
+            ])
         #expect(try storedIDs() == [1, 2, 3, 4])
     }
 
@@ -264,7 +292,10 @@ import WebRecordTesting
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/p1", "/p2", "/p3"])
         #expect(try paging(result) == [PagingLine(source: source, pages: 3, end: "repeatedPage")])
-        #expect(try warnings(result).contains { $0.code == "invalidResponseFormat" && $0.message.contains("already requested") })
+        #expect(
+            try warnings(result).contains {
+                $0.code == "invalidResponseFormat" && $0.message.contains("already requested")
+            })
         #expect(try storedIDs() == [1, 2, 3])
     }
 
@@ -277,15 +308,21 @@ import WebRecordTesting
         #expect(PagingBodies.sent(server) == ["/p1", "/p2"])
         #expect(result.stdoutLines.contains("  paging: 2 pages from \(source), ended: repeatedPage"), "\(result)")
         #expect(result.stdoutLines.last == "1 warning", "\(result)")
-        #expect(result.stderrLines.count == 1 && result.stderrLines.allSatisfy {
-            $0.hasPrefix("webrecord: warning: ") && $0.contains("already requested") && $0.hasSuffix("[invalidResponseFormat]")
-        }, "\(result)")
+        #expect(
+            result.stderrLines.count == 1
+                && result.stderrLines.allSatisfy {
+                    $0.hasPrefix("webrecord: warning: ") && $0.contains("already requested")
+                        && $0.hasSuffix("[invalidResponseFormat]")
+                }, "\(result)")
     }
 
     @Test func aRepeatedCursorIsRepeatedPage() async throws {
-        server.route("/feed", [
-            .json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c2")), .json(PagingBodies.body([3], cursor: "c1")),
-        ])
+        server.route(
+            "/feed",
+            [
+                .json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c2")),
+                .json(PagingBodies.body([3], cursor: "c1")),
+            ])
         let result = try await populate(server.url("/feed"), ["--paginate", "cursor:meta.cursor:cursor"])
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/feed", "/feed?cursor=c1", "/feed?cursor=c2"])
@@ -294,7 +331,8 @@ import WebRecordTesting
     }
 
     @Test func theCursorJustSentIsNoNextPage() async throws {
-        server.route("/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c1"))])
+        server.route(
+            "/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c1"))])
         let result = try await populate(server.url("/feed"), ["--paginate", "cursor:meta.cursor:cursor"])
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/feed", "/feed?cursor=c1"])
@@ -304,7 +342,12 @@ import WebRecordTesting
 
     @Test func maxPagesEndsWithPageLimit() async throws {
         // Every page brings new records: a page of old ones would end paging by itself.
-        server.route("/list", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5, 6])), .json(PagingBodies.body([7, 8]))])
+        server.route(
+            "/list",
+            [
+                .json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5, 6])),
+                .json(PagingBodies.body([7, 8])),
+            ])
         let result = try await populate(server.url("/list"), ["--paginate", "page:p", "--max-pages", "3"])
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/list?p=1", "/list?p=2", "/list?p=3"])
@@ -323,7 +366,8 @@ import WebRecordTesting
     @Test
     func uncountablePagesEndPaging() async throws {
         server.route("/things", .json(#"{"id": 7, "name": "seven", "a": [1, 2], "b": [3, 4]}"#))
-        let result = try await populate(server.url("/things"), ["--paginate", "page:page", "--max-pages", "4"], entity: "Thing")
+        let result = try await populate(
+            server.url("/things"), ["--paginate", "page:page", "--max-pages", "4"], entity: "Thing")
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/things?page=1"])
         #expect(try paging(result).map(\.end) == ["uncountablePage"])
@@ -334,7 +378,8 @@ import WebRecordTesting
     func deleteOrphansAfterAnUncountablePageDeletesNothing() async throws {
         try await seed([99], entity: "Thing")
         server.route("/things", .json(#"{"id": 7, "name": "seven", "a": [1, 2], "b": [3, 4]}"#))
-        let result = try await populate(server.url("/things"), ["--paginate", "offset:o:n:5", "--delete-orphans"], entity: "Thing")
+        let result = try await populate(
+            server.url("/things"), ["--paginate", "offset:o:n:5", "--delete-orphans"], entity: "Thing")
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/things?o=0&n=5"])
         #expect(try paging(result).map(\.end) == ["uncountablePage"])
@@ -345,7 +390,8 @@ import WebRecordTesting
     @Test func maxPagesOneIsPageLimitAfterTheFirstPage() async throws {
         server.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
         let source = server.url("/p1").absoluteString
-        let result = try await populate([source], ["--paginate", "next-url:meta.next", "--max-pages", "1"], json: false)
+        let result = try await populate(
+            [source], ["--paginate", "next-url:meta.next", "--max-pages", "1"], json: false)
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/p1"])
         #expect(result.stdoutLines.contains("  paging: 1 page from \(source), ended: pageLimit"), "\(result)")
@@ -369,15 +415,18 @@ import WebRecordTesting
         server.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
         server.route("/p2", .json(PagingBodies.body([2], next: end == "pageLimit" ? "/p3" : "/p1")))
         let extra = end == "pageLimit" ? ["--max-pages", "2"] : []
-        let result = try await populate(server.url("/p1"), ["--paginate", "next-url:meta.next", "--delete-orphans"] + extra)
+        let result = try await populate(
+            server.url("/p1"), ["--paginate", "next-url:meta.next", "--delete-orphans"] + extra)
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/p1", "/p2"])
         #expect(try paging(result).map(\.end) == [end])
         #expect(try Summary(result).int("Item", "deleted") == 0)
         #expect(try storedIDs() == [1, 2, 99])
-        #expect(try warnings(result).contains {
-            $0.code == "invalidResponseFormat" && $0.message.contains("(\(end))") && $0.message.contains("no orphans were deleted")
-        }, "\(result)")
+        #expect(
+            try warnings(result).contains {
+                $0.code == "invalidResponseFormat" && $0.message.contains("(\(end))")
+                    && $0.message.contains("no orphans were deleted")
+            }, "\(result)")
     }
 
     @Test func oneIncompleteSourceAmongSeveralKeepsEveryOrphan() async throws {
@@ -386,14 +435,21 @@ import WebRecordTesting
         other.route("/b", [.json(PagingBodies.body([4, 5])), .json(PagingBodies.body([6, 7]))])
         let a = server.url("/a").absoluteString
         let b = other.url("/b").absoluteString
-        let result = try await populate([a, b], ["--paginate", "offset:o:n:2", "--max-pages", "2", "--delete-orphans"])
+        let result = try await populate(
+            [a, b], ["--paginate", "offset:o:n:2", "--max-pages", "2", "--delete-orphans"])
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/a?o=0&n=2", "/a?o=2&n=2"])
         #expect(PagingBodies.sent(other) == ["/b?o=0&n=2", "/b?o=2&n=2"])
-        #expect(try paging(result) == [PagingLine(source: a, pages: 2, end: "shortPage"), PagingLine(source: b, pages: 2, end: "pageLimit")])
+        #expect(
+            try paging(result) == [
+                PagingLine(source: a, pages: 2, end: "shortPage"), PagingLine(source: b, pages: 2, end: "pageLimit"),
+            ])
         #expect(try Summary(result).int("Item", "deleted") == 0)
         #expect(try storedIDs() == [1, 2, 3, 4, 5, 6, 7, 99])
-        #expect(try warnings(result).contains { $0.message.contains("(shortPage, pageLimit)") && $0.message.contains("no orphans were deleted") })
+        #expect(
+            try warnings(result).contains {
+                $0.message.contains("(shortPage, pageLimit)") && $0.message.contains("no orphans were deleted")
+            })
     }
 
     @Test(arguments: ["0", "-1", "ten", ""])
@@ -408,18 +464,23 @@ import WebRecordTesting
         try await seed([99])
         server.route("/list", [.json(PagingBodies.body([1])), .json(PagingBodies.body([2]))])
         let result = try await populate(
-            [server.url("/list").absoluteString], ["--paginate", "page:page", "--max-pages", "2", "--delete-orphans"], json: false)
+            [server.url("/list").absoluteString], ["--paginate", "page:page", "--max-pages", "2", "--delete-orphans"],
+            json: false)
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/list?page=1", "/list?page=2"])
         #expect(result.stdout.contains("ended: pageLimit"), "\(result)")
-        #expect(result.stderrLines.contains { $0.hasPrefix("webrecord: warning: ") && $0.contains("no orphans were deleted") }, "\(result)")
+        #expect(
+            result.stderrLines.contains {
+                $0.hasPrefix("webrecord: warning: ") && $0.contains("no orphans were deleted")
+            }, "\(result)")
         #expect(try storedIDs() == [1, 2, 99])
     }
 
     // MARK: - Rule 5: credentials stay with their origin
 
     static let credentials = [
-        "--header", "Authorization: token X", "--header", "Cookie: session=s1", "--header", "Proxy-Authorization: Basic cA==",
+        "--header", "Authorization: token X", "--header", "Cookie: session=s1", "--header",
+        "Proxy-Authorization: Basic cA==",
         "--header", "X-Api-Key: k-1", "--header", "X-Client: cli",
     ]
     static let all = ["Authorization", "Cookie", "Proxy-Authorization", "X-Api-Key", "X-Client"]
@@ -439,14 +500,21 @@ import WebRecordTesting
         #expect(PagingBodies.sent(server) == ["/p1", "/p4"])
         #expect(PagingBodies.sent(other) == ["/p2", "/p3"])
         #expect(server.requests.map(carried) == [Self.all, Self.all])
-        #expect(server.requests.allSatisfy { $0.header("Authorization") == "token X" && $0.header("Cookie") == "session=s1" })
+        #expect(
+            server.requests.allSatisfy {
+                $0.header("Authorization") == "token X" && $0.header("Cookie") == "session=s1"
+            })
         #expect(other.requests.map(carried) == [["X-Client"], ["X-Client"]])
         #expect(try storedIDs() == [1, 2, 3, 4])
         #expect(try paging(result).map(\.end) == ["noNextPage"])
     }
 
     @Test func aLinkHeaderToAnotherPortIsSentWithoutCredentials() async throws {
-        server.route("/items", .json(PagingBodies.body([1]), headers: ["Link": "<\(other.url("/items?page=2").absoluteString)>; rel=\"next\""]))
+        server.route(
+            "/items",
+            .json(
+                PagingBodies.body([1]),
+                headers: ["Link": "<\(other.url("/items?page=2").absoluteString)>; rel=\"next\""]))
         other.route("/items", .json(PagingBodies.body([2])))
         let result = try await populate(server.url("/items"), ["--paginate", "link-header"] + Self.credentials)
         #expect(result.status == 0, "\(result)")
@@ -481,8 +549,10 @@ import WebRecordTesting
     }
 
     @Test func cursorPagesKeepTheirCredentialsOnEveryPage() async throws {
-        server.route("/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: nil))])
-        let result = try await populate(server.url("/feed"), ["--paginate", "cursor:meta.cursor:after"] + Self.credentials)
+        server.route(
+            "/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: nil))])
+        let result = try await populate(
+            server.url("/feed"), ["--paginate", "cursor:meta.cursor:after"] + Self.credentials)
         #expect(result.status == 0, "\(result)")
         #expect(PagingBodies.sent(server) == ["/feed", "/feed?after=c1"])
         #expect(server.requests.map(carried) == Array(repeating: Self.all, count: 2))

@@ -22,7 +22,9 @@ extension PopulateCommandTests {
         #expect(result.status == 2, "\(result)", sourceLocation: sourceLocation)
         #expect(result.stdout == "", "\(result)", sourceLocation: sourceLocation)
         #expect(result.stderrLines.first == "webrecord: error: \(message)", "\(result)", sourceLocation: sourceLocation)
-        #expect(result.stderrLines.dropFirst().first?.hasPrefix("Usage: webrecord ") == true, "\(result)", sourceLocation: sourceLocation)
+        #expect(
+            result.stderrLines.dropFirst().first?.hasPrefix("Usage: webrecord ") == true, "\(result)",
+            sourceLocation: sourceLocation)
     }
 
     // MARK: - --db
@@ -30,9 +32,18 @@ extension PopulateCommandTests {
     static let storesThatKeepNothing: [(value: String, reason: String)] = [
         ("", "the path is empty; SQLite would use a temporary database and keep nothing. Give the store file's path"),
         (":memory:", "an in-memory database keeps nothing. Give the store file's path"),
-        ("file::memory:", "SQLite would read it as a URI, which can name a database that keeps nothing (file::memory:, mode=memory). Give the store file's path; write './file::memory:' for a file whose name starts with 'file:'"),
-        ("file:store.sqlite?mode=memory", "SQLite would read it as a URI, which can name a database that keeps nothing (file::memory:, mode=memory). Give the store file's path; write './file:store.sqlite?mode=memory' for a file whose name starts with 'file:'"),
-        ("file:", "SQLite would read it as a URI, which can name a database that keeps nothing (file::memory:, mode=memory). Give the store file's path; write './file:' for a file whose name starts with 'file:'"),
+        (
+            "file::memory:",
+            "SQLite would read it as a URI, which can name a database that keeps nothing (file::memory:, mode=memory). Give the store file's path; write './file::memory:' for a file whose name starts with 'file:'"
+        ),
+        (
+            "file:store.sqlite?mode=memory",
+            "SQLite would read it as a URI, which can name a database that keeps nothing (file::memory:, mode=memory). Give the store file's path; write './file:store.sqlite?mode=memory' for a file whose name starts with 'file:'"
+        ),
+        (
+            "file:",
+            "SQLite would read it as a URI, which can name a database that keeps nothing (file::memory:, mode=memory). Give the store file's path; write './file:' for a file whose name starts with 'file:'"
+        ),
     ]
 
     @Test(arguments: storesThatKeepNothing)
@@ -45,16 +56,19 @@ extension PopulateCommandTests {
 
     @Test(arguments: storesThatKeepNothing)
     func exportRefusesAStoreThatKeepsNothing(value: String, reason: String) async throws {
-        let result = try await CLI.run(["export", "--schema", schema, "--db", value, "--entity", "Post"], in: directory.url)
+        let result = try await CLI.run(
+            ["export", "--schema", schema, "--db", value, "--entity", "Post"], in: directory.url)
         expectUsageError(result, "invalid --db '\(value)': \(reason)")
     }
 
     @Test func aDirectoryIsNoStore() async throws {
-        try FileManager.default.createDirectory(at: directory.url.appendingPathComponent("stores"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            at: directory.url.appendingPathComponent("stores"), withIntermediateDirectories: false)
         let before = try entries()
         for command in ["populate", "export"] {
             let result = try await CLI.run(
-                [command, "--schema", schema, "--db", "stores", "--entity", "Post"] + (command == "populate" ? [posts] : []),
+                [command, "--schema", schema, "--db", "stores", "--entity", "Post"]
+                    + (command == "populate" ? [posts] : []),
                 in: directory.url)
             expectUsageError(result, "invalid --db 'stores': it is a directory. Give the store file's path")
         }
@@ -96,20 +110,26 @@ extension PopulateCommandTests {
     }
 
     @Test(arguments: [
-        "offset:o:l:99999999999999999999", "offset:o:l:0", "offset:o:l:-5", "offset:o:l:-1", "offset:o:l:1e3", "offset:o:l:1.5",
+        "offset:o:l:99999999999999999999", "offset:o:l:0", "offset:o:l:-5", "offset:o:l:-1", "offset:o:l:1e3",
+        "offset:o:l:1.5",
     ])
     func anOffsetLimitMustBeAPositiveInteger(value: String) async throws {
         let result = try await populate(db: "s.sqlite", ["--paginate", value])
         #expect(result.status == 2, "\(result)")
-        #expect(result.stderrLines.first?.hasPrefix("webrecord: error: invalid --paginate '\(value)'; expected ") == true, "\(result)")
+        #expect(
+            result.stderrLines.first?.hasPrefix("webrecord: error: invalid --paginate '\(value)'; expected ") == true,
+            "\(result)")
     }
 
-    @Test(arguments: ["", "next-url", "next-url:", "cursor:a", "page", "offset:o:l:0", "offset:o:l:x", "pages:p", "link-header:x"])
+    @Test(arguments: [
+        "", "next-url", "next-url:", "cursor:a", "page", "offset:o:l:0", "offset:o:l:x", "pages:p", "link-header:x",
+    ])
     func aPaginateValueThatNamesNoKindIsAUsageError(value: String) async throws {
         let result = try await populate(db: "s.sqlite", ["--paginate=\(value)"])
         expectUsageError(
             result,
-            "invalid --paginate '\(value)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT")
+            "invalid --paginate '\(value)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT"
+        )
         #expect(!FileManager.default.fileExists(atPath: directory.path("s.sqlite")))
     }
 
@@ -125,7 +145,10 @@ extension PopulateCommandTests {
         ("Bad@Name: SECRET", "header name 'Bad@Name' contains '@'; a name is letters, digits and !#$%&'*+-.^_`|~"),
         ("Bad\tName: SECRET", "header name 'Bad\tName' contains a tab; a name is letters, digits and !#$%&'*+-.^_`|~"),
         ("Naïve: SECRET", "header name 'Naïve' contains 'ï'; a name is letters, digits and !#$%&'*+-.^_`|~"),
-        ("X-Key\r: SECRET", "header name 'X-Key\r' contains a carriage return (\\r); a name is letters, digits and !#$%&'*+-.^_`|~"),
+        (
+            "X-Key\r: SECRET",
+            "header name 'X-Key\r' contains a carriage return (\\r); a name is letters, digits and !#$%&'*+-.^_`|~"
+        ),
     ])
     func aHeaderThatWouldBeDroppedIsAUsageError(header: String, problem: String) async throws {
         let result = try await populate(db: "s.sqlite", ["--header", header], sources: ["http://127.0.0.1:9/posts"])
@@ -151,7 +174,10 @@ extension PopulateCommandTests {
     @Test func anUnknownLoggingLevelIsAUsageError() async throws {
         let result = try await CLI.run(["lint", schema], environment: ["WEBRECORD_LOGGING_LEVEL": "verbose"])
         #expect(result.status == 2, "\(result)")
-        #expect(result.stderrLines.first == "webrecord: error: invalid WEBRECORD_LOGGING_LEVEL 'verbose'; expected one of none, info, debug, all")
+        #expect(
+            result.stderrLines.first
+                == "webrecord: error: invalid WEBRECORD_LOGGING_LEVEL 'verbose'; expected one of none, info, debug, all"
+        )
     }
 
     @Test func helpWinsOverAnUnknownLoggingLevel() async throws {
@@ -166,7 +192,8 @@ extension PopulateCommandTests {
         #expect(quiet.status == 0, "\(quiet)")
         #expect(quiet.stderr.isEmpty, "\(quiet)")
         let logged = try await CLI.run(
-            ["populate", "--schema", schema, "--db", "s.sqlite", "--entity", "Post", "--json", response], in: directory.url,
+            ["populate", "--schema", schema, "--db", "s.sqlite", "--entity", "Post", "--json", response],
+            in: directory.url,
             environment: ["WEBRECORD_LOGGING_LEVEL": "info"])
         #expect(logged.status == 0, "\(logged)")
         #expect(logged.stderr.contains("[webrecord] warning: typeMismatch"), "\(logged)")
@@ -176,10 +203,19 @@ extension PopulateCommandTests {
     /// `debug` also each record, `all` also the proto-record graph.
     @Test(arguments: [
         ("none", [], ["[webrecord]"]),
-        ("info", ["[webrecord] warning: typeMismatch"], ["[webrecord] info:", "[webrecord] notice:", "[webrecord] debug:", "[webrecord] trace:"]),
+        (
+            "info", ["[webrecord] warning: typeMismatch"],
+            ["[webrecord] info:", "[webrecord] notice:", "[webrecord] debug:", "[webrecord] trace:"]
+        ),
         ("Info", ["[webrecord] warning: typeMismatch"], ["[webrecord] debug:"]),
         ("debug", ["[webrecord] warning: typeMismatch", "[webrecord] debug: created Post"], ["[webrecord] trace:"]),
-        ("ALL", ["[webrecord] warning: typeMismatch", "[webrecord] debug: created Post", "[webrecord] trace: proto-record graph"], []),
+        (
+            "ALL",
+            [
+                "[webrecord] warning: typeMismatch", "[webrecord] debug: created Post",
+                "[webrecord] trace: proto-record graph",
+            ], []
+        ),
     ])
     func eachLoggingLevelShowsWhatItDid(value: String, shown: [String], hidden: [String]) async throws {
         let response = try directory.write("bad.json", #"{"data": [{"id": "1", "created_at": "not a date"}]}"#)

@@ -87,7 +87,8 @@ struct Summary {
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr == "")
         let summary = try Summary(result)
-        #expect(summary.object.keys == ["records", "inserted", "updated", "unchanged", "deleted", "entities", "warnings"])
+        #expect(
+            summary.object.keys == ["records", "inserted", "updated", "unchanged", "deleted", "entities", "warnings"])
         #expect(summary.int("records") == 20)
         #expect(summary.int("records") == fixture.posts.count)
         for (entity, inserted) in fixture.insertedByEntity {
@@ -130,8 +131,10 @@ struct Summary {
         let copy = directory.path("copy.sqlite")
         try FileManager.default.copyItem(atPath: db, toPath: copy)
         for entity in ["Post", "User"] {
-            let original = try await CLI.run(["export", "--schema", schema, "--db", db, "--entity", entity], in: directory.url)
-            let copied = try await CLI.run(["export", "--schema", schema, "--db", copy, "--entity", entity], in: directory.url)
+            let original = try await CLI.run(
+                ["export", "--schema", schema, "--db", db, "--entity", entity], in: directory.url)
+            let copied = try await CLI.run(
+                ["export", "--schema", schema, "--db", copy, "--entity", entity], in: directory.url)
             #expect(original.status == 0 && copied.status == 0, "\(original)\n\(copied)")
             #expect(copied.stdout == original.stdout)
             #expect(copied.stdout.count > 100, "\(entity) exported records")
@@ -154,7 +157,8 @@ struct Summary {
         let fixture = try AppNetFixture()
         let result = try await populate([])
         #expect(result.status == 0, "\(result)")
-        var expected = "Populated 20 Post records: \(fixture.totalRecords) inserted, 0 updated, 0 unchanged, 0 deleted\n"
+        var expected =
+            "Populated 20 Post records: \(fixture.totalRecords) inserted, 0 updated, 0 unchanged, 0 deleted\n"
         for (entity, inserted) in fixture.insertedByEntity {
             expected += "  \(entity): \(inserted) inserted, 0 updated, 0 unchanged, 0 deleted\n"
         }
@@ -194,7 +198,10 @@ struct Summary {
 
     @Test func keyPathOverridesTheEntitys() async throws {
         let result = try await CLI.run(
-            ["populate", "--schema", schema, "--db", db, "--entity", "User", "--key-path=data.0.user", "--json", posts],
+            [
+                "populate", "--schema", schema, "--db", db, "--entity", "User", "--key-path=data.0.user", "--json",
+                posts,
+            ],
             in: directory.url)
         #expect(result.status == 0, "\(result)")
         let summary = try Summary(result)
@@ -266,7 +273,9 @@ struct Summary {
         #expect(result.status == 1)
         #expect(result.stdout == "")
         #expect(result.stderrLines.count == 1, "\(result)")
-        #expect(result.stderrLines.first?.hasPrefix("webrecord: error: scalar.json: invalidResponseFormat: ") == true, "\(result)")
+        #expect(
+            result.stderrLines.first?.hasPrefix("webrecord: error: scalar.json: invalidResponseFormat: ") == true,
+            "\(result)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
     }
 
@@ -277,7 +286,8 @@ struct Summary {
         #expect(result.stdout == "")
         #expect(result.stderrLines.count == 1)
         #expect(result.stderrLines.first?.hasSuffix("; the source before it was saved") == true, "\(result)")
-        let export = try await CLI.run(["export", "--schema", schema, "--db", db, "--entity", "Post"], in: directory.url)
+        let export = try await CLI.run(
+            ["export", "--schema", schema, "--db", db, "--entity", "Post"], in: directory.url)
         #expect(export.status == 0, "\(export)")
         #expect(try JSONReader().read(export.stdoutData).arrayValue?.count == 20)
     }
@@ -303,7 +313,8 @@ struct Summary {
             ["populate", "--schema", bad, "--db", db, "--entity", "Post", posts], in: directory.url)
         #expect(result.status == 1)
         #expect(result.stderrLines.count == 1, "\(result)")
-        #expect(result.stderrLines.first?.hasPrefix("webrecord: error: invalid schema: \(bad): Post.") == true, "\(result)")
+        #expect(
+            result.stderrLines.first?.hasPrefix("webrecord: error: invalid schema: \(bad): Post.") == true, "\(result)")
         #expect(result.stderrLines.first?.contains("more problems; run 'webrecord lint' to list them)") == true)
     }
 
@@ -318,7 +329,8 @@ struct Summary {
             ["populate", "--schema", changed, "--db", db, "--entity", "Post", posts], in: directory.url)
         #expect(result.status == 1)
         #expect(result.stderrLines.count == 1, "\(result)")
-        #expect(result.stderrLines.first?.hasPrefix("webrecord: error: \(db): incompatibleStore: ") == true, "\(result)")
+        #expect(
+            result.stderrLines.first?.hasPrefix("webrecord: error: \(db): incompatibleStore: ") == true, "\(result)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
     }
 }

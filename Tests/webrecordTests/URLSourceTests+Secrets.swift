@@ -12,10 +12,19 @@ extension URLSourceTests {
 
     /// Routes for servers that echo what they were sent, as some do in their error bodies.
     func routeEchoingServers() {
-        server.route("/unauthorized", .json(#"{"message": "Bad credentials: token \#(Self.secret)", "access_token": "\#(Self.secret)"}"#, status: 401))
-        server.route("/broken", .text("internal error for access_token=\(Self.secret) (token \(Self.secret))", status: 500))
+        server.route(
+            "/unauthorized",
+            .json(
+                #"{"message": "Bad credentials: token \#(Self.secret)", "access_token": "\#(Self.secret)"}"#,
+                status: 401))
+        server.route(
+            "/broken", .text("internal error for access_token=\(Self.secret) (token \(Self.secret))", status: 500))
         server.route("/posts", .json(posts))
-        server.route("/paged", .json(#"{"data": [{"id": "1"}], "next": "\#(server.url("/paged-2?access_token=\(Self.secret)").absoluteString)"}"#))
+        server.route(
+            "/paged",
+            .json(
+                #"{"data": [{"id": "1"}], "next": "\#(server.url("/paged-2?access_token=\(Self.secret)").absoluteString)"}"#
+            ))
         server.route("/paged-2", .json(#"{"data": [{"id": "2"}]}"#))
     }
 
@@ -33,7 +42,8 @@ extension URLSourceTests {
         case .headerAgainst401: return ([url("/unauthorized")], header, false)
         case .headerAgainst500: return ([url("/broken")], header, false)
         case .queryAgainst401: return ([url("/unauthorized?count=2&access_token=\(Self.secret)")], [], false)
-        case .queryAgainst500: return ([url("/broken?access_token=\(Self.secret)")], ["--paginate", "link-header"], false)
+        case .queryAgainst500:
+            return ([url("/broken?access_token=\(Self.secret)")], ["--paginate", "link-header"], false)
         case .passwordAgainst500:
             return (["http://alice:\(Self.secret)@127.0.0.1:\(server.port)/broken"], [], false)
         case .headerAndQuerySucceeding: return ([url("/posts?access_token=\(Self.secret)")], header, true)
@@ -64,7 +74,8 @@ extension URLSourceTests {
         if scenario != .passwordAgainst500 {
             // The server did receive the secret: it was sent, only never shown.
             let received = server.requests.contains { request in
-                request.header("Authorization")?.contains(Self.secret) == true || request.query?.contains(Self.secret) == true
+                request.header("Authorization")?.contains(Self.secret) == true
+                    || request.query?.contains(Self.secret) == true
             }
             #expect(received, "\(server.requests.map(\.path))")
         }

@@ -23,7 +23,8 @@ import WebRecordTesting
 
     func populate(_ sources: [String], _ extra: [String] = []) async throws -> CLIResult {
         try await CLI.run(
-            ["populate", "--schema", schema, "--db", db, "--entity", "Post", "--json"] + extra + sources, in: directory.url)
+            ["populate", "--schema", schema, "--db", db, "--entity", "Post", "--json"] + extra + sources,
+            in: directory.url)
     }
 
     /// Populates from a file so the store exists, and returns its bytes.
@@ -37,7 +38,8 @@ import WebRecordTesting
     @Test func populatesFromAURL() async throws {
         server.route("/stream/0/posts/stream/global", .json(posts))
         let url = server.url("/stream/0/posts/stream/global?count=20").absoluteString
-        let result = try await populate([url], ["--header", "Authorization: Bearer secret", "--header=X-Client: webrecord"])
+        let result = try await populate(
+            [url], ["--header", "Authorization: Bearer secret", "--header=X-Client: webrecord"])
         #expect(result.status == 0, "\(result)")
         #expect(try Summary(result).int("records") == 20)
         #expect(try Summary(result).int("Post", "inserted") == 20)
@@ -65,7 +67,8 @@ import WebRecordTesting
     /// - Returns: how long the failing run took, in seconds.
     @discardableResult
     func expectFailure(
-        _ url: String, _ extra: [String] = [], _ check: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+        _ url: String, _ extra: [String] = [], _ check: (String) -> Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> TimeInterval {
         let before = try await populatedStore()
         let started = Date()
@@ -77,7 +80,8 @@ import WebRecordTesting
         let line = result.stderrLines.first ?? ""
         #expect(line.hasPrefix("webrecord: error: "), "\(line)", sourceLocation: sourceLocation)
         #expect(check(line), "\(line)", sourceLocation: sourceLocation)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before, "store unchanged", sourceLocation: sourceLocation)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: db)) == before, "store unchanged", sourceLocation: sourceLocation)
         return elapsed
     }
 
@@ -91,14 +95,17 @@ import WebRecordTesting
     @Test func aServerFailureNamesTheURLAndNoEntity() async throws {
         server.route("/posts", .json(#"{"error": "down"}"#, status: 500))
         let url = server.url("/posts").absoluteString
-        try await expectFailure(url) { $0 == #"webrecord: error: serverError: HTTP 500 from \#(url): {"error": "down"}"# }
+        try await expectFailure(url) {
+            $0 == #"webrecord: error: serverError: HTTP 500 from \#(url): {"error": "down"}"#
+        }
     }
 
     @Test func aPopulationFailureNamesTheSource() async throws {
         server.route("/posts", .json(#"{"data": 5}"#))
         let url = server.url("/posts").absoluteString
         try await expectFailure(url) {
-            $0 == "webrecord: error: \(url): invalidResponseFormat: Post, key path 'data': the value at 'data' is integer; expected an object or an array"
+            $0
+                == "webrecord: error: \(url): invalidResponseFormat: Post, key path 'data': the value at 'data' is integer; expected an object or an array"
         }
     }
 
@@ -109,12 +116,17 @@ import WebRecordTesting
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("serverError"), "\(result)")
         #expect(server.requests(to: "/posts").count == 1)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty, "no store file or companion")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty,
+            "no store file or companion")
     }
 
     @Test func truncatedBody() async throws {
-        server.route("/posts", LoopbackResponse(
-            status: 200, headers: ["Content-Type": "application/json"], body: Array(posts.utf8), truncatedLength: 100))
+        server.route(
+            "/posts",
+            LoopbackResponse(
+                status: 200, headers: ["Content-Type": "application/json"], body: Array(posts.utf8),
+                truncatedLength: 100))
         try await expectFailure(server.url("/posts").absoluteString) { $0.contains("invalidResponseFormat") }
     }
 

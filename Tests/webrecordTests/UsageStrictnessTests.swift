@@ -7,11 +7,13 @@ import Testing
 @Suite struct UsageStrictnessTests {
     @Test(arguments: [
         (["--timeout", "0x10"], "--timeout"), (["--timeout", "1e2_0"], "--timeout"),
-        (["--key-path", "data."], "--key-path"), (["--key-path", ".data"], "--key-path"), (["--key-path", "a..b"], "--key-path"),
+        (["--key-path", "data."], "--key-path"), (["--key-path", ".data"], "--key-path"),
+        (["--key-path", "a..b"], "--key-path"),
     ])
     func aValueThatIsNotWhatTheFlagTakesIsAUsageError(flag: [String], name: String) async throws {
         let directory = try TemporaryDirectory()
-        let schema = try directory.write("S.json", #"{"entities": {"T": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}}}}}"#)
+        let schema = try directory.write(
+            "S.json", #"{"entities": {"T": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}}}}}"#)
         let source = try directory.write("r.json", #"{"data": [{"id": 1}]}"#)
         let db = directory.path("s.sqlite")
         let result = try await CLI.run(["populate", "--schema", schema, "--db", db, "--entity", "T"] + flag + [source])

@@ -81,7 +81,8 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
         return Mirror(
             self,
             children: [
-                "initialEntity": initialEntity as Any, "errors": state.errors, "primaryError": state.primaryError as Any,
+                "initialEntity": initialEntity as Any, "errors": state.errors,
+                "primaryError": state.primaryError as Any,
                 "responseObject": Redaction.json(state.responseObject) as Any,
             ],
             displayStyle: .class)

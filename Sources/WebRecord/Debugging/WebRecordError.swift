@@ -109,9 +109,9 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomRe
         if let keyPath { place.append("key path '\(keyPath)'") }
         let rest = place.isEmpty ? nil : place.joined(separator: ", ")
         switch (file, rest) {
-        case let (file?, rest?): return "\(file): \(rest)"
-        case let (file?, nil): return file
-        case let (nil, rest?): return rest
+        case (let file?, let rest?): return "\(file): \(rest)"
+        case (let file?, nil): return file
+        case (nil, let rest?): return rest
         case (nil, nil): return nil
         }
     }

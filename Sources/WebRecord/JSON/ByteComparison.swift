@@ -17,7 +17,8 @@ func equalBytes(
     let rb = UnsafeRawPointer(b)
     var i = 0
     while i &+ 8 <= count {
-        if ra.loadUnaligned(fromByteOffset: i, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt64.self) {
+        if ra.loadUnaligned(fromByteOffset: i, as: UInt64.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        {
             return false
         }
         i &+= 8
@@ -31,16 +32,19 @@ func equalBytes(
     }
     if count >= 8 {
         let last = count &- 8
-        return ra.loadUnaligned(fromByteOffset: last, as: UInt64.self) == rb.loadUnaligned(fromByteOffset: last, as: UInt64.self)
+        return ra.loadUnaligned(fromByteOffset: last, as: UInt64.self)
+            == rb.loadUnaligned(fromByteOffset: last, as: UInt64.self)
     }
     if count & 4 != 0 {
-        if ra.loadUnaligned(fromByteOffset: i, as: UInt32.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt32.self) {
+        if ra.loadUnaligned(fromByteOffset: i, as: UInt32.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+        {
             return false
         }
         i &+= 4
     }
     if count & 2 != 0 {
-        if ra.loadUnaligned(fromByteOffset: i, as: UInt16.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt16.self) {
+        if ra.loadUnaligned(fromByteOffset: i, as: UInt16.self) != rb.loadUnaligned(fromByteOffset: i, as: UInt16.self)
+        {
             return false
         }
         i &+= 2
@@ -75,8 +79,10 @@ private func sameRepresentation(_ lhs: String, _ rhs: String) -> Bool {
     withUnsafeBytes(of: lhs) { a in
         withUnsafeBytes(of: rhs) { b in
             a.count == b.count && a.count == 16
-                && a.loadUnaligned(fromByteOffset: 0, as: UInt64.self) == b.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
-                && a.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+                    == b.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    == b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
         }
     }
 }

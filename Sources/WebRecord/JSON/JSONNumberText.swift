@@ -69,7 +69,9 @@ package enum JSONNumberText {
     /// The integer `text` denotes, when it denotes exactly one within the `Int64` range
     /// (`"1e3"` is 1000; `"1.5"` and `"18446744073709551615"` are nil).
     package static func exactInteger(_ text: String) -> Int64? {
-        guard let parts = parts(of: text), parts.exponent >= 0, parts.digits.count + parts.exponent <= 19 else { return nil }
+        guard let parts = parts(of: text), parts.exponent >= 0, parts.digits.count + parts.exponent <= 19 else {
+            return nil
+        }
         var magnitude: UInt64 = 0
         for digit in parts.digits + Array(repeating: 0, count: parts.exponent) {
             let (times10, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
@@ -114,7 +116,9 @@ package enum JSONNumberText {
         }
         if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                index += 1
+            }
             guard digits() > 0 else { return false }
         }
         return index == bytes.count

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 // Numbers: integers by hand, doubles by Clinger's fast path or `Double(_:)`.
@@ -121,7 +121,8 @@ extension JSONParser {
             }
             if negative { value = -value }
             if isWrittenAsShortest(value, from: start) { return .double(value) }
-            return .number(String(decoding: UnsafeBufferPointer(start: bytes + start, count: position - start), as: UTF8.self))
+            return .number(
+                String(decoding: UnsafeBufferPointer(start: bytes + start, count: position - start), as: UTF8.self))
         }
         return slowNumber(from: start)
     }

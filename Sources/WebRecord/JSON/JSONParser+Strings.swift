@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 private let quote = UInt8(ascii: "\"")
@@ -48,7 +48,8 @@ extension JSONParser {
             }
             let byte = bytes[position]
             if byte == quote {
-                let string = String(decoding: UnsafeBufferPointer(start: bytes + start, count: position &- start), as: UTF8.self)
+                let string = String(
+                    decoding: UnsafeBufferPointer(start: bytes + start, count: position &- start), as: UTF8.self)
                 position &+= 1
                 return string
             }

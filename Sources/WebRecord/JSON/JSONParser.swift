@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 // The byte-level JSON parser behind JSONReader.
@@ -141,7 +141,8 @@ struct JSONParser: ~Copyable {
                 skipWhitespace()
                 guard position < end else {
                     throw JSONParseFailure(
-                        .unexpectedEnd, at: position, container.isObject ? "expected ',' or '}'" : "expected ',' or ']'")
+                        .unexpectedEnd, at: position, container.isObject ? "expected ',' or '}'" : "expected ',' or ']'"
+                    )
                 }
                 let next = bytes[position]
                 if next == UInt8(ascii: ",") {

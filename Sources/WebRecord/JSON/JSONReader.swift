@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A strict RFC 8259 JSON reader that turns UTF-8 bytes into a ``JSONValue``.
@@ -93,7 +93,8 @@ public struct JSONReader: Sendable {
             let buffer = UnsafeBufferPointer(start: pointer, count: bytes.count)
             do throws(JSONParseFailure) {
                 var parser = JSONParser(
-                    pointer, count: bytes.count, maximumDepth: maximumDepth, reportsRepeatedKeys: reportingDuplicateKeys)
+                    pointer, count: bytes.count, maximumDepth: maximumDepth, reportsRepeatedKeys: reportingDuplicateKeys
+                )
                 let value = try parser.parseDocument()
                 guard let repeated = parser.repeatedKeys, !repeated.isEmpty else { return .success((value, [])) }
                 return .success((value, JSONDuplicateKey.located(repeated, in: buffer)))

@@ -47,10 +47,11 @@ struct KeyCache: ~Copyable {
         guard predicted >= 0 else { return nil }
         let slot = slots + predicted
         let length = Int(slot.pointee.length)
-        guard start &+ length < end && bytes[start &+ length] == quote
-            && equalBytes(
-                bytes + slot.pointee.offset, bytes + start, length,
-                tailIsReadable: Swift.max(slot.pointee.offset, start) + (length & ~7) + 8 <= end)
+        guard
+            start &+ length < end && bytes[start &+ length] == quote
+                && equalBytes(
+                    bytes + slot.pointee.offset, bytes + start, length,
+                    tailIsReadable: Swift.max(slot.pointee.offset, start) + (length & ~7) + 8 <= end)
         else { return nil }
         last = predicted
         // Compare with this recent occurrence next time: it is likely still in the CPU cache.

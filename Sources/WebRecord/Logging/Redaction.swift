@@ -231,7 +231,8 @@ public enum Redaction {
     private static func redactingPassword(_ text: Substring) -> String {
         guard let scheme = text.range(of: "://", options: .backwards) else { return String(text) }
         let userinfo = text[scheme.upperBound...]
-        guard let colon = userinfo.firstIndex(of: ":"), !userinfo.contains(where: { $0 == "/" || $0.isWhitespace }) else {
+        guard let colon = userinfo.firstIndex(of: ":"), !userinfo.contains(where: { $0 == "/" || $0.isWhitespace })
+        else {
             return String(text)
         }
         return String(text[..<colon]) + ":" + placeholder
@@ -272,7 +273,9 @@ public enum Redaction {
             for item in components.queryItems ?? [] where isSecret(item.name) {
                 guard let value = item.value else { continue }
                 values.append(value)
-                if let encoded = value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) { values.append(encoded) }
+                if let encoded = value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) {
+                    values.append(encoded)
+                }
             }
         }
         return values.filter { !$0.isEmpty }

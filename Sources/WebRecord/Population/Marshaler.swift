@@ -39,29 +39,34 @@ struct Marshaler {
             var value = found.value
             if let name = mapped.transformer {
                 guard let transform = store.transformer(named: name) else {
-                    debugger.record(WebRecordError(
-                        .invalidEntityDescription, "no value transformer is registered as '\(name)'", isFatal: false,
-                        entity: representation.name, property: mapped.name, keyPath: found.keyPath))
+                    debugger.record(
+                        WebRecordError(
+                            .invalidEntityDescription, "no value transformer is registered as '\(name)'",
+                            isFatal: false,
+                            entity: representation.name, property: mapped.name, keyPath: found.keyPath))
                     continue
                 }
                 guard let transformed = transform(value) else {
-                    debugger.record(.typeMismatch(
-                        entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value,
-                        expected: "a value transformer '\(name)' accepts"))
+                    debugger.record(
+                        .typeMismatch(
+                            entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value,
+                            expected: "a value transformer '\(name)' accepts"))
                     continue
                 }
                 value = transformed
             }
             if value.isNull, !mapped.isOptional {
-                debugger.record(WebRecordError(
-                    .typeMismatch, "null for a non-optional attribute; the stored value is kept", isFatal: false,
-                    entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value))
+                debugger.record(
+                    WebRecordError(
+                        .typeMismatch, "null for a non-optional attribute; the stored value is kept", isFatal: false,
+                        entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value))
                 continue
             }
             guard let stored = coercion.storedValue(value, type: mapped.type, dateFormat: mapped.dateFormat) else {
-                debugger.record(.typeMismatch(
-                    entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value,
-                    expected: mapped.type.withArticle))
+                debugger.record(
+                    .typeMismatch(
+                        entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value,
+                        expected: mapped.type.withArticle))
                 continue
             }
             row.values[mapped.column] = stored
@@ -77,13 +82,17 @@ struct Marshaler {
         var droppedAny = false
         for proto in protos {
             guard let row = proto.row, row.isNew, !proto.isReference else { continue }
-            guard let missing = proto.representation.attributes.first(where: { !$0.isOptional && row.values[$0.column].isNull })
+            guard
+                let missing = proto.representation.attributes.first(where: {
+                    !$0.isOptional && row.values[$0.column].isNull
+                })
             else { continue }
-            debugger.record(WebRecordError(
-                .typeMismatch,
-                "new record \(proto) has no value for non-optional attribute '\(missing.name)' and no default; it is not stored",
-                isFatal: false, entity: proto.representation.name, property: missing.name,
-                keyPath: missing.keyPaths.first?.text, value: .object(proto.dictionary)))
+            debugger.record(
+                WebRecordError(
+                    .typeMismatch,
+                    "new record \(proto) has no value for non-optional attribute '\(missing.name)' and no default; it is not stored",
+                    isFatal: false, entity: proto.representation.name, property: missing.name,
+                    keyPath: missing.keyPaths.first?.text, value: .object(proto.dictionary)))
             proto.row = nil
             proto.rowID = nil
             droppedAny = true
@@ -95,9 +104,10 @@ struct Marshaler {
             changed = false
             for proto in protos {
                 guard let row = proto.row, row.isNew, let owner = proto.owner, owner.proto.row == nil else { continue }
-                debugger.record(WebRecordError(
-                    .typeMismatch, "\(proto) belongs to a record that was not stored; it is not stored either",
-                    isFatal: false, entity: proto.representation.name, value: .object(proto.dictionary)))
+                debugger.record(
+                    WebRecordError(
+                        .typeMismatch, "\(proto) belongs to a record that was not stored; it is not stored either",
+                        isFatal: false, entity: proto.representation.name, value: .object(proto.dictionary)))
                 proto.row = nil
                 proto.rowID = nil
                 changed = true
@@ -123,16 +133,21 @@ struct Marshaler {
                 if let positionColumn { row.values[positionColumn] = .null }
             case .foreignKeyThere(let table, _, _, let columnName, let positionColumnName)?:
                 if mapped.isToMany {
-                    operations.append(.foreignKeyMembers(
-                        owner: row, table: table.name, column: columnName, positionColumn: positionColumnName, members: [],
-                        replace: true, deleteRule: .nullify, destination: mapped.property.destination))
+                    operations.append(
+                        .foreignKeyMembers(
+                            owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
+                            members: [],
+                            replace: true, deleteRule: .nullify, destination: mapped.property.destination))
                 } else {
-                    operations.append(.clearOthers(table: table.name, column: columnName, value: .integer(row.rowID), keep: nil))
+                    operations.append(
+                        .clearOthers(table: table.name, column: columnName, value: .integer(row.rowID), keep: nil))
                 }
             case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn)?:
-                operations.append(.joinMembers(
-                    owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn, positionColumn: positionColumn,
-                    members: [], replace: true, deleteRule: .nullify, destination: mapped.property.destination))
+                operations.append(
+                    .joinMembers(
+                        owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
+                        positionColumn: positionColumn,
+                        members: [], replace: true, deleteRule: .nullify, destination: mapped.property.destination))
             case nil:
                 break
             }
@@ -160,7 +175,10 @@ struct Marshaler {
                     row.values[column] = value
                     if let positionColumn { row.values[positionColumn] = .null }
                     if let target, !target.isNew, isOneToOne {
-                        operations.append(.clearOthers(table: row.table.name, column: columnName, value: .integer(target.rowID), keep: row.rowID))
+                        operations.append(
+                            .clearOthers(
+                                table: row.table.name, column: columnName, value: .integer(target.rowID),
+                                keep: row.rowID))
                     }
                 }
             case .foreignKeyThere(let table, let column, let positionColumn, let columnName, let positionColumnName):
@@ -171,11 +189,15 @@ struct Marshaler {
                         if target.values[column] != .integer(row.rowID) {
                             target.values[column] = .integer(row.rowID)
                             if !row.isNew {
-                                operations.append(.clearOthers(table: table.name, column: columnName, value: .integer(row.rowID), keep: target.rowID))
+                                operations.append(
+                                    .clearOthers(
+                                        table: table.name, column: columnName, value: .integer(row.rowID),
+                                        keep: target.rowID))
                             }
                         }
                     } else if cleared, !row.isNew {
-                        operations.append(.clearOthers(table: table.name, column: columnName, value: .integer(row.rowID), keep: nil))
+                        operations.append(
+                            .clearOthers(table: table.name, column: columnName, value: .integer(row.rowID), keep: nil))
                     }
                     continue
                 }
@@ -185,18 +207,20 @@ struct Marshaler {
                 }
                 let relationship = mapped.property
                 let policy = set.isPartial ? .union : mergePolicy(relationship, entity: proto.entity)
-                operations.append(.foreignKeyMembers(
-                    owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
-                    members: rows.map(\.rowID), replace: policy == .replace, deleteRule: relationship.deleteRule,
-                    destination: relationship.destination))
+                operations.append(
+                    .foreignKeyMembers(
+                        owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
+                        members: rows.map(\.rowID), replace: policy == .replace, deleteRule: relationship.deleteRule,
+                        destination: relationship.destination))
             case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
                 let rows = members.compactMap(\.row)
                 let relationship = mapped.property
                 let policy = set.isPartial ? .union : mergePolicy(relationship, entity: proto.entity)
-                operations.append(.joinMembers(
-                    owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
-                    positionColumn: positionColumn, members: rows.map(\.rowID), replace: policy == .replace,
-                    deleteRule: relationship.deleteRule, destination: relationship.destination))
+                operations.append(
+                    .joinMembers(
+                        owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
+                        positionColumn: positionColumn, members: rows.map(\.rowID), replace: policy == .replace,
+                        deleteRule: relationship.deleteRule, destination: relationship.destination))
             }
         }
     }

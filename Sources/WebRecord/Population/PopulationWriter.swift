@@ -54,18 +54,23 @@ struct PopulationWriter<Storage: RecordStorage> {
     }
 
     /// Runs the link operations the marshaler collected.
-    mutating func writeLinks(_ operations: [LinkOperation], deleter: inout RecordDeleter<Storage>) throws(WebRecordError) {
+    mutating func writeLinks(_ operations: [LinkOperation], deleter: inout RecordDeleter<Storage>)
+        throws(WebRecordError)
+    {
         for operation in operations {
             switch operation {
-            case let .clearOthers(table, column, value, keep):
+            case .clearOthers(let table, let column, let value, let keep):
                 if try transaction.clearReferences(in: table, column: column, to: value, except: keep) {
                     touchedOtherRows = true
                 }
-            case let .foreignKeyMembers(owner, table, column, positionColumn, members, replace, deleteRule, _):
+            case .foreignKeyMembers(
+                let owner, let table, let column, let positionColumn, let members, let replace, let deleteRule, _):
                 try writeForeignKeyMembers(
                     owner: owner, table: table, column: column, positionColumn: positionColumn, members: members,
                     replace: replace, deleteRule: deleteRule, deleter: &deleter)
-            case let .joinMembers(owner, table, selfColumn, otherColumn, positionColumn, members, replace, deleteRule, destination):
+            case .joinMembers(
+                let owner, let table, let selfColumn, let otherColumn, let positionColumn, let members, let replace,
+                let deleteRule, let destination):
                 let destinationTable = store.schema.entity(named: destination)?.rootName ?? destination
                 let changed = try transaction.setJoinRows(
                     in: table, ownerColumn: selfColumn, memberColumn: otherColumn, positionColumn: positionColumn,

@@ -111,7 +111,9 @@ final class ProtoRecord: CustomStringConvertible {
     /// `Entity(key)` or `Entity(owned by Owner)` or `Entity(new)`.
     var description: String {
         if let primaryKeyValue { return "\(entity.name)(\(primaryKeyValue.serialized()))" }
-        if let owner { return "\(entity.name)(owned by \(owner.proto.entity.name).\(owner.relationship.property.name))" }
+        if let owner {
+            return "\(entity.name)(owned by \(owner.proto.entity.name).\(owner.relationship.property.name))"
+        }
         return "\(entity.name)(new)"
     }
 }

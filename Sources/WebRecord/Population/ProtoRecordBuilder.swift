@@ -38,7 +38,8 @@ final class ProtoRecordBuilder {
     }
 
     init(
-        store: any RecordStorage, options: PopulationOptions, coercion: ValueCoercion, representations: RepresentationSet,
+        store: any RecordStorage, options: PopulationOptions, coercion: ValueCoercion,
+        representations: RepresentationSet,
         debugger: Debugger
     ) {
         self.store = store
@@ -68,12 +69,14 @@ final class ProtoRecordBuilder {
             case .null:
                 // A null where a record belongs is a record that cannot be identified: reported,
                 // and never silently left out of a list that orphan deletion would trust.
-                debugger.record(.missingPrimaryKey(
-                    entity: entity.name, keyPath: keyPath.map { "\($0).\(index)" } ?? "\(index)", value: .null))
+                debugger.record(
+                    .missingPrimaryKey(
+                        entity: entity.name, keyPath: keyPath.map { "\($0).\(index)" } ?? "\(index)", value: .null))
                 noteUnidentifiedTopLevel(.null)
                 proto = nil
             default:
-                proto = reference(value, to: representation, parent: nil, keyPath: keyPath.map { "\($0).\(index)" } ?? "\(index)")
+                proto = reference(
+                    value, to: representation, parent: nil, keyPath: keyPath.map { "\($0).\(index)" } ?? "\(index)")
                 if proto == nil { noteUnidentifiedTopLevel(value) }
             }
             if let proto, seen.insert(ObjectIdentifier(proto)).inserted {
@@ -105,20 +108,22 @@ final class ProtoRecordBuilder {
         var representation = declared
         if declared.isDiscriminated {
             guard let chosen = selector.entity(for: original, startingAt: declared.entity) else {
-                debugger.record(WebRecordError(
-                    .invalidEntityDescription,
-                    "the record names an entity that is not a kind of \(declared.name); it was skipped",
-                    isFatal: false, entity: declared.name, property: relationship?.name, value: .object(original)))
+                debugger.record(
+                    WebRecordError(
+                        .invalidEntityDescription,
+                        "the record names an entity that is not a kind of \(declared.name); it was skipped",
+                        isFatal: false, entity: declared.name, property: relationship?.name, value: .object(original)))
                 if parent == nil, relationship == nil { unmappedTopLevel += 1 }
                 return nil
             }
             representation = try representations.representation(of: chosen)
         }
         if representation.isAbstract {
-            debugger.record(WebRecordError(
-                .invalidEntityDescription,
-                "\(representation.entity.name) is abstract and no sub-entity matched the record; it was skipped",
-                isFatal: false, entity: representation.entity.name, value: .object(original)))
+            debugger.record(
+                WebRecordError(
+                    .invalidEntityDescription,
+                    "\(representation.entity.name) is abstract and no sub-entity matched the record; it was skipped",
+                    isFatal: false, entity: representation.entity.name, value: .object(original)))
             if parent == nil, relationship == nil { unmappedTopLevel += 1 }
             return nil
         }
@@ -135,16 +140,20 @@ final class ProtoRecordBuilder {
         if !representation.keyAttributes.isEmpty {
             rawKey = representation.rawPrimaryKey(in: dictionary)
             if rawKey == nil, let injection = options.primaryKeyInjection {
-                rawKey = injection(representation.entity, dictionary, parent.map(ParentRecord.init)).flatMap { $0.isNull ? nil : $0 }
+                rawKey = injection(representation.entity, dictionary, parent.map(ParentRecord.init)).flatMap {
+                    $0.isNull ? nil : $0
+                }
                 keyWasInjected = rawKey != nil
             }
             if let raw = rawKey {
                 normalized = representation.normalizedKey(raw, coercion: coercion)
                 if normalized == nil {
-                    debugger.record(.typeMismatch(
-                        entity: representation.entity.name, property: representation.entity.primaryKey?.description ?? "",
-                        keyPath: keyWasInjected ? nil : representation.primaryKeyPath(in: dictionary), value: raw,
-                        expected: "\(Self.keyDescription(representation)) primary key"))
+                    debugger.record(
+                        .typeMismatch(
+                            entity: representation.entity.name,
+                            property: representation.entity.primaryKey?.description ?? "",
+                            keyPath: keyWasInjected ? nil : representation.primaryKeyPath(in: dictionary), value: raw,
+                            expected: "\(Self.keyDescription(representation)) primary key"))
                     rawKey = nil
                 }
             }
@@ -156,21 +165,27 @@ final class ProtoRecordBuilder {
                     if let named = ownerKey(found.value, of: keyRelationship), let parentKey = parent.normalizedKey,
                         named != parentKey
                     {
-                        debugger.record(WebRecordError(
-                            .invalidResponseFormat,
-                            "nested under \(parent) but names another owner, \(WebRecordError.excerpt(of: found.value)); the record is skipped",
-                            isFatal: false, entity: representation.entity.name, property: keyRelationship.name,
-                            keyPath: found.keyPath, value: .object(original)))
+                        debugger.record(
+                            WebRecordError(
+                                .invalidResponseFormat,
+                                "nested under \(parent) but names another owner, \(WebRecordError.excerpt(of: found.value)); the record is skipped",
+                                isFatal: false, entity: representation.entity.name, property: keyRelationship.name,
+                                keyPath: found.keyPath, value: .object(original)))
                         return nil
                     }
                     ownerProtoFromDictionary = parent
                 }
             } else if let found = keyRelationship.value(in: dictionary), !found.value.isNull {
                 ownerProtoFromDictionary = try related(
-                    found.value, relationship: keyRelationship, parent: nil, depth: depth, keyPath: found.keyPath).members.first
-            } else if let injected = options.primaryKeyInjection?(representation.entity, dictionary, parent.map(ParentRecord.init)), !injected.isNull {
+                    found.value, relationship: keyRelationship, parent: nil, depth: depth, keyPath: found.keyPath
+                ).members.first
+            } else if let injected = options.primaryKeyInjection?(
+                representation.entity, dictionary, parent.map(ParentRecord.init)), !injected.isNull
+            {
                 ownerProtoFromDictionary = try related(
-                    injected, relationship: keyRelationship, parent: nil, depth: depth, keyPath: keyPath(keyRelationship.property)).members.first
+                    injected, relationship: keyRelationship, parent: nil, depth: depth,
+                    keyPath: keyPath(keyRelationship.property)
+                ).members.first
             }
             if let ownerProto = ownerProtoFromDictionary {
                 if let inverseName = keyRelationship.inverse,
@@ -193,14 +208,18 @@ final class ProtoRecordBuilder {
         if normalized == nil, owner == nil, representation.hasPrimaryKey {
             // DESIGN §3.5: a keyed record that cannot be identified is not stored (and neither is
             // what is nested in it): a blank row would be a new record on every import.
-            debugger.record(.missingPrimaryKey(
-                entity: representation.entity.name, keyPath: keyPath(representation.entity), value: .object(original)))
+            debugger.record(
+                .missingPrimaryKey(
+                    entity: representation.entity.name, keyPath: keyPath(representation.entity),
+                    value: .object(original)))
             if parent == nil, relationship == nil { noteUnidentifiedTopLevel(.object(original)) }
             return nil
         }
 
         // Merge with an earlier occurrence, or make a new proto-record.
-        let ownerKey = normalized == nil ? owner.map { OwnerKey(owner: ObjectIdentifier($0.proto), relationship: $0.relationship.id) } : nil
+        let ownerKey =
+            normalized == nil
+            ? owner.map { OwnerKey(owner: ObjectIdentifier($0.proto), relationship: $0.relationship.id) } : nil
         let earlier: ProtoRecord?
         if let normalized {
             earlier = byKey[representation.rootIndex][normalized]
@@ -216,7 +235,8 @@ final class ProtoRecordBuilder {
             if merge(dictionary, into: earlier, as: representation) == .identical { return earlier }
             proto = earlier
         } else {
-            proto = ProtoRecord(representation: representation, dictionary: dictionary, parent: parent, isReference: false)
+            proto = ProtoRecord(
+                representation: representation, dictionary: dictionary, parent: parent, isReference: false)
             proto.normalizedKey = normalized
             proto.primaryKeyValue = rawKey
             if let normalized {
@@ -266,16 +286,19 @@ final class ProtoRecordBuilder {
     /// Sets the relationships present in this occurrence of `proto`'s dictionary, building the
     /// proto-records they name.
     private func linkRelationships(
-        of proto: ProtoRecord, in dictionary: JSONObject, representation: Representation, owner: ProtoRecord?, depth: Int
+        of proto: ProtoRecord, in dictionary: JSONObject, representation: Representation, owner: ProtoRecord?,
+        depth: Int
     ) throws(WebRecordError) {
         for mapped in representation.relationships {
             guard let found = mapped.value(in: dictionary) else { continue }
             if found.value.isNull {
                 if mapped === representation.keyRelationship {
                     // A key is never cleared: the record stays its owner's.
-                    debugger.record(.typeMismatch(
-                        entity: representation.entity.name, property: mapped.name, keyPath: found.keyPath, value: .null,
-                        expected: "the owner that identifies the record (a key is never cleared)"))
+                    debugger.record(
+                        .typeMismatch(
+                            entity: representation.entity.name, property: mapped.name, keyPath: found.keyPath,
+                            value: .null,
+                            expected: "the owner that identifies the record (a key is never cleared)"))
                     continue
                 }
                 proto.setLink(mapped, members: [])
@@ -287,21 +310,26 @@ final class ProtoRecordBuilder {
             } else if case .object(let nested) = found.value, let index = mapped.destination {
                 // The common case, a nested record: no array unless the link changes. A nested
                 // record that was refused (reported where it was) leaves the link as it was.
-                guard let member = try self.proto(
-                    for: nested, representation: representations.all[index], parent: proto, via: mapped, depth: depth + 1)
+                guard
+                    let member = try self.proto(
+                        for: nested, representation: representations.all[index], parent: proto, via: mapped,
+                        depth: depth + 1)
                 else { continue }
                 proto.setLink(mapped, member: member)
             } else {
-                let named = try related(found.value, relationship: mapped, parent: proto, depth: depth + 1, keyPath: found.keyPath)
+                let named = try related(
+                    found.value, relationship: mapped, parent: proto, depth: depth + 1, keyPath: found.keyPath)
                 var members = named.members
                 // A rejected value never removes what is stored: nothing valid keeps the link as
                 // it was; a to-many with some valid members adds them and removes none.
                 if named.rejected > 0, members.isEmpty { continue }
                 if !mapped.isToMany {
                     guard let first = members.first else {
-                        debugger.record(.typeMismatch(
-                            entity: representation.entity.name, property: mapped.name, keyPath: found.keyPath, value: found.value,
-                            expected: "an object, a primary-key value or null (an empty array names no record)"))
+                        debugger.record(
+                            .typeMismatch(
+                                entity: representation.entity.name, property: mapped.name, keyPath: found.keyPath,
+                                value: found.value,
+                                expected: "an object, a primary-key value or null (an empty array names no record)"))
                         continue
                     }
                     members = [first]
@@ -332,7 +360,8 @@ final class ProtoRecordBuilder {
         case .null:
             return Named()
         case .object(let dictionary):
-            let member = try proto(for: dictionary, representation: destination, parent: parent, via: mapped, depth: depth)
+            let member = try proto(
+                for: dictionary, representation: destination, parent: parent, via: mapped, depth: depth)
             return member.map { Named(members: [$0]) } ?? Named(rejected: 1)
         case .array(let elements):
             var named = Named()
@@ -341,19 +370,25 @@ final class ProtoRecordBuilder {
                 let member: ProtoRecord?
                 switch element {
                 case .object(let dictionary):
-                    member = try proto(for: dictionary, representation: destination, parent: parent, via: mapped, depth: depth)
+                    member = try proto(
+                        for: dictionary, representation: destination, parent: parent, via: mapped, depth: depth)
                 case .null:
-                    debugger.record(.typeMismatch(
-                        entity: mapped.property.entityName, property: mapped.property.name, keyPath: "\(keyPath).\(index)",
-                        value: element, expected: "an object or a primary-key value (a null member is skipped)"))
+                    debugger.record(
+                        .typeMismatch(
+                            entity: mapped.property.entityName, property: mapped.property.name,
+                            keyPath: "\(keyPath).\(index)",
+                            value: element, expected: "an object or a primary-key value (a null member is skipped)"))
                     member = nil
                 case .array:
-                    debugger.record(.typeMismatch(
-                        entity: mapped.property.entityName, property: mapped.property.name, keyPath: "\(keyPath).\(index)",
-                        value: element, expected: "an object or a primary-key value"))
+                    debugger.record(
+                        .typeMismatch(
+                            entity: mapped.property.entityName, property: mapped.property.name,
+                            keyPath: "\(keyPath).\(index)",
+                            value: element, expected: "an object or a primary-key value"))
                     member = nil
                 default:
-                    member = reference(element, to: destination, parent: parent, keyPath: "\(keyPath).\(index)", via: mapped)
+                    member = reference(
+                        element, to: destination, parent: parent, keyPath: "\(keyPath).\(index)", via: mapped)
                 }
                 guard let member else {
                     named.rejected += 1
@@ -382,15 +417,19 @@ final class ProtoRecordBuilder {
         via relationship: Representation.MappedRelationship? = nil
     ) -> ProtoRecord? {
         let entity = representation.entity
-        guard !representation.keyAttributes.isEmpty, let normalized = representation.normalizedKey(value, coercion: coercion) else {
+        guard !representation.keyAttributes.isEmpty,
+            let normalized = representation.normalizedKey(value, coercion: coercion)
+        else {
             // Named by the relationship that held the value, when there is one (`Node.parent`),
             // else by the key it should have been (`Node.id`, at the top level).
-            debugger.record(.typeMismatch(
-                entity: relationship?.property.entityName ?? entity.name,
-                property: relationship?.name ?? entity.primaryKey?.description ?? "", keyPath: keyPath, value: value,
-                expected: representation.keyAttributes.isEmpty
-                    ? "an object (\(entity.name) cannot be referenced by a key)"
-                    : "an object or \(Self.keyDescription(representation)) primary key"))
+            debugger.record(
+                .typeMismatch(
+                    entity: relationship?.property.entityName ?? entity.name,
+                    property: relationship?.name ?? entity.primaryKey?.description ?? "", keyPath: keyPath,
+                    value: value,
+                    expected: representation.keyAttributes.isEmpty
+                        ? "an object (\(entity.name) cannot be referenced by a key)"
+                        : "an object or \(Self.keyDescription(representation)) primary key"))
             return nil
         }
         if let existing = byKey[representation.rootIndex][normalized] { return existing }
@@ -412,7 +451,9 @@ final class ProtoRecordBuilder {
 
     /// DESIGN §3.7: later keys fill absent ones; on a conflict the later valid value wins, and
     /// an invalid later value never replaces a valid earlier one (merged as if after coercion).
-    private func merge(_ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation) -> MergeOutcome {
+    private func merge(_ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation)
+        -> MergeOutcome
+    {
         let wasReference = proto.isReference
         if representation !== proto.representation {
             if proto.isReference || schema.entity(representation.entity.name, isKindOf: proto.entity.name) {
@@ -420,10 +461,11 @@ final class ProtoRecordBuilder {
             } else if !schema.entity(proto.entity.name, isKindOf: representation.entity.name) {
                 // Two branches of the hierarchy for one record: the later occurrence wins, as a
                 // later value does, and says so.
-                debugger.record(WebRecordError(
-                    .invalidResponseFormat,
-                    "a duplicate of \(proto) says it is \(representation.entity.name), not \(proto.entity.name); the later wins",
-                    isFatal: false, entity: representation.entity.name, value: .object(dictionary)))
+                debugger.record(
+                    WebRecordError(
+                        .invalidResponseFormat,
+                        "a duplicate of \(proto) says it is \(representation.entity.name), not \(proto.entity.name); the later wins",
+                        isFatal: false, entity: representation.entity.name, value: .object(dictionary)))
                 proto.become(representation)
             }
         }
@@ -434,16 +476,21 @@ final class ProtoRecordBuilder {
         for (key, value) in dictionary {
             if let earlier = proto.dictionary[key] {
                 guard earlier != value else { continue }
-                if let mapped = representation.attributesByKey[key], !mapped.accepts(value, coercion: coercion, store: store),
+                if let mapped = representation.attributesByKey[key],
+                    !mapped.accepts(value, coercion: coercion, store: store),
                     mapped.accepts(earlier, coercion: coercion, store: store)
                 {
-                    debugger.record(.typeMismatch(
-                        entity: representation.entity.name, property: mapped.name, keyPath: key, value: value,
-                        expected: "\(mapped.type.withArticle) (a duplicate of \(proto) with a valid earlier value, which is kept)"))
+                    debugger.record(
+                        .typeMismatch(
+                            entity: representation.entity.name, property: mapped.name, keyPath: key, value: value,
+                            expected:
+                                "\(mapped.type.withArticle) (a duplicate of \(proto) with a valid earlier value, which is kept)"
+                        ))
                     continue
                 }
                 store.logger.log(
-                    .debug, "duplicate record in response: '\(key)' changes from \(WebRecordError.excerpt(of: earlier)) to \(WebRecordError.excerpt(of: value)); the later value wins",
+                    .debug,
+                    "duplicate record in response: '\(key)' changes from \(WebRecordError.excerpt(of: earlier)) to \(WebRecordError.excerpt(of: value)); the later value wins",
                     entity: representation.entity.name)
             }
             proto.dictionary[key] = value
@@ -453,7 +500,8 @@ final class ProtoRecordBuilder {
 
     private func keyPath(_ entity: Entity) -> String? {
         entity.primaryKey.map { key in
-            key.propertyNames.map { name in entity.attribute(named: name)?.keyPaths.first ?? name }.joined(separator: "+")
+            key.propertyNames.map { name in entity.attribute(named: name)?.keyPaths.first ?? name }.joined(
+                separator: "+")
         }
     }
 

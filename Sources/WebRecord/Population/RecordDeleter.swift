@@ -34,13 +34,16 @@ struct RecordDeleter<Storage: RecordStorage> {
                 let related = try transaction.relatedRowIDs(of: currentID, entity: entity, relationship: relationship)
                 guard !related.isEmpty else { continue }
                 if relationship.deleteRule == .deny {
-                    debugger.record(WebRecordError(
-                        .invalidEntityDescription,
-                        "not deleted: \(relationship.name) has the deny rule and \(related.count) related record(s)",
-                        isFatal: false, entity: entityName, property: relationship.name, value: .integer(currentID)))
+                    debugger.record(
+                        WebRecordError(
+                            .invalidEntityDescription,
+                            "not deleted: \(relationship.name) has the deny rule and \(related.count) related record(s)",
+                            isFatal: false, entity: entityName, property: relationship.name, value: .integer(currentID))
+                    )
                     return false
                 }
-                let destinationTable = store.schema.entity(named: relationship.destination)?.rootName ?? relationship.destination
+                let destinationTable =
+                    store.schema.entity(named: relationship.destination)?.rootName ?? relationship.destination
                 queue += related.map { (destinationTable, $0) }
             }
         }

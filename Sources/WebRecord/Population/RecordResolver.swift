@@ -11,17 +11,6 @@ struct RecordResolver<Storage: RecordStorage> {
     let representations: RepresentationSet
     let debugger: Debugger
 
-    init(
-        store: Storage, transaction: Storage.Transaction, plans: TablePlans, representations: RepresentationSet,
-        debugger: Debugger
-    ) {
-        self.store = store
-        self.transaction = transaction
-        self.plans = plans
-        self.representations = representations
-        self.debugger = debugger
-    }
-
     /// Resolves every proto-record to a ``RowState``, existing or new.
     func resolve(_ protoRecords: [ProtoRecord]) throws(WebRecordError) {
         var keyed: [String: [ProtoRecord]] = [:]
@@ -69,7 +58,8 @@ struct RecordResolver<Storage: RecordStorage> {
             if let proto = wanted[KeyValue(row: row.values, columns: keyColumns)] { attach(row, to: proto) }
         }
         if keyColumns.count == 1 {
-            try transaction.forEachRow(in: table, where: plan.columns[keyColumns[0]], isIn: wanted.keys.map(\.firstPart), match)
+            try transaction.forEachRow(
+                in: table, where: plan.columns[keyColumns[0]], isIn: wanted.keys.map(\.firstPart), match)
         } else {
             try transaction.forEachRow(
                 in: table, where: keyColumns.map { plan.columns[$0] }, areIn: wanted.keys.map(\.parts), match)
@@ -98,15 +88,20 @@ struct RecordResolver<Storage: RecordStorage> {
             }
             let relationship = owner.relationship.property
             let group = Group(
-                table: proto.representation.rootName, ownerEntity: relationship.entityName, relationship: relationship.name)
+                table: proto.representation.rootName, ownerEntity: relationship.entityName,
+                relationship: relationship.name)
             groups[group, default: []].append(proto)
         }
-        let ordered = groups.keys.sorted { "\($0.table)|\($0.ownerEntity).\($0.relationship)" < "\($1.table)|\($1.ownerEntity).\($1.relationship)" }
+        let ordered = groups.keys.sorted {
+            "\($0.table)|\($0.ownerEntity).\($0.relationship)" < "\($1.table)|\($1.ownerEntity).\($1.relationship)"
+        }
         for groupKey in ordered {
             guard let group = groups[groupKey], let first = group.first, let owner = first.owner,
                 let plan = plans[first.representation.rootName]
             else { continue }
-            guard let lookup = ownerLookup(plan: plan, ownerEntity: owner.proto.entity, relationship: owner.relationship.property)
+            guard
+                let lookup = ownerLookup(
+                    plan: plan, ownerEntity: owner.proto.entity, relationship: owner.relationship.property)
             else {
                 for proto in group { try makeNew(proto) }
                 continue
@@ -118,11 +113,14 @@ struct RecordResolver<Storage: RecordStorage> {
             }
             func match(_ found: TableRow, ownerID: Int64) {
                 guard let proto = byOwner[ownerID] else { return }
-                attach(RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values), to: proto)
+                attach(
+                    RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values),
+                    to: proto)
             }
             switch lookup {
             case .childHoldsOwner(let column, let index):
-                try transaction.forEachRow(in: plan.name, where: column, isIn: byOwner.keys.map { .integer($0) }) { found in
+                try transaction.forEachRow(in: plan.name, where: column, isIn: byOwner.keys.map { .integer($0) }) {
+                    found in
                     guard case .integer(let ownerID) = found.values[index] else { return }
                     match(found, ownerID: ownerID)
                 }
@@ -175,9 +173,11 @@ struct RecordResolver<Storage: RecordStorage> {
             {
                 // A reference by key to a record of another branch (a Book-typed link naming a
                 // stored Film): that record is not what the link may hold, so nothing links to it.
-                debugger.record(WebRecordError(
-                    .typeMismatch, "\(proto) names a stored \(stored.name), not a kind of \(entityName); nothing is linked to it",
-                    isFatal: false, entity: entityName, value: proto.primaryKeyValue))
+                debugger.record(
+                    WebRecordError(
+                        .typeMismatch,
+                        "\(proto) names a stored \(stored.name), not a kind of \(entityName); nothing is linked to it",
+                        isFatal: false, entity: entityName, value: proto.primaryKeyValue))
                 proto.isRejected = true
                 return
             }
@@ -195,7 +195,8 @@ struct RecordResolver<Storage: RecordStorage> {
 
     private func makeNew(_ proto: ProtoRecord) throws(WebRecordError) {
         guard let plan = proto.representation.table else {
-            throw WebRecordError(.storeError, "the store has no table '\(proto.entity.rootName)'", entity: proto.entity.name)
+            throw WebRecordError(
+                .storeError, "the store has no table '\(proto.entity.rootName)'", entity: proto.entity.name)
         }
         let next: Int64
         if let known = plan.nextRowID {

@@ -112,7 +112,8 @@ final class Representation {
         /// This row holds the destination's `_id` in `column`.
         case foreignKeyHere(column: Int, positionColumn: Int?, columnName: String, isOneToOne: Bool)
         /// The destination's row (in `table`) holds this row's `_id` in `column`.
-        case foreignKeyThere(table: TablePlan, column: Int, positionColumn: Int?, columnName: String, positionColumnName: String?)
+        case foreignKeyThere(
+            table: TablePlan, column: Int, positionColumn: Int?, columnName: String, positionColumnName: String?)
         /// A join table.
         case joinTable(table: String, selfColumn: String, otherColumn: String, positionColumn: String?)
     }
@@ -155,7 +156,8 @@ final class Representation {
         self.rootName = entity.rootName
         self.isAbstract = entity.isAbstract
         self.hasSubentities = !entity.subentityNames.isEmpty
-        self.isDiscriminated = hasSubentities || SubentitySelector.governingDiscriminator(of: entity, in: store.schema) != nil
+        self.isDiscriminated =
+            hasSubentities || SubentitySelector.governingDiscriminator(of: entity, in: store.schema) != nil
         self.hasPrimaryKey = entity.primaryKey != nil
         let table = plans[entity.rootName]
         self.table = table
@@ -203,7 +205,9 @@ final class Representation {
         relationshipsByName[name]
     }
 
-    private static func link(for relationship: Relationship, of entity: Entity, store: any RecordStorage, plans: TablePlans) -> Link? {
+    private static func link(
+        for relationship: Relationship, of entity: Entity, store: any RecordStorage, plans: TablePlans
+    ) -> Link? {
         switch store.layout.storage(of: relationship.name, in: entity.name) {
         case nil:
             return nil
@@ -224,7 +228,8 @@ final class Representation {
                 table: table, column: index, positionColumn: positionColumn.flatMap { table.columnIndex[$0] },
                 columnName: column, positionColumnName: positionColumn)
         case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn)?:
-            return .joinTable(table: table, selfColumn: selfColumn, otherColumn: otherColumn, positionColumn: positionColumn)
+            return .joinTable(
+                table: table, selfColumn: selfColumn, otherColumn: otherColumn, positionColumn: positionColumn)
         }
     }
 
@@ -255,13 +260,17 @@ final class Representation {
     /// type, so `"5"` and `5` match. Nil when a part cannot be coerced.
     func normalizedKey(_ raw: JSONValue, coercion: ValueCoercion) -> KeyValue? {
         if keyAttributes.count == 1 {
-            return coercion.keyValue(raw, type: keyAttributes[0].type, dateFormat: keyAttributes[0].dateFormat).map { .single($0) }
+            return coercion.keyValue(raw, type: keyAttributes[0].type, dateFormat: keyAttributes[0].dateFormat).map {
+                .single($0)
+            }
         }
         let parts = raw.arrayValue ?? []
         guard parts.count == keyAttributes.count, !parts.isEmpty else { return nil }
         var values: [DatabaseValue] = []
         for (mapped, part) in zip(keyAttributes, parts) {
-            guard let value = coercion.keyValue(part, type: mapped.type, dateFormat: mapped.dateFormat) else { return nil }
+            guard let value = coercion.keyValue(part, type: mapped.type, dateFormat: mapped.dateFormat) else {
+                return nil
+            }
             values.append(value)
         }
         return .composite(values)
@@ -344,9 +353,11 @@ struct SubentitySelector {
         var steps = 0
         while steps < 64 {
             steps += 1
-            let hook = current.subentityNames.isEmpty
+            let hook =
+                current.subentityNames.isEmpty
                 ? nil : store.recordClass(for: current.name).subentityName(for: dictionary, of: current)
-            guard let name = hook ?? discriminated(dictionary, by: Self.governingDiscriminator(of: current, in: schema)),
+            guard
+                let name = hook ?? discriminated(dictionary, by: Self.governingDiscriminator(of: current, in: schema)),
                 name != current.name, let next = schema.entity(named: name)
             else { break }
             guard schema.entity(name, isKindOf: current.name) else {

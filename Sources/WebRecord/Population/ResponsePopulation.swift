@@ -42,7 +42,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     ///   - debugger: where errors are collected; a new one by default.
     /// - Returns: the top-level records in response order, the debugger, and change counts.
     /// - Throws: ``WebRecordError`` on a fatal error, after rolling back.
-    package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) throws(WebRecordError) -> PopulationResult {
+    package func populate(_ response: JSONValue, entity: String, debugger: Debugger? = nil) throws(WebRecordError)
+        -> PopulationResult
+    {
         let debugger = debugger ?? Debugger(initialEntity: entity, logger: store.logger)
         do {
             switch try prepare(response, entityName: entity, debugger: debugger) {
@@ -93,7 +95,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         case let error as WebRecordError where error.code == .cancelled:
             let cancelled = WebRecordError.cancelled(entity: entity)
             return WebRecordError(cancelled, debugger: debugger)
-        case let error as WebRecordError: return error.debugger === debugger ? error : WebRecordError(error, debugger: debugger)
+        case let error as WebRecordError:
+            return error.debugger === debugger ? error : WebRecordError(error, debugger: debugger)
         case is CancellationError: return WebRecordError(.cancelled(entity: entity), debugger: debugger)
         default: return WebRecordError(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
         }
@@ -142,7 +145,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         do {
             topLevel = try builder.build(values, entity: entity, keyPath: keyPath)
             try requireIdentified(
-                builder.unidentifiedTopLevel, unmapped: builder.unmappedTopLevel, identified: topLevel.count, entity: entity,
+                builder.unidentifiedTopLevel, unmapped: builder.unmappedTopLevel, identified: topLevel.count,
+                entity: entity,
                 keyPath: keyPath)
         } catch {
             builder.releaseGraph()
@@ -161,18 +165,22 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         return .write(
             Graph(
                 response: response, entity: entity, keyPath: keyPath, listCount: listCount, builder: builder,
-                topLevel: topLevel, plans: plans, representations: representations, coercion: coercion, debugger: debugger))
+                topLevel: topLevel, plans: plans, representations: representations, coercion: coercion,
+                debugger: debugger))
     }
 
     /// Steps 3–8, in the write transaction.
     private func write(_ graph: Graph, in transaction: Storage.Transaction) throws -> PopulationResult {
-        let (entity, keyPath, debugger, representations) = (graph.entity, graph.keyPath, graph.debugger, graph.representations)
+        let (entity, keyPath, debugger, representations) = (
+            graph.entity, graph.keyPath, graph.debugger, graph.representations
+        )
         let builder = graph.builder
         let protos = builder.protoRecords
         let topLevel = graph.topLevel
         try transaction.checkCancellation()
         let resolver = RecordResolver(
-            store: store, transaction: transaction, plans: graph.plans, representations: representations, debugger: debugger)
+            store: store, transaction: transaction, plans: graph.plans, representations: representations,
+            debugger: debugger)
         try resolver.resolve(protos)
 
         var marshaler = Marshaler(store: store, options: options, coercion: graph.coercion, debugger: debugger)
@@ -260,7 +268,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// The same rules for top-level records that were identified but not stored (new ones
     /// without a non-optional attribute): none stored fails, and so does any under orphan
     /// deletion — `{"id": 0, "error": "Bad credentials"}` is not a list of records.
-    private func requireStored(_ topLevel: [ProtoRecord], unidentified: Int, entity: Entity, keyPath: String?) throws(WebRecordError) {
+    private func requireStored(_ topLevel: [ProtoRecord], unidentified: Int, entity: Entity, keyPath: String?)
+        throws(WebRecordError)
+    {
         let dropped = topLevel.filter { $0.row == nil }
         guard let first = dropped.first else { return }
         let total = topLevel.count + unidentified
@@ -283,15 +293,17 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// Records of an abstract entity that no sub-entity matched (`unmapped`) count too when
     /// orphans are deleted: skipped, they would be taken for orphans.
     private func requireIdentified(
-        _ unidentified: (count: Int, first: JSONValue?, firstIndex: Int), unmapped: Int, identified: Int, entity: Entity,
+        _ unidentified: (count: Int, first: JSONValue?, firstIndex: Int), unmapped: Int, identified: Int,
+        entity: Entity,
         keyPath: String?
     ) throws(WebRecordError) {
         guard unidentified.count > 0 || (unmapped > 0 && options.deletesOrphans) else { return }
         let total = unidentified.count + unmapped + identified
         // Where the first one is, and what it is: `data.1`, `{"message": "Bad credentials"}`.
-        let first = unidentified.first.map {
-            " (the first at '\(keyPath.map { "\($0)." } ?? "")\(unidentified.firstIndex)': \(WebRecordError.excerpt(of: $0)))"
-        } ?? ""
+        let first =
+            unidentified.first.map {
+                " (the first at '\(keyPath.map { "\($0)." } ?? "")\(unidentified.firstIndex)': \(WebRecordError.excerpt(of: $0)))"
+            } ?? ""
         if identified == 0, unidentified.count > 0 {
             throw WebRecordError(
                 .invalidResponseFormat,
@@ -344,14 +356,17 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// single object becomes one record, a missing or null key path is an empty result.
     /// The values and the key path they were found at; `isList` is false when a single object
     /// was taken as the one record (a response that is not a list).
-    private func records(in response: JSONValue, entity: Entity) throws(WebRecordError) -> (values: [JSONValue], keyPath: String?, isList: Bool) {
+    private func records(in response: JSONValue, entity: Entity) throws(WebRecordError) -> (
+        values: [JSONValue], keyPath: String?, isList: Bool
+    ) {
         if case .array(let elements) = response { return (elements, nil, true) }
         guard case .object = response else {
             throw WebRecordError(
                 .invalidResponseFormat, "the response is \(response.typeName); expected an object or an array",
                 entity: entity.name, value: response)
         }
-        let keyPath = options.keyPath ?? store.recordClass(for: entity.name).keyPathForResponseObject
+        let keyPath =
+            options.keyPath ?? store.recordClass(for: entity.name).keyPathForResponseObject
             ?? entity.keyPathForResponseObject
         guard let keyPath, !keyPath.isEmpty else { return ([response], nil, false) }
         let found = response.value(atKeyPath: keyPath)
@@ -370,7 +385,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         case .object(let object)?: return ([.object(object)], keyPath, false)
         case let other?:
             throw WebRecordError(
-                .invalidResponseFormat, "the value at '\(keyPath)' is \(other.typeName); expected an object or an array",
+                .invalidResponseFormat,
+                "the value at '\(keyPath)' is \(other.typeName); expected an object or an array",
                 entity: entity.name, keyPath: keyPath, value: other)
         }
     }
@@ -422,7 +438,9 @@ extension ResponsePopulation {
         do {
             let entity = try store.schema.requireEntity(entity)
             return try store.inTransaction { transaction in
-                try orphanPass(entity: entity, keeping: keeping, results: results, response: response, debugger: debugger, in: transaction)
+                try orphanPass(
+                    entity: entity, keeping: keeping, results: results, response: response, debugger: debugger,
+                    in: transaction)
             }
         } catch {
             throw Self.failure(error, entity: entity, debugger: debugger)

@@ -61,15 +61,20 @@ extension RecordStore {
                 }
             }
             return results.enumerated().map { index, result in
-                result ?? .failure(WebRecordError(.cancelled(entity: requests[index].entity), debugger: Debugger(initialEntity: requests[index].entity)))
+                result
+                    ?? .failure(
+                        WebRecordError(
+                            .cancelled(entity: requests[index].entity),
+                            debugger: Debugger(initialEntity: requests[index].entity)))
             }
         }
     }
 
     private func result(of request: BatchRequest) async -> Result<RequestResult, WebRecordError> {
         do throws(WebRecordError) {
-            return .success(try await startRequest(
-                entity: request.entity, urn: request.urn, data: request.data, options: request.options))
+            return .success(
+                try await startRequest(
+                    entity: request.entity, urn: request.urn, data: request.data, options: request.options))
         } catch {
             return .failure(error)
         }

@@ -194,7 +194,9 @@ extension RecordStore {
     ///   - data: the first page's parameters.
     ///   - options: request options, pagination, page limit and progress.
     /// - Returns: the pages; iterating requests them.
-    public func pages(entity: String, urn: String, data: JSONValue? = nil, options: PagingOptions = PagingOptions()) -> PageSequence {
+    public func pages(entity: String, urn: String, data: JSONValue? = nil, options: PagingOptions = PagingOptions())
+        -> PageSequence
+    {
         PageSequence(store: self, entity: entity, urn: urn, data: data, options: options, recordClass: nil)
     }
 
@@ -251,7 +253,8 @@ extension RecordStore {
 
         let isFirst = state.index == 0
         let urn = isFirst ? sequence.urn : (state.nextURN ?? sequence.urn)
-        let data = isFirst ? (sequence.options.pagination?.firstPageData(sequence.data) ?? sequence.data) : state.nextData
+        let data =
+            isFirst ? (sequence.options.pagination?.firstPageData(sequence.data) ?? sequence.data) : state.nextData
         let prepared = try prepareRequest(
             entity: sequence.entity, urn: urn, data: data, options: requestOptions, recordClass: sequence.recordClass)
         var request = prepared.request
@@ -260,7 +263,8 @@ extension RecordStore {
         var result: RequestResult
         do {
             result = try await run(
-                PreparedRequest(server: prepared.server, request: request, debugger: prepared.debugger), options: requestOptions)
+                PreparedRequest(server: prepared.server, request: request, debugger: prepared.debugger),
+                options: requestOptions)
         } catch {
             throw Self.naming(page: state.index, urn: request.urn, in: error)
         }
@@ -268,8 +272,10 @@ extension RecordStore {
         // The page as fetched (its full URL, after redirects) is requested too: a next link
         // names pages by URL.
         if let url = result.response.url { state.requested.insert(Self.identity(urn: url.absoluteString, data: nil)) }
-        let builtIn = result.pageManager == nil
-            ? sequence.options.pagination?.pageManager(for: result.response, of: request, recordCount: result.responseRecordCount)
+        let builtIn =
+            result.pageManager == nil
+            ? sequence.options.pagination?.pageManager(
+                for: result.response, of: request, recordCount: result.responseRecordCount)
             : nil
         let pageManager = result.pageManager ?? builtIn
         state.keep.formUnion(result.containedRowIDs)
@@ -289,25 +295,28 @@ extension RecordStore {
             // (A next URL or Link still named after an empty page is followed: the server says
             // there is more, and repeats and the page limit still end the run.)
             end = .emptyPage
-        } else if builtIn != nil, result.responseRecordCount == nil, sequence.options.pagination?.countsRecords == true {
+        } else if builtIn != nil, result.responseRecordCount == nil, sequence.options.pagination?.countsRecords == true
+        {
             // A single object, not a list: a page or offset paginator cannot take it for a page.
             end = .uncountablePage
         } else if !named {
             end = builtIn?.end.map(PagingEnd.init) ?? .noNextPage
         } else if let urn = state.nextURN, state.requested.contains(Self.identity(urn: urn, data: state.nextData)) {
             end = .repeatedPage
-            result.debugger.record(WebRecordError(
-                .invalidResponseFormat,
-                "page \(state.index) names a page already requested in this run (\(Redaction.urn(urn))); paging ends there",
-                isFatal: false, entity: sequence.entity))
+            result.debugger.record(
+                WebRecordError(
+                    .invalidResponseFormat,
+                    "page \(state.index) names a page already requested in this run (\(Redaction.urn(urn))); paging ends there",
+                    isFatal: false, entity: sequence.entity))
         } else if index > 0, !pageRecords.isEmpty, pageRecords.isSubset(of: state.seenTopLevel) {
             // Another URL, the same records (a server that clamps offsets past the end): it
             // is not advancing, and would go on until the page limit.
             end = .repeatedPage
-            result.debugger.record(WebRecordError(
-                .invalidResponseFormat,
-                "page \(index) holds only records that earlier pages held; the server is not advancing, and paging ends there",
-                isFatal: false, entity: sequence.entity))
+            result.debugger.record(
+                WebRecordError(
+                    .invalidResponseFormat,
+                    "page \(index) holds only records that earlier pages held; the server is not advancing, and paging ends there",
+                    isFatal: false, entity: sequence.entity))
         } else if state.index >= limit {
             end = .pageLimit
         }
@@ -328,9 +337,11 @@ extension RecordStore {
             state.finished = true
             if orphanOptions.deleteOrphans != nil || orphanOptions.orphanDeletion != nil, let end, !end.isComplete {
                 // The server did not say it had no more: what the pages missed is not an orphan.
-                result.debugger.record(WebRecordError(
-                    .invalidResponseFormat, "paging ended with \(end.rawValue), not at the server's last page; no orphans were deleted",
-                    isFatal: false, entity: sequence.entity))
+                result.debugger.record(
+                    WebRecordError(
+                        .invalidResponseFormat,
+                        "paging ended with \(end.rawValue), not at the server's last page; no orphans were deleted",
+                        isFatal: false, entity: sequence.entity))
             } else if orphanOptions.deleteOrphans != nil || orphanOptions.orphanDeletion != nil {
                 if Task.isCancelled {
                     throw WebRecordError(.cancelled(entity: sequence.entity), debugger: result.debugger)
@@ -378,6 +389,7 @@ extension Record {
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: PagingOptions = PagingOptions()
     ) -> PageSequence {
         PageSequence(
-            store: store, entity: requestEntityName(in: store), urn: urn, data: data, options: options, recordClass: self)
+            store: store, entity: requestEntityName(in: store), urn: urn, data: data, options: options,
+            recordClass: self)
     }
 }

@@ -37,7 +37,8 @@ extension RecordRequesting {
         failureBlock: (@Sendable (WebRecordError) -> Void)? = nil
     ) -> Task<Void, Never> {
         completionTask(
-            options: options, domain: domain, callbackQueue: callbackQueue, resultBlock: resultBlock, failureBlock: failureBlock
+            options: options, domain: domain, callbackQueue: callbackQueue, resultBlock: resultBlock,
+            failureBlock: failureBlock
         ) { options throws(WebRecordError) in
             try await startRequest(urn: urn, data: data, in: store, options: options)
         }
@@ -68,7 +69,8 @@ extension RecordStore {
         failureBlock: (@Sendable (WebRecordError) -> Void)? = nil
     ) -> Task<Void, Never> {
         completionTask(
-            options: options, domain: domain, callbackQueue: callbackQueue, resultBlock: resultBlock, failureBlock: failureBlock
+            options: options, domain: domain, callbackQueue: callbackQueue, resultBlock: resultBlock,
+            failureBlock: failureBlock
         ) { options throws(WebRecordError) in
             try await self.startRequest(entity: entity, urn: urn, data: data, options: options)
         }

@@ -148,7 +148,8 @@ extension Record {
         }
         guard let record = fetched.first else {
             throw WebRecordError(
-                WebRecordError(.notFound, "\(self) is no longer in the store after its detail request", entity: entity.name),
+                WebRecordError(
+                    .notFound, "\(self) is no longer in the store after its detail request", entity: entity.name),
                 debugger: result.debugger)
         }
         return Self.typed(record)

@@ -81,14 +81,16 @@ extension RecordStore {
         let (stream, continuation) = AsyncThrowingStream<RequestUpdate, any Error>.makeStream()
         let task = Task { [self] in
             do throws(WebRecordError) {
-                let prepared = try prepareRequest(entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
+                let prepared = try prepareRequest(
+                    entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
                 let local: [Record]
                 do {
                     local = try localFetch?(self) ?? fetch(entity)
                 } catch {
                     throw WebRecordError(
                         error as? WebRecordError
-                            ?? WebRecordError(.closureFailed, "the local fetch failed: \(error)", entity: entity, cause: error),
+                            ?? WebRecordError(
+                                .closureFailed, "the local fetch failed: \(error)", entity: entity, cause: error),
                         debugger: prepared.debugger)
                 }
                 continuation.yield(.local(local))
@@ -106,7 +108,8 @@ extension RecordStore {
     func startRequest(
         entity: String, urn: String, data: JSONValue?, options: RequestOptions, recordClass: Record.Type?
     ) async throws(WebRecordError) -> sending RequestResult {
-        let prepared = try prepareRequest(entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
+        let prepared = try prepareRequest(
+            entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
         return try await run(prepared, options: options)
     }
 
@@ -141,7 +144,8 @@ extension RecordStore {
     ///
     /// The result is made in the task the request runs in (its domain's, when it has one) and
     /// handed to the caller.
-    func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordError) -> sending RequestResult {
+    func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordError) -> sending RequestResult
+    {
         let failure: WebRecordError
         do {
             return try await cancellation.run(domain: options.domain) { [self] in
@@ -180,7 +184,8 @@ extension RecordStore {
                 throw WebRecordError(error, debugger: debugger)
             } catch {
                 throw WebRecordError(
-                    WebRecordError(.closureFailed, "the custom-response closure failed: \(error)", entity: entity, cause: error),
+                    WebRecordError(
+                        .closureFailed, "the custom-response closure failed: \(error)", entity: entity, cause: error),
                     debugger: debugger)
             }
         }
@@ -202,7 +207,8 @@ extension RecordStore {
         }
         let pageManager = server.pageManager(for: response, of: request)
         database.logger.log(
-            .debug, "request '\(Redaction.urn(request.urn))' populated \(population.records.count) record(s)", entity: entity)
+            .debug, "request '\(Redaction.urn(request.urn))' populated \(population.records.count) record(s)",
+            entity: entity)
         return RequestResult(
             population: population, customResponse: customResponse, response: response, request: request,
             pageManager: pageManager)
@@ -221,7 +227,9 @@ extension RecordStore {
         }
         return WebRecordError(
             WebRecordError(
-                .serverError, "the server failed for URN '\(Redaction.urn(request.urn))': \(Redaction.text("\(error)"))", entity: entity,
+                .serverError,
+                "the server failed for URN '\(Redaction.urn(request.urn))': \(Redaction.text("\(error)"))",
+                entity: entity,
                 cause: error),
             debugger: debugger)
     }

@@ -131,7 +131,9 @@ public final class RecordStore: Sendable {
     ///
     /// - Throws: a ``WebRecordError``: what `body` threw (wrapped as for the synchronous `read`),
     ///   `cancelled`, or a `storeError`.
-    public func read<T>(_ body: @escaping @Sendable (Connection) throws -> sending T) async throws(WebRecordError) -> sending T {
+    public func read<T>(_ body: @escaping @Sendable (Connection) throws -> sending T) async throws(WebRecordError)
+        -> sending T
+    {
         do {
             // Made on the reader's executor and handed to this task, which alone uses it.
             return try await database.read { connection in HandOver(try body(connection)) }.value
@@ -169,7 +171,9 @@ public final class RecordStore: Sendable {
     ///
     /// - Throws: a ``WebRecordError``, after the rollback: what `body` threw (wrapped as for
     ///   the synchronous `write`); `cancelled`; or a `storeError`.
-    public func write<T>(_ body: @escaping @Sendable (Connection) throws -> sending T) async throws(WebRecordError) -> sending T {
+    public func write<T>(_ body: @escaping @Sendable (Connection) throws -> sending T) async throws(WebRecordError)
+        -> sending T
+    {
         do {
             // Made on the writer's executor and handed to this task, which alone uses it.
             return try await database.write { connection in HandOver(try body(connection)) }.value
@@ -289,7 +293,8 @@ public final class RecordStore: Sendable {
         _ entityName: String, where predicate: String? = nil, arguments: [any DatabaseValueConvertible] = [],
         includingSubentities: Bool = true
     ) throws(WebRecordError) -> Int {
-        try database.count(entityName, where: predicate, arguments: arguments, includingSubentities: includingSubentities)
+        try database.count(
+            entityName, where: predicate, arguments: arguments, includingSubentities: includingSubentities)
     }
 
     /// Fetches the record of an entity with a primary-key value, normalized to the key's type

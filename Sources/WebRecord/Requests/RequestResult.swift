@@ -34,7 +34,8 @@ public struct RequestResult {
 
     /// A result of `population` for `request` and `response`.
     init(
-        population: PopulationResult, customResponse: (any Sendable)? = nil, response: ServerResponse, request: ServerRequest,
+        population: PopulationResult, customResponse: (any Sendable)? = nil, response: ServerResponse,
+        request: ServerRequest,
         pageManager: (any PageManager)? = nil
     ) {
         self.population = population

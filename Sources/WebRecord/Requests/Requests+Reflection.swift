@@ -27,7 +27,9 @@ extension BatchRequest: CustomReflectable {
     public var customMirror: Mirror {
         Mirror(
             self,
-            children: ["entity": entity, "urn": Redaction.urn(urn), "data": Redaction.json(data) as Any, "options": options],
+            children: [
+                "entity": entity, "urn": Redaction.urn(urn), "data": Redaction.json(data) as Any, "options": options,
+            ],
             displayStyle: .struct)
     }
 }

@@ -93,8 +93,8 @@ enum SubentityDiscriminator: Sendable, Hashable {
 
     static func == (lhs: SubentityDiscriminator, rhs: SubentityDiscriminator) -> Bool {
         switch (lhs, rhs) {
-        case let (.value(k1, m1), .value(k2, m2)): k1 == k2 && m1 == m2
-        case let (.presence(p1), .presence(p2)):
+        case (.value(let k1, let m1), .value(let k2, let m2)): k1 == k2 && m1 == m2
+        case (.presence(let p1), .presence(let p2)):
             p1.count == p2.count && zip(p1, p2).allSatisfy { $0.key == $1.key && $0.entity == $1.entity }
         default: false
         }
@@ -102,11 +102,11 @@ enum SubentityDiscriminator: Sendable, Hashable {
 
     func hash(into hasher: inout Hasher) {
         switch self {
-        case let .value(key, map):
+        case .value(let key, let map):
             hasher.combine(0)
             hasher.combine(key)
             hasher.combine(map)
-        case let .presence(pairs):
+        case .presence(let pairs):
             hasher.combine(1)
             for pair in pairs {
                 hasher.combine(pair.key)

@@ -9,7 +9,9 @@ enum ForeignKeyPlacement {
     /// - Parameters:
     ///   - inverse: the inverse relationship, when there is one.
     ///   - primaryKey: the primary key of an entity, by name.
-    static func columns(of relationship: Relationship, inverse: Relationship?, primaryKey: (String) -> PrimaryKey?) -> [String] {
+    static func columns(of relationship: Relationship, inverse: Relationship?, primaryKey: (String) -> PrimaryKey?)
+        -> [String]
+    {
         guard !relationship.isToMany else { return [] }
         guard let inverse else { return [relationship.name] }
         if inverse.isToMany {
@@ -21,7 +23,9 @@ enum ForeignKeyPlacement {
     /// Whether the side `relationship` of a one-to-one keeps the foreign key: the side whose
     /// entity's primary key is the relationship, else the side whose `Entity.relationship`
     /// sorts first. A relationship that is its own inverse keeps it.
-    static func holdsOneToOneKey(_ relationship: Relationship, inverse: Relationship, primaryKey: (String) -> PrimaryKey?) -> Bool {
+    static func holdsOneToOneKey(
+        _ relationship: Relationship, inverse: Relationship, primaryKey: (String) -> PrimaryKey?
+    ) -> Bool {
         if sortKey(relationship) == sortKey(inverse) { return true }
         let selfIsKey = primaryKey(relationship.entityName) == .relationship(relationship.name)
         let otherIsKey = primaryKey(inverse.entityName) == .relationship(inverse.name)

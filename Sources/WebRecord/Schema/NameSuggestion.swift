@@ -8,7 +8,9 @@ package enum NameSuggestion {
             let distance = editDistance(lowered, Array(candidate.lowercased().utf8))
             // Ties go to the alphabetically first candidate, so a hint never depends on the
             // order of a dictionary's keys.
-            if let current = best, distance > current.distance || (distance == current.distance && candidate >= current.name) {
+            if let current = best,
+                distance > current.distance || (distance == current.distance && candidate >= current.name)
+            {
                 continue
             }
             best = (candidate, distance)

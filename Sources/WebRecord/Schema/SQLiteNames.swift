@@ -7,9 +7,11 @@ enum SQLiteNames {
     /// `name` as SQLite compares identifiers: ASCII letters without regard to case, every other
     /// character as it is. `Post` and `post` are one table; `É` and `é` are two.
     static func folded(_ name: String) -> String {
-        String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar
-        }))
+        String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { scalar in
+                    ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32) ?? scalar : scalar
+                }))
     }
 
     /// A name in `names` that SQLite takes for `name`, but that is not spelt the same.

@@ -83,7 +83,9 @@ struct SchemaFileReader {
             return
         }
         guard let entityObjects = entitiesValue.objectValue else {
-            problem(nil, nil, "'entities' must be an object mapping entity names to entities, not \(Self.kind(of: entitiesValue))")
+            problem(
+                nil, nil,
+                "'entities' must be an object mapping entity names to entities, not \(Self.kind(of: entitiesValue))")
             return
         }
         for (name, value) in entityObjects {
@@ -122,7 +124,9 @@ struct SchemaFileReader {
             entity.primaryKey = names
             entity.primaryKeyIsComposite = parts.count > 1
         case let other?:
-            problem(name, nil, "'primaryKey' must be a property name or a non-empty array of names" + Self.notOrElement(other))
+            problem(
+                name, nil,
+                "'primaryKey' must be a property name or a non-empty array of names" + Self.notOrElement(other))
         }
         if let discriminator = Self.nonNull(object["subentities"]) {
             entity.discriminator = readDiscriminator(discriminator, entity: name)
@@ -158,7 +162,9 @@ struct SchemaFileReader {
 
     private mutating func readDiscriminator(_ value: JSONValue, entity: String) -> SubentityDiscriminator? {
         guard let object = value.objectValue else {
-            problem(entity, nil, "'subentities' must be an object with 'key' and 'map', or with 'present', not \(Self.kind(of: value))")
+            problem(
+                entity, nil,
+                "'subentities' must be an object with 'key' and 'map', or with 'present', not \(Self.kind(of: value))")
             return nil
         }
         checkKeys(object, allowed: ["key", "map", "present"], entity: entity, property: nil, what: "subentities")
@@ -167,7 +173,8 @@ struct SchemaFileReader {
             return nil
         }
         if let present = object["present"] {
-            guard let pairs = present.objectValue, pairs.allSatisfy({ $0.value.stringValue != nil }), !pairs.isEmpty else {
+            guard let pairs = present.objectValue, pairs.allSatisfy({ $0.value.stringValue != nil }), !pairs.isEmpty
+            else {
                 problem(entity, nil, "'subentities.present' must map keys to entity names")
                 return nil
             }
@@ -204,7 +211,8 @@ struct SchemaFileReader {
             return nil
         }
         guard let type = AttributeType(rawValue: typeName) else {
-            let suggestion = Self.coreDataTypeNames[typeName.lowercased()]
+            let suggestion =
+                Self.coreDataTypeNames[typeName.lowercased()]
                 ?? NameSuggestion.closest(to: typeName, in: AttributeType.allCases.map(\.rawValue))
             problem(entity, name, "unknown type '\(typeName)'\(suggestion.map { " (did you mean '\($0)'?)" } ?? "")")
             return nil
@@ -276,7 +284,8 @@ struct SchemaFileReader {
         case nil, .null?: break
         case .string(let path)?: paths = [path]
         case .array(let list)? where list.allSatisfy({ $0.stringValue != nil }): paths = list.compactMap(\.stringValue)
-        case let other?: problem(entity, name, "'key' must be a key path or an array of key paths" + Self.notOrElement(other))
+        case let other?:
+            problem(entity, name, "'key' must be a key path or an array of key paths" + Self.notOrElement(other))
         }
         for path in paths {
             checkKeyPath(path, entity: entity, property: name, key: "key")
@@ -295,7 +304,9 @@ struct SchemaFileReader {
     /// Whether a default is a value a response could carry for the attribute: it must pass the
     /// same coercion as response values (DESIGN §3.10), with the file's `dateFormats`.
     private func defaultFits(_ value: JSONValue, _ attribute: Attribute) -> Bool {
-        guard let stored = ValueCoercion(dateFormats: dateFormats).storedValue(value, for: attribute) else { return false }
+        guard let stored = ValueCoercion(dateFormats: dateFormats).storedValue(value, for: attribute) else {
+            return false
+        }
         return !stored.isNull
     }
 
@@ -313,7 +324,9 @@ struct SchemaFileReader {
     /// Whether `name` matches `[A-Za-z_][A-Za-z0-9_]*`.
     static func isIdentifier(_ name: String) -> Bool {
         guard let first = name.utf8.first, !(48...57).contains(first) else { return false }
-        return name.utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95 }
+        return name.utf8.allSatisfy {
+            ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == 95
+        }
     }
 
     private mutating func checkIdentifier(_ name: String, entity: String?, property: String?, what: String) {
@@ -356,9 +369,10 @@ struct SchemaFileReader {
                 }
             }
         }
-        problems.append(WebRecordError.schemaProblem(
-            file: file, entity: entity, property: property, message: message,
-            line: entity == nil ? duplicate.line : nil, column: entity == nil ? duplicate.column : nil))
+        problems.append(
+            WebRecordError.schemaProblem(
+                file: file, entity: entity, property: property, message: message,
+                line: entity == nil ? duplicate.line : nil, column: entity == nil ? duplicate.column : nil))
     }
 
     private mutating func checkKeys(
@@ -410,8 +424,9 @@ struct SchemaFileReader {
     /// `; element 2 is a number` (the first that is not a string, else the first empty string).
     static func notOrElement(_ value: JSONValue) -> String {
         guard let elements = value.arrayValue, !elements.isEmpty else { return ", not \(kind(of: value))" }
-        guard let index = elements.firstIndex(where: { $0.stringValue == nil })
-            ?? elements.firstIndex(where: { $0.stringValue == "" })
+        guard
+            let index = elements.firstIndex(where: { $0.stringValue == nil })
+                ?? elements.firstIndex(where: { $0.stringValue == "" })
         else { return "" }
         return "; element \(index + 1) is \(kind(of: elements[index]))"
     }

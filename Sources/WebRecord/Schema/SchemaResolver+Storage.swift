@@ -24,11 +24,14 @@ extension SchemaResolver {
             // A property already reported (its column, or its join table beside its index) is
             // not reported again.
             let reported = problems.contains {
-                $0.file == generated.entity.fileName && $0.entity == generated.entity.name && $0.property == generated.property
+                $0.file == generated.entity.fileName && $0.entity == generated.entity.name
+                    && $0.property == generated.property
             }
             if reported { continue }
             if let other = taken[key] {
-                problem(generated.entity, generated.property, "its \(generated.kind) '\(generated.name)' has the same name as \(other); rename one of them")
+                problem(
+                    generated.entity, generated.property,
+                    "its \(generated.kind) '\(generated.name)' has the same name as \(other); rename one of them")
             } else {
                 taken[key] = generated.owner
             }
@@ -41,7 +44,8 @@ extension SchemaResolver {
     mutating func checkColumnCounts(_ entities: [Entity], in resolved: [String: Entity]) {
         var counts: [String: Int] = [:]
         for entity in entities {
-            counts[entity.rootName, default: 2] += entity.attributes.filter { $0.entityName == entity.name }.count
+            counts[entity.rootName, default: 2] +=
+                entity.attributes.filter { $0.entityName == entity.name }.count
                 + Self.foreignKeyColumns(of: entity, in: resolved).count
         }
         for entity in entities where entity.parentName == nil {
@@ -49,13 +53,16 @@ extension SchemaResolver {
             if count > SQLiteNames.maximumColumnCount {
                 problem(
                     entity, nil,
-                    "its table would have \(count) columns (_id, _entity, the attributes of its hierarchy and the foreign keys stored there); SQLite allows at most \(SQLiteNames.maximumColumnCount)")
+                    "its table would have \(count) columns (_id, _entity, the attributes of its hierarchy and the foreign keys stored there); SQLite allows at most \(SQLiteNames.maximumColumnCount)"
+                )
             }
         }
     }
 
     /// The foreign-key and position columns the relationships `entity` declares add to its table.
-    private static func foreignKeyColumns(of entity: Entity, in resolved: [String: Entity]) -> [(relationship: String, column: String)] {
+    private static func foreignKeyColumns(of entity: Entity, in resolved: [String: Entity]) -> [(
+        relationship: String, column: String
+    )] {
         entity.relationships.filter { $0.entityName == entity.name }.flatMap { relationship in
             let inverse = relationship.inverse.flatMap { resolved[relationship.destination]?.relationship(named: $0) }
             return ForeignKeyPlacement.columns(of: relationship, inverse: inverse) { resolved[$0]?.primaryKey }
@@ -69,20 +76,29 @@ extension SchemaResolver {
         for entity in entities {
             let table = entity.rootName
             if entity.parentName == nil, entity.primaryKey != nil {
-                names.append(GeneratedName(
-                    name: "_pk_\(table)", kind: "index", owner: "the primary-key index of \(table)", entity: entity, property: nil))
+                names.append(
+                    GeneratedName(
+                        name: "_pk_\(table)", kind: "index", owner: "the primary-key index of \(table)", entity: entity,
+                        property: nil))
             }
             let keyColumns = resolved[table]?.primaryKey?.propertyNames ?? []
-            var indexed = entity.attributes.filter { $0.entityName == entity.name && $0.isIndexed }.map { (property: $0.name, column: $0.name) }
+            var indexed = entity.attributes.filter { $0.entityName == entity.name && $0.isIndexed }.map {
+                (property: $0.name, column: $0.name)
+            }
             indexed += foreignKeyColumns(of: entity, in: resolved).filter { !$0.column.hasPrefix("_position_") }
                 .map { (property: $0.relationship, column: $0.column) }
             for (property, column) in indexed where keyColumns != [column] {
-                names.append(GeneratedName(
-                    name: "_index_\(table)_\(column)", kind: "index", owner: "the index of \(entity.name).\(property)",
-                    entity: entity, property: property))
+                names.append(
+                    GeneratedName(
+                        name: "_index_\(table)_\(column)", kind: "index",
+                        owner: "the index of \(entity.name).\(property)",
+                        entity: entity, property: property))
             }
-            for relationship in entity.relationships where relationship.entityName == entity.name && relationship.isToMany {
-                let inverse = relationship.inverse.flatMap { resolved[relationship.destination]?.relationship(named: $0) }
+            for relationship in entity.relationships
+            where relationship.entityName == entity.name && relationship.isToMany {
+                let inverse = relationship.inverse.flatMap {
+                    resolved[relationship.destination]?.relationship(named: $0)
+                }
                 if let inverse {
                     // A one-to-many keeps a column on the to-one side; a many-to-many has one join
                     // table, named by the side that sorts first.
@@ -91,10 +107,14 @@ extension SchemaResolver {
                 }
                 let join = "_\(entity.name)_\(relationship.name)"
                 let owner = "the join table of \(entity.name).\(relationship.name)"
-                names.append(GeneratedName(name: join, kind: "join table", owner: owner, entity: entity, property: relationship.name))
-                names.append(GeneratedName(
-                    name: "_index_\(join)_target", kind: "index", owner: "the target index of \(owner)", entity: entity,
-                    property: relationship.name))
+                names.append(
+                    GeneratedName(
+                        name: join, kind: "join table", owner: owner, entity: entity, property: relationship.name))
+                names.append(
+                    GeneratedName(
+                        name: "_index_\(join)_target", kind: "index", owner: "the target index of \(owner)",
+                        entity: entity,
+                        property: relationship.name))
             }
         }
         return names

@@ -43,7 +43,10 @@ struct SchemaResolver {
                 if earlier.name == declaration.name {
                     problem(declaration, nil, "duplicate entity name; also declared in \(earlier.file)")
                 } else {
-                    problem(declaration, nil, "duplicate entity name; also declared as '\(earlier.name)' in \(earlier.file) (names are case-insensitive in SQLite)")
+                    problem(
+                        declaration, nil,
+                        "duplicate entity name; also declared as '\(earlier.name)' in \(earlier.file) (names are case-insensitive in SQLite)"
+                    )
                 }
                 continue
             }
@@ -53,7 +56,8 @@ struct SchemaResolver {
         }
         for declaration in declarations {
             if let parent = declaration.parent, byName[parent] == nil {
-                problem(declaration, nil, "unknown parent '\(parent)'\(NameSuggestion.hint(for: parent, in: byName.keys))")
+                problem(
+                    declaration, nil, "unknown parent '\(parent)'\(NameSuggestion.hint(for: parent, in: byName.keys))")
             }
         }
     }
@@ -116,7 +120,10 @@ struct SchemaResolver {
         for ancestor in chain {
             guard let names = ancestor.primaryKey else { continue }
             if let owner = keyOwner, names != owner.primaryKey, ancestor.name == declaration.name {
-                problem(declaration, nil, "a sub-entity inherits its primary key; '\(names.joined(separator: "+"))' differs from \(owner.name)'s '\(owner.primaryKey?.joined(separator: "+") ?? "")'")
+                problem(
+                    declaration, nil,
+                    "a sub-entity inherits its primary key; '\(names.joined(separator: "+"))' differs from \(owner.name)'s '\(owner.primaryKey?.joined(separator: "+") ?? "")'"
+                )
                 continue
             }
             if keyOwner == nil {
@@ -156,9 +163,13 @@ struct SchemaResolver {
         guard isOwn else { return false }
         let caseNote = first.name == property.name ? "" : " (names are case-insensitive in SQLite)"
         if first.entity == owner.name {
-            problem(owner, property.name, "duplicate property name; also declared as \(first.kind) '\(first.name)'\(caseNote)")
+            problem(
+                owner, property.name,
+                "duplicate property name; also declared as \(first.kind) '\(first.name)'\(caseNote)")
         } else {
-            problem(owner, property.name, "duplicate property name; \(first.entity) already declares \(first.kind) '\(first.name)'\(caseNote)")
+            problem(
+                owner, property.name,
+                "duplicate property name; \(first.entity) already declares \(first.kind) '\(first.name)'\(caseNote)")
         }
         return false
     }
@@ -172,7 +183,9 @@ struct SchemaResolver {
     // MARK: - Checks
 
     private mutating func checkPrimaryKey(_ entity: Entity, in entities: [String: Entity]) {
-        guard let key = entity.primaryKey, entity.isRoot || entity.parentName.flatMap({ entities[$0] })?.primaryKey == nil else {
+        guard let key = entity.primaryKey,
+            entity.isRoot || entity.parentName.flatMap({ entities[$0] })?.primaryKey == nil
+        else {
             return
         }
         for name in key.propertyNames {
@@ -181,7 +194,10 @@ struct SchemaResolver {
                     problem(entity, name, "a \(attribute.type.rawValue) attribute cannot be a primary key")
                 }
                 if attribute.defaultValue != nil {
-                    problem(entity, name, "a primary key attribute cannot have a default; every record created without a key would share it")
+                    problem(
+                        entity, name,
+                        "a primary key attribute cannot have a default; every record created without a key would share it"
+                    )
                 }
             } else if let relationship = entity.relationship(named: name) {
                 if case .composite = key {
@@ -192,10 +208,14 @@ struct SchemaResolver {
                     let destination = entities[relationship.destination],
                     destination.primaryKey == .relationship(inverseName)
                 {
-                    problem(entity, name, "\(destination.name) is identified by '\(inverseName)', the inverse of this primary key; only one side of a one-to-one can identify the other")
+                    problem(
+                        entity, name,
+                        "\(destination.name) is identified by '\(inverseName)', the inverse of this primary key; only one side of a one-to-one can identify the other"
+                    )
                 }
             } else if !unreadableProperties(of: entity.name).contains(name) {
-                let names = entity.attributes.map(\.name) + entity.relationships.map(\.name)
+                let names =
+                    entity.attributes.map(\.name) + entity.relationships.map(\.name)
                     + unreadableProperties(of: entity.name)
                 problem(entity, name, "primary key names no property\(NameSuggestion.hint(for: name, in: names))")
             }
@@ -215,15 +235,23 @@ struct SchemaResolver {
             guard let inverse = destination.relationship(named: inverseName) else {
                 if unreadableProperties(of: destination.name).contains(inverseName) { continue }
                 let hint = NameSuggestion.hint(for: inverseName, in: destination.relationships.map(\.name))
-                problem(entity, relationship.name, "inverse '\(inverseName)' does not exist on \(destination.name)\(hint)")
+                problem(
+                    entity, relationship.name, "inverse '\(inverseName)' does not exist on \(destination.name)\(hint)")
                 continue
             }
             guard let inverseOfInverse = inverse.inverse else {
-                problem(entity, relationship.name, "inverse \(destination.name).\(inverseName) does not point back (it has no 'inverse'; add \"inverse\": \"\(relationship.name)\")")
+                problem(
+                    entity, relationship.name,
+                    "inverse \(destination.name).\(inverseName) does not point back (it has no 'inverse'; add \"inverse\": \"\(relationship.name)\")"
+                )
                 continue
             }
-            if inverseOfInverse != relationship.name || !Self.isKind(entity.name, of: inverse.destination, in: entities) {
-                problem(entity, relationship.name, "inverse \(destination.name).\(inverseName) does not point back (it points to \(inverse.destination).\(inverseOfInverse))")
+            if inverseOfInverse != relationship.name || !Self.isKind(entity.name, of: inverse.destination, in: entities)
+            {
+                problem(
+                    entity, relationship.name,
+                    "inverse \(destination.name).\(inverseName) does not point back (it points to \(inverse.destination).\(inverseOfInverse))"
+                )
             }
         }
     }
@@ -232,8 +260,13 @@ struct SchemaResolver {
         guard let discriminator = entity.subentityDiscriminator else { return }
         for name in discriminator.entityNames {
             if byName[name] == nil {
-                let descendants = entities.keys.filter { $0 != entity.name && Self.isKind($0, of: entity.name, in: entities) }
-                problem(entity, nil, "subentities names '\(name)', which is not an entity\(NameSuggestion.hint(for: name, in: descendants))")
+                let descendants = entities.keys.filter {
+                    $0 != entity.name && Self.isKind($0, of: entity.name, in: entities)
+                }
+                problem(
+                    entity, nil,
+                    "subentities names '\(name)', which is not an entity\(NameSuggestion.hint(for: name, in: descendants))"
+                )
             } else if name == entity.name || !Self.isKind(name, of: entity.name, in: entities) {
                 problem(entity, nil, "subentities names '\(name)', which is not a sub-entity of \(entity.name)")
             }
@@ -248,7 +281,8 @@ struct SchemaResolver {
         // root -> lowercased name -> the entities declaring it, with the name as they spell it
         var columns: [String: [String: [(entity: String, name: String)]]] = [:]
         for entity in entities {
-            let own = entity.attributes.filter { $0.entityName == entity.name }.map(\.name)
+            let own =
+                entity.attributes.filter { $0.entityName == entity.name }.map(\.name)
                 + entity.relationships.filter { $0.entityName == entity.name }.map(\.name)
             for name in own {
                 let key = name.lowercased()
@@ -259,7 +293,10 @@ struct SchemaResolver {
                 }
                 if let clash {
                     let caseNote = clash.name == name ? "" : " (names are case-insensitive in SQLite)"
-                    problem(entity, name, "\(clash.entity) declares '\(clash.name)' too; one table holds the \(entity.rootName) hierarchy, so names must differ\(caseNote)")
+                    problem(
+                        entity, name,
+                        "\(clash.entity) declares '\(clash.name)' too; one table holds the \(entity.rootName) hierarchy, so names must differ\(caseNote)"
+                    )
                 } else {
                     columns[entity.rootName, default: [:]][key, default: []].append((entity.name, name))
                 }
@@ -285,10 +322,14 @@ struct SchemaResolver {
     }
 
     private mutating func problem(_ declaration: EntityDeclaration, _ property: String?, _ message: String) {
-        problems.append(WebRecordError.schemaProblem(file: declaration.file, entity: declaration.name, property: property, message: message))
+        problems.append(
+            WebRecordError.schemaProblem(
+                file: declaration.file, entity: declaration.name, property: property, message: message))
     }
 
     mutating func problem(_ entity: Entity, _ property: String?, _ message: String) {
-        problems.append(WebRecordError.schemaProblem(file: entity.fileName, entity: entity.name, property: property, message: message))
+        problems.append(
+            WebRecordError.schemaProblem(
+                file: entity.fileName, entity: entity.name, property: property, message: message))
     }
 }

@@ -65,15 +65,19 @@ enum HTTPRequestEncoding {
     /// `url` with `items` added to its query. A parameter the URL's query already has is
     /// replaced, never sent twice: every item of that name in the query is dropped, and the
     /// others keep their order and their encoding as written.
-    static func url(_ url: URL, appending items: [(name: String, value: String)], urn: String) throws(WebRecordError) -> URL {
+    static func url(_ url: URL, appending items: [(name: String, value: String)], urn: String) throws(WebRecordError)
+        -> URL
+    {
         guard !items.isEmpty else { return url }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             throw WebRecordError.invalidRequest("cannot add parameters to \(Redaction.url(url))", urn: urn)
         }
         let encoded = items.map { percentEncoded($0.name) + "=" + percentEncoded($0.value) }.joined(separator: "&")
         let replaced = Set(items.map(\.name))
-        let kept = (components.percentEncodedQuery ?? "").split(separator: "&", omittingEmptySubsequences: true).filter { pair in
-            let name = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let kept = (components.percentEncodedQuery ?? "").split(separator: "&", omittingEmptySubsequences: true).filter
+        { pair in
+            let name =
+                pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let decoded = (name.replacingOccurrences(of: "+", with: " ").removingPercentEncoding) ?? name
             return !replaced.contains(decoded)
         }

@@ -32,7 +32,8 @@ extension HTTPServer {
     package static func headerProblem(name: String, value: String) -> String? {
         if name.isEmpty { return "a header has an empty name" }
         if let bad = name.unicodeScalars.first(where: { !isTokenCharacter($0) }) {
-            return "header name '\(Redaction.text(name))' contains \(describe(bad)); a name is letters, digits and !#$%&'*+-.^_`|~"
+            return
+                "header name '\(Redaction.text(name))' contains \(describe(bad)); a name is letters, digits and !#$%&'*+-.^_`|~"
         }
         if let bad = value.unicodeScalars.first(where: { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }) {
             return "the value of header '\(name)' contains \(describe(bad))"

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension HTTPServer {
@@ -88,7 +88,8 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Se
     /// The request a redirect sends: without credential headers when it leaves the origin of
     /// the request it redirects.
     static func redirect(_ request: URLRequest, from previous: URL?) -> URLRequest {
-        guard let previous, let next = request.url, URLReference.origin(of: next) != URLReference.origin(of: previous) else {
+        guard let previous, let next = request.url, URLReference.origin(of: next) != URLReference.origin(of: previous)
+        else {
             return request
         }
         var stripped = request
@@ -212,7 +213,8 @@ final class HTTPTransfer: Sendable {
             return .failure(.transportFailure(error, url: url))
         }
         guard let http else {
-            return .failure(WebRecordError(.invalidResponseFormat, "the response from \(Redaction.url(url)) is not HTTP"))
+            return .failure(
+                WebRecordError(.invalidResponseFormat, "the response from \(Redaction.url(url)) is not HTTP"))
         }
         return .success((body, http))
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A ``Server`` for a JSON web API, on URLSession: subclass it for your API.
@@ -143,7 +143,8 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
         Mirror(
             self,
             children: [
-                "baseURL": Redaction.url(baseURL), "defaultHeaders": Redaction.headers(defaultHeaders), "timeout": timeout,
+                "baseURL": Redaction.url(baseURL), "defaultHeaders": Redaction.headers(defaultHeaders),
+                "timeout": timeout,
                 "maxRetries": maxRetries, "retryDelay": retryDelay, "maximumRetryDelay": maximumRetryDelay,
             ],
             displayStyle: .class)
@@ -272,7 +273,9 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
             for name in headers.keys where Redaction.isSecret(name) { headers[name] = nil }
         }
         for (name, value) in headers {
-            if let problem = Self.headerProblem(name: name, value: value) { throw WebRecordError.invalidHeader(problem) }
+            if let problem = Self.headerProblem(name: name, value: value) {
+                throw WebRecordError.invalidHeader(problem)
+            }
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
         urlRequest.httpBody = body

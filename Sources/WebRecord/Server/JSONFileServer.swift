@@ -1,11 +1,11 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A ``Server`` that answers from JSON files in a directory: recorded responses for
@@ -83,7 +83,9 @@ public struct JSONFileServer: Server {
             data = try Data(contentsOf: url)
         } catch {
             throw WebRecordError(
-                .notFound, "cannot read the response for URN '\(Redaction.urn(request.urn))' at \(url.path): \(error.localizedDescription)")
+                .notFound,
+                "cannot read the response for URN '\(Redaction.urn(request.urn))' at \(url.path): \(error.localizedDescription)"
+            )
         }
         do {
             return ServerResponse(body: try JSONReader().read(data), url: url)
@@ -105,19 +107,24 @@ public struct JSONFileServer: Server {
             throw WebRecordError(.invalidArgument, "URN '\(Redaction.urn(urn))' does not name a file")
         }
         if relative.hasPrefix("/") || relative.hasPrefix("~") {
-            throw WebRecordError(.invalidArgument, "URN '\(Redaction.urn(urn))' is an absolute path; it must be relative to the server's root")
+            throw WebRecordError(
+                .invalidArgument,
+                "URN '\(Redaction.urn(urn))' is an absolute path; it must be relative to the server's root")
         }
         if relative.split(separator: "/").contains("..") {
-            throw WebRecordError(.invalidArgument, "URN '\(Redaction.urn(urn))' contains '..'; it must stay inside the server's root")
+            throw WebRecordError(
+                .invalidArgument, "URN '\(Redaction.urn(urn))' contains '..'; it must stay inside the server's root")
         }
         let candidate = root.appendingPathComponent(relative).path
         guard let resolved = Self.realPath(candidate) else {
-            throw WebRecordError(.notFound, "no response file for URN '\(Redaction.urn(urn))' (looked for \(candidate))")
+            throw WebRecordError(
+                .notFound, "no response file for URN '\(Redaction.urn(urn))' (looked for \(candidate))")
         }
         let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
         guard resolved.hasPrefix(rootPath) else {
             throw WebRecordError(
-                .invalidArgument, "URN '\(Redaction.urn(urn))' resolves outside the server's root (a symbolic link leads out of it)")
+                .invalidArgument,
+                "URN '\(Redaction.urn(urn))' resolves outside the server's root (a symbolic link leads out of it)")
         }
         return URL(fileURLWithPath: resolved)
     }

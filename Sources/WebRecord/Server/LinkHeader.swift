@@ -20,7 +20,8 @@ struct LinkHeader: Sendable, Hashable {
         }
 
         static func == (lhs: Link, rhs: Link) -> Bool {
-            lhs.target == rhs.target && lhs.parameters.elementsEqual(rhs.parameters) { $0.name == $1.name && $0.value == $1.value }
+            lhs.target == rhs.target
+                && lhs.parameters.elementsEqual(rhs.parameters) { $0.name == $1.name && $0.value == $1.value }
         }
 
         func hash(into hasher: inout Hasher) {

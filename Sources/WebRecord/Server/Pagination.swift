@@ -83,11 +83,13 @@ public enum Pagination: Sendable, Hashable {
         case .nextURL(let keyPath):
             let next = response.body.value(atKeyPath: keyPath)?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
             return BuiltInPageManager(
-                nextPageURN: next.map { Self.resolved($0, against: response.url) }, nextPageData: nil, currentPageIndex: index)
+                nextPageURN: next.map { Self.resolved($0, against: response.url) }, nextPageData: nil,
+                currentPageIndex: index)
         case .linkHeader:
             let next = response.header("Link").flatMap { LinkHeader($0).target(relation: "next") }
             return BuiltInPageManager(
-                nextPageURN: next.map { Self.resolved($0, against: response.url) }, nextPageData: nil, currentPageIndex: index)
+                nextPageURN: next.map { Self.resolved($0, against: response.url) }, nextPageData: nil,
+                currentPageIndex: index)
         case .cursor(let keyPath, let parameter):
             var cursor: JSONValue?
             switch response.body.value(atKeyPath: keyPath) {
@@ -96,7 +98,8 @@ public enum Pagination: Sendable, Hashable {
             default: cursor = nil
             }
             // The cursor just sent: in the request's parameters, else in its URN's query.
-            let sent = request.data?[parameter].map(HTTPRequestEncoding.text(of:))
+            let sent =
+                request.data?[parameter].map(HTTPRequestEncoding.text(of:))
                 ?? Self.queryValue(named: parameter, in: request.urn)
             if let value = cursor, let sent, sent == HTTPRequestEncoding.text(of: value) { cursor = nil }
             return BuiltInPageManager(
@@ -124,7 +127,8 @@ public enum Pagination: Sendable, Hashable {
             let previous = current.subtractingReportingOverflow(1)
             return BuiltInPageManager(
                 nextPageURN: more ? request.urn : nil,
-                nextPageData: next.overflow ? JSONValue?.none : Self.merging(request.data, [parameter: .integer(next.partialValue)]),
+                nextPageData: next.overflow
+                    ? JSONValue?.none : Self.merging(request.data, [parameter: .integer(next.partialValue)]),
                 currentPageIndex: previous.overflow ? nil : Int(exactly: previous.partialValue),
                 totalResultsCount: total.flatMap { Int(exactly: $0) }, resultsPerPage: perPage, end: more ? nil : end)
         case .offset(let parameter, let limitParameter, let limit):
@@ -133,12 +137,18 @@ public enum Pagination: Sendable, Hashable {
             let next = current.addingReportingOverflow(Int64(limit))
             // A page whose records cannot be counted is not taken for a full one.
             let more = (count.map { $0 >= limit } ?? false) && !next.overflow
-            let end: BuiltInPageManager.End? = more ? nil : count == nil ? .uncountablePage : count == 0 ? .emptyPage : count.map { $0 < limit } == true ? .shortPage : .noNextPage
+            let end: BuiltInPageManager.End? =
+                more
+                ? nil
+                : count == nil
+                    ? .uncountablePage
+                    : count == 0 ? .emptyPage : count.map { $0 < limit } == true ? .shortPage : .noNextPage
             return BuiltInPageManager(
                 nextPageURN: more ? request.urn : nil,
                 nextPageData: next.overflow
                     ? JSONValue?.none
-                    : Self.merging(request.data, [parameter: .integer(next.partialValue), limitParameter: .integer(Int64(limit))]),
+                    : Self.merging(
+                        request.data, [parameter: .integer(next.partialValue), limitParameter: .integer(Int64(limit))]),
                 currentPageIndex: Int(exactly: current / Int64(limit)), resultsPerPage: limit, end: end)
         }
     }

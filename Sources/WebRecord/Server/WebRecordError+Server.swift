@@ -81,7 +81,8 @@ extension WebRecordError {
         var error = self
         error.message = Redaction.scrubbing(message, secrets: secrets)
         if let cause = cause as? TransportError {
-            error.cause = TransportError(code: cause.code, description: Redaction.scrubbing(cause.description, secrets: secrets))
+            error.cause = TransportError(
+                code: cause.code, description: Redaction.scrubbing(cause.description, secrets: secrets))
         }
         return error
     }
@@ -93,7 +94,8 @@ extension WebRecordError {
         // A JSON body is shown as sent unless it has secret members; then it is re-serialized without them.
         let whole = body.count <= 64 * bodyExcerptLimit ? (try? JSONReader().read(body)) : nil
         let redacted = whole.map { Redaction.json($0) }
-        let raw = redacted.flatMap { $0 == whole ? nil : $0.serialized() }
+        let raw =
+            redacted.flatMap { $0 == whole ? nil : $0.serialized() }
             ?? Redaction.text(String(decoding: body.prefix(4 * bodyExcerptLimit), as: UTF8.self))
         let text = raw.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         if text.count <= bodyExcerptLimit { return text }
@@ -140,6 +142,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     init(_ error: any Error) {
         let nsError = error as NSError
         self.init(
-            code: (error as? URLError)?.code.rawValue ?? nsError.code, description: Redaction.text(nsError.localizedDescription))
+            code: (error as? URLError)?.code.rawValue ?? nsError.code,
+            description: Redaction.text(nsError.localizedDescription))
     }
 }

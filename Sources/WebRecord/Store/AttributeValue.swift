@@ -28,7 +28,9 @@ extension Int64: AttributeValue {
     public init?(storedValue: DatabaseValue, type: AttributeType) {
         switch storedValue {
         case .integer(let number): self = number
-        case .real(let number): guard let number = Int64(exactly: number) else { return nil }; self = number
+        case .real(let number):
+            guard let number = Int64(exactly: number) else { return nil }
+            self = number
         case .text(let text) where type == .decimal:
             // Exactly, through the decimal's text: "12.0" is 12, "1.5" and 20 digits are nil.
             guard let number = JSONNumberText.exactInteger(text) else { return nil }
@@ -47,7 +49,9 @@ extension Int: AttributeValue {
 
 extension Int32: AttributeValue {
     public init?(storedValue: DatabaseValue, type: AttributeType) {
-        guard let number = Int64(storedValue: storedValue, type: type), let narrow = Int32(exactly: number) else { return nil }
+        guard let number = Int64(storedValue: storedValue, type: type), let narrow = Int32(exactly: number) else {
+            return nil
+        }
         self = narrow
     }
 }
@@ -57,7 +61,9 @@ extension Double: AttributeValue {
         switch storedValue {
         case .integer(let number): self = Double(number)
         case .real(let number): self = number
-        case .text(let text) where type == .decimal: guard let number = Double(text) else { return nil }; self = number
+        case .text(let text) where type == .decimal:
+            guard let number = Double(text) else { return nil }
+            self = number
         default: return nil
         }
     }
@@ -66,10 +72,14 @@ extension Double: AttributeValue {
 extension Decimal: AttributeValue {
     public init?(storedValue: DatabaseValue, type: AttributeType) {
         switch storedValue {
-        case .text(let text): guard let value = DecimalCoding.decimal(from: text) else { return nil }; self = value
+        case .text(let text):
+            guard let value = DecimalCoding.decimal(from: text) else { return nil }
+            self = value
         case .integer(let number): self = Decimal(number)
         // Through its shortest text: `Decimal(0.1 as Double)` would be 0.1000000000000000512.
-        case .real(let number): guard let value = DecimalCoding.decimal(from: number.description) else { return nil }; self = value
+        case .real(let number):
+            guard let value = DecimalCoding.decimal(from: number.description) else { return nil }
+            self = value
         default: return nil
         }
     }
@@ -85,9 +95,12 @@ extension Bool: AttributeValue {
 extension Date: AttributeValue {
     public init?(storedValue: DatabaseValue, type: AttributeType) {
         switch storedValue {
-        case .text(let text): guard let date = DateCoding.date(fromISO8601: text) else { return nil }; self = date
+        case .text(let text):
+            guard let date = DateCoding.date(fromISO8601: text) else { return nil }
+            self = date
         case .real(let seconds) where Self.acceptsUnixSeconds(type): self = Date(timeIntervalSince1970: seconds)
-        case .integer(let seconds) where Self.acceptsUnixSeconds(type): self = Date(timeIntervalSince1970: Double(seconds))
+        case .integer(let seconds) where Self.acceptsUnixSeconds(type):
+            self = Date(timeIntervalSince1970: Double(seconds))
         default: return nil
         }
     }

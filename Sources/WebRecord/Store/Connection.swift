@@ -21,7 +21,8 @@ public final class Connection {
     ///   - mustExist: when true, a missing file is an error instead of a new database.
     ///   - createMode: the permissions of the file when this call creates it.
     init(
-        path: String, readOnly: Bool = false, mustExist: Bool = false, busyTimeout: TimeInterval = 5, createMode: mode_t? = nil
+        path: String, readOnly: Bool = false, mustExist: Bool = false, busyTimeout: TimeInterval = 5,
+        createMode: mode_t? = nil
     ) throws(WebRecordError) {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
@@ -170,10 +171,12 @@ public final class Connection {
     /// `flag` must outlive the connection.
     func interrupt(while flag: InterruptFlag) {
         let context = Unmanaged.passUnretained(flag).toOpaque()
-        sqlite3_progress_handler(handle, 1000, { context in
-            guard let context else { return 0 }
-            return Unmanaged<InterruptFlag>.fromOpaque(context).takeUnretainedValue().isRaised ? 1 : 0
-        }, context)
+        sqlite3_progress_handler(
+            handle, 1000,
+            { context in
+                guard let context else { return 0 }
+                return Unmanaged<InterruptFlag>.fromOpaque(context).takeUnretainedValue().isRaised ? 1 : 0
+            }, context)
     }
 
     /// A connection's handle for `sqlite3_interrupt`, the one SQLite call that is safe from

@@ -34,7 +34,8 @@ struct KeySetQuery {
     ) throws(WebRecordError) {
         guard !keys.isEmpty else { return }
         if let array = Self.jsonArray(keys) {
-            let sql = "SELECT \(columns) FROM (SELECT value FROM json_each(?) WHERE EXISTS (SELECT 1 FROM \(quote(guardTable)))) AS keys "
+            let sql =
+                "SELECT \(columns) FROM (SELECT value FROM json_each(?) WHERE EXISTS (SELECT 1 FROM \(quote(guardTable)))) AS keys "
                 + "CROSS JOIN \(quote(table)) AS \(alias) ON \(alias).\(quote(keyColumn)) = keys.value\(joins)"
             if let statement = try? connection.cachedStatement(sql) {
                 try statement.forEachRow([.text(array)], body)
@@ -46,7 +47,8 @@ struct KeySetQuery {
         while start < keys.count {
             let chunk = Array(keys[start..<min(start + chunkSize, keys.count)])
             start += chunkSize
-            let sql = "SELECT \(columns) FROM \(quote(table)) AS \(alias)\(joins) WHERE \(alias).\(quote(keyColumn)) IN ("
+            let sql =
+                "SELECT \(columns) FROM \(quote(table)) AS \(alias)\(joins) WHERE \(alias).\(quote(keyColumn)) IN ("
                 + sqlPlaceholders(chunk.count) + ")"
             // Prepared for this one use: caching would keep one statement per chunk size met.
             try Statement(connection: connection, sql: sql).forEachRow(chunk, body)

@@ -21,20 +21,28 @@ struct PendingLayoutViews {
 
     private mutating func update(on connection: Connection, layout: StorageLayout) throws(WebRecordError) {
         let version: Int64?
-        if case .integer(let value)? = try connection.scalar("PRAGMA main.schema_version") { version = value } else { version = nil }
+        if case .integer(let value)? = try connection.scalar("PRAGMA main.schema_version") {
+            version = value
+        } else {
+            version = nil
+        }
         guard version != schemaVersion || version == nil else { return }
         connection.forgetStatements()
         var statements = names.map { "DROP VIEW IF EXISTS temp.\(quote($0))" }
         var created: [String] = []
-        let tables = layout.tables.map { ($0.name, $0.columns.map(\.name)) } + layout.joinTables.map { ($0.name, $0.columnNames) }
+        let tables =
+            layout.tables.map { ($0.name, $0.columns.map(\.name)) }
+            + layout.joinTables.map { ($0.name, $0.columnNames) }
         for (table, columns) in tables {
             let present = Set(
-                try connection.rows("SELECT name FROM pragma_table_info(?, 'main')", [.text(table)]).compactMap { row -> String? in
+                try connection.rows("SELECT name FROM pragma_table_info(?, 'main')", [.text(table)]).compactMap {
+                    row -> String? in
                     if case .text(let name)? = row.first { return name }
                     return nil
                 })
             guard columns.contains(where: { !present.contains($0) }) else { continue }
-            let selected = columns.map { present.contains($0) ? quote($0) : "NULL AS \(quote($0))" }.joined(separator: ", ")
+            let selected = columns.map { present.contains($0) ? quote($0) : "NULL AS \(quote($0))" }.joined(
+                separator: ", ")
             let source = present.isEmpty ? "WHERE 0" : "FROM main.\(quote(table))"
             statements.append("CREATE TEMP VIEW \(quote(table)) AS SELECT \(selected) \(source)")
             created.append(table)

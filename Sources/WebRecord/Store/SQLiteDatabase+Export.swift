@@ -61,7 +61,8 @@ extension SQLiteDatabase {
         } catch let error as WebRecordError {
             throw error
         } catch {
-            throw WebRecordError(.storeError, "export of \(entity.name) failed: \(error)", entity: entity.name, cause: error)
+            throw WebRecordError(
+                .storeError, "export of \(entity.name) failed: \(error)", entity: entity.name, cause: error)
         }
     }
 }
@@ -209,13 +210,16 @@ private struct RecordExporter {
             var object = JSONObject()
             if withEntity { object["_entity"] = .string(record.entity.name) }
             for attribute in record.entity.attributes {
-                object[attribute.name] = record.jsonValue(attribute.name) ?? Self.rawJSON(record.storedValues[attribute.name])
+                object[attribute.name] =
+                    record.jsonValue(attribute.name) ?? Self.rawJSON(record.storedValues[attribute.name])
             }
             for relationship in record.entity.relationships {
                 let related = links[Self.id(relationship)]?[record.rowID] ?? []
                 let keys = destinationKeys[Self.id(relationship)] ?? [:]
                 if relationship.isToMany {
-                    var members = related.enumerated().map { (offset: $0.offset, id: $0.element, key: keys[$0.element] ?? .none) }
+                    var members = related.enumerated().map {
+                        (offset: $0.offset, id: $0.element, key: keys[$0.element] ?? .none)
+                    }
                     if !relationship.isOrdered {
                         members.sort { lhs, rhs in ExportKey.precedes(lhs.key, rhs.key) ?? (lhs.id < rhs.id) }
                     }
@@ -324,15 +328,19 @@ private struct RecordExporter {
         case .foreignKeyHere(let column, _):
             sql = "SELECT \"_id\", \(quote(column)) FROM \(quote(entity.rootName)) WHERE \(quote(column)) IS NOT NULL"
         case .foreignKeyThere(let table, let column, let position):
-            sql = "SELECT \(quote(column)), \"_id\" FROM \(quote(table)) WHERE \(quote(column)) IS NOT NULL ORDER BY "
+            sql =
+                "SELECT \(quote(column)), \"_id\" FROM \(quote(table)) WHERE \(quote(column)) IS NOT NULL ORDER BY "
                 + (position.map { "\(quote($0)), " } ?? "") + "\"_id\""
         case .joinTable(let table, let selfColumn, let otherColumn, let position):
-            sql = "SELECT \(quote(selfColumn)), \(quote(otherColumn)) FROM \(quote(table)) ORDER BY "
+            sql =
+                "SELECT \(quote(selfColumn)), \(quote(otherColumn)) FROM \(quote(table)) ORDER BY "
                 + (position.map { "\(quote($0)), " } ?? "") + quote(otherColumn)
         }
         var links: [Int64: [Int64]] = [:]
         for row in try connection.rows(sql) {
-            guard row.count == 2, case .integer(let owner) = row[0], case .integer(let target) = row[1] else { continue }
+            guard row.count == 2, case .integer(let owner) = row[0], case .integer(let target) = row[1] else {
+                continue
+            }
             links[owner, default: []].append(target)
         }
         return links

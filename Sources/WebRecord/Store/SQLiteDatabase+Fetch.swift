@@ -121,7 +121,8 @@ extension SQLiteDatabase {
         guard let key = entity.primaryKey, case let names = key.propertyNames,
             names.allSatisfy({ entity.attribute(named: $0) != nil })
         else {
-            throw WebRecordError(.invalidArgument, "\(entity.name) has no attribute primary key to fetch by", entity: entity.name)
+            throw WebRecordError(
+                .invalidArgument, "\(entity.name) has no attribute primary key to fetch by", entity: entity.name)
         }
         let parts = names.count == 1 ? [value] : (value.arrayValue ?? [])
         guard parts.count == names.count else {
@@ -130,8 +131,11 @@ extension SQLiteDatabase {
         let coercion = ValueCoercion(dateFormats: schema.dateFormats)
         var values: [any DatabaseValueConvertible] = []
         for (name, part) in zip(names, parts) {
-            guard let attribute = entity.attribute(named: name), let stored = coercion.keyValue(part, for: attribute) else {
-                throw WebRecordError(.invalidArgument, "\(part.serialized()) is not a valid key for \(entity.name).\(name)", entity: entity.name, property: name)
+            guard let attribute = entity.attribute(named: name), let stored = coercion.keyValue(part, for: attribute)
+            else {
+                throw WebRecordError(
+                    .invalidArgument, "\(part.serialized()) is not a valid key for \(entity.name).\(name)",
+                    entity: entity.name, property: name)
             }
             values.append(stored)
         }
@@ -170,7 +174,9 @@ extension SQLiteDatabase {
         }
     }
 
-    func records(_ sql: String, _ arguments: [DatabaseValue], on connection: Connection) throws(WebRecordError) -> [Record] {
+    func records(_ sql: String, _ arguments: [DatabaseValue], on connection: Connection) throws(WebRecordError)
+        -> [Record]
+    {
         let statement = try connection.cachedStatement(sql)
         let names = (0..<statement.columnCount).map { statement.columnName($0) }
         var result: [Record] = []
@@ -196,11 +202,14 @@ extension SQLiteDatabase {
     }
 
     func makeRecord(entity: Entity, rowID: Int64, values: [String: DatabaseValue]) -> Record {
-        recordClasses.recordClass(for: entity.name).init(row: Record.StoredRow(entity: entity, rowID: rowID, values: values, store: self))
+        recordClasses.recordClass(for: entity.name).init(
+            row: Record.StoredRow(entity: entity, rowID: rowID, values: values, store: self))
     }
 
     /// The records related to `record` through `relationship` (see ``RecordReading``).
-    package func relatedRecords(of record: Record, relationship name: String, limit: Int?) throws(WebRecordError) -> [Record] {
+    package func relatedRecords(of record: Record, relationship name: String, limit: Int?) throws(WebRecordError)
+        -> [Record]
+    {
         guard let relationship = record.entity.relationship(named: name),
             let storage = layout.storage(of: name, in: record.entity.name),
             let destination = schema.entity(named: relationship.destination)
@@ -217,7 +226,8 @@ extension SQLiteDatabase {
             sql = "SELECT * FROM \(table) WHERE \(quote(column)) = ?"
             sql += " ORDER BY " + (position.map { "\(quote($0)), " } ?? "") + "\"_id\""
         case .joinTable(let join, let selfColumn, let otherColumn, let position):
-            sql = "SELECT d.* FROM \(table) d JOIN \(quote(join)) j ON j.\(quote(otherColumn)) = d.\"_id\" WHERE j.\(quote(selfColumn)) = ?"
+            sql =
+                "SELECT d.* FROM \(table) d JOIN \(quote(join)) j ON j.\(quote(otherColumn)) = d.\"_id\" WHERE j.\(quote(selfColumn)) = ?"
             sql += " ORDER BY " + (position.map { "j.\(quote($0)), " } ?? "") + "d.\"_id\""
         }
         if let limit { sql += " LIMIT \(limit)" }

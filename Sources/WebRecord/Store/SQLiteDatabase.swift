@@ -64,7 +64,8 @@ package final class SQLiteDatabase: Sendable {
             do {
                 _ = try connection.inTransaction { try StoreMigrator(layout: layout, connection: connection).migrate() }
             } catch {
-                throw (error as? WebRecordError) ?? WebRecordError(.storeError, "cannot create the tables: \(error)", cause: error)
+                throw (error as? WebRecordError)
+                    ?? WebRecordError(.storeError, "cannot create the tables: \(error)", cause: error)
             }
             let state = ConnectionQueue.State()
             state.layoutIsReady = true
@@ -122,7 +123,9 @@ package final class SQLiteDatabase: Sendable {
     package func read<T>(_ body: (Connection) throws -> T) throws -> T {
         // Inside a write (or a read), the closure's own connection answers.
         if writer.isCurrent { return try writer.onQueue { connection, _ in try body(connection) } }
-        if reader.isCurrent { return try reader.onQueue { connection, state in try readerBody(connection, state, body) } }
+        if reader.isCurrent {
+            return try reader.onQueue { connection, state in try readerBody(connection, state, body) }
+        }
         return try reader.sync { connection, state in try readerBody(connection, state, body) }
     }
 
@@ -134,11 +137,14 @@ package final class SQLiteDatabase: Sendable {
         }
     }
 
-    private func readerBody<T>(_ connection: Connection, _ state: ConnectionQueue.State, _ body: (Connection) throws -> T) throws -> T {
+    private func readerBody<T>(
+        _ connection: Connection, _ state: ConnectionQueue.State, _ body: (Connection) throws -> T
+    ) throws -> T {
         guard let file, reader !== writer else { return try body(connection) }
         try state.pendingViews.refresh(on: connection, layout: layout)
         // A new file that was removed (its first write failed) and made again is another file.
-        guard state.pendingViews.isActive, connection.fileHasMoved, FileManager.default.fileExists(atPath: file.path) else {
+        guard state.pendingViews.isActive, connection.fileHasMoved, FileManager.default.fileExists(atPath: file.path)
+        else {
             return try body(connection)
         }
         let reopened = try reader.reopen()
@@ -221,7 +227,6 @@ package final class SQLiteDatabase: Sendable {
         case reopen
     }
 
-
     /// Runs `attempt` until it does not ask to reopen: a new file another store removed while
     /// this one waited is reopened. A few tries are plenty, as each removal needs a failed
     /// first write.
@@ -237,7 +242,8 @@ package final class SQLiteDatabase: Sendable {
     }
 
     private var reopenFailure: WebRecordError {
-        WebRecordError(.storeError, "the store file \(path ?? ":memory:") was removed each time it was opened for writing")
+        WebRecordError(
+            .storeError, "the store file \(path ?? ":memory:") was removed each time it was opened for writing")
     }
 
     /// Runs `operation`, turning an interruption that cancelling the task caused into
@@ -329,7 +335,8 @@ extension WebRecordError {
     /// (not a database, corrupt, read-only, cannot be opened, disk I/O, full) or about what the
     /// file holds (an incompatible store) and does not name the path already.
     func naming(store path: String) -> WebRecordError {
-        let fileCodes: Set<Int32> = [3, 8, 10, 11, 13, 14, 26]  // PERM, READONLY, IOERR, CORRUPT, FULL, CANTOPEN, NOTADB
+        // PERM, READONLY, IOERR, CORRUPT, FULL, CANTOPEN, NOTADB
+        let fileCodes: Set<Int32> = [3, 8, 10, 11, 13, 14, 26]
         let aboutTheFile = code == .incompatibleStore || sqliteCode.map { fileCodes.contains($0 & 0xFF) } == true
         guard aboutTheFile, !message.contains(path) else { return self }
         var named = self

@@ -4,20 +4,24 @@ extension SQLiteRecordTransaction {
     // MARK: - Deleting
 
     package func entityName(ofRow rowID: Int64, in table: String) throws(WebRecordError) -> String? {
-        guard case .text(let entityName)? = try connection.scalar(
-            "SELECT \"_entity\" FROM \(quote(table)) WHERE \"_id\" = ?", [.integer(rowID)])
+        guard
+            case .text(let entityName)? = try connection.scalar(
+                "SELECT \"_entity\" FROM \(quote(table)) WHERE \"_id\" = ?", [.integer(rowID)])
         else { return nil }
         return entityName
     }
 
-    package func relatedRowIDs(of rowID: Int64, entity: Entity, relationship: Relationship) throws(WebRecordError) -> [Int64] {
+    package func relatedRowIDs(of rowID: Int64, entity: Entity, relationship: Relationship) throws(WebRecordError)
+        -> [Int64]
+    {
         guard let storage = database.layout.storage(of: relationship.name, in: entity.name),
             let destination = database.schema.entity(named: relationship.destination)
         else { return [] }
         let sql: String
         switch storage {
         case .foreignKeyHere(let column, _):
-            sql = "SELECT \(quote(column)) FROM \(quote(entity.rootName)) WHERE \"_id\" = ? AND \(quote(column)) IS NOT NULL"
+            sql =
+                "SELECT \(quote(column)) FROM \(quote(entity.rootName)) WHERE \"_id\" = ? AND \(quote(column)) IS NOT NULL"
         case .foreignKeyThere(_, let column, _):
             sql = "SELECT \"_id\" FROM \(quote(destination.rootName)) WHERE \(quote(column)) = ?"
         case .joinTable(let table, let selfColumn, let otherColumn, _):

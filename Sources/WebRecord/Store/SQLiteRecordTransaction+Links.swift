@@ -17,7 +17,8 @@ extension SQLiteRecordTransaction {
         of owner: Int64, in table: String, column: String, positionColumn: String?, keeping: Set<Int64>,
         clearing: Bool
     ) throws(WebRecordError) -> [Int64] {
-        let current = try connection.rows("SELECT \"_id\" FROM \(quote(table)) WHERE \(quote(column)) = ?", [.integer(owner)])
+        let current = try connection.rows(
+            "SELECT \"_id\" FROM \(quote(table)) WHERE \(quote(column)) = ?", [.integer(owner)])
         var dropped: [Int64] = []
         for row in current {
             guard case .integer(let id)? = row.first, !keeping.contains(id) else { continue }
@@ -78,7 +79,8 @@ extension SQLiteRecordTransaction {
                         [.integer(owner), .integer(member), position])
                 } else {
                     try connection.execute(
-                        "INSERT INTO \(table) (\(selfColumn), \(otherColumn)) VALUES (?, ?)", [.integer(owner), .integer(member)])
+                        "INSERT INTO \(table) (\(selfColumn), \(otherColumn)) VALUES (?, ?)",
+                        [.integer(owner), .integer(member)])
                 }
                 changed = true
             }
@@ -87,7 +89,8 @@ extension SQLiteRecordTransaction {
         if replace {
             for id in current.keys.sorted() where !listed.contains(id) {
                 try connection.execute(
-                    "DELETE FROM \(table) WHERE \(selfColumn) = ? AND \(otherColumn) = ?", [.integer(owner), .integer(id)])
+                    "DELETE FROM \(table) WHERE \(selfColumn) = ? AND \(otherColumn) = ?",
+                    [.integer(owner), .integer(id)])
                 try removed(id)
                 changed = true
             }

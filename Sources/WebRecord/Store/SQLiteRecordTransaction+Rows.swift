@@ -32,7 +32,8 @@ extension SQLiteRecordTransaction {
         while start < keys.count {
             let chunk = keys[start..<min(start + chunkSize, keys.count)]
             start += chunkSize
-            let text = "SELECT \(sql.selectList) FROM \(quote(table)) WHERE (\(columnList)) IN (VALUES "
+            let text =
+                "SELECT \(sql.selectList) FROM \(quote(table)) WHERE (\(columnList)) IN (VALUES "
                 + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")"
             var arguments: [DatabaseValue] = []
             arguments.reserveCapacity(chunk.count * columns.count)
@@ -79,7 +80,9 @@ extension SQLiteRecordTransaction {
             let rows = group.rows
             let width = sql.valueColumns.count + 2
             let batchSize = max(1, min(Self.insertBatchSize, connection.maximumVariableCount / width))
-            let batch = batchSize > 1 && rows.count >= batchSize ? try connection.cachedStatement(sql.insertSQL(rows: batchSize)) : nil
+            let batch =
+                batchSize > 1 && rows.count >= batchSize
+                ? try connection.cachedStatement(sql.insertSQL(rows: batchSize)) : nil
             let single = try connection.cachedStatement(sql.insertSQL)
             arguments.reserveCapacity(batchSize * width)
             var start = 0

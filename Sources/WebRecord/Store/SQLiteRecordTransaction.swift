@@ -10,7 +10,8 @@ extension SQLiteDatabase: RecordStorage {
     package func inTransaction<T: Sendable>(
         _ body: @escaping @Sendable (SQLiteRecordTransaction) throws -> T
     ) async throws -> T {
-        try await write { [self] connection in try body(SQLiteRecordTransaction(database: self, connection: connection)) }
+        try await write { [self] connection in try body(SQLiteRecordTransaction(database: self, connection: connection))
+        }
     }
 
     /// The class records of `entityName` are made of (see ``RecordClassRegistry/recordClass(for:)``).

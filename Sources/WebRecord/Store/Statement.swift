@@ -61,7 +61,9 @@ final class Statement {
             }
         case .blob(let data):
             code = data.withUnsafeBytes { buffer in
-                sqlite3_bind_blob64(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buffer.count), webrecord_sqlite3_transient())
+                sqlite3_bind_blob64(
+                    handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buffer.count),
+                    webrecord_sqlite3_transient())
             }
         }
         guard code == SQLITE_OK else {
@@ -82,7 +84,9 @@ final class Statement {
     }
 
     /// Runs the statement, calling `body` on each row.
-    func forEachRow(_ arguments: [DatabaseValue], _ body: (Statement) throws(WebRecordError) -> Void) throws(WebRecordError) {
+    func forEachRow(_ arguments: [DatabaseValue], _ body: (Statement) throws(WebRecordError) -> Void)
+        throws(WebRecordError)
+    {
         try bind(arguments)
         connection.sqlObserver?(sql)
         defer { sqlite3_reset(handle) }

@@ -131,7 +131,8 @@ package struct StorageLayout: Sendable, Equatable {
                     foreignKeysByTable[here, default: []].append(
                         Column(name: relationship.name, role: .foreignKey(table: there), entity: entity.name))
                     if let position {
-                        foreignKeysByTable[here, default: []].append(Column(name: position, role: .position, entity: entity.name))
+                        foreignKeysByTable[here, default: []].append(
+                            Column(name: position, role: .position, entity: entity.name))
                     }
                 case (false, false?):
                     guard let inverse else { continue }
@@ -150,15 +151,18 @@ package struct StorageLayout: Sendable, Equatable {
                     let owns = inverse.map { Self.sortKey(relationship) <= Self.sortKey($0) } ?? true
                     if owns {
                         let name = "_\(relationship.entityName)_\(relationship.name)"
-                        joinTables.append(JoinTable(
-                            name: name, ownerTable: here, targetTable: there, hasPosition: relationship.isOrdered,
-                            hasInversePosition: inverse?.isOrdered ?? false))
-                        result = .joinTable(table: name, selfColumn: "owner", otherColumn: "target",
-                                            positionColumn: relationship.isOrdered ? "position" : nil)
+                        joinTables.append(
+                            JoinTable(
+                                name: name, ownerTable: here, targetTable: there, hasPosition: relationship.isOrdered,
+                                hasInversePosition: inverse?.isOrdered ?? false))
+                        result = .joinTable(
+                            table: name, selfColumn: "owner", otherColumn: "target",
+                            positionColumn: relationship.isOrdered ? "position" : nil)
                     } else if let inverse {
                         let name = "_\(inverse.entityName)_\(inverse.name)"
-                        result = .joinTable(table: name, selfColumn: "target", otherColumn: "owner",
-                                            positionColumn: relationship.isOrdered ? "inverse_position" : nil)
+                        result = .joinTable(
+                            table: name, selfColumn: "target", otherColumn: "owner",
+                            positionColumn: relationship.isOrdered ? "inverse_position" : nil)
                     } else {
                         continue
                     }
@@ -191,9 +195,10 @@ package struct StorageLayout: Sendable, Equatable {
                 if case .foreignKey = column.role { indexed.append(column.name) }
             }
             let primaryKeyColumns = root.primaryKey?.propertyNames ?? []
-            tables.append(Table(
-                name: root.name, columns: columns, primaryKeyColumns: primaryKeyColumns,
-                indexedColumns: indexed.filter { !(primaryKeyColumns.count == 1 && primaryKeyColumns[0] == $0) }))
+            tables.append(
+                Table(
+                    name: root.name, columns: columns, primaryKeyColumns: primaryKeyColumns,
+                    indexedColumns: indexed.filter { !(primaryKeyColumns.count == 1 && primaryKeyColumns[0] == $0) }))
         }
         self.tables = tables
         self.joinTables = joinTables
@@ -231,7 +236,8 @@ package struct StorageLayout: Sendable, Equatable {
         let columns = table.columns.map { column -> String in
             switch column.role {
             case .system: column.name == "_id" ? "\"_id\" INTEGER PRIMARY KEY" : "\"_entity\" TEXT NOT NULL"
-            case .foreignKey(let target): "\(quote(column.name)) INTEGER REFERENCES \(quote(target))(\"_id\") ON DELETE SET NULL"
+            case .foreignKey(let target):
+                "\(quote(column.name)) INTEGER REFERENCES \(quote(target))(\"_id\") ON DELETE SET NULL"
             default: "\(quote(column.name)) \(column.sqlType)"
             }
         }
@@ -244,10 +250,13 @@ package struct StorageLayout: Sendable, Equatable {
         var statements: [String] = []
         if !table.primaryKeyColumns.isEmpty, onlyColumns == nil {
             let columns = table.primaryKeyColumns.map(quote).joined(separator: ", ")
-            statements.append("CREATE UNIQUE INDEX IF NOT EXISTS \(quote("_pk_\(table.name)")) ON \(quote(table.name))(\(columns))")
+            statements.append(
+                "CREATE UNIQUE INDEX IF NOT EXISTS \(quote("_pk_\(table.name)")) ON \(quote(table.name))(\(columns))")
         }
         for column in table.indexedColumns where onlyColumns?.contains(column) ?? true {
-            statements.append("CREATE INDEX IF NOT EXISTS \(quote("_index_\(table.name)_\(column)")) ON \(quote(table.name))(\(quote(column)))")
+            statements.append(
+                "CREATE INDEX IF NOT EXISTS \(quote("_index_\(table.name)_\(column)")) ON \(quote(table.name))(\(quote(column)))"
+            )
         }
         return statements
     }

@@ -36,9 +36,10 @@ struct StoreFile: Sendable {
         let deadline = Date().addingTimeInterval(options.busyTimeout)
         while true {
             do {
-                if try connection.unobserved({ () throws(WebRecordError) in try connection.scalar("PRAGMA journal_mode") })
-                    != .text("wal")
-                {
+                let mode = try connection.unobserved { () throws(WebRecordError) in
+                    try connection.scalar("PRAGMA journal_mode")
+                }
+                if mode != .text("wal") {
                     try connection.execute("PRAGMA journal_mode = WAL")
                 }
                 return

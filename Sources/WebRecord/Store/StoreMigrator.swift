@@ -51,7 +51,8 @@ struct StoreMigrator {
         }
         guard let plan = planned else { return .fileMoved }
         if stored == nil {
-            try connection.execute("CREATE TABLE \"_webrecord_metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
+            try connection.execute(
+                "CREATE TABLE \"_webrecord_metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
         }
         for statement in plan.statements { try connection.execute(statement) }
         if !plan.statements.isEmpty { connection.forgetStatements() }
@@ -69,7 +70,8 @@ struct StoreMigrator {
         let exists = try connection.scalar(
             "SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = '_webrecord_metadata'")
         guard exists == .integer(1) else {
-            let tables = try connection.rows("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            let tables = try connection.rows(
+                "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             if !tables.isEmpty {
                 let names = tables.compactMap { row -> String? in
                     if case .text(let name)? = row.first { return "'\(name)'" }
@@ -77,18 +79,23 @@ struct StoreMigrator {
                 }
                 throw WebRecordError(
                     .incompatibleStore,
-                    "the database already holds tables that WebRecord did not create (\(names.prefix(10).joined(separator: ", "))\(names.count > 10 ? ", …" : "")); open an empty or WebRecord store")
+                    "the database already holds tables that WebRecord did not create (\(names.prefix(10).joined(separator: ", "))\(names.count > 10 ? ", …" : "")); open an empty or WebRecord store"
+                )
             }
             return nil
         }
-        guard case .text(let text)? = try connection.scalar("SELECT value FROM main.\"_webrecord_metadata\" WHERE key = 'layout'"),
+        guard
+            case .text(let text)? = try connection.scalar(
+                "SELECT value FROM main.\"_webrecord_metadata\" WHERE key = 'layout'"),
             let object = (try? JSONReader().read(text))?.objectValue
         else {
             throw WebRecordError(.incompatibleStore, "the store's layout record is missing or unreadable")
         }
         let version = object["version"]?.int64Value ?? 0
         guard version == Int64(Self.layoutFormatVersion) else {
-            throw WebRecordError(.incompatibleStore, "the store's layout version \(version) is not supported (expected \(Self.layoutFormatVersion))")
+            throw WebRecordError(
+                .incompatibleStore,
+                "the store's layout version \(version) is not supported (expected \(Self.layoutFormatVersion))")
         }
         return object
     }
@@ -108,7 +115,8 @@ struct StoreMigrator {
         var statements: [String] = []
         var changes: [String] = []
         let existingIndexes = Set(
-            try connection.rows("SELECT name FROM main.sqlite_master WHERE type = 'index'").compactMap { row -> String? in
+            try connection.rows("SELECT name FROM main.sqlite_master WHERE type = 'index'").compactMap {
+                row -> String? in
                 if case .text(let name)? = row.first { return name }
                 return nil
             })
@@ -119,7 +127,9 @@ struct StoreMigrator {
         for table in layout.tables {
             guard let old = storedTables[table.name]?.objectValue else {
                 if let clash = SQLiteNames.caseVariant(of: table.name, in: storedTableNames) {
-                    changes.append("\(table.name): table name differs only in case from the stored table \(clash) (SQLite names ignore case)")
+                    changes.append(
+                        "\(table.name): table name differs only in case from the stored table \(clash) (SQLite names ignore case)"
+                    )
                     continue
                 }
                 statements += layout.createStatements(for: table)
@@ -129,16 +139,21 @@ struct StoreMigrator {
             var columns = old["columns"]?.objectValue ?? [:]
             let oldKey = old["primaryKey"]?.arrayValue?.compactMap(\.stringValue) ?? []
             if oldKey != table.primaryKeyColumns {
-                changes.append("\(table.name): primary key changed from \(Self.list(oldKey)) to \(Self.list(table.primaryKeyColumns))")
+                changes.append(
+                    "\(table.name): primary key changed from \(Self.list(oldKey)) to \(Self.list(table.primaryKeyColumns))"
+                )
             }
             for column in table.columns {
                 if let signature = columns[column.name]?.stringValue {
                     if signature != column.signature {
-                        changes.append("\(column.displayName(table: table.name)): changed from \(signature) to \(column.signature)")
+                        changes.append(
+                            "\(column.displayName(table: table.name)): changed from \(signature) to \(column.signature)"
+                        )
                     }
                 } else if let clash = SQLiteNames.caseVariant(of: column.name, in: Array(columns.keys)) {
                     changes.append(
-                        "\(column.displayName(table: table.name)): column name differs only in case from the stored column \(table.name).\(clash) (SQLite names ignore case)")
+                        "\(column.displayName(table: table.name)): column name differs only in case from the stored column \(table.name).\(clash) (SQLite names ignore case)"
+                    )
                 } else {
                     statements.append(addColumnStatement(column, table: table.name))
                     columns[column.name] = .string(column.signature)
@@ -155,10 +170,14 @@ struct StoreMigrator {
             let description = Self.describe(join)
             if let old = storedJoins[join.name] {
                 if old != description {
-                    changes.append("\(join.name): join table changed from \(old.serialized(sortedKeys: true)) to \(description.serialized(sortedKeys: true))")
+                    changes.append(
+                        "\(join.name): join table changed from \(old.serialized(sortedKeys: true)) to \(description.serialized(sortedKeys: true))"
+                    )
                 }
             } else if let clash = SQLiteNames.caseVariant(of: join.name, in: storedTableNames) {
-                changes.append("\(join.name): join table name differs only in case from the stored table \(clash) (SQLite names ignore case)")
+                changes.append(
+                    "\(join.name): join table name differs only in case from the stored table \(clash) (SQLite names ignore case)"
+                )
             } else {
                 statements += layout.createStatements(for: join)
                 storedJoins[join.name] = description
@@ -166,14 +185,18 @@ struct StoreMigrator {
         }
         for (entity, table) in layout.entityTables.sorted(by: { $0.key < $1.key }) {
             if let old = storedEntities[entity]?.stringValue, old != table {
-                changes.append("\(entity): records moved from table \(old) to table \(table); the stored records would no longer be read")
+                changes.append(
+                    "\(entity): records moved from table \(old) to table \(table); the stored records would no longer be read"
+                )
             }
             storedEntities[entity] = .string(table)
         }
         // A store made before relationships were recorded is described as it is now.
         for (name, signature) in layout.relationshipSignatures.sorted(by: { $0.key < $1.key }) {
             if let old = storedRelationships[name]?.stringValue, old != signature {
-                changes.append("\(name): relationship stored as \(old), would be stored as \(signature); its stored links would no longer be read")
+                changes.append(
+                    "\(name): relationship stored as \(old), would be stored as \(signature); its stored links would no longer be read"
+                )
             }
             storedRelationships[name] = .string(signature)
         }

@@ -32,7 +32,8 @@ struct TableSQL {
 
     private static func insertSQL(table: String, selectList: String, columnCount: Int, rows: Int) -> String {
         let row = "(" + sqlPlaceholders(columnCount) + ")"
-        return "INSERT INTO \(quote(table)) (\(selectList)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+        return "INSERT INTO \(quote(table)) (\(selectList)) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     /// The select list with every column qualified by `alias`: `alias."_id", alias."_entity", ...`.

@@ -51,9 +51,13 @@ package enum DateCoding {
             index += 1
             return true
         }
-        guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2) else { return nil }
+        guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2) else {
+            return nil
+        }
         // A year of four digits and a month of two: both fit an Int on any platform.
-        guard (1...12).contains(month), day >= 1, day <= Int64(daysIn(month: Int(month), year: Int(year))) else { return nil }
+        guard (1...12).contains(month), day >= 1, day <= Int64(daysIn(month: Int(month), year: Int(year))) else {
+            return nil
+        }
         var seconds = days(fromCivil: year, month, day) * 86_400
         var milliseconds: Int64 = 0
         if index == bytes.count { return Date(timeIntervalSince1970: Double(seconds)) }

@@ -14,7 +14,8 @@ enum DecimalCoding {
         guard let parts = JSONNumberText.parts(of: text) else { return nil }
         if parts.digits.isEmpty { return Decimal(0) }
         guard parts.digits.count <= 38, parts.exponent >= -128, parts.exponent <= 127 else { return nil }
-        let canonical = (parts.negative ? "-" : "") + String(decoding: parts.digits.map { $0 + 48 }, as: UTF8.self)
+        let canonical =
+            (parts.negative ? "-" : "") + String(decoding: parts.digits.map { $0 + 48 }, as: UTF8.self)
             + "e" + String(parts.exponent)
         guard let decimal = Decimal(string: canonical, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN,
             JSONNumberText.parts(of: string(from: decimal)) == parts

@@ -54,7 +54,8 @@ struct ValueCoercion: Sendable {
         case .decimal:
             switch value {
             case .integer(let number): return .text(String(number))
-            case .double(let number): return DecimalCoding.decimal(from: number.description).map { .text(DecimalCoding.string(from: $0)) }
+            case .double(let number):
+                return DecimalCoding.decimal(from: number.description).map { .text(DecimalCoding.string(from: $0)) }
             case .number(let text), .string(let text):
                 return DecimalCoding.decimal(from: text).map { .text(DecimalCoding.string(from: $0)) }
             default: return nil
@@ -158,7 +159,8 @@ struct ValueCoercion: Sendable {
                 return value
             }
             guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-                bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[bytes.count - 1] == UInt8(ascii: "Z"),
+                bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+                bytes[bytes.count - 1] == UInt8(ascii: "Z"),
                 let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
                 let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
                 bytes.count == 20 || digits(20, 3) != nil,

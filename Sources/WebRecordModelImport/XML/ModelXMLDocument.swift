@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// A model's XML read into a tree of elements, with Foundation's `XMLParser`.
@@ -91,11 +92,14 @@ private final class ModelXMLTreeBuilder: NSObject, XMLParserDelegate {
         let (line, column) = tag.map { ($0.line, $0.column) } ?? (parser.lineNumber, parser.columnNumber)
         open.append(OpenElement(name: elementName, line: line, column: column, isEmpty: tag?.isEmpty ?? false))
         if open.count <= keptDepth {
-            kept.append(ModelXMLElement(name: elementName, attributes: attributeDict, children: [], line: line, column: column))
+            kept.append(
+                ModelXMLElement(name: elementName, attributes: attributeDict, children: [], line: line, column: column))
         }
     }
 
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+    func parser(
+        _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?
+    ) {
         guard error == nil, let element = open.popLast() else { return }
         if !element.isEmpty { endTagsRead += 1 }
         guard kept.count > open.count, let finished = kept.popLast() else { return }
@@ -124,7 +128,8 @@ private final class ModelXMLTreeBuilder: NSObject, XMLParserDelegate {
         case XMLParserErrorMessage.tagNameMismatch where endTagsRead < scan.endTags.count:
             let endTag = scan.endTags[endTagsRead]
             guard let current = open.last else {
-                return ModelXMLError(line: endTag.line, column: endTag.column, message: "mismatched end tag </\(endTag.name)>")
+                return ModelXMLError(
+                    line: endTag.line, column: endTag.column, message: "mismatched end tag </\(endTag.name)>")
             }
             return ModelXMLError(
                 line: endTag.line, column: endTag.column,
@@ -132,17 +137,20 @@ private final class ModelXMLTreeBuilder: NSObject, XMLParserDelegate {
                     + "column \(current.column)), found </\(endTag.name)>")
         case XMLParserErrorMessage.documentEnd, XMLParserErrorMessage.extraContent:
             if let root {
-                return ModelXMLError(line: line, column: column, message: "unexpected content after the root element </\(root.name)>")
+                return ModelXMLError(
+                    line: line, column: column, message: "unexpected content after the root element </\(root.name)>")
             }
             let (endLine, endColumn) = scan.end
             return ModelXMLError(line: endLine, column: endColumn, message: endOfDocumentMessage())
         case XMLParserErrorMessage.documentEmpty where offset < scan.bytes.count:
             return ModelXMLError(
-                line: line, column: column, message: "expected the root element, found \(Self.quoted(scan.bytes[offset]))")
+                line: line, column: column,
+                message: "expected the root element, found \(Self.quoted(scan.bytes[offset]))")
         case XMLParserErrorMessage.undeclaredEntity, XMLParserErrorMessage.undeclaredEntityWarning:
             // The parser stops just after the reference: find its '&'.
             if let reference = entityReference(endingBefore: offset) {
-                let name = String(decoding: scan.bytes[(reference.lowerBound + 1)..<(reference.upperBound - 1)], as: UTF8.self)
+                let name = String(
+                    decoding: scan.bytes[(reference.lowerBound + 1)..<(reference.upperBound - 1)], as: UTF8.self)
                 return scan.error("unknown entity &\(name);", at: reference.lowerBound)
             }
         default:
@@ -154,7 +162,8 @@ private final class ModelXMLTreeBuilder: NSObject, XMLParserDelegate {
     /// "unexpected end of document: ...", for a document that ends before its root element does.
     func endOfDocumentMessage() -> String {
         guard let innermost = open.last else { return "unexpected end of document: there is no root element" }
-        return "unexpected end of document: <\(innermost.name)> opened at line \(innermost.line), column \(innermost.column) is not closed"
+        return
+            "unexpected end of document: <\(innermost.name)> opened at line \(innermost.line), column \(innermost.column) is not closed"
     }
 
     /// The range of the `&name;` that ends at or just before `offset`, if there is one.

@@ -78,7 +78,8 @@ struct XMLMarkupScan {
     func offset(line: Int, column: Int) -> Int {
         var position = TextPosition()
         while position.offset < bytes.count,
-              (position.line, position.column) < (line, column) || bytes[position.offset] & 0xC0 == 0x80 {
+            (position.line, position.column) < (line, column) || bytes[position.offset] & 0xC0 == 0x80
+        {
             position.step(over: bytes)  // and past the rest of a character's bytes
         }
         return position.offset
@@ -92,7 +93,8 @@ struct XMLMarkupScan {
         var endIndex = 0
         while startIndex < startTags.count || endIndex < endTags.count {
             if endIndex == endTags.count
-                || (startIndex < startTags.count && startTags[startIndex].offset < endTags[endIndex].offset) {
+                || (startIndex < startTags.count && startTags[startIndex].offset < endTags[endIndex].offset)
+            {
                 while position.offset < startTags[startIndex].offset { position.step(over: bytes) }
                 startTags[startIndex].line = position.line
                 startTags[startIndex].column = position.column
@@ -143,7 +145,8 @@ struct XMLMarkupScan {
                 position = end + 2
             } else if hasPrefix("</", at: start) {
                 let nameEnd = nameEnd(from: start + 2)
-                endTags.append(EndTag(offset: start, name: String(decoding: bytes[(start + 2)..<nameEnd], as: UTF8.self)))
+                endTags.append(
+                    EndTag(offset: start, name: String(decoding: bytes[(start + 2)..<nameEnd], as: UTF8.self)))
                 position = nameEnd
             } else if start + 1 < bytes.count, Self.isNameStart(bytes[start + 1]) {
                 guard let (end, isEmpty) = startTagEnd(from: start + 1) else {
@@ -188,7 +191,8 @@ struct XMLMarkupScan {
         index += 1
         while index < range.upperBound, Self.isWhitespace(bytes[index]) { index += 1 }
         guard index < range.upperBound, bytes[index] == ASCII.quote || bytes[index] == ASCII.apostrophe,
-              let close = bytes[(index + 1)..<range.upperBound].firstIndex(of: bytes[index]) else { return }
+            let close = bytes[(index + 1)..<range.upperBound].firstIndex(of: bytes[index])
+        else { return }
         let encoding = String(decoding: bytes[(index + 1)..<close], as: UTF8.self)
         guard ["utf-8", "utf8"].contains(encoding.lowercased()) else {
             throw error("the XML declaration names the encoding \"\(encoding)\"; only UTF-8 is supported", at: keyword)
@@ -257,7 +261,8 @@ private struct TextPosition {
     mutating func step(over bytes: [UInt8]) {
         let byte = bytes[offset]
         if byte == ASCII.newline
-            || (byte == ASCII.carriageReturn && (offset + 1 == bytes.count || bytes[offset + 1] != ASCII.newline)) {
+            || (byte == ASCII.carriageReturn && (offset + 1 == bytes.count || bytes[offset + 1] != ASCII.newline))
+        {
             line += 1
             column = 1
         } else if byte & 0xC0 != 0x80 {
@@ -272,10 +277,10 @@ private enum ASCII {
     static let newline: UInt8 = 0x0A
     static let carriageReturn: UInt8 = 0x0D
     static let space: UInt8 = 0x20
-    static let quote: UInt8 = 0x22        // "
-    static let apostrophe: UInt8 = 0x27   // '
-    static let slash: UInt8 = 0x2F        // /
-    static let lessThan: UInt8 = 0x3C     // <
-    static let equals: UInt8 = 0x3D       // =
+    static let quote: UInt8 = 0x22  // "
+    static let apostrophe: UInt8 = 0x27  // '
+    static let slash: UInt8 = 0x2F  // /
+    static let lessThan: UInt8 = 0x3C  // <
+    static let equals: UInt8 = 0x3D  // =
     static let greaterThan: UInt8 = 0x3E  // >
 }

@@ -24,7 +24,8 @@ enum XMLParserErrorMessage {
         switch code {
         // libxml2 reports both "detected an error in element content" and "Huge input lookup"
         // (a start tag that does not fit in its 10,000,000-byte look-ahead) as an internal error.
-        case 1: "markup XMLParser cannot read: a '<' in element content that starts no tag, comment or CDATA section, or a tag of about 10,000,000 bytes or more"
+        case 1:
+            "markup XMLParser cannot read: a '<' in element content that starts no tag, comment or CDATA section, or a tag of about 10,000,000 bytes or more"
         case 2: "the XML parser ran out of memory"
         case 3: "the document does not start like XML"
         case documentEmpty: "expected the root element"

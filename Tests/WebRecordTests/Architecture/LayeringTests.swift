@@ -49,8 +49,11 @@ import Testing
     func theScanCatchesAnUpwardReference() {
         let files = [
             SourceFile(path: "Store/A.swift", folder: "Store", text: "struct StoreThing { let x: PopulationThing }"),
-            SourceFile(path: "Population/B.swift", folder: "Population", text: "struct PopulationThing { let y: StoreThing }"),
-            SourceFile(path: "JSON/C.swift", folder: "JSON", text: "// PopulationThing in a comment\nlet s = \"PopulationThing\""),
+            SourceFile(
+                path: "Population/B.swift", folder: "Population", text: "struct PopulationThing { let y: StoreThing }"),
+            SourceFile(
+                path: "JSON/C.swift", folder: "JSON",
+                text: "// PopulationThing in a comment\nlet s = \"PopulationThing\""),
         ]
         #expect(Self.violations(in: files) == ["Store/A.swift names PopulationThing (Population)"])
     }
@@ -90,7 +93,9 @@ import Testing
         for (file, text) in zip(files, code) {
             guard let layer = layer(of: file.folder) else { continue }
             for name in Set(identifiers(in: text)).sorted() where !standardAssociatedTypes.contains(name) {
-                guard let layers = declaredIn[name], layers.count == 1, let owner = layers.first, owner > layer else { continue }
+                guard let layers = declaredIn[name], layers.count == 1, let owner = layers.first, owner > layer else {
+                    continue
+                }
                 violations.append("\(file.path) names \(name) (\(Self.layers[owner].joined(separator: "/")))")
             }
         }

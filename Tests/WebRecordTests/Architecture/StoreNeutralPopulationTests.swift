@@ -25,7 +25,8 @@ import Testing
         let files = try LayeringTests.swiftFiles().filter { $0.folder == "Population" }
         #expect(files.count > 5, "the Population sources were found")
         let violations = files.flatMap(Self.violations(in:))
-        #expect(violations.isEmpty, "\(violations.count) reference(s) to SQLite:\n\(violations.joined(separator: "\n"))")
+        #expect(
+            violations.isEmpty, "\(violations.count) reference(s) to SQLite:\n\(violations.joined(separator: "\n"))")
     }
 
     /// The files of a record and of the store interfaces, which any store implements.
@@ -38,7 +39,8 @@ import Testing
         let files = try LayeringTests.swiftFiles().filter { Self.recordFiles.contains($0.path) }
         #expect(files.map(\.path).sorted() == Self.recordFiles.sorted(), "the files were found")
         let violations = files.flatMap(Self.violations(in:))
-        #expect(violations.isEmpty, "\(violations.count) reference(s) to SQLite:\n\(violations.joined(separator: "\n"))")
+        #expect(
+            violations.isEmpty, "\(violations.count) reference(s) to SQLite:\n\(violations.joined(separator: "\n"))")
     }
 
     @Test("The scan finds SQLite names and SQL text when there are some")
@@ -47,14 +49,20 @@ import Testing
             LayeringTests.SourceFile(path: "Population/A.swift", folder: "Population", text: text)
         }
         #expect(Self.violations(in: file("let store: SQLiteDatabase")) == ["Population/A.swift names SQLiteDatabase"])
-        #expect(Self.violations(in: file("func f(_ c: Connection) { try c.execute(\"\") }")) == ["Population/A.swift names Connection"])
+        #expect(
+            Self.violations(in: file("func f(_ c: Connection) { try c.execute(\"\") }")) == [
+                "Population/A.swift names Connection"
+            ])
         #expect(Self.violations(in: file("sqlite3_step(handle)")) == ["Population/A.swift names sqlite3_step"])
-        #expect(Self.violations(in: file(#"let sql = "DELETE FROM \(quote(table))""#))
-            == [#"Population/A.swift holds SQL: DELETE FROM \(quote(table))"#])
+        #expect(
+            Self.violations(in: file(#"let sql = "DELETE FROM \(quote(table))""#))
+                == [#"Population/A.swift holds SQL: DELETE FROM \(quote(table))"#])
         #expect(Self.violations(in: file("let sql = \"\"\"\n  select \"_id\" from t\n  \"\"\"")).count == 1)
         #expect(Self.violations(in: file(##"let sql = #"UPDATE "T" SET "a" = ?"#"##)).count == 1)
         // Comments and prose are not code.
-        #expect(Self.violations(in: file("// runs SELECT * FROM t on a Connection\nlet s = \"deleted from the store\"")).isEmpty)
+        #expect(
+            Self.violations(in: file("// runs SELECT * FROM t on a Connection\nlet s = \"deleted from the store\""))
+                .isEmpty)
         #expect(Self.violations(in: file("let s = \"the update sets nothing\"")).isEmpty)
     }
 

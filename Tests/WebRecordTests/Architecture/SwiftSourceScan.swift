@@ -21,7 +21,10 @@ struct SwiftSourceScan {
                 index += 2
             } else if character == "\"" || (character == "#" && (at(1) == "\"" || at(1) == "#")) {
                 var hashes = 0
-                while at(0) == "#" { hashes += 1; index += 1 }
+                while at(0) == "#" {
+                    hashes += 1
+                    index += 1
+                }
                 guard at(0) == "\"" else {
                     code += String(repeating: "#", count: hashes)
                     continue

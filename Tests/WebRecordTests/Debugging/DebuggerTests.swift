@@ -17,7 +17,8 @@ import WebRecordTesting
 
     @Test func entriesCarryTheirContext() throws {
         let test = try makeDecisionStore()
-        let result = try test.store.populate(json(#"{"data": [{"id": 1, "title": "t", "flag": "perhaps"}]}"#), entity: "Post")
+        let result = try test.store.populate(
+            json(#"{"data": [{"id": 1, "title": "t", "flag": "perhaps"}]}"#), entity: "Post")
         let entry = try #require(result.debugger.errors.first { $0.code == .typeMismatch })
         #expect(entry.isFatal == false)
         #expect(entry.entity == "Post")
@@ -60,10 +61,13 @@ import WebRecordTesting
             .emptyResultSet, .typeMismatch, .storeError, .serverError, .cancelled, .invalidSchema, .incompatibleStore,
             .invalidArgument, .notFound, .closureFailed,
         ]
-        #expect(codes.map(\.description) == [
-            "undefinedServer", "missingPrimaryKey", "invalidEntityDescription", "invalidResponseFormat", "invalidJSON",
-            "emptyResultSet", "typeMismatch", "storeError", "serverError", "cancelled", "invalidSchema", "incompatibleStore",
-            "invalidArgument", "notFound", "closureFailed",
-        ])
+        #expect(
+            codes.map(\.description) == [
+                "undefinedServer", "missingPrimaryKey", "invalidEntityDescription", "invalidResponseFormat",
+                "invalidJSON",
+                "emptyResultSet", "typeMismatch", "storeError", "serverError", "cancelled", "invalidSchema",
+                "incompatibleStore",
+                "invalidArgument", "notFound", "closureFailed",
+            ])
     }
 }

@@ -18,14 +18,17 @@ import WebRecord
         #expect(run.lines.contains("\(stream.pageCount) pages, \(stream.posts.count) posts"), "\(run)")
         #expect(run.lines.filter { $0.hasPrefix("  page ") }.count == stream.pageCount, "\(run)")
         #expect(
-            run.lines.contains("In the store: \(stream.posts.count) posts, \(stream.userCount) users, \(stream.userCount) counts"),
+            run.lines.contains(
+                "In the store: \(stream.posts.count) posts, \(stream.userCount) users, \(stream.userCount) counts"),
             "\(run)")
 
         // The first page alone, then every page, each after the min_id of the page before.
         let requests = run.lines.filter { $0.hasPrefix("  GET /stream/0/posts/stream/global") }
         #expect(requests.count == 1 + stream.pageCount, "\(run)")
         #expect(requests.allSatisfy { $0.hasSuffix("[Bearer dummy-token]") }, "\(run)")
-        let cursors = requests.map { line in line.split(separator: "=").dropFirst().first.map { String($0.prefix { $0.isNumber }) } }
+        let cursors = requests.map { line in
+            line.split(separator: "=").dropFirst().first.map { String($0.prefix { $0.isNumber }) }
+        }
         #expect(cursors == [nil, nil] + stream.beforeIDs, "\(run)")
 
         // Every post comes back from the store with its user's name and follower count.
@@ -51,7 +54,8 @@ import WebRecord
         #expect(pages.count == stream.pageCount, "\(second)")
         #expect(pages.allSatisfy { $0.contains("records 0 new, 0 updated") }, "\(second)")
         #expect(
-            second.lines.contains("In the store: \(stream.posts.count) posts, \(stream.userCount) users, \(stream.userCount) counts"),
+            second.lines.contains(
+                "In the store: \(stream.posts.count) posts, \(stream.userCount) users, \(stream.userCount) counts"),
             "\(second)")
     }
 
@@ -63,11 +67,14 @@ import WebRecord
         #expect(run.status == 0, "\(run)")
         #expect(run.stderr.isEmpty, "\(run)")
 
-        #expect(run.lines.contains { $0.hasPrefix("GET /v2/venues/search?") && $0.contains("oauth_token=dummy-token") }, "\(run)")
+        #expect(
+            run.lines.contains { $0.hasPrefix("GET /v2/venues/search?") && $0.contains("oauth_token=dummy-token") },
+            "\(run)")
         #expect(run.lines.contains { $0.hasPrefix("\(search.venues.count) venues; ") }, "\(run)")
         #expect(
             run.lines.contains(
-                "In the store: \(search.venues.count) venues, \(search.categoryCount) categories, \(search.venues.count) locations"),
+                "In the store: \(search.venues.count) venues, \(search.categoryCount) categories, \(search.venues.count) locations"
+            ),
             "\(run)")
 
         // One line per venue, in response order.
@@ -82,7 +89,8 @@ import WebRecord
         let owner = try #require(shared.venues.last)
         #expect(run.lines.contains("One category, \(shared.venues.count) venues:"), "\(run)")
         #expect(
-            run.lines.contains("  The store keeps 1 \"\(shared.name)\" category, and it belongs to one venue: \(owner)."),
+            run.lines.contains(
+                "  The store keeps 1 \"\(shared.name)\" category, and it belongs to one venue: \(owner)."),
             "\(run)")
         for (line, venue) in zip(venueLines, search.venues) where shared.venues.contains(venue.name) {
             let expected = venue.name == owner ? "— \(shared.name) —" : "— no category —"
@@ -166,7 +174,9 @@ private struct FoursquareFixture {
 
     /// The category the most venues list, and those venues in response order.
     var mostSharedCategory: (name: String, venues: [String]) {
-        let listed = Dictionary(grouping: venues.flatMap { venue in venue.categoryIDs.map { ($0, venue.name) } }) { $0.0 }
+        let listed = Dictionary(grouping: venues.flatMap { venue in venue.categoryIDs.map { ($0, venue.name) } }) {
+            $0.0
+        }
         let (id, pairs) = listed.max { $0.value.count < $1.value.count } ?? ("", [])
         return (categoryNames[id] ?? "?", pairs.map(\.1))
     }
@@ -200,10 +210,10 @@ private struct ExampleRun: CustomStringConvertible {
 /// Runs a built example binary as a child process.
 private enum ExampleProcess {
     /// Runs example `name` with `arguments`; output goes to files, so it never blocks the child.
-    static func run(_ name: String, _ arguments: [String] = [], timeout: TimeInterval = 120) async throws -> ExampleRun {
+    static func run(_ name: String, _ arguments: [String] = [], timeout: TimeInterval = 120) async throws -> ExampleRun
+    {
         let executable = try BuiltExecutables.executable(name, besides: Bundle.module)
         let output = try await ChildProcess.run(executable, arguments, timeout: timeout)
         return ExampleRun(status: output.status, stdout: output.stdout, stderr: output.stderr)
     }
 }
-

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import WebRecordTesting
 
 @testable import WebRecord
-import WebRecordTesting
 
 /// Random documents, to exercise the reader's key prediction and shared object layouts, and
 /// random corruptions, to check that bad input is always rejected cleanly.
@@ -103,8 +103,10 @@ struct JSONFuzzTests {
             var bytes = original
             for _ in 0..<(1 + Int(random.next() % 3)) {
                 let position = bytes.isEmpty ? 0 : Int(random.next() % UInt64(bytes.count))
-                let byte = random.next() % 2 == 0
-                    ? interesting[Int(random.next() % UInt64(interesting.count))] : UInt8(truncatingIfNeeded: random.next())
+                let byte =
+                    random.next() % 2 == 0
+                    ? interesting[Int(random.next() % UInt64(interesting.count))]
+                    : UInt8(truncatingIfNeeded: random.next())
                 switch random.next() % 3 {
                 case 0 where !bytes.isEmpty: bytes[position] = byte
                 case 1: bytes.insert(byte, at: position)

@@ -1,9 +1,9 @@
 import Foundation
 import TestSupport
 import Testing
+import WebRecordTesting
 
 @testable import WebRecord
-import WebRecordTesting
 
 /// Reads `text`, returning the error the reader throws (nil when it accepts the input).
 func jsonReadError(_ text: String, maximumDepth: Int = JSONReader.defaultMaximumDepth) -> WebRecordError? {
@@ -74,7 +74,8 @@ struct JSONReaderValueTests {
         arguments: [
             "0.1", "1e-7", "5e-324", "1.7976931348623157e308", "2.2250738585072014e-308",
             "2.2250738585072011e-308", "4.9406564584124654e-324", "0.30000000000000004", "3.141592653589793",
-            "1e23", "8.98846567431158e307", "9007199254740993.0", "9007199254740992.5", "1.00000000000000011102230246251565404236316680908203125",
+            "1e23", "8.98846567431158e307", "9007199254740993.0", "9007199254740992.5",
+            "1.00000000000000011102230246251565404236316680908203125",
             "123456789012345678901234567890.5", "0.000000000000000000000000000000001", "7.038531e-26", "2.5e-5",
             "-1.5e-10", "1e22", "1e-22", "4503599627370496.5", "4503599627370497.5", "1448997445238699.0",
             "0.1e1", "100e-2", "12345678901234567890e-10",
@@ -109,7 +110,9 @@ struct JSONReaderValueTests {
             let double = Double(bitPattern: generator.next() & 0x7FEF_FFFF_FFFF_FFFF)
             let small = Double(generator.next() % 1_000_000_000) / 1000
             for candidate in [double, small] {
-                for text in [candidate.description, String(format: "%.17g", candidate), String(format: "%.6e", candidate)] {
+                for text in [
+                    candidate.description, String(format: "%.17g", candidate), String(format: "%.6e", candidate),
+                ] {
                     guard text.contains(".") || text.contains("e") else { continue }
                     let expected = try #require(Double(text))
                     let value = try reader.read(text)
@@ -163,7 +166,12 @@ struct JSONReaderValueTests {
         #expect(error.column == 5)
     }
 
-    @Test("Literals outside the grammar are rejected", arguments: ["NaN", "Infinity", "-Infinity", "True", "nul", "tru", "fals", "undefined", "'a'", "[1,]", "{\"a\":1,}", "// c\n1", "/* c */ 1"])
+    @Test(
+        "Literals outside the grammar are rejected",
+        arguments: [
+            "NaN", "Infinity", "-Infinity", "True", "nul", "tru", "fals", "undefined", "'a'", "[1,]", "{\"a\":1,}",
+            "// c\n1", "/* c */ 1",
+        ])
     func nonJSONLiterals(_ text: String) {
         #expect(jsonReadError(text) != nil, "\(text)")
     }
@@ -379,7 +387,9 @@ struct JSONReaderObjectTests {
 
     @Test("Many objects with predicted keys keep their own values")
     func manyObjects() throws {
-        let posts = (0..<500).map { #"{"id": \#($0), "text": "post \#($0)", "user": {"id": \#($0 % 7), "name": "u\#($0 % 7)"}}"# }
+        let posts = (0..<500).map {
+            #"{"id": \#($0), "text": "post \#($0)", "user": {"id": \#($0 % 7), "name": "u\#($0 % 7)"}}"#
+        }
         let value = try JSONReader().read("[" + posts.joined(separator: ",") + "]")
         let array = try #require(value.arrayValue)
         #expect(array.count == 500)
@@ -401,7 +411,8 @@ struct JSONReaderObjectTests {
 
     @Test("Repeated keys are reported on request, in document order, with their path and place")
     func reportedDuplicateKeys() throws {
-        let text = "{\"a\": 1,\n \"list\": [{\"x\": 1, \"x\": 2}],\r\n \"o\": {\"p\": {\"k\": 1, \"\\u006b\": 2, \"k\": 3}},\r \"a\": {\"b\": 1, \"b\": 2}}"
+        let text =
+            "{\"a\": 1,\n \"list\": [{\"x\": 1, \"x\": 2}],\r\n \"o\": {\"p\": {\"k\": 1, \"\\u006b\": 2, \"k\": 3}},\r \"a\": {\"b\": 1, \"b\": 2}}"
         let (value, duplicates) = try JSONReader().readReportingDuplicateKeys(Data(text.utf8))
         #expect(value == (try JSONReader().read(text)))
         #expect(
@@ -559,4 +570,3 @@ struct WebRecordErrorTests {
         #expect(result.value == "ok")
     }
 }
-

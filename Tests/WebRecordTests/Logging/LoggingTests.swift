@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebRecord
 import WebRecordTesting
+
+@testable import WebRecord
 
 @Suite struct LoggingTests {
     @Test(arguments: [
@@ -15,7 +16,8 @@ import WebRecordTesting
     }
 
     @Test func logLevelsUseSwiftLogNamesAndOrder() {
-        #expect(LogLevel.allCases.map(\.rawValue) == ["trace", "debug", "info", "notice", "warning", "error", "critical"])
+        #expect(
+            LogLevel.allCases.map(\.rawValue) == ["trace", "debug", "info", "notice", "warning", "error", "critical"])
         #expect(LogLevel.trace < LogLevel.critical)
         #expect(LogLevel.all == .trace)
     }
@@ -64,7 +66,9 @@ import WebRecordTesting
     @Test func noneLogsNothing() async throws {
         let (warnings, messages) = try await withLogging(.none) {
             let test = try makeDecisionStore()
-            return try test.store.populate(json(#"[{"title": "no key"}, {"id": "x1y", "title": "t"}, {"id": 2, "title": "t"}]"#), entity: "Post").debugger.warnings.count
+            return try test.store.populate(
+                json(#"[{"title": "no key"}, {"id": "x1y", "title": "t"}, {"id": 2, "title": "t"}]"#), entity: "Post"
+            ).debugger.warnings.count
         }
         #expect(warnings > 0)
         #expect(messages.isEmpty)
@@ -77,7 +81,8 @@ import WebRecordTesting
             let test = try makeDecisionStore()
             _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "score": "high"}]"#), entity: "Post")
         }
-        #expect(messages.contains { $0.contains("warning") && $0.contains("typeMismatch") && $0.contains("Post.score") })
+        #expect(
+            messages.contains { $0.contains("warning") && $0.contains("typeMismatch") && $0.contains("Post.score") })
         #expect(!messages.contains { $0.contains("created") })
     }
 
@@ -98,7 +103,8 @@ import WebRecordTesting
             _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "user": {"id": "u"}}]"#), entity: "Post")
         }
         // Other suites may populate while the level is raised; look for this population's graph.
-        #expect(messages.contains { $0.contains("proto-record graph") && $0.contains(#"Post(1) { user -> [User("u")] }"#) })
+        #expect(
+            messages.contains { $0.contains("proto-record graph") && $0.contains(#"Post(1) { user -> [User("u")] }"#) })
     }
 
     @Test func secretsAreRecognizedForRedaction() {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebRecord
 import WebRecordTesting
+
+@testable import WebRecord
 
 /// Every type that can carry a secret shows it redacted in `String(describing:)`,
 /// `String(reflecting:)` and `dump`, through the one redaction of `Logging/Redaction.swift`.
@@ -12,15 +13,19 @@ import WebRecordTesting
     func expectRedacted(_ value: Any, sourceLocation: SourceLocation = #_sourceLocation) {
         var dumped = ""
         dump(value, to: &dumped)
-        for (way, text) in [("describing", String(describing: value)), ("reflecting", String(reflecting: value)), ("dump", dumped)] {
+        for (way, text) in [
+            ("describing", String(describing: value)), ("reflecting", String(reflecting: value)), ("dump", dumped),
+        ] {
             #expect(!text.contains(Self.secret), "\(way): \(text)", sourceLocation: sourceLocation)
-            #expect(text.contains("redacted"), "\(way) shows no redaction marker: \(text)", sourceLocation: sourceLocation)
+            #expect(
+                text.contains("redacted"), "\(way) shows no redaction marker: \(text)", sourceLocation: sourceLocation)
         }
     }
 
     var request: ServerRequest {
         var request = ServerRequest(
-            urn: "posts?count=2&access_token=\(Self.secret)", data: ["q": "swift", "client_secret": .string(Self.secret)],
+            urn: "posts?count=2&access_token=\(Self.secret)",
+            data: ["q": "swift", "client_secret": .string(Self.secret)],
             headers: ["authorization": "token \(Self.secret)", "X-Client": "tests"], entityName: "Post")
         request.page = PageInformation(index: 1, previousPageManager: pageManager)
         return request
@@ -30,7 +35,9 @@ import WebRecordTesting
         ServerResponse(
             body: ["data": [["id": "1", "refresh_token": .string(Self.secret)]]],
             headers: ["Set-Cookie": "session=\(Self.secret)", "Content-Type": "application/json"], statusCode: 200,
-            url: URL(string: "https://me:\(Self.secret)@api.example.com/posts?Access_Token=\(Self.secret)#token=\(Self.secret)"))
+            url: URL(
+                string:
+                    "https://me:\(Self.secret)@api.example.com/posts?Access_Token=\(Self.secret)#token=\(Self.secret)"))
     }
 
     var pageManager: BuiltInPageManager {
@@ -75,28 +82,41 @@ import WebRecordTesting
     @Test func builtInPageManager() { expectRedacted(pageManager) }
     @Test func pageInformation() { expectRedacted(PageInformation(index: 1, previousPageManager: pageManager)) }
     @Test func batchRequest() {
-        expectRedacted(BatchRequest(entity: "Post", urn: "posts?token=\(Self.secret)", data: ["secret": .string(Self.secret)], options: options))
+        expectRedacted(
+            BatchRequest(
+                entity: "Post", urn: "posts?token=\(Self.secret)", data: ["secret": .string(Self.secret)],
+                options: options))
     }
     @Test func pagingOptions() { expectRedacted(PagingOptions(request: options, pagination: .linkHeader)) }
     @Test func webRecordError() { expectRedacted(error) }
     @Test func webRecordFailure() { expectRedacted(WebRecordError(error, debugger: debugger)) }
     @Test func debuggerShowsNoSecret() { expectRedacted(debugger) }
     @Test func httpServer() {
-        expectRedacted(HTTPServer(
-            baseURL: URL(string: "https://bot:\(Self.secret)@api.example.com/v1/")!,
-            headers: ["Authorization": "Bearer \(Self.secret)", "Proxy-Authorization": Self.secret, "X-Auth-Token": Self.secret]))
+        expectRedacted(
+            HTTPServer(
+                baseURL: URL(string: "https://bot:\(Self.secret)@api.example.com/v1/")!,
+                headers: [
+                    "Authorization": "Bearer \(Self.secret)", "Proxy-Authorization": Self.secret,
+                    "X-Auth-Token": Self.secret,
+                ]))
     }
 
     @Test func page() async throws {
         let page = Page(
             index: 0, records: [], result: result, pageManager: pageManager,
-            progress: PagingProgress(pagesFetched: 1, recordsPopulated: 0, elapsed: 0), isLast: true, orphansDeleted: [:])
+            progress: PagingProgress(pagesFetched: 1, recordsPopulated: 0, elapsed: 0), isLast: true,
+            orphansDeleted: [:])
         expectRedacted(page)
     }
 
     @Test func pageSequence() throws {
-        let store = try RecordStore(inMemory: try Schema(json: #"{"entities": {"Post": {"primaryKey": "id", "attributes": {"id": {"type": "string"}}}}}"#, fileName: "s.json"))
-        expectRedacted(store.pages(entity: "Post", urn: "posts?access_token=\(Self.secret)", data: ["token": .string(Self.secret)]))
+        let store = try RecordStore(
+            inMemory: try Schema(
+                json: #"{"entities": {"Post": {"primaryKey": "id", "attributes": {"id": {"type": "string"}}}}}"#,
+                fileName: "s.json"))
+        expectRedacted(
+            store.pages(entity: "Post", urn: "posts?access_token=\(Self.secret)", data: ["token": .string(Self.secret)])
+        )
     }
 
     // MARK: - The redaction itself
@@ -122,13 +142,22 @@ import WebRecordTesting
         Redaction.secretNames = previous.union(["X-Redaction-Test-Credential"])
         defer { Redaction.secretNames = previous }
         #expect(Redaction.isSecret("x-redaction-test-credential"))
-        #expect(Redaction.headers(["X-REDACTION-TEST-CREDENTIAL": Self.secret]) == ["X-REDACTION-TEST-CREDENTIAL": "<redacted>"])
+        #expect(
+            Redaction.headers(["X-REDACTION-TEST-CREDENTIAL": Self.secret]) == [
+                "X-REDACTION-TEST-CREDENTIAL": "<redacted>"
+            ])
     }
 
     @Test(arguments: [
         ("https://user:\(secret)@host.example/path", "https://user:%3Credacted%3E@host.example/path"),
-        ("https://host.example/p?a=1&Access_Token=\(secret)&b=2", "https://host.example/p?a=1&Access_Token=%3Credacted%3E&b=2"),
-        ("https://host.example/cb#access_token=\(secret)&state=x", "https://host.example/cb#access_token=%3Credacted%3E&state=x"),
+        (
+            "https://host.example/p?a=1&Access_Token=\(secret)&b=2",
+            "https://host.example/p?a=1&Access_Token=%3Credacted%3E&b=2"
+        ),
+        (
+            "https://host.example/cb#access_token=\(secret)&state=x",
+            "https://host.example/cb#access_token=%3Credacted%3E&state=x"
+        ),
         ("https://host.example/p?page=2", "https://host.example/p?page=2"),
     ])
     func urls(url: String, redacted: String) throws {
@@ -137,7 +166,10 @@ import WebRecordTesting
 
     @Test(arguments: [
         ("posts?access_token=\(secret)&count=2", "posts?access_token=<redacted>&count=2"),
-        ("https://u:\(secret)@h.example/x?token=\(secret)", "https://u:%3Credacted%3E@h.example/x?token=%3Credacted%3E"),
+        (
+            "https://u:\(secret)@h.example/x?token=\(secret)",
+            "https://u:%3Credacted%3E@h.example/x?token=%3Credacted%3E"
+        ),
         ("posts/1", "posts/1"),
     ])
     func urns(urn: String, redacted: String) {
@@ -145,14 +177,19 @@ import WebRecordTesting
     }
 
     @Test(arguments: [
-        ("could not reach https://u:\(secret)@h.example/: refused", "could not reach https://u:<redacted>@h.example/: refused"),
+        (
+            "could not reach https://u:\(secret)@h.example/: refused",
+            "could not reach https://u:<redacted>@h.example/: refused"
+        ),
         ("failed: access_token=\(secret)&page=2", "failed: access_token=<redacted>&page=2"),
         ("'password=\(secret)' and id=5", "'password=<redacted>' and id=5"),
         ("mail me at someone@example.com", "mail me at someone@example.com"),
         ("already access_token=%3Credacted%3E", "already access_token=%3Credacted%3E"),
         // The example of `Redaction.redacted(_:)`'s documentation.
-        ("https://me:pw@api.example.com/posts?access_token=abc&count=20",
-         "https://me:<redacted>@api.example.com/posts?access_token=<redacted>&count=20"),
+        (
+            "https://me:pw@api.example.com/posts?access_token=abc&count=20",
+            "https://me:<redacted>@api.example.com/posts?access_token=<redacted>&count=20"
+        ),
     ])
     func freeText(text: String, redacted: String) {
         #expect(Redaction.redacted(text) == redacted)
@@ -164,7 +201,8 @@ import WebRecordTesting
             url: URL(string: "https://h.example/x?api_key=k%20\(Self.secret)&page=abcd"))
         #expect(secrets.contains(Self.secret))
         #expect(!secrets.contains("abcd"))
-        let scrubbed = Redaction.scrubbing("bad token \(Self.secret); key k \(Self.secret); page abcd", secrets: secrets)
+        let scrubbed = Redaction.scrubbing(
+            "bad token \(Self.secret); key k \(Self.secret); page abcd", secrets: secrets)
         #expect(!scrubbed.contains(Self.secret))
         #expect(scrubbed.contains("page abcd"))
     }

@@ -42,7 +42,9 @@ import WebRecordTesting
         #expect(first.jsonValue("date") == "2012-11-21T02:33:42.000Z")
         let user = try #require(first.related("user"))
         // The alternate key path avatar_image.url resolves.
-        #expect(user["avatarImagePath"] as String? == raw["data"]?[0]?["user"]?.value(atKeyPath: "avatar_image.url")?.stringValue)
+        #expect(
+            user["avatarImagePath"] as String?
+                == raw["data"]?[0]?["user"]?.value(atKeyPath: "avatar_image.url")?.stringValue)
         #expect(user["avatarImagePath"] as String? != nil)
         #expect(user.related("counts")?["followers"] as Int? == 374)
         #expect(first.related("source")?["clientID"] as String? == "caYWDBvjwt2e9HWMm6qyKS6KcATHUkzQ")
@@ -60,7 +62,9 @@ import WebRecordTesting
         #expect(again.changes.deleted == 0)
         #expect(again.changes.unchanged == 20 + 18 + 18 + 20 + 18)
         #expect(try dumpContent(test.store) == before)
-        let writes = test.statements.filter { $0.hasPrefix("INSERT") || $0.hasPrefix("UPDATE") || $0.hasPrefix("DELETE") }
+        let writes = test.statements.filter {
+            $0.hasPrefix("INSERT") || $0.hasPrefix("UPDATE") || $0.hasPrefix("DELETE")
+        }
         #expect(writes.isEmpty)
     }
 
@@ -93,7 +97,10 @@ import WebRecordTesting
         let test = try store("AppNet")
         var posts: [JSONValue] = []
         for index in 0..<2500 {
-            posts.append(["id": .string("p\(index)"), "text": "t", "user": ["id": .string("u\(index % 700)"), "counts": ["followers": 1]]])
+            posts.append([
+                "id": .string("p\(index)"), "text": "t",
+                "user": ["id": .string("u\(index % 700)"), "counts": ["followers": 1]],
+            ])
         }
         let raw: JSONValue = ["data": .array(posts)]
         _ = try test.store.populate(raw, entity: "Post")
@@ -135,7 +142,8 @@ import WebRecordTesting
             let stored = try #require(try test.store.fetchOne("Venue", primaryKey: venue["id"] ?? .null))
             #expect(stored.relatedRecords("categories").map(\.primaryKeyValue) == ids)
         }
-        let location = try #require(try test.store.fetchOne("Venue", primaryKey: "42377700f964a52024201fe3")?.related("location"))
+        let location = try #require(
+            try test.store.fetchOne("Venue", primaryKey: "42377700f964a52024201fe3")?.related("location"))
         #expect(location["city"] as String? == "Brooklyn")
     }
 

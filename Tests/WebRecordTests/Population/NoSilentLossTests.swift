@@ -6,75 +6,75 @@ import WebRecordTesting
 /// A schema for the classes of silent loss: trees of one entity, a list endpoint whose records
 /// need a title, labels merged both ways, owner-keyed records, and a sub-entity hierarchy.
 let silentLossSchemaJSON = """
-{
-  "version": 1,
-  "entities": {
-    "Unit": {
-      "primaryKey": "id",
-      "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
-      "relationships": {
-        "children": { "destination": "Unit", "toMany": true, "inverse": "parent" },
-        "parent": { "destination": "Unit", "inverse": "children" },
-        "repostOf": { "destination": "Unit" }
+    {
+      "version": 1,
+      "entities": {
+        "Unit": {
+          "primaryKey": "id",
+          "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
+          "relationships": {
+            "children": { "destination": "Unit", "toMany": true, "inverse": "parent" },
+            "parent": { "destination": "Unit", "inverse": "children" },
+            "repostOf": { "destination": "Unit" }
+          }
+        },
+        "Issue": {
+          "primaryKey": "id",
+          "attributes": {
+            "id": { "type": "integer" },
+            "title": { "type": "string", "optional": false },
+            "state": { "type": "string", "optional": false, "default": "open" }
+          },
+          "relationships": {
+            "labels": { "destination": "Label", "toMany": true, "inverse": "issues" },
+            "author": { "destination": "Person", "inverse": "issues" },
+            "stats": { "destination": "Stats", "inverse": "issue" }
+          }
+        },
+        "Label": {
+          "primaryKey": "name",
+          "attributes": { "name": { "type": "string" } },
+          "relationships": { "issues": { "destination": "Issue", "toMany": true, "inverse": "labels" } }
+        },
+        "Person": {
+          "primaryKey": "login",
+          "attributes": { "login": { "type": "string" }, "name": { "type": "string", "optional": false } },
+          "relationships": { "issues": { "destination": "Issue", "toMany": true, "inverse": "author" } }
+        },
+        "Stats": {
+          "primaryKey": "issue",
+          "attributes": { "comments": { "type": "integer" } },
+          "relationships": { "issue": { "destination": "Issue", "inverse": "stats" } }
+        },
+        "Item": {
+          "primaryKey": "key",
+          "attributes": {
+            "key": { "type": "string" }, "n": { "type": "integer" }, "note": { "type": "string", "optional": false },
+            "ratio": { "type": "double" }, "amount": { "type": "decimal" }
+          }
+        },
+        "Reading": {
+          "primaryKey": "value",
+          "attributes": { "value": { "type": "double" } }
+        },
+        "Link": {
+          "primaryKey": "id",
+          "abstract": true,
+          "subentities": { "key": "kind", "map": { "in": "InwardLink", "out": "OutwardLink" } },
+          "attributes": { "id": { "type": "integer" } }
+        },
+        "InwardLink": {
+          "parent": "Link",
+          "attributes": { "inwardNote": { "type": "string" } },
+          "relationships": { "inwardLabel": { "destination": "Label" }, "inwardLabels": { "destination": "Label", "toMany": true } }
+        },
+        "OutwardLink": {
+          "parent": "Link",
+          "attributes": { "outwardNote": { "type": "string" } }
+        }
       }
-    },
-    "Issue": {
-      "primaryKey": "id",
-      "attributes": {
-        "id": { "type": "integer" },
-        "title": { "type": "string", "optional": false },
-        "state": { "type": "string", "optional": false, "default": "open" }
-      },
-      "relationships": {
-        "labels": { "destination": "Label", "toMany": true, "inverse": "issues" },
-        "author": { "destination": "Person", "inverse": "issues" },
-        "stats": { "destination": "Stats", "inverse": "issue" }
-      }
-    },
-    "Label": {
-      "primaryKey": "name",
-      "attributes": { "name": { "type": "string" } },
-      "relationships": { "issues": { "destination": "Issue", "toMany": true, "inverse": "labels" } }
-    },
-    "Person": {
-      "primaryKey": "login",
-      "attributes": { "login": { "type": "string" }, "name": { "type": "string", "optional": false } },
-      "relationships": { "issues": { "destination": "Issue", "toMany": true, "inverse": "author" } }
-    },
-    "Stats": {
-      "primaryKey": "issue",
-      "attributes": { "comments": { "type": "integer" } },
-      "relationships": { "issue": { "destination": "Issue", "inverse": "stats" } }
-    },
-    "Item": {
-      "primaryKey": "key",
-      "attributes": {
-        "key": { "type": "string" }, "n": { "type": "integer" }, "note": { "type": "string", "optional": false },
-        "ratio": { "type": "double" }, "amount": { "type": "decimal" }
-      }
-    },
-    "Reading": {
-      "primaryKey": "value",
-      "attributes": { "value": { "type": "double" } }
-    },
-    "Link": {
-      "primaryKey": "id",
-      "abstract": true,
-      "subentities": { "key": "kind", "map": { "in": "InwardLink", "out": "OutwardLink" } },
-      "attributes": { "id": { "type": "integer" } }
-    },
-    "InwardLink": {
-      "parent": "Link",
-      "attributes": { "inwardNote": { "type": "string" } },
-      "relationships": { "inwardLabel": { "destination": "Label" }, "inwardLabels": { "destination": "Label", "toMany": true } }
-    },
-    "OutwardLink": {
-      "parent": "Link",
-      "attributes": { "outwardNote": { "type": "string" } }
     }
-  }
-}
-"""
+    """
 
 func makeSilentLossStore() throws -> RecordingStore {
     try RecordingStore(schema: Schema(json: silentLossSchemaJSON, fileName: "SilentLoss.json"))
@@ -110,7 +110,8 @@ func makeSilentLossStore() throws -> RecordingStore {
             json(#"[{"id": 1, "parent": 5, "repostOf": {"id": 6}, "children": [7]}]"#), entity: "Unit",
             options: orphanOptions())
         #expect(result.changes.deleted == 1)
-        #expect(try test.store.fetch("Unit", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? } == [1, 5, 6, 7])
+        #expect(
+            try test.store.fetch("Unit", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? } == [1, 5, 6, 7])
     }
 
     @Test func theOrphanClosureIsOfferedOnlyRecordsTheResponseDidNotContain() throws {
@@ -141,7 +142,8 @@ func makeSilentLossStore() throws -> RecordingStore {
             deleted += page.orphansDeleted["Unit"] ?? 0
         }
         #expect(deleted == 1)
-        #expect(try test.store.fetch("Unit", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? } == [1, 2, 11, 12])
+        #expect(
+            try test.store.fetch("Unit", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? } == [1, 2, 11, 12])
     }
 
     // MARK: - Unidentified records and unexpected responses (§3.5)
@@ -166,7 +168,8 @@ func makeSilentLossStore() throws -> RecordingStore {
         _ = try test.store.populate(json(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b"}]"#), entity: "Issue")
         let before = try dumpContent(test.store)
         let failure = try #require(throws: WebRecordError.self) {
-            try test.store.populate(json(#"[{"id": 1, "title": "a"}, {"title": "no id"}]"#), entity: "Issue", options: orphanOptions())
+            try test.store.populate(
+                json(#"[{"id": 1, "title": "a"}, {"title": "no id"}]"#), entity: "Issue", options: orphanOptions())
         }
         #expect(failure.code == .invalidResponseFormat)
         #expect(failure.message.contains("1 of the 2"))
@@ -185,7 +188,10 @@ func makeSilentLossStore() throws -> RecordingStore {
         #expect(failure.code == .invalidResponseFormat)
         #expect(try test.store.count("Issue") == 0)
         // The warning names the key as it was read.
-        let schema = try Schema(json: #"{"entities": {"T": {"primaryKey": "id", "attributes": {"id": {"type": "integer", "key": ["ID", "id"]}}}}}"#)
+        let schema = try Schema(
+            json:
+                #"{"entities": {"T": {"primaryKey": "id", "attributes": {"id": {"type": "integer", "key": ["ID", "id"]}}}}}"#
+        )
         let other = try RecordingStore(schema: schema)
         let result = try other.store.populate(json(#"[{"ID": "x"}, {"ID": 2}]"#), entity: "T")
         let warning = try #require(result.debugger.errors.first { $0.code == .typeMismatch })
@@ -202,12 +208,14 @@ func makeSilentLossStore() throws -> RecordingStore {
         // taken for an orphan and deleted.
         let failure = try #require(throws: WebRecordError.self) {
             try test.store.populate(
-                json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "sideways"}]"#), entity: "Link", options: orphanOptions())
+                json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "sideways"}]"#), entity: "Link",
+                options: orphanOptions())
         }
         #expect(failure.message.contains("1 of the 2"))
         #expect(try dumpContent(test.store) == before)
         // Without orphan deletion it is a non-fatal skip.
-        let result = try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "sideways"}]"#), entity: "Link")
+        let result = try test.store.populate(
+            json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "sideways"}]"#), entity: "Link")
         #expect(result.debugger.contains(.invalidEntityDescription) && result.records.count == 1)
     }
 
@@ -228,7 +236,9 @@ func makeSilentLossStore() throws -> RecordingStore {
         // Without orphan deletion, a missing key path is still an empty result.
         var plain = PopulationOptions()
         plain.keyPath = "items"
-        #expect(try test.store.populate(json(#"{"message": "x"}"#), entity: "Issue", options: plain).debugger.contains(.emptyResultSet))
+        #expect(
+            try test.store.populate(json(#"{"message": "x"}"#), entity: "Issue", options: plain).debugger.contains(
+                .emptyResultSet))
         // An explicit empty array means the server has none.
         let emptied = try test.store.populate(json(#"{"items": []}"#), entity: "Issue", options: options)
         #expect(emptied.changes.deleted == 1)
@@ -318,7 +328,9 @@ func makeSilentLossStore() throws -> RecordingStore {
             (#"[{"id": 3}, {"id": 4}]"#, PopulationOptions(), "could be stored"),
             (#"[{"id": 3, "title": "c"}, {"id": 4}]"#, orphanOptions(), "could not be stored"),
         ] {
-            let failure = try #require(throws: WebRecordError.self) { try test.store.populate(json(body), entity: "Issue", options: options) }
+            let failure = try #require(throws: WebRecordError.self) {
+                try test.store.populate(json(body), entity: "Issue", options: options)
+            }
             #expect(failure.code == .invalidResponseFormat, "\(body)")
             #expect(failure.message.contains(says), "\(body): \(failure.message)")
             #expect(try dumpContent(test.store) == before, "\(body)")
@@ -328,7 +340,10 @@ func makeSilentLossStore() throws -> RecordingStore {
     @Test func aNestedToOneWithANullOrInvalidKeyIsNotTakenForTheRecordRelatedThere() throws {
         let test = try makeSilentLossStore()
         _ = try test.store.populate(json(#"[{"id": 1, "name": "one", "children": [{"id": 11}]}]"#), entity: "Unit")
-        for nested in [#"{"id": null, "name": "Z"}"#, #"{"id": "abc", "name": "Z"}"#, #"{"id": 99999999999999999999, "name": "Z"}"#] {
+        for nested in [
+            #"{"id": null, "name": "Z"}"#, #"{"id": "abc", "name": "Z"}"#,
+            #"{"id": 99999999999999999999, "name": "Z"}"#,
+        ] {
             let result = try test.store.populate(json(#"[{"id": 11, "parent": \#(nested)}]"#), entity: "Unit")
             #expect(result.debugger.contains(.missingPrimaryKey), "\(nested)")
             let one = try #require(try test.store.fetchOne("Unit", primaryKey: 1), "unit 1 lost its key: \(nested)")
@@ -337,7 +352,8 @@ func makeSilentLossStore() throws -> RecordingStore {
         }
         // An owner-keyed record whose key relationship is null stays its owner's.
         _ = try test.store.populate(json(#"[{"id": 5, "title": "t", "stats": {"comments": 1}}]"#), entity: "Issue")
-        let result = try test.store.populate(json(#"[{"id": 5, "stats": {"issue": null, "comments": 9}}]"#), entity: "Issue")
+        let result = try test.store.populate(
+            json(#"[{"id": 5, "stats": {"issue": null, "comments": 9}}]"#), entity: "Issue")
         #expect(result.debugger.errors.contains { $0.entity == "Stats" && $0.property == "issue" })
         let stats = try #require(try test.store.fetchOne("Issue", primaryKey: 5)?.related("stats"))
         #expect(stats["comments"] as Int? == 9)
@@ -355,14 +371,17 @@ func makeSilentLossStore() throws -> RecordingStore {
         for bad in [#""bad""#, "true", "{}", #"[{"id": "bad"}]"#, #"[null, true, 1.5, "zz", [3]]"#] {
             let result = try test.store.populate(json(#"[{"id": 1, "children": \#(bad)}]"#), entity: "Unit")
             #expect(!result.debugger.warnings.isEmpty, "children: \(bad)")
-            #expect(try unit().relatedRecords("children").compactMap { $0["id"] as Int? }.sorted() == [3, 4], "children: \(bad)")
+            #expect(
+                try unit().relatedRecords("children").compactMap { $0["id"] as Int? }.sorted() == [3, 4],
+                "children: \(bad)")
         }
         // Valid members among rejected ones are added, and remove none (whatever the merge rule).
         _ = try test.store.populate(json(#"[{"id": 1, "children": [5, "bad"]}]"#), entity: "Unit")
         #expect(try unit().relatedRecords("children").compactMap { $0["id"] as Int? }.sorted() == [3, 4, 5])
         // Within one response, an invalid later duplicate never replaces a valid earlier link.
         _ = try test.store.populate(
-            json(#"[{"id": 1, "parent": 7, "children": [8]}, {"id": 1, "parent": "bad", "children": "bad"}]"#), entity: "Unit")
+            json(#"[{"id": 1, "parent": 7, "children": [8]}, {"id": 1, "parent": "bad", "children": "bad"}]"#),
+            entity: "Unit")
         #expect(try unit().related("parent")?["id"] as Int? == 7)
         #expect(try unit().relatedRecords("children").compactMap { $0["id"] as Int? } == [8])
         // An explicit null still clears, and [] still empties a to-many (replace).
@@ -378,7 +397,9 @@ func makeSilentLossStore() throws -> RecordingStore {
         let nfc = "caf\u{E9}"
         let nfd = "cafe\u{301}"
         #expect(nfc == nfd)  // Swift's String equality: canonical equivalence
-        let both = JSONValue.array([["key": .string(nfc), "note": "composed"], ["key": .string(nfd), "note": "decomposed"]])
+        let both = JSONValue.array([
+            ["key": .string(nfc), "note": "composed"], ["key": .string(nfd), "note": "decomposed"],
+        ])
         let result = try test.store.populate(both, entity: "Item")
         #expect(result.changes.inserted == 2)
         // Across responses, each updates its own row.
@@ -395,7 +416,8 @@ func makeSilentLossStore() throws -> RecordingStore {
     @Test func integerIDsBeyondInt64KeepTheirDigitsInAStringKey() throws {
         let test = try makeSilentLossStore()
         let result = try test.store.populate(
-            json(#"[{"key": 18446744073709551615, "note": "a"}, {"key": 18446744073709551614, "note": "b"}]"#), entity: "Item")
+            json(#"[{"key": 18446744073709551615, "note": "a"}, {"key": 18446744073709551614, "note": "b"}]"#),
+            entity: "Item")
         #expect(result.changes.inserted == 2)
         let keys = try test.store.fetch("Item", orderBy: [.ascending("key")]).compactMap { $0["key"] as String? }
         #expect(keys == ["18446744073709551614", "18446744073709551615"])
@@ -411,7 +433,9 @@ func makeSilentLossStore() throws -> RecordingStore {
             try test.store.populate(json(#"[{"id": 9223372036854775808, "title": "t"}]"#), entity: "Issue")
         }
         let readings = try test.store.populate(
-            json(#"[{"value": 9007199254740993}, {"value": 9007199254740992}, {"value": 0.5}, {"value": 1e2}, {"value": 100.0}]"#),
+            json(
+                #"[{"value": 9007199254740993}, {"value": 9007199254740992}, {"value": 0.5}, {"value": 1e2}, {"value": 100.0}]"#
+            ),
             entity: "Reading")
         #expect(readings.changes.inserted == 3)  // 1e2 and 100.0 are one exact double key
         #expect(readings.debugger.contains(.missingPrimaryKey))
@@ -419,12 +443,13 @@ func makeSilentLossStore() throws -> RecordingStore {
     }
 
     @Test func aSchemaNamingAnUnregisteredTransformerIsRefusedBeforeAnythingIsWritten() throws {
-        let schema = try Schema(json: """
-            {"entities": {
-              "Thing": {"primaryKey": "id", "attributes": {"id": {"type": "string", "transformer": "nobodyRegisteredThis"}}},
-              "Other": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "v": {"type": "string", "transformer": "norThis"}}}
-            }}
-            """)
+        let schema = try Schema(
+            json: """
+                {"entities": {
+                  "Thing": {"primaryKey": "id", "attributes": {"id": {"type": "string", "transformer": "nobodyRegisteredThis"}}},
+                  "Other": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "v": {"type": "string", "transformer": "norThis"}}}
+                }}
+                """)
         let test = try RecordingStore(schema: schema)
         // The whole schema is checked, in its order, whatever the entity populated: both name
         // the first transformer missing, Thing's.
@@ -458,14 +483,17 @@ func makeSilentLossStore() throws -> RecordingStore {
         #expect(item["note"] as String? == "x")
         #expect(result.changes.inserted == 1)
         // A valid later value still wins.
-        _ = try test.store.populate(json(#"[{"key": "a", "n": 5, "note": "x"}, {"key": "a", "n": "6"}]"#), entity: "Item")
+        _ = try test.store.populate(
+            json(#"[{"key": "a", "n": 5, "note": "x"}, {"key": "a", "n": "6"}]"#), entity: "Item")
         #expect(try test.store.fetchOne("Item", primaryKey: "a")?["n"] as Int? == 6)
     }
 
     @Test func readingAStoredNumberAsAnotherTypeNeverRounds() throws {
         let test = try makeSilentLossStore()
         _ = try test.store.populate(
-            json(#"[{"key": "a", "note": "x", "ratio": 0.1, "amount": "12.0"}, {"key": "b", "note": "y", "ratio": 1.5, "amount": "1.5"}]"#),
+            json(
+                #"[{"key": "a", "note": "x", "ratio": 0.1, "amount": "12.0"}, {"key": "b", "note": "y", "ratio": 1.5, "amount": "1.5"}]"#
+            ),
             entity: "Item")
         let a = try #require(try test.store.fetchOne("Item", primaryKey: "a"))
         let b = try #require(try test.store.fetchOne("Item", primaryKey: "b"))
@@ -490,18 +518,24 @@ func makeSilentLossStore() throws -> RecordingStore {
         // A shorter list removes the others.
         _ = try test.store.populate(json(#"[{"id": 1, "labels": ["bug", "ui"]}]"#), entity: "Issue")
         _ = try test.store.populate(json(#"[{"id": 1, "labels": ["ui"]}]"#), entity: "Issue")
-        #expect(try test.store.fetchOne("Issue", primaryKey: 1)?.relatedRecords("labels").map { $0["name"] as String? } == ["ui"])
+        #expect(
+            try test.store.fetchOne("Issue", primaryKey: 1)?.relatedRecords("labels").map { $0["name"] as String? } == [
+                "ui"
+            ])
     }
 
     @Test func unionRemovesNothingOnAnEmptyListOrNull() throws {
         let test = try makeSilentLossStore()
         var union = PopulationOptions()
         union.mergePolicies["Issue.labels"] = .union
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "labels": ["bug", "ui"]}]"#), entity: "Issue", options: union)
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "labels": ["bug", "ui"]}]"#), entity: "Issue", options: union)
         for emptying in ["[]", "null", #"["new"]"#] {
             _ = try test.store.populate(json(#"[{"id": 1, "labels": \#(emptying)}]"#), entity: "Issue", options: union)
         }
-        let names = try #require(try test.store.fetchOne("Issue", primaryKey: 1)).relatedRecords("labels").compactMap { $0["name"] as String? }
+        let names = try #require(try test.store.fetchOne("Issue", primaryKey: 1)).relatedRecords("labels").compactMap {
+            $0["name"] as String?
+        }
         #expect(Set(names) == ["bug", "ui", "new"])
     }
 
@@ -511,34 +545,44 @@ func makeSilentLossStore() throws -> RecordingStore {
         let before = try dumpContent(test.store)
         // Asked for InwardLinks, the response says link 2 is an outward one: it is not turned
         // into an InwardLink, and with orphan deletion nothing is deleted.
-        let result = try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "out"}]"#), entity: "InwardLink")
-        #expect(result.debugger.errors.contains { $0.code == .invalidEntityDescription && $0.message.contains("not a kind of InwardLink") })
+        let result = try test.store.populate(
+            json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "out"}]"#), entity: "InwardLink")
+        #expect(
+            result.debugger.errors.contains {
+                $0.code == .invalidEntityDescription && $0.message.contains("not a kind of InwardLink")
+            })
         #expect(try test.store.fetchOne("Link", primaryKey: 2)?.entity.name == "OutwardLink")
         #expect(throws: WebRecordError.self) {
-            try test.store.populate(json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "out"}]"#), entity: "InwardLink", options: orphanOptions())
+            try test.store.populate(
+                json(#"[{"id": 1, "kind": "in"}, {"id": 2, "kind": "out"}]"#), entity: "InwardLink",
+                options: orphanOptions())
         }
         #expect(try dumpContent(test.store) == before)
         // The discriminator declared on Link governs its sub-entities too.
-        let again = try test.store.populate(json(#"[{"id": 1, "kind": "in", "inwardNote": "x"}]"#), entity: "InwardLink")
+        let again = try test.store.populate(
+            json(#"[{"id": 1, "kind": "in", "inwardNote": "x"}]"#), entity: "InwardLink")
         #expect(again.changes.updated == 1)
     }
 
     @Test func aReferenceByKeyToARecordOfAnotherBranchLinksNothing() throws {
-        let schema = try Schema(json: """
-            {"entities": {
-              "Item": {"primaryKey": "id", "abstract": true, "subentities": {"key": "kind", "map": {"book": "Book", "film": "Film"}},
-                       "attributes": {"id": {"type": "integer"}}},
-              "Book": {"parent": "Item", "relationships": {"author": {"destination": "Person", "inverse": "books"}}},
-              "Film": {"parent": "Item", "attributes": {"minutes": {"type": "integer"}}},
-              "Person": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-                         "relationships": {"books": {"destination": "Book", "toMany": true, "inverse": "author"},
-                                           "best": {"destination": "Book"}}}
-            }}
-            """)
+        let schema = try Schema(
+            json: """
+                {"entities": {
+                  "Item": {"primaryKey": "id", "abstract": true, "subentities": {"key": "kind", "map": {"book": "Book", "film": "Film"}},
+                           "attributes": {"id": {"type": "integer"}}},
+                  "Book": {"parent": "Item", "relationships": {"author": {"destination": "Person", "inverse": "books"}}},
+                  "Film": {"parent": "Item", "attributes": {"minutes": {"type": "integer"}}},
+                  "Person": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+                             "relationships": {"books": {"destination": "Book", "toMany": true, "inverse": "author"},
+                                               "best": {"destination": "Book"}}}
+                }}
+                """)
         let test = try RecordingStore(schema: schema)
-        _ = try test.store.populate(json(#"[{"id": 1, "kind": "book"}, {"id": 2, "kind": "film", "minutes": 90}]"#), entity: "Item")
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "kind": "book"}, {"id": 2, "kind": "film", "minutes": 90}]"#), entity: "Item")
         let result = try test.store.populate(json(#"[{"id": 7, "books": [1, 2], "best": 2}]"#), entity: "Person")
-        #expect(result.debugger.errors.contains { $0.code == .typeMismatch && $0.message.contains("not a kind of Book") })
+        #expect(
+            result.debugger.errors.contains { $0.code == .typeMismatch && $0.message.contains("not a kind of Book") })
         let person = try #require(try test.store.fetchOne("Person", primaryKey: 7))
         #expect(person.relatedRecords("books").compactMap { $0["id"] as Int? } == [1])
         #expect(person.related("best") == nil)
@@ -548,7 +592,8 @@ func makeSilentLossStore() throws -> RecordingStore {
     @Test func duplicatesOfTwoBranchesEndAsTheLaterOneAndSaySo() throws {
         let test = try makeSilentLossStore()
         let result = try test.store.populate(
-            json(#"[{"id": 1, "kind": "in", "inwardNote": "a"}, {"id": 1, "kind": "out", "outwardNote": "b"}]"#), entity: "Link")
+            json(#"[{"id": 1, "kind": "in", "inwardNote": "a"}, {"id": 1, "kind": "out", "outwardNote": "b"}]"#),
+            entity: "Link")
         let link = try #require(try test.store.fetchOne("Link", primaryKey: 1))
         #expect(link.entity.name == "OutwardLink" && link["outwardNote"] as String? == "b")
         #expect(result.debugger.warnings.contains { $0.message.contains("the later wins") })
@@ -559,7 +604,8 @@ func makeSilentLossStore() throws -> RecordingStore {
     @Test func aSubentitySwitchClearsWhatTheOldSubentityHad() throws {
         let test = try makeSilentLossStore()
         _ = try test.store.populate(
-            json(#"[{"id": 1, "kind": "in", "inwardNote": "from A", "inwardLabel": "bug", "inwardLabels": ["x", "y"]}]"#),
+            json(
+                #"[{"id": 1, "kind": "in", "inwardNote": "from A", "inwardLabel": "bug", "inwardLabels": ["x", "y"]}]"#),
             entity: "Link")
         _ = try test.store.populate(json(#"[{"id": 1, "kind": "out", "outwardNote": "to B"}]"#), entity: "Link")
         // Switching back without the inward data: none of the old values reappear.

@@ -9,7 +9,8 @@ import WebRecordTesting
 
     @Test func keyPathOfADictionaryResponseIsUsed() throws {
         let test = try makeDecisionStore()
-        let result = try test.store.populate(json(#"{"data": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}], "meta": {}}"#), entity: "Post")
+        let result = try test.store.populate(
+            json(#"{"data": [{"id": 1, "title": "a"}, {"id": 2, "title": "b"}], "meta": {}}"#), entity: "Post")
         #expect(result.records.map(\.primaryKeyValue) == [1, 2])
     }
 
@@ -30,7 +31,8 @@ import WebRecordTesting
         let test = try makeDecisionStore()
         var options = PopulationOptions()
         options.keyPath = "response.items"
-        let result = try test.store.populate(json(#"{"response": {"items": [{"id": 5, "title": "e"}]}}"#), entity: "Post", options: options)
+        let result = try test.store.populate(
+            json(#"{"response": {"items": [{"id": 5, "title": "e"}]}}"#), entity: "Post", options: options)
         #expect(result.records.count == 1)
     }
 
@@ -80,7 +82,9 @@ import WebRecordTesting
 
     @Test func compositeKeysMatchOnEveryPart() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"source": "a", "number": 1, "label": "x"}, {"source": "b", "number": 1, "label": "y"}]"#), entity: "Event")
+        _ = try test.store.populate(
+            json(#"[{"source": "a", "number": 1, "label": "x"}, {"source": "b", "number": 1, "label": "y"}]"#),
+            entity: "Event")
         let result = try test.store.populate(json(#"[{"source": "a", "number": "1", "label": "z"}]"#), entity: "Event")
         #expect(result.changes.updated == 1)
         #expect(try test.store.count("Event") == 2)
@@ -129,7 +133,8 @@ import WebRecordTesting
             entity.name == "Post" ? dictionary["slug"].flatMap { $0.stringValue == "same" ? .integer(42) : nil } : nil
         }
         let result = try test.store.populate(
-            json(#"[{"slug": "same", "title": "one"}, {"slug": "same", "text": "two"}]"#), entity: "Post", options: options)
+            json(#"[{"slug": "same", "title": "one"}, {"slug": "same", "text": "two"}]"#), entity: "Post",
+            options: options)
         #expect(result.records.count == 1)
         let post = try #require(try test.store.fetchOne("Post", primaryKey: 42))
         #expect(post["title"] as String? == "one")
@@ -140,9 +145,11 @@ import WebRecordTesting
         let test = try makeDecisionStore()
         var options = PopulationOptions()
         options.primaryKeyInjection = { entity, _, parent in
-            entity.name == "Attachment" ? parent.flatMap { $0.primaryKeyValue.flatMap { .integer(($0.int64Value ?? 0) * 100) } } : nil
+            entity.name == "Attachment"
+                ? parent.flatMap { $0.primaryKeyValue.flatMap { .integer(($0.int64Value ?? 0) * 100) } } : nil
         }
-        _ = try test.store.populate(json(#"[{"id": 3, "title": "t", "attachment": {"url": "x"}}]"#), entity: "Post", options: options)
+        _ = try test.store.populate(
+            json(#"[{"id": 3, "title": "t", "attachment": {"url": "x"}}]"#), entity: "Post", options: options)
         #expect(try test.store.fetchOne("Attachment", primaryKey: 300) != nil)
     }
 
@@ -164,7 +171,8 @@ import WebRecordTesting
     @Test func aNestedKeylessObjectUpdatesTheRecordRelatedThere() throws {
         let test = try makeDecisionStore()
         _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "attachment": {"url": "a"}}]"#), entity: "Post")
-        let result = try test.store.populate(json(#"[{"id": 1, "title": "t", "attachment": {"url": "b"}}]"#), entity: "Post")
+        let result = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "attachment": {"url": "b"}}]"#), entity: "Post")
         #expect(try test.store.count("Attachment") == 1)
         #expect(try test.store.fetch("Attachment").first?["url"] as String? == "b")
         #expect(result.changesByEntity["Attachment"]?.updated == 1)
@@ -177,7 +185,9 @@ import WebRecordTesting
         let test = try makeDecisionStore()
         let (result, messages) = try await withLogging(.debug) {
             try test.store.populate(
-                json(#"[{"id": 1, "title": "first", "text": "kept"}, {"id": 2, "title": "other"}, {"id": 1, "title": "second", "score": 1.5}]"#),
+                json(
+                    #"[{"id": 1, "title": "first", "text": "kept"}, {"id": 2, "title": "other"}, {"id": 1, "title": "second", "score": 1.5}]"#
+                ),
                 entity: "Post")
         }
         #expect(result.records.map(\.primaryKeyValue) == [1, 2])
@@ -206,14 +216,17 @@ import WebRecordTesting
 
     @Test func candidateKeysAreTriedInOrder() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "created_at": "2012-11-21T02:33:42Z", "date": "1999-01-01T00:00:00Z"}]"#), entity: "Post")
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "created_at": "2012-11-21T02:33:42Z", "date": "1999-01-01T00:00:00Z"}]"#),
+            entity: "Post")
         let post = try #require(try test.store.fetchOne("Post", primaryKey: 1))
         #expect(post.jsonValue("date") == "2012-11-21T02:33:42.000Z")
     }
 
     @Test func dottedKeyPathsResolve() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": "u", "avatar_image": {"url": "https://example.com/a.png"}}]"#), entity: "User")
+        _ = try test.store.populate(
+            json(#"[{"id": "u", "avatar_image": {"url": "https://example.com/a.png"}}]"#), entity: "User")
         #expect(try test.store.fetch("User").first?["avatar"] as URL? == URL(string: "https://example.com/a.png"))
     }
 
@@ -244,50 +257,54 @@ import WebRecordTesting
 
     // MARK: §3.10 Coercion
 
-    @Test(arguments: [
-        (#""12""#, "integer", "12"), (#"12"#, "integer", "12"), (#"12.0"#, "integer", "12"),
-        (#""12abc""#, "integer", nil), (#"1.5"#, "integer", nil), (#"true"#, "integer", nil),
-        (#"1"#, "boolean", "true"), (#""yes""#, "boolean", "true"), (#""NO""#, "boolean", "false"), (#""0""#, "boolean", "false"),
-        (#"2"#, "boolean", nil), (#""maybe""#, "boolean", nil),
-        (#"42"#, "string", "\"42\""), (#"true"#, "string", "\"true\""), (#"{}"#, "string", nil),
-        (#""2.5""#, "double", "2.5"), (#""2.5x""#, "double", nil),
-        (#""2012-11-21T02:33:42Z""#, "date", "\"2012-11-21T02:33:42.000Z\""),
-        (#""2012-11-21T02:33:42.123000+01:00""#, "date", "\"2012-11-21T01:33:42.123Z\""),
-        // Finer than the millisecond a date is stored to: refused, never rounded.
-        (#""2012-11-21T02:33:42.123456+01:00""#, "date", nil),
-        (#"1353465222.5"#, "date", "\"2012-11-21T02:33:42.500Z\""),
-        (#"1353465222.1234"#, "date", nil),
-        (#"1353465222.12345678901234567"#, "date", nil),
-        // Integers: exact, or refused; never clamped, rounded or read past a stray sign.
-        (#"-9223372036854775809"#, "integer", nil), (#"9223372036854775808"#, "integer", nil),
-        (#"-9223372036854775808"#, "integer", "-9223372036854775808"),
-        (#""+-5""#, "integer", nil), (#""-+5""#, "integer", nil), (#""5-""#, "integer", nil), (#""--5""#, "integer", nil),
-        (#""-5""#, "integer", "-5"), (#""+7""#, "integer", "7"), (#"1e3"#, "integer", "1000"),
-        (#""99999999999999999999""#, "integer", nil), (#"1e19"#, "integer", nil),
-        (#"9.223372036854775e18"#, "integer", "9223372036854775000"),
-        // Strings keep every digit of a number.
-        (#"18446744073709551615"#, "string", "\"18446744073709551615\""),
-        (#"0.12345678901234567890"#, "string", "\"0.12345678901234567890\""),
-        // Doubles: the nearest double, as documented.
-        (#"18446744073709551615"#, "double", "1.8446744073709552e+19"),
-        (#""1.2.3""#, "double", nil), (#""+-1""#, "double", nil),
-        // Decimals: exact, or refused.
-        (#"0.12345678901234567890123"#, "decimal", "\"0.12345678901234567890123\""),
-        (#""12345678901234567890.123456789""#, "decimal", "\"12345678901234567890.123456789\""),
-        (#""1.2.3""#, "decimal", nil), (#""+-5""#, "decimal", nil), (#""12abc""#, "decimal", nil),
-        (#""1234567890123456789012345678901234567890""#, "decimal", nil),
-        // Base64: canonical only; other padding bits or extra padding would store other bytes.
-        (#""AQID""#, "data", "\"AQID\""), (#""AR==""#, "data", nil), (#""AQID====""#, "data", nil),
-        (#"1353465222"#, "date", "\"2012-11-21T02:33:42.000Z\""),
-        (#""21/11/2012""#, "date", "\"2012-11-21T00:00:00.000Z\""),
-        // Schema date formats are proleptic Gregorian like ISO-8601 text, before 1582 too.
-        (#""01/01/1000""#, "date", "\"1000-01-01T00:00:00.000Z\""), (#""29/02/1500""#, "date", nil),
-        (#""yesterday""#, "date", nil),
-    ] as [(String, String, String?)])
+    @Test(
+        arguments: [
+            (#""12""#, "integer", "12"), (#"12"#, "integer", "12"), (#"12.0"#, "integer", "12"),
+            (#""12abc""#, "integer", nil), (#"1.5"#, "integer", nil), (#"true"#, "integer", nil),
+            (#"1"#, "boolean", "true"), (#""yes""#, "boolean", "true"), (#""NO""#, "boolean", "false"),
+            (#""0""#, "boolean", "false"),
+            (#"2"#, "boolean", nil), (#""maybe""#, "boolean", nil),
+            (#"42"#, "string", "\"42\""), (#"true"#, "string", "\"true\""), (#"{}"#, "string", nil),
+            (#""2.5""#, "double", "2.5"), (#""2.5x""#, "double", nil),
+            (#""2012-11-21T02:33:42Z""#, "date", "\"2012-11-21T02:33:42.000Z\""),
+            (#""2012-11-21T02:33:42.123000+01:00""#, "date", "\"2012-11-21T01:33:42.123Z\""),
+            // Finer than the millisecond a date is stored to: refused, never rounded.
+            (#""2012-11-21T02:33:42.123456+01:00""#, "date", nil),
+            (#"1353465222.5"#, "date", "\"2012-11-21T02:33:42.500Z\""),
+            (#"1353465222.1234"#, "date", nil),
+            (#"1353465222.12345678901234567"#, "date", nil),
+            // Integers: exact, or refused; never clamped, rounded or read past a stray sign.
+            (#"-9223372036854775809"#, "integer", nil), (#"9223372036854775808"#, "integer", nil),
+            (#"-9223372036854775808"#, "integer", "-9223372036854775808"),
+            (#""+-5""#, "integer", nil), (#""-+5""#, "integer", nil), (#""5-""#, "integer", nil),
+            (#""--5""#, "integer", nil),
+            (#""-5""#, "integer", "-5"), (#""+7""#, "integer", "7"), (#"1e3"#, "integer", "1000"),
+            (#""99999999999999999999""#, "integer", nil), (#"1e19"#, "integer", nil),
+            (#"9.223372036854775e18"#, "integer", "9223372036854775000"),
+            // Strings keep every digit of a number.
+            (#"18446744073709551615"#, "string", "\"18446744073709551615\""),
+            (#"0.12345678901234567890"#, "string", "\"0.12345678901234567890\""),
+            // Doubles: the nearest double, as documented.
+            (#"18446744073709551615"#, "double", "1.8446744073709552e+19"),
+            (#""1.2.3""#, "double", nil), (#""+-1""#, "double", nil),
+            // Decimals: exact, or refused.
+            (#"0.12345678901234567890123"#, "decimal", "\"0.12345678901234567890123\""),
+            (#""12345678901234567890.123456789""#, "decimal", "\"12345678901234567890.123456789\""),
+            (#""1.2.3""#, "decimal", nil), (#""+-5""#, "decimal", nil), (#""12abc""#, "decimal", nil),
+            (#""1234567890123456789012345678901234567890""#, "decimal", nil),
+            // Base64: canonical only; other padding bits or extra padding would store other bytes.
+            (#""AQID""#, "data", "\"AQID\""), (#""AR==""#, "data", nil), (#""AQID====""#, "data", nil),
+            (#"1353465222"#, "date", "\"2012-11-21T02:33:42.000Z\""),
+            (#""21/11/2012""#, "date", "\"2012-11-21T00:00:00.000Z\""),
+            // Schema date formats are proleptic Gregorian like ISO-8601 text, before 1582 too.
+            (#""01/01/1000""#, "date", "\"1000-01-01T00:00:00.000Z\""), (#""29/02/1500""#, "date", nil),
+            (#""yesterday""#, "date", nil),
+        ] as [(String, String, String?)])
     func coercionIsStrictAndTypeDirected(input: String, type: String, expected: String?) throws {
-        let schema = try Schema(json: """
-            {"dateFormats": ["dd/MM/yyyy"], "entities": {"Item": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "value": {"type": "\(type)"}}}}}
-            """)
+        let schema = try Schema(
+            json: """
+                {"dateFormats": ["dd/MM/yyyy"], "entities": {"Item": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "value": {"type": "\(type)"}}}}}
+                """)
         let test = try RecordingStore(schema: schema)
         let result = try test.store.populate(json(#"[{"id": 1, "value": \#(input)}]"#), entity: "Item")
         let stored = try #require(try test.store.fetchOne("Item", primaryKey: 1)).jsonValue("value")
@@ -317,14 +334,17 @@ import WebRecordTesting
 
     @Test func aToOneGivenAnArrayRelatesTheFirstAndKeepsEveryElement() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "user": [{"id": "a"}, {"id": "b"}]}]"#), entity: "Post")
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "user": [{"id": "a"}, {"id": "b"}]}]"#), entity: "Post")
         #expect(try test.store.count("User") == 2)
         #expect(try test.store.fetchOne("Post", primaryKey: 1)?.related("user")?.primaryKeyValue == "a")
     }
 
     @Test func inversesStayConsistent() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "a", "user": {"id": "u"}}, {"id": 2, "title": "b", "user": {"id": "u"}}]"#), entity: "Post")
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "a", "user": {"id": "u"}}, {"id": 2, "title": "b", "user": {"id": "u"}}]"#),
+            entity: "Post")
         _ = try test.store.populate(json(#"[{"id": 2, "user": {"id": "v"}}]"#), entity: "Post")
         let u = try #require(try test.store.fetchOne("User", primaryKey: "u"))
         let v = try #require(try test.store.fetchOne("User", primaryKey: "v"))
@@ -349,8 +369,10 @@ import WebRecordTesting
 
     @Test func replaceMergeRemovesMembersAndCascadeDeletesThem() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "comments": [{"id": 10}, {"id": 11}]}]"#), entity: "Post")
-        let result = try test.store.populate(json(#"[{"id": 1, "comments": [{"id": 11}, {"id": 12}]}]"#), entity: "Post")
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "comments": [{"id": 10}, {"id": 11}]}]"#), entity: "Post")
+        let result = try test.store.populate(
+            json(#"[{"id": 1, "comments": [{"id": 11}, {"id": 12}]}]"#), entity: "Post")
         #expect(try test.store.fetch("Comment", orderBy: [.ascending("id")]).map(\.primaryKeyValue) == [11, 12])
         #expect(result.changesByEntity["Comment"]?.deleted == 1)
     }
@@ -367,7 +389,9 @@ import WebRecordTesting
 
     @Test func anExplicitNullClearsAToOneAndAnAbsentKeyChangesNothing() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "t", "user": {"id": "u"}}, {"id": 2, "title": "t", "user": {"id": "u"}}]"#), entity: "Post")
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "user": {"id": "u"}}, {"id": 2, "title": "t", "user": {"id": "u"}}]"#),
+            entity: "Post")
         _ = try test.store.populate(json(#"[{"id": 1, "user": null}, {"id": 2, "text": "x"}]"#), entity: "Post")
         #expect(try test.store.fetchOne("Post", primaryKey: 1)?.related("user") == nil)
         #expect(try test.store.fetchOne("Post", primaryKey: 2)?.related("user")?.primaryKeyValue == "u")
@@ -378,7 +402,8 @@ import WebRecordTesting
     @Test func recordsReferencingEachOtherInACycleDoNotLoop() throws {
         let test = try makeDecisionStore()
         let result = try test.store.populate(
-            json(#"[{"id": "a", "posts": [{"id": 1, "title": "t", "user": {"id": "a", "posts": [1]}}]}]"#), entity: "User")
+            json(#"[{"id": "a", "posts": [{"id": 1, "title": "t", "user": {"id": "a", "posts": [1]}}]}]"#),
+            entity: "User")
         #expect(result.records.count == 1)
         #expect(try test.store.fetchOne("Post", primaryKey: 1)?.related("user")?.primaryKeyValue == "a")
     }
@@ -388,7 +413,9 @@ import WebRecordTesting
         var options = PopulationOptions()
         options.maximumRecordDepth = 5
         var nested = #"{"id": "u0"}"#
-        for level in 1...6 { nested = #"{"id": "u\#(level)", "posts": [{"id": \#(level), "title": "t", "user": \#(nested)}]}"# }
+        for level in 1...6 {
+            nested = #"{"id": "u\#(level)", "posts": [{"id": \#(level), "title": "t", "user": \#(nested)}]}"#
+        }
         #expect {
             try test.store.populate(json("[\(nested)]"), entity: "User", options: options)
         } throws: { error in
@@ -401,7 +428,9 @@ import WebRecordTesting
 
     @Test func subEntitiesAreChosenByTheDiscriminator() throws {
         let test = try makeDecisionStore()
-        let result = try test.store.populate(json(#"[{"id": 1, "kind": "circle", "radius": 1}, {"id": 2, "kind": "square", "side": 2}]"#), entity: "Shape")
+        let result = try test.store.populate(
+            json(#"[{"id": 1, "kind": "circle", "radius": 1}, {"id": 2, "kind": "square", "side": 2}]"#),
+            entity: "Shape")
         #expect(result.records.map(\.entity.name) == ["Circle", "Square"])
         #expect(try test.store.count("Square") == 1)
         #expect(try test.store.count("Shape") == 2)
@@ -430,7 +459,8 @@ import WebRecordTesting
 
     @Test func declarativeOrphanDeletionRemovesWhatTheResponseDidNotContain() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b"}, {"id": 3, "title": "c"}]"#), entity: "Post")
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b"}, {"id": 3, "title": "c"}]"#), entity: "Post")
         var options = PopulationOptions()
         options.deleteOrphans = .all
         let result = try test.store.populate(json(#"[{"id": 2}]"#), entity: "Post", options: options)
@@ -440,7 +470,8 @@ import WebRecordTesting
 
     @Test func orphanDeletionCanBeScopedByAPredicate() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "keep"}, {"id": 2, "title": "drop"}, {"id": 3, "title": "x"}]"#), entity: "Post")
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "keep"}, {"id": 2, "title": "drop"}, {"id": 3, "title": "x"}]"#), entity: "Post")
         var options = PopulationOptions()
         options.deleteOrphans = .matching("title = ?", ["drop"])
         _ = try test.store.populate(json(#"[{"id": 3}]"#), entity: "Post", options: options)
@@ -449,7 +480,10 @@ import WebRecordTesting
 
     @Test func theOrphanClosureDecidesAndCanStop() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "a"}, {"id": 2, "title": "b"}, {"id": 3, "title": "c"}, {"id": 4, "title": "d"}]"#), entity: "Post")
+        _ = try test.store.populate(
+            json(
+                #"[{"id": 1, "title": "a"}, {"id": 2, "title": "b"}, {"id": 3, "title": "c"}, {"id": 4, "title": "d"}]"#
+            ), entity: "Post")
         var options = PopulationOptions()
         options.orphanDeletion = { orphan, populated, _, stop in
             #expect(populated.map(\.primaryKeyValue) == [4])
@@ -464,15 +498,22 @@ import WebRecordTesting
 
     @Test func aFatalErrorLeavesTheStoreExactlyAsItWas() throws {
         let test = try makeDecisionStore()
-        _ = try test.store.populate(json(#"[{"id": 1, "title": "a", "user": {"id": "u"}, "tags": ["x"]}]"#), entity: "Post")
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "a", "user": {"id": "u"}, "tags": ["x"]}]"#), entity: "Post")
         let before = try dumpContent(test.store)
         // A failure injected mid-population: a Record hook that throws is not possible, so the
         // store is made to fail under the population by a trigger raising an error on insert.
-        try test.store.write { try $0.execute("CREATE TRIGGER fail AFTER INSERT ON \"Tag\" WHEN NEW.\"name\" = 'boom' BEGIN SELECT RAISE(ABORT, 'injected'); END") }
+        try test.store.write {
+            try $0.execute(
+                "CREATE TRIGGER fail AFTER INSERT ON \"Tag\" WHEN NEW.\"name\" = 'boom' BEGIN SELECT RAISE(ABORT, 'injected'); END"
+            )
+        }
         let withTrigger = try dumpContent(test.store)
         #expect {
             try test.store.populate(
-                json(#"[{"id": 1, "title": "changed", "user": {"id": "v"}}, {"id": 2, "title": "b", "tags": ["boom"]}]"#), entity: "Post")
+                json(
+                    #"[{"id": 1, "title": "changed", "user": {"id": "v"}}, {"id": 2, "title": "b", "tags": ["boom"]}]"#),
+                entity: "Post")
         } throws: { error in
             guard let failure = error as? WebRecordError else { return false }
             return failure.code == .storeError && failure.sqliteCode != nil && failure.debugger?.primaryError != nil
@@ -525,7 +566,8 @@ import WebRecordTesting
     @Test func resultsComeBackInResponseOrder() throws {
         let test = try makeDecisionStore()
         _ = try test.store.populate(json(#"[{"id": 5, "title": "e"}]"#), entity: "Post")
-        let result = try test.store.populate(json(#"[{"id": 9, "title": "a"}, {"id": 5}, {"id": 1, "title": "b"}, {"id": 9}]"#), entity: "Post")
+        let result = try test.store.populate(
+            json(#"[{"id": 9, "title": "a"}, {"id": 5}, {"id": 1, "title": "b"}, {"id": 9}]"#), entity: "Post")
         #expect(result.records.map(\.primaryKeyValue) == [9, 5, 1])
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import WebRecord
 import WebRecordTesting
+
+@testable import WebRecord
 
 // Hostile inputs grouped by class: numbers, keys, dates, response shapes, schemas, stores and
 // concurrency. Every case checks the outcome (a thrown `WebRecordError`'s code and
@@ -17,48 +18,48 @@ import WebRecordTesting
 /// Column order of each table (StorageLayout.md): `_id`, `_entity`, the attributes in
 /// declaration order, then the foreign-key columns.
 let hostileSchemaJSON = """
-{
-  "version": 1,
-  "entities": {
-    "Item": {
-      "primaryKey": "id",
-      "attributes": {
-        "id": { "type": "integer" },
-        "count": { "type": "integer" },
-        "ratio": { "type": "double" },
-        "amount": { "type": "decimal" },
-        "label": { "type": "string" },
-        "seen": { "type": "date" }
+    {
+      "version": 1,
+      "entities": {
+        "Item": {
+          "primaryKey": "id",
+          "attributes": {
+            "id": { "type": "integer" },
+            "count": { "type": "integer" },
+            "ratio": { "type": "double" },
+            "amount": { "type": "decimal" },
+            "label": { "type": "string" },
+            "seen": { "type": "date" }
+          }
+        },
+        "Tag": {
+          "primaryKey": "name",
+          "attributes": { "name": { "type": "string" }, "note": { "type": "string" } }
+        },
+        "Event": {
+          "primaryKey": ["source", "number"],
+          "attributes": { "source": { "type": "string" }, "number": { "type": "integer" }, "title": { "type": "string" } }
+        },
+        "Node": {
+          "primaryKey": "id",
+          "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
+          "relationships": {
+            "parent": { "destination": "Node", "inverse": "children" },
+            "children": { "destination": "Node", "toMany": true, "inverse": "parent" }
+          }
+        },
+        "Moment": {
+          "primaryKey": "at",
+          "attributes": { "at": { "type": "date" }, "note": { "type": "string" } }
+        },
+        "Feed": {
+          "primaryKey": "id",
+          "keyPathForResponseObject": "items",
+          "attributes": { "id": { "type": "integer" }, "title": { "type": "string" } }
+        }
       }
-    },
-    "Tag": {
-      "primaryKey": "name",
-      "attributes": { "name": { "type": "string" }, "note": { "type": "string" } }
-    },
-    "Event": {
-      "primaryKey": ["source", "number"],
-      "attributes": { "source": { "type": "string" }, "number": { "type": "integer" }, "title": { "type": "string" } }
-    },
-    "Node": {
-      "primaryKey": "id",
-      "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
-      "relationships": {
-        "parent": { "destination": "Node", "inverse": "children" },
-        "children": { "destination": "Node", "toMany": true, "inverse": "parent" }
-      }
-    },
-    "Moment": {
-      "primaryKey": "at",
-      "attributes": { "at": { "type": "date" }, "note": { "type": "string" } }
-    },
-    "Feed": {
-      "primaryKey": "id",
-      "keyPathForResponseObject": "items",
-      "attributes": { "id": { "type": "integer" }, "title": { "type": "string" } }
     }
-  }
-}
-"""
+    """
 
 enum Hostile {
     static func schema() throws -> Schema {
@@ -134,11 +135,13 @@ enum Hostile {
 }
 
 /// The base `Item` every number and date case starts from.
-private let baseItem = #"{"id": 1, "count": 7, "ratio": 7.5, "amount": "7.5", "label": "seven", "seen": "2000-01-01T00:00:00Z"}"#
+private let baseItem =
+    #"{"id": 1, "count": 7, "ratio": 7.5, "amount": "7.5", "label": "seven", "seen": "2000-01-01T00:00:00Z"}"#
 
 /// The base row's values by column, in column order.
 private let baseColumns: [(String, String)] = [
-    ("count", "7"), ("ratio", "real:7.5"), ("amount", "'7.5'"), ("label", "'seven'"), ("seen", "'2000-01-01T00:00:00.000Z'"),
+    ("count", "7"), ("ratio", "real:7.5"), ("amount", "'7.5'"), ("label", "'seven'"),
+    ("seen", "'2000-01-01T00:00:00.000Z'"),
 ]
 
 private func itemRow(replacing column: String? = nil, with value: String? = nil) -> String {
@@ -301,7 +304,9 @@ struct HostileInputNumberTests {
     func integerKeyFormsMerge() throws {
         let store = try Hostile.store()
         let result = try store.populate(
-            Hostile.json(#"[{"id": 5, "count": 1}, {"id": "5", "label": "a"}, {"id": 5.0, "ratio": 2}, {"id": "+5", "amount": 3}]"#),
+            Hostile.json(
+                #"[{"id": 5, "count": 1}, {"id": "5", "label": "a"}, {"id": 5.0, "ratio": 2}, {"id": "+5", "amount": 3}]"#
+            ),
             entity: "Item")
         #expect(result.changes.inserted == 1, "\(result.debugger)")
         #expect(result.records.count == 1)
@@ -356,7 +361,8 @@ private func checkResponseCase(_ responseCase: ResponseCase, seed: [(String, Str
             #expect(result.debugger.contains(code), "expected \(code): \(result.debugger)")
             if let warning = result.debugger.errors.first(where: { $0.code == code }) {
                 for part in responseCase.message {
-                    #expect(warning.message.contains(part) || warning.description.contains(part), "'\(part)' in \(warning)")
+                    #expect(
+                        warning.message.contains(part) || warning.description.contains(part), "'\(part)' in \(warning)")
                 }
             }
         }
@@ -406,22 +412,29 @@ struct HostileInputKeyTests {
             rows: ["Tag: 1 | 'Tag' | '' | 'again'"]),
         ResponseCase(
             name: "a key with a NUL keeps every byte and differs from its prefix", entity: "Tag",
-            response: #"[{"name": "a\u0000b", "note": "nul"}, {"name": "a", "note": "prefix"}, {"name": "a\u0000c", "note": "other"}]"#,
-            rows: [#"Tag: 1 | 'Tag' | 'a\u{0}b' | 'nul'"#, "Tag: 2 | 'Tag' | 'a' | 'prefix'", #"Tag: 3 | 'Tag' | 'a\u{0}c' | 'other'"#]),
+            response:
+                #"[{"name": "a\u0000b", "note": "nul"}, {"name": "a", "note": "prefix"}, {"name": "a\u0000c", "note": "other"}]"#,
+            rows: [
+                #"Tag: 1 | 'Tag' | 'a\u{0}b' | 'nul'"#, "Tag: 2 | 'Tag' | 'a' | 'prefix'",
+                #"Tag: 3 | 'Tag' | 'a\u{0}c' | 'other'"#,
+            ]),
         ResponseCase(
             name: "a composite key with one part missing is not stored, the others are", entity: "Event",
-            response: #"[{"source": "gh", "number": 1, "title": "ok"}, {"source": "gh", "title": "no number"}, {"number": 2, "title": "no source"}, {"source": "gh", "number": null, "title": "null number"}]"#,
+            response:
+                #"[{"source": "gh", "number": 1, "title": "ok"}, {"source": "gh", "title": "no number"}, {"number": 2, "title": "no source"}, {"source": "gh", "number": null, "title": "null number"}]"#,
             rows: ["Event: 1 | 'Event' | 'gh' | 1 | 'ok'"], warnings: [.missingPrimaryKey], message: ["Event"]),
         ResponseCase(
             name: "composite keys match on every part", entity: "Event",
-            response: #"[{"source": "gh", "number": 1, "title": "a"}, {"source": "gl", "number": 1, "title": "b"}, {"source": "gh", "number": "1", "title": "c"}]"#,
+            response:
+                #"[{"source": "gh", "number": 1, "title": "a"}, {"source": "gl", "number": 1, "title": "b"}, {"source": "gh", "number": "1", "title": "c"}]"#,
             rows: ["Event: 1 | 'Event' | 'gh' | 1 | 'c'", "Event: 2 | 'Event' | 'gl' | 1 | 'b'"]),
         ResponseCase(
             name: "a composite key with every part missing in every record fails", entity: "Event",
             response: #"[{"source": "gh", "title": "x"}, {"number": 3}]"#, rows: nil, message: ["Event"]),
         ResponseCase(
             name: "a date key is normalized: ISO-8601, another zone and Unix seconds are one record", entity: "Moment",
-            response: #"[{"at": "2012-11-21T02:33:42Z", "note": "iso"}, {"at": 1353465222, "note": "unix"}, {"at": "2012-11-21T03:33:42+01:00", "note": "zone"}]"#,
+            response:
+                #"[{"at": "2012-11-21T02:33:42Z", "note": "iso"}, {"at": 1353465222, "note": "unix"}, {"at": "2012-11-21T03:33:42+01:00", "note": "zone"}]"#,
             rows: ["Moment: 1 | 'Moment' | '2012-11-21T02:33:42.000Z' | 'zone'"]),
         ResponseCase(
             name: "a date key finer than a millisecond identifies nothing", entity: "Moment",
@@ -432,11 +445,13 @@ struct HostileInputKeyTests {
             rows: ["Tag: 1 | 'Tag' | 'last' | 'x'"]),
         ResponseCase(
             name: "an integer key 0, -0, \"-0\" and 0.0 is one record", entity: "Item",
-            response: #"[{"id": 0, "count": 1}, {"id": -0, "label": "a"}, {"id": "-0", "ratio": 2}, {"id": 0.0, "amount": 3}]"#,
+            response:
+                #"[{"id": 0, "count": 1}, {"id": -0, "label": "a"}, {"id": "-0", "ratio": 2}, {"id": 0.0, "amount": 3}]"#,
             rows: ["Item: 1 | 'Item' | 0 | 1 | real:2.0 | '3' | 'a' | NULL"]),
         ResponseCase(
             name: "a boolean into a string key is its text: true and \"true\" are one record", entity: "Tag",
-            response: #"[{"name": true, "note": "bool"}, {"name": "true", "note": "string"}, {"name": "True", "note": "other"}]"#,
+            response:
+                #"[{"name": true, "note": "bool"}, {"name": "true", "note": "string"}, {"name": "True", "note": "other"}]"#,
             rows: ["Tag: 1 | 'Tag' | 'true' | 'string'", "Tag: 2 | 'Tag' | 'True' | 'other'"]),
         ResponseCase(
             name: "an integer key with a fraction identifies nothing", entity: "Item",
@@ -448,7 +463,8 @@ struct HostileInputKeyTests {
             warnings: [.missingPrimaryKey], message: ["Item"]),
         ResponseCase(
             name: "an integer key 1e19 is refused, never rounded", entity: "Item",
-            response: #"[{"id": 1e19, "label": "x"}, {"id": -9223372036854775809, "label": "y"}]"#, rows: nil, message: ["Item"]),
+            response: #"[{"id": 1e19, "label": "x"}, {"id": -9223372036854775809, "label": "y"}]"#, rows: nil,
+            message: ["Item"]),
         ResponseCase(
             name: "a boolean or an object is not an integer key", entity: "Item",
             response: #"[{"id": true}, {"id": {"id": 1}}, {"id": [1]}]"#, rows: nil, message: ["Item"]),
@@ -462,18 +478,28 @@ struct HostileInputKeyTests {
     @Test(
         "A number into a string key keeps its digits: 5 and 5.0 are two records, 5 and \"5\" one")
     func numberKeysKeepTheirDigits() throws {
-        try checkResponseCase(ResponseCase(
-            name: "5 and 5.0", entity: "Tag",
-            response: #"[{"name": 5, "note": "int"}, {"name": 5.0, "note": "float"}, {"name": "5", "note": "string"}, {"name": 1E2, "note": "exp"}]"#,
-            rows: ["Tag: 1 | 'Tag' | '5' | 'string'", "Tag: 2 | 'Tag' | '5.0' | 'float'", "Tag: 3 | 'Tag' | '1E2' | 'exp'"]))
+        try checkResponseCase(
+            ResponseCase(
+                name: "5 and 5.0", entity: "Tag",
+                response:
+                    #"[{"name": 5, "note": "int"}, {"name": 5.0, "note": "float"}, {"name": "5", "note": "string"}, {"name": 1E2, "note": "exp"}]"#,
+                rows: [
+                    "Tag: 1 | 'Tag' | '5' | 'string'", "Tag: 2 | 'Tag' | '5.0' | 'float'",
+                    "Tag: 3 | 'Tag' | '1E2' | 'exp'",
+                ]))
     }
 
     @Test("Across responses, keys compare as inside one: case, NFC/NFD and spaces stay apart")
     func keysAcrossResponses() throws {
         let store = try Hostile.store()
-        _ = try store.populate(Hostile.json(#"[{"name": "A", "note": "1"}, {"name": "caf\u00e9", "note": "1"}, {"name": "x", "note": "1"}]"#), entity: "Tag")
+        _ = try store.populate(
+            Hostile.json(
+                #"[{"name": "A", "note": "1"}, {"name": "caf\u00e9", "note": "1"}, {"name": "x", "note": "1"}]"#),
+            entity: "Tag")
         let result = try store.populate(
-            Hostile.json(#"[{"name": "a", "note": "2"}, {"name": "cafe\u0301", "note": "2"}, {"name": "x ", "note": "2"}, {"name": "A", "note": "2"}]"#),
+            Hostile.json(
+                #"[{"name": "a", "note": "2"}, {"name": "cafe\u0301", "note": "2"}, {"name": "x ", "note": "2"}, {"name": "A", "note": "2"}]"#
+            ),
             entity: "Tag")
         #expect(result.changes.inserted == 3 && result.changes.updated == 1, "\(result.changes)")
         #expect(
@@ -562,7 +588,8 @@ struct HostileInputShapeTests {
     static let cases: [ResponseCase] = [
         ResponseCase(
             name: "an error object from a list endpoint is an empty result", entity: "Feed",
-            response: #"{"error": "rate limited", "code": 429}"#, rows: seeded, warnings: [.emptyResultSet], message: ["Feed"]),
+            response: #"{"error": "rate limited", "code": 429}"#, rows: seeded, warnings: [.emptyResultSet],
+            message: ["Feed"]),
         ResponseCase(
             name: "under orphan deletion an error object is fatal and deletes nothing", entity: "Feed",
             response: #"{"error": "rate limited"}"#, rows: nil, message: ["Feed", "items"], orphans: true),
@@ -575,7 +602,8 @@ struct HostileInputShapeTests {
         ResponseCase(
             name: "an error object where records are expected at the top level identifies nothing", entity: "Feed",
             response: #"{"message": "Not Found"}"#, rows: nil, message: ["Feed"], keyPath: ""),
-        ResponseCase(name: "a string response", entity: "Feed", response: #""rate limited""#, rows: nil, message: ["Feed"]),
+        ResponseCase(
+            name: "a string response", entity: "Feed", response: #""rate limited""#, rows: nil, message: ["Feed"]),
         ResponseCase(name: "a number response", entity: "Feed", response: "429", rows: nil, message: ["Feed"]),
         ResponseCase(name: "a boolean response", entity: "Feed", response: "false", rows: nil, message: ["Feed"]),
         ResponseCase(
@@ -585,10 +613,12 @@ struct HostileInputShapeTests {
             name: "a key path pointing to a number", entity: "Feed", response: #"{"items": 0}"#, rows: nil,
             message: ["Feed", "items"]),
         ResponseCase(
-            name: "an array of arrays identifies nothing", entity: "Feed", response: #"{"items": [[{"id": 2}], [{"id": 3}]]}"#,
+            name: "an array of arrays identifies nothing", entity: "Feed",
+            response: #"{"items": [[{"id": 2}], [{"id": 3}]]}"#,
             rows: nil, message: ["Feed"]),
         ResponseCase(
-            name: "under orphan deletion an empty object at the key path identifies nothing and deletes nothing", entity: "Feed",
+            name: "under orphan deletion an empty object at the key path identifies nothing and deletes nothing",
+            entity: "Feed",
             response: #"{"items": {}}"#, rows: nil, message: ["Feed"], orphans: true),
         ResponseCase(
             name: "under orphan deletion a single object at the key path is the whole list", entity: "Feed",
@@ -596,11 +626,14 @@ struct HostileInputShapeTests {
         ResponseCase(
             name: "top-level scalars are references by key", entity: "Feed",
             response: #"{"items": [2, "3", {"id": 4, "title": "four"}]}"#,
-            rows: seeded + ["Feed: 2 | 'Feed' | 2 | NULL", "Feed: 3 | 'Feed' | 3 | NULL", "Feed: 4 | 'Feed' | 4 | 'four'"]),
+            rows: seeded + [
+                "Feed: 2 | 'Feed' | 2 | NULL", "Feed: 3 | 'Feed' | 3 | NULL", "Feed: 4 | 'Feed' | 4 | 'four'",
+            ]),
         ResponseCase(
             name: "a relationship given a boolean is refused by key path, the record kept", entity: "Node",
             response: #"[{"id": 1, "name": "n", "parent": true}]"#,
-            rows: seeded + ["Node: 1 | 'Node' | 1 | 'n' | NULL"], warnings: [.typeMismatch], message: ["parent", "true"]),
+            rows: seeded + ["Node: 1 | 'Node' | 1 | 'n' | NULL"], warnings: [.typeMismatch],
+            message: ["parent", "true"]),
         ResponseCase(
             name: "a to-many given an array of arrays refuses the inner arrays by key path", entity: "Node",
             response: #"[{"id": 1, "children": [[{"id": 2}]]}]"#,
@@ -619,11 +652,13 @@ struct HostileInputShapeTests {
             rows: seeded + ["Node: 1 | 'Node' | 1 | NULL | 1", "Node: 2 | 'Node' | 2 | NULL | 2"]),
         ResponseCase(
             name: "a record both nested and at the top level is one record, later values winning", entity: "Node",
-            response: #"[{"id": 1, "name": "top", "children": [{"id": 2, "name": "nested"}]}, {"id": 2, "name": "top2"}]"#,
+            response:
+                #"[{"id": 1, "name": "top", "children": [{"id": 2, "name": "nested"}]}, {"id": 2, "name": "top2"}]"#,
             rows: seeded + ["Node: 1 | 'Node' | 1 | 'top' | NULL", "Node: 2 | 'Node' | 2 | 'top2' | 1"]),
         ResponseCase(
             name: "1,000 duplicates of one key are one record whose later values win", entity: "Feed",
-            response: "{\"items\": [" + (0..<1000).map { #"{"id": 7, "title": "v\#($0)"}"# }.joined(separator: ", ") + "]}",
+            response: "{\"items\": [" + (0..<1000).map { #"{"id": 7, "title": "v\#($0)"}"# }.joined(separator: ", ")
+                + "]}",
             rows: seeded + ["Feed: 2 | 'Feed' | 7 | 'v999'"]),
     ]
 
@@ -658,12 +693,14 @@ struct HostileInputShapeTests {
     func toOneGivenAnArray() throws {
         let store = try Hostile.store()
         let result = try store.populate(
-            Hostile.json(#"[{"id": 1, "name": "child", "parent": [{"id": 2, "name": "first"}, {"id": 3, "name": "second"}]}]"#),
+            Hostile.json(
+                #"[{"id": 1, "name": "child", "parent": [{"id": 2, "name": "first"}, {"id": 3, "name": "second"}]}]"#),
             entity: "Node")
         #expect(result.debugger.errors.allSatisfy { !$0.isFatal }, "\(result.debugger)")
         #expect(
             try Hostile.records(store) == [
-                "Node: 1 | 'Node' | 1 | 'child' | 2", "Node: 2 | 'Node' | 2 | 'first' | NULL", "Node: 3 | 'Node' | 3 | 'second' | NULL",
+                "Node: 1 | 'Node' | 1 | 'child' | 2", "Node: 2 | 'Node' | 2 | 'first' | NULL",
+                "Node: 3 | 'Node' | 3 | 'second' | NULL",
             ])
     }
 
@@ -671,10 +708,12 @@ struct HostileInputShapeTests {
     func keylessToOneIsUpdatedInPlace() throws {
         let store = try Hostile.store()
         _ = try store.populate(Hostile.json(#"[{"id": 1, "parent": {"name": "p"}}]"#), entity: "Node")
-        #expect(try Hostile.records(store) == ["Node: 1 | 'Node' | 1 | NULL | 2", "Node: 2 | 'Node' | NULL | 'p' | NULL"])
+        #expect(
+            try Hostile.records(store) == ["Node: 1 | 'Node' | 1 | NULL | 2", "Node: 2 | 'Node' | NULL | 'p' | NULL"])
         let again = try store.populate(Hostile.json(#"[{"id": 1, "parent": {"name": "p2"}}]"#), entity: "Node")
         #expect(!again.debugger.contains(.missingPrimaryKey), "\(again.debugger)")
-        #expect(try Hostile.records(store) == ["Node: 1 | 'Node' | 1 | NULL | 2", "Node: 2 | 'Node' | NULL | 'p2' | NULL"])
+        #expect(
+            try Hostile.records(store) == ["Node: 1 | 'Node' | 1 | NULL | 2", "Node: 2 | 'Node' | NULL | 'p2' | NULL"])
     }
 
     @Test("Records nested past the depth limit fail whole, naming the limit", arguments: [65, 100, 250])
@@ -725,52 +764,66 @@ struct HostileInputSchemaTests {
     static let cases: [SchemaCase] = [
         SchemaCase(
             name: "SQL keywords as entity, attribute and relationship names",
-            schema: #"{"entities": {"order": {"primaryKey": "select", "attributes": {"select": {"type": "integer"}, "group": {"type": "string"}, "where": {"type": "string", "key": "from.table"}}, "relationships": {"by": {"destination": "table"}}}, "table": {"primaryKey": "index", "attributes": {"index": {"type": "string"}}}}}"#,
+            schema:
+                #"{"entities": {"order": {"primaryKey": "select", "attributes": {"select": {"type": "integer"}, "group": {"type": "string"}, "where": {"type": "string", "key": "from.table"}}, "relationships": {"by": {"destination": "table"}}}, "table": {"primaryKey": "index", "attributes": {"index": {"type": "string"}}}}}"#,
             entity: "order",
             response: #"[{"select": 1, "group": "g", "from": {"table": "t"}, "by": "k"}]"#,
             rows: ["order: 1 | 'order' | 1 | 'g' | 't' | 1", "table: 1 | 'table' | 'k'"]),
         SchemaCase(
             name: "quotes, spaces and unicode in names",
-            schema: #"{"entities": {"Café \"x\"": {"primaryKey": "clé", "attributes": {"clé": {"type": "string"}, "a b": {"type": "string"}, "名前": {"type": "integer", "key": "n"}}}}}"#,
+            schema:
+                #"{"entities": {"Café \"x\"": {"primaryKey": "clé", "attributes": {"clé": {"type": "string"}, "a b": {"type": "string"}, "名前": {"type": "integer", "key": "n"}}}}}"#,
             entity: "Café \"x\"",
             response: #"[{"clé": "k", "a b": "space", "n": 3}]"#,
             rows: [], refusalNames: ["Café \"x\"", "clé", "a b", "identifier"]),
         SchemaCase(
             name: "attributes whose names differ only in case",
-            schema: #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "name": {"type": "string"}, "Name": {"type": "string"}}}}}"#,
+            schema:
+                #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "name": {"type": "string"}, "Name": {"type": "string"}}}}}"#,
             entity: "Thing",
             response: #"[{"id": 1, "name": "lower", "Name": "upper"}]"#,
             rows: [], refusalNames: ["Thing", "Name"]),
         SchemaCase(
             name: "entities whose names differ only in case",
-            schema: #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}}}, "thing": {"primaryKey": "id", "attributes": {"id": {"type": "string"}}}}}"#,
+            schema:
+                #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}}}, "thing": {"primaryKey": "id", "attributes": {"id": {"type": "string"}}}}}"#,
             entity: "Thing",
             response: #"[{"id": 1}]"#,
             rows: [], refusalNames: ["thing"]),
         SchemaCase(
             name: "an attribute named like a system column",
-            schema: #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "_entity": {"type": "string"}}}}}"#,
+            schema:
+                #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "_entity": {"type": "string"}}}}}"#,
             entity: "Thing",
             response: #"[{"id": 1, "_entity": "spoof"}]"#,
             rows: [], refusalNames: ["Thing", "_entity"]),
         SchemaCase(
             name: "an attribute named like a relationship's foreign-key column",
-            schema: #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "Owner": {"type": "string"}}, "relationships": {"owner": {"destination": "Thing"}}}}}"#,
+            schema:
+                #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "Owner": {"type": "string"}}, "relationships": {"owner": {"destination": "Thing"}}}}}"#,
             entity: "Thing",
             response: #"[{"id": 1, "Owner": "text", "owner": 2}]"#,
             rows: [], refusalNames: ["Thing", "owner"]),
         SchemaCase(
             name: "attributes named like an ordered to-many's position column",
-            schema: #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}}, "relationships": {"tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "thing"}}}, "Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}, "thing_position": {"type": "integer"}, "position": {"type": "integer"}}, "relationships": {"thing": {"destination": "Thing", "inverse": "tags"}}}}}"#,
+            schema:
+                #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}}, "relationships": {"tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "thing"}}}, "Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}, "thing_position": {"type": "integer"}, "position": {"type": "integer"}}, "relationships": {"thing": {"destination": "Thing", "inverse": "tags"}}}}}"#,
             entity: "Thing",
             response: #"[{"id": 1, "tags": [{"name": "a", "thing_position": 9, "position": 8}, "b"]}]"#,
-            rows: ["Tag: 1 | 'Tag' | 'a' | 9 | 8 | 1 | 0", "Tag: 2 | 'Tag' | 'b' | NULL | NULL | 1 | 1", "Thing: 1 | 'Thing' | 1"]),
+            rows: [
+                "Tag: 1 | 'Tag' | 'a' | 9 | 8 | 1 | 0", "Tag: 2 | 'Tag' | 'b' | NULL | NULL | 1 | 1",
+                "Thing: 1 | 'Thing' | 1",
+            ]),
         SchemaCase(
             name: "an entity named like a join table",
-            schema: #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}}, "relationships": {"tags": {"destination": "Tag", "toMany": true, "ordered": true}}}, "Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}}}, "Thing_tags": {"attributes": {"x": {"type": "string"}}}}}"#,
+            schema:
+                #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}}, "relationships": {"tags": {"destination": "Tag", "toMany": true, "ordered": true}}}, "Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}}}, "Thing_tags": {"attributes": {"x": {"type": "string"}}}}}"#,
             entity: "Thing",
             response: #"[{"id": 1, "tags": ["a", "b"]}]"#,
-            rows: ["Tag: 1 | 'Tag' | 'a'", "Tag: 2 | 'Tag' | 'b'", "Thing: 1 | 'Thing' | 1", "_Thing_tags: 1 | 1 | 0", "_Thing_tags: 1 | 2 | 1"]),
+            rows: [
+                "Tag: 1 | 'Tag' | 'a'", "Tag: 2 | 'Tag' | 'b'", "Thing: 1 | 'Thing' | 1", "_Thing_tags: 1 | 1 | 0",
+                "_Thing_tags: 1 | 2 | 1",
+            ]),
         SchemaCase(
             name: "an entity without a primary key makes a new record each time",
             schema: #"{"entities": {"Log": {"attributes": {"line": {"type": "string"}}}}}"#,
@@ -779,21 +832,27 @@ struct HostileInputSchemaTests {
             rows: ["Log: 1 | 'Log' | 'a'", "Log: 2 | 'Log' | 'a'"]),
         SchemaCase(
             name: "a uuid key in either case is one record",
-            schema: #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "uuid"}, "v": {"type": "integer"}}}}}"#,
+            schema:
+                #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "uuid"}, "v": {"type": "integer"}}}}}"#,
             entity: "Thing",
-            response: #"[{"id": "0e0f7a1c-2b3d-4e5f-8a9b-0c1d2e3f4a5b", "v": 1}, {"id": "0E0F7A1C-2B3D-4E5F-8A9B-0C1D2E3F4A5B", "v": 2}]"#,
+            response:
+                #"[{"id": "0e0f7a1c-2b3d-4e5f-8a9b-0c1d2e3f4a5b", "v": 1}, {"id": "0E0F7A1C-2B3D-4E5F-8A9B-0C1D2E3F4A5B", "v": 2}]"#,
             rows: ["Thing: 1 | 'Thing' | '0E0F7A1C-2B3D-4E5F-8A9B-0C1D2E3F4A5B' | 2"]),
         SchemaCase(
             name: "a deep dotted key path with a candidate list",
-            schema: #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer", "key": ["meta.ids.primary", "ID"]}, "v": {"type": "string", "key": ["a.b.c.d.e", "v"]}}}}}"#,
+            schema:
+                #"{"entities": {"Thing": {"primaryKey": "id", "attributes": {"id": {"type": "integer", "key": ["meta.ids.primary", "ID"]}, "v": {"type": "string", "key": ["a.b.c.d.e", "v"]}}}}}"#,
             entity: "Thing",
-            response: #"[{"meta": {"ids": {"primary": 1}}, "a": {"b": {"c": {"d": {"e": "deep"}}}}}, {"ID": 2, "v": "flat"}]"#,
+            response:
+                #"[{"meta": {"ids": {"primary": 1}}, "a": {"b": {"c": {"d": {"e": "deep"}}}}}, {"ID": 2, "v": "flat"}]"#,
             rows: ["Thing: 1 | 'Thing' | 1 | 'deep'", "Thing: 2 | 'Thing' | 2 | 'flat'"]),
         SchemaCase(
             name: "a decimal key keeps its digits",
-            schema: #"{"entities": {"Price": {"primaryKey": "amount", "attributes": {"amount": {"type": "decimal"}, "n": {"type": "integer"}}}}}"#,
+            schema:
+                #"{"entities": {"Price": {"primaryKey": "amount", "attributes": {"amount": {"type": "decimal"}, "n": {"type": "integer"}}}}}"#,
             entity: "Price",
-            response: #"[{"amount": 0.1, "n": 1}, {"amount": "0.10000000000000000001", "n": 2}, {"amount": "0.1", "n": 3}]"#,
+            response:
+                #"[{"amount": 0.1, "n": 1}, {"amount": "0.10000000000000000001", "n": 2}, {"amount": "0.1", "n": 3}]"#,
             rows: ["Price: 1 | 'Price' | '0.1' | 3", "Price: 2 | 'Price' | '0.10000000000000000001' | 2"]),
     ]
 
@@ -853,7 +912,8 @@ struct HostileInputStoreTests {
     /// A file that cannot be a store is refused `when` with a named error of `code`, and left
     /// as it was.
     private func expectRefused(
-        _ path: String, code: WebRecordError.Code, when expected: Refusal, mentions: [String], response: String = response
+        _ path: String, code: WebRecordError.Code, when expected: Refusal, mentions: [String],
+        response: String = response
     ) throws {
         let original = try? Data(contentsOf: URL(fileURLWithPath: path))
         var refusal: (when: Refusal, error: any Error)?
@@ -895,7 +955,11 @@ struct HostileInputStoreTests {
         let path = directory.path()
         do {
             let store = try RecordStore(path: path, schema: Hostile.schema())
-            _ = try store.populate(Hostile.json("[" + (1...500).map { #"{"id": \#($0), "label": "\#(String(repeating: "x", count: 200))"}"# }.joined(separator: ",") + "]"), entity: "Item")
+            _ = try store.populate(
+                Hostile.json(
+                    "["
+                        + (1...500).map { #"{"id": \#($0), "label": "\#(String(repeating: "x", count: 200))"}"# }
+                        .joined(separator: ",") + "]"), entity: "Item")
             _ = try store.read { try $0.rows("PRAGMA wal_checkpoint(TRUNCATE)") }
         }
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
@@ -943,7 +1007,9 @@ struct HostileInputStoreTests {
         // zero-byte file for an empty database.)
         #expect(FileManager.default.createFile(atPath: path, contents: Data()))
         do {
-            let other = try RecordStore(path: directory.path("scratch.sqlite"), schema: Schema(json: #"{"entities": {"Scratch": {"attributes": {"x": {"type": "string"}}}}}"#))
+            let other = try RecordStore(
+                path: directory.path("scratch.sqlite"),
+                schema: Schema(json: #"{"entities": {"Scratch": {"attributes": {"x": {"type": "string"}}}}}"#))
             try other.database.withWriter { connection in
                 try connection.execute("ATTACH DATABASE '\(path)' AS other")
                 try connection.execute(#"CREATE TABLE other."Item" (sku TEXT PRIMARY KEY, price REAL)"#)
@@ -971,7 +1037,9 @@ struct HostileInputStoreTests {
             let store = try RecordStore(path: path, schema: Hostile.schema())
             _ = try store.populate(Hostile.json(Self.response), entity: "Item")
         }
-        let changed = try Schema(json: hostileSchemaJSON.replacingOccurrences(of: #""count": { "type": "integer" }"#, with: #""count": { "type": "string" }"#))
+        let changed = try Schema(
+            json: hostileSchemaJSON.replacingOccurrences(
+                of: #""count": { "type": "integer" }"#, with: #""count": { "type": "string" }"#))
         do {
             _ = try RecordStore(path: path, schema: changed)
             Issue.record("an incompatible schema opened the store")
@@ -998,7 +1066,8 @@ struct HostileInputStoreTests {
     }
 
     @Test(
-        "A read-only store file opens, then its first population fails by name; the file is left as it was", .enabled(if: UnwritableFile.isPossible))
+        "A read-only store file opens, then its first population fails by name; the file is left as it was",
+        .enabled(if: UnwritableFile.isPossible))
     func readOnlyFile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
@@ -1010,12 +1079,12 @@ struct HostileInputStoreTests {
         defer { undo() }
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         // A response that must write: the stored record changes and another is added.
-        try expectRefused(path, code: .storeError, when: .populating, mentions: [path], response: #"[{"id": 1, "label": "uno"}, {"id": 2}]"#)
+        try expectRefused(
+            path, code: .storeError, when: .populating, mentions: [path],
+            response: #"[{"id": 1, "label": "uno"}, {"id": 2}]"#)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
     }
 }
-
-
 
 // MARK: - Concurrency
 
@@ -1027,7 +1096,9 @@ struct HostileInputConcurrencyTests {
     }
 
     /// The records of every order the responses could run in one after another.
-    static func sequentialOutcomes(_ responses: [(String, String)], options: PopulationOptions = PopulationOptions()) throws -> Set<[String]> {
+    static func sequentialOutcomes(_ responses: [(String, String)], options: PopulationOptions = PopulationOptions())
+        throws -> Set<[String]>
+    {
         var outcomes: Set<[String]> = []
         // Orders that run the same responses in the same sequence end the same: run each once.
         var sequences: Set<[String]> = []
@@ -1104,11 +1175,21 @@ struct HostileInputConcurrencyTests {
             name: "two tasks creating the same stubs through references",
             responses: [
                 ("Node", #"[{"id": 1, "children": [10, 11, 12]}, {"id": 2, "parent": 20}]"#),
-                ("Node", #"[{"id": 3, "children": [12, 13]}, {"id": 20, "name": "twenty"}, {"id": 10, "name": "ten"}]"#),
+                (
+                    "Node",
+                    #"[{"id": 3, "children": [12, 13]}, {"id": 20, "name": "twenty"}, {"id": 10, "name": "ten"}]"#
+                ),
             ]),
         ConcurrencyCase(
             name: "a partly unidentified population beside another",
-            responses: [("Item", items(1...30, label: "ok")), ("Item", #"[{"id": 31, "label": "x"}, {"id": 9223372036854775808}, "# + #"{"id": 1, "label": "overwritten"}]"#)],
+            responses: [
+                ("Item", items(1...30, label: "ok")),
+                (
+                    "Item",
+                    #"[{"id": 31, "label": "x"}, {"id": 9223372036854775808}, "#
+                        + #"{"id": 1, "label": "overwritten"}]"#
+                ),
+            ],
             failures: 0),
         ConcurrencyCase(
             name: "a fatal population beside a succeeding one writes nothing",
@@ -1117,8 +1198,16 @@ struct HostileInputConcurrencyTests {
         ConcurrencyCase(
             name: "two stores on one file, overlapping composite keys",
             responses: [
-                ("Event", "[" + (1...40).map { #"{"source": "s", "number": \#($0), "title": "a"}"# }.joined(separator: ",") + "]"),
-                ("Event", "[" + (20...60).map { #"{"source": "s", "number": "\#($0)", "title": "b"}"# }.joined(separator: ",") + "]"),
+                (
+                    "Event",
+                    "[" + (1...40).map { #"{"source": "s", "number": \#($0), "title": "a"}"# }.joined(separator: ",")
+                        + "]"
+                ),
+                (
+                    "Event",
+                    "[" + (20...60).map { #"{"source": "s", "number": "\#($0)", "title": "b"}"# }.joined(separator: ",")
+                        + "]"
+                ),
             ], sharedStore: false),
     ]
 
@@ -1127,7 +1216,8 @@ struct HostileInputConcurrencyTests {
         let expected = try Self.sequentialOutcomes(concurrencyCase.responses)
         let outcome = try await Self.concurrently(concurrencyCase.responses, sharedStore: concurrencyCase.sharedStore)
         #expect(outcome.failures == concurrencyCase.failures)
-        #expect(expected.contains(outcome.records), "concurrent: \(outcome.records.prefix(5))… is no sequential outcome")
+        #expect(
+            expected.contains(outcome.records), "concurrent: \(outcome.records.prefix(5))… is no sequential outcome")
     }
 
     @Test("A reader during concurrent writes sees whole responses only")

@@ -23,10 +23,13 @@ struct ReliabilityConcurrencyTests {
         var posts: [JSONValue] = []
         let first = task * (postsPerResponse - 20)
         for id in first..<(first + postsPerResponse) {
-            posts.append(AppNetResponses.post(id: 1 + id, userID: 1 + id % 13, text: "post \(1 + id) round \(round)", version: round))
+            posts.append(
+                AppNetResponses.post(
+                    id: 1 + id, userID: 1 + id % 13, text: "post \(1 + id) round \(round)", version: round))
         }
         let unique = 100_000 + task * 1_000 + round
-        posts.append(AppNetResponses.post(id: unique, userID: 1 + unique % 13, text: "unique \(task)/\(round)", version: round))
+        posts.append(
+            AppNetResponses.post(id: unique, userID: 1 + unique % 13, text: "unique \(task)/\(round)", version: round))
         return ["data": .array(posts)]
     }
 
@@ -71,9 +74,12 @@ struct ReliabilityConcurrencyTests {
                 group.addTask {
                     for round in 0..<Self.rounds {
                         do {
-                            let result = try await store.populate(Self.response(task: task, round: round), entity: "Post")
+                            let result = try await store.populate(
+                                Self.response(task: task, round: round), entity: "Post")
                             if result.records.count != Self.postsPerResponse + 1 {
-                                failures.withLock { $0.append("task \(task) round \(round): \(result.records.count) records") }
+                                failures.withLock {
+                                    $0.append("task \(task) round \(round): \(result.records.count) records")
+                                }
                             }
                             populations.withLock { $0 += 1 }
                         } catch {
@@ -91,7 +97,8 @@ struct ReliabilityConcurrencyTests {
         #expect(failures.value == [], "no population may fail, SQLITE_BUSY included")
         #expect(populations.value == Self.tasks * Self.rounds)
         #expect(read.stdout.contains("errors 0"), "the reading process met errors: \(read)")
-        let reads = read.stdout.split(separator: "\n").first { $0.hasPrefix("reads ") }.flatMap { Int($0.dropFirst(6)) } ?? 0
+        let reads =
+            read.stdout.split(separator: "\n").first { $0.hasPrefix("reads ") }.flatMap { Int($0.dropFirst(6)) } ?? 0
         #expect(reads > 0, "the reading process read nothing: \(read)")
 
         // No update lost: every unique post is there, and every shared post has its last round.
@@ -99,10 +106,14 @@ struct ReliabilityConcurrencyTests {
         for task in 0..<Self.tasks {
             for round in 0..<Self.rounds {
                 let id = 100_000 + task * 1_000 + round
-                #expect(try store.fetchOne("Post", primaryKey: .string(String(id)))?["text"] as String? == "unique \(task)/\(round)")
+                #expect(
+                    try store.fetchOne("Post", primaryKey: .string(String(id)))?["text"] as String?
+                        == "unique \(task)/\(round)")
             }
         }
-        #expect(try store.count("Post", where: "text LIKE ? AND text NOT LIKE ?", arguments: ["post %", "% round \(lastRound)"]) == 0)
+        #expect(
+            try store.count(
+                "Post", where: "text LIKE ? AND text NOT LIKE ?", arguments: ["post %", "% round \(lastRound)"]) == 0)
         #expect(try Reliability.integrity(store) == ["ok"])
 
         // Deterministic: the same content as the same responses populated one after another.
@@ -118,7 +129,9 @@ struct ReliabilityConcurrencyTests {
         for entity in Reliability.appNetEntities {
             #expect(concurrent[entity] == sequential[entity], "\(entity) differs from the sequential result")
         }
-        print("[reliability] concurrency: \(Self.tasks * Self.rounds) populations by \(Self.tasks) tasks, \(reads) reads by another process, 0 errors")
+        print(
+            "[reliability] concurrency: \(Self.tasks * Self.rounds) populations by \(Self.tasks) tasks, \(reads) reads by another process, 0 errors"
+        )
     }
 
     @Test("Populations from several RecordStore instances on one file wait for each other instead of failing")
@@ -144,7 +157,9 @@ struct ReliabilityConcurrencyTests {
         #expect(failures.value == [])
         for index in 0..<4 {
             for round in 0..<4 {
-                #expect(try stores[0].count("Post", where: "id = ?", arguments: [String(100_000 + index * 1_000 + round)]) == 1)
+                #expect(
+                    try stores[0].count("Post", where: "id = ?", arguments: [String(100_000 + index * 1_000 + round)])
+                        == 1)
             }
         }
         #expect(try Reliability.integrity(stores[0]) == ["ok"])

@@ -1,9 +1,9 @@
 import Foundation
 import TestSupport
 import Testing
+import WebRecordTesting
 
 @testable import WebRecord
-import WebRecordTesting
 
 /// `webrecord populate` killed with SIGKILL at random moments (a fixed seed) while it
 /// populates a large response: after each kill the store passes `PRAGMA integrity_check`, and
@@ -34,7 +34,8 @@ struct ReliabilityCrashConsistencyTests {
 
         func populate(_ db: String, _ source: String) async throws -> ChildProcess.Result {
             try await ChildProcess.run(
-                webrecord, ["populate", "--schema", schema, "--db", db, "--entity", "Post", "--quiet", source], timeout: 600)
+                webrecord, ["populate", "--schema", schema, "--db", db, "--entity", "Post", "--quiet", source],
+                timeout: 600)
         }
         /// Opens the store as a user would after a crash (recovering its WAL), checks it and dumps it.
         func check(_ db: String) throws -> (integrity: [String], dump: [String]) {
@@ -86,7 +87,8 @@ struct ReliabilityCrashConsistencyTests {
                 (wasRunning, endedAfter) = await child.kill(at: delay, after: start)
             } else {
                 delay = 0.3 * random.nextFraction()
-                (wasRunning, endedAfter) = await child.kill(delay, afterFileGrows: db + "-wal", start: start, timeout: 600)
+                (wasRunning, endedAfter) = await child.kill(
+                    delay, afterFileGrows: db + "-wal", start: start, timeout: 600)
             }
             let result = try await child.wait(timeout: 600)
             // Runs get faster when the tests around this one finish: aim at the shortest run seen.
@@ -103,7 +105,8 @@ struct ReliabilityCrashConsistencyTests {
             } else {
                 outcome = "between"
                 Issue.record(
-                    "trial \(trials): killed at \(delay) s, the store is neither before (\(before.dump.count) rows) nor after (\(after.dump.count) rows): \(state.dump.count) rows")
+                    "trial \(trials): killed at \(delay) s, the store is neither before (\(before.dump.count) rows) nor after (\(after.dump.count) rows): \(state.dump.count) rows"
+                )
             }
             if wasRunning && result.killedBySignal {
                 kills += 1

@@ -118,7 +118,8 @@ struct ReliabilityFaultTests {
         #expect(finished.stdout.contains("released"), "\(finished)")
         #expect(try Reliability.dump(store) == before)
         #expect(try Reliability.integrity(store) == ["ok"])
-        let result = try await store.populate(AppNetResponses.response(posts: 50, firstID: 500, seed: 3), entity: "Post")
+        let result = try await store.populate(
+            AppNetResponses.response(posts: 50, firstID: 500, seed: 3), entity: "Post")
         #expect(result.records.count == 50)
     }
 
@@ -139,7 +140,8 @@ struct ReliabilityFaultTests {
         // The lock is held 1.5 s more from now: the population must wait for it.
         #expect(FileManager.default.createFile(atPath: release, contents: nil))
         let start = Date()
-        let result = try await store.populate(AppNetResponses.response(posts: 30, firstID: 900, seed: 4), entity: "Post")
+        let result = try await store.populate(
+            AppNetResponses.response(posts: 30, firstID: 900, seed: 4), entity: "Post")
         let waited = Date().timeIntervalSince(start)
         #expect(result.records.count == 30)
         #expect(waited >= 1, "the population should have waited for the lock; waited \(waited) s")
@@ -233,7 +235,8 @@ struct ReliabilityFaultTests {
             let setpriv = try ChildProcess.onPath("setpriv")
             command = [setpriv.path, "--reuid=65534", "--regid=65534", "--clear-groups", "--"] + command
         }
-        let result = try await ChildProcess.run(URL(fileURLWithPath: command[0]), Array(command.dropFirst()), timeout: 60)
+        let result = try await ChildProcess.run(
+            URL(fileURLWithPath: command[0]), Array(command.dropFirst()), timeout: 60)
         #expect(result.status == 1, "\(result)")
         #expect(!result.killedBySignal)
         #expect(result.stderr.split(separator: "\n").count == 1, "one line of reason expected: \(result.stderr)")
@@ -296,11 +299,14 @@ struct ReliabilityFaultTests {
 
         // Post.text becomes an integer, and User's key changes from id to name.
         var changedValue = try JSONReader().read(Data(contentsOf: Reliability.appNetSchemaURL))
-        changedValue = Self.setting(["entities", "Post", "attributes", "text", "type"], in: changedValue, to: "integer")
+        changedValue = Self.setting(
+            ["entities", "Post", "attributes", "text", "type"], in: changedValue, to: "integer")
         changedValue = Self.setting(["entities", "User", "primaryKey"], in: changedValue, to: "name")
         let text = changedValue.serialized(prettyPrinted: true)
         let changed = try Schema(json: text, fileName: "AppNet.json")
-        #expect(changed.entity(named: "User")?.primaryKey != (try Reliability.appNetSchema()).entity(named: "User")?.primaryKey)
+        #expect(
+            changed.entity(named: "User")?.primaryKey
+                != (try Reliability.appNetSchema()).entity(named: "User")?.primaryKey)
 
         do {
             _ = try RecordStore(path: path, schema: changed)
@@ -316,7 +322,8 @@ struct ReliabilityFaultTests {
         // Through the command-line tool: exit 1, one line naming the change.
         let webrecord = try ChildProcess.webrecord()
         let changedSchema = try directory.write("Changed.json", Data(text.utf8))
-        let source = try directory.write("more.json", AppNetResponses.bytes(AppNetResponses.response(posts: 5, seed: 9)))
+        let source = try directory.write(
+            "more.json", AppNetResponses.bytes(AppNetResponses.response(posts: 5, seed: 9)))
         let result = try await ChildProcess.run(
             webrecord, ["populate", "--schema", changedSchema, "--db", path, "--entity", "Post", source], timeout: 60)
         #expect(result.status == 1, "\(result)")

@@ -78,7 +78,9 @@ struct ReliabilityHostileDataTests {
 
     /// A well-formed post, with everything the App.net schema maps.
     static func samplePost() -> JSONObject {
-        guard case .object(let post) = AppNetResponses.post(id: 1, userID: 7, text: "hello") else { return JSONObject() }
+        guard case .object(let post) = AppNetResponses.post(id: 1, userID: 7, text: "hello") else {
+            return JSONObject()
+        }
         return post
     }
 
@@ -88,12 +90,15 @@ struct ReliabilityHostileDataTests {
         if path.count == 1 {
             object[key] = value
         } else {
-            object[key] = .object(replacing(path.dropFirst(), in: object[key]?.objectValue ?? JSONObject(), with: value))
+            object[key] = .object(
+                replacing(path.dropFirst(), in: object[key]?.objectValue ?? JSONObject(), with: value))
         }
         return object
     }
 
-    @Test("A wrong type in any field of an App.net post is handled, or a clear error where the post loses its key", arguments: wrongTypeCases)
+    @Test(
+        "A wrong type in any field of an App.net post is handled, or a clear error where the post loses its key",
+        arguments: wrongTypeCases)
     func wrongTypeInAField(field: Field, valueName: String) throws {
         let value = try #require(Self.wrongValues.first { $0.name == valueName }?.value)
         let store = try RecordStore(inMemory: Reliability.appNetSchema())
@@ -177,7 +182,8 @@ struct ReliabilityHostileDataTests {
         let store = try RecordStore(inMemory: Reliability.appNetSchema())
         let longKey = String(repeating: "k", count: 1024 * 1024)
         let longID = String(repeating: "9", count: 1024 * 1024)
-        let text = "{\"data\": [{\"id\": \"1\", \"\(longKey)\": \"ignored\", \"text\": \"kept\"}, {\"id\": \"\(longID)\", \"text\": \"long id\"}]}"
+        let text =
+            "{\"data\": [{\"id\": \"1\", \"\(longKey)\": \"ignored\", \"text\": \"kept\"}, {\"id\": \"\(longID)\", \"text\": \"long id\"}]}"
         let response = try JSONReader().read(text)
         #expect(response.value(atKeyPath: "data")?[0]?[longKey] == "ignored")
 
@@ -193,7 +199,9 @@ struct ReliabilityHostileDataTests {
 
     // MARK: - Nesting
 
-    @Test("JSON nested past the reader's limit is rejected with its position, however deep", arguments: [513, 10_000, 1_000_000])
+    @Test(
+        "JSON nested past the reader's limit is rejected with its position, however deep",
+        arguments: [513, 10_000, 1_000_000])
     func jsonNestingPastTheLimit(depth: Int) throws {
         let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
         do {
@@ -225,7 +233,9 @@ struct ReliabilityHostileDataTests {
     func recordNestingPastTheLimit() throws {
         var value: JSONValue = ["id": "p-last"]
         for level in 0..<70 {
-            value = level % 2 == 0 ? ["id": .string("u\(level)"), "posts": [value]] : ["id": .string("p\(level)"), "user": value]
+            value =
+                level % 2 == 0
+                ? ["id": .string("u\(level)"), "posts": [value]] : ["id": .string("p\(level)"), "user": value]
         }
         let store = try RecordStore(inMemory: Reliability.appNetSchema())
         _ = try store.populate(AppNetResponses.response(posts: 3, seed: 11), entity: "Post")
@@ -243,7 +253,9 @@ struct ReliabilityHostileDataTests {
         // Within the limit the same shape populates.
         var shallow: JSONValue = ["id": "p-last"]
         for level in 0..<20 {
-            shallow = level % 2 == 0 ? ["id": .string("u\(level)"), "posts": [shallow]] : ["id": .string("p\(level)"), "user": shallow]
+            shallow =
+                level % 2 == 0
+                ? ["id": .string("u\(level)"), "posts": [shallow]] : ["id": .string("p\(level)"), "user": shallow]
         }
         let result = try store.populate(["data": [shallow]], entity: "Post")
         #expect(result.records.count == 1)
@@ -256,7 +268,9 @@ struct ReliabilityHostileDataTests {
     func recordDepthErrorNamesItsPlace() throws {
         var value: JSONValue = ["id": "p-last"]
         for level in 0..<70 {
-            value = level % 2 == 0 ? ["id": .string("u\(level)"), "posts": [value]] : ["id": .string("p\(level)"), "user": value]
+            value =
+                level % 2 == 0
+                ? ["id": .string("u\(level)"), "posts": [value]] : ["id": .string("p\(level)"), "user": value]
         }
         let store = try RecordStore(inMemory: Reliability.appNetSchema())
         do {
@@ -287,7 +301,8 @@ struct ReliabilityHostileDataTests {
         #expect(try store.count("Post") == 1)
 
         let second = try JSONReader().read(
-            #"[{"id": "1", "text": "first", "user": {"id": "7"}, "text": "second", "user": {"id": "8", "name": "eight"}}]"#)
+            #"[{"id": "1", "text": "first", "user": {"id": "7"}, "text": "second", "user": {"id": "8", "name": "eight"}}]"#
+        )
         _ = try store.populate(second, entity: "Post")
         let exported = try store.exportJSON(entity: "Post").arrayValue ?? []
         let post = try #require(exported.first { $0["id"] == "1" })
@@ -306,12 +321,28 @@ struct ReliabilityHostileDataTests {
         ("nan", Array(#"{"data": [{"id": "1", "text": nan}]}"#.utf8), .unexpectedCharacter, 32),
         // (`1e999` is read, as `.number("1e999")`: population refuses it where it cannot be
         // stored; see HostileInputByClassTests.numberBeyondDoubleRange.)
-        ("0xFF in a string", Array(#"{"data": [{"id": "1", "text": "a"#.utf8) + [0xFF] + Array(#""}]}"#.utf8), .invalidUTF8, 33),
-        ("overlong slash", Array(#"{"data": [{"id": "1", "text": ""#.utf8) + [0xC0, 0xAF] + Array(#""}]}"#.utf8), .invalidUTF8, 32),
-        ("UTF-8 surrogate", Array(#"{"data": [{"id": "1", "text": ""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}]}"#.utf8), .invalidUTF8, 32),
-        ("truncated sequence", Array(#"{"data": [{"id": "1", "text": ""#.utf8) + [0xE6, 0x97] + Array(#""}]}"#.utf8), .invalidUTF8, 32),
+        (
+            "0xFF in a string", Array(#"{"data": [{"id": "1", "text": "a"#.utf8) + [0xFF] + Array(#""}]}"#.utf8),
+            .invalidUTF8, 33
+        ),
+        (
+            "overlong slash", Array(#"{"data": [{"id": "1", "text": ""#.utf8) + [0xC0, 0xAF] + Array(#""}]}"#.utf8),
+            .invalidUTF8, 32
+        ),
+        (
+            "UTF-8 surrogate",
+            Array(#"{"data": [{"id": "1", "text": ""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}]}"#.utf8), .invalidUTF8,
+            32
+        ),
+        (
+            "truncated sequence",
+            Array(#"{"data": [{"id": "1", "text": ""#.utf8) + [0xE6, 0x97] + Array(#""}]}"#.utf8), .invalidUTF8, 32
+        ),
         ("lone surrogate escape", Array(#"{"data": [{"id": "1", "text": "\ud800"}]}"#.utf8), .invalidUnicodeEscape, 32),
-        ("invalid UTF-8 in a key", Array(#"{"data": [{"id": "1", ""#.utf8) + [0x80] + Array(#"": 1}]}"#.utf8), .invalidUTF8, 24),
+        (
+            "invalid UTF-8 in a key", Array(#"{"data": [{"id": "1", ""#.utf8) + [0x80] + Array(#"": 1}]}"#.utf8),
+            .invalidUTF8, 24
+        ),
     ]
 
     @Test(
@@ -343,7 +374,8 @@ struct ReliabilityHostileDataTests {
         for entry in Self.rejectedTexts where ["NaN", "0xFF in a string"].contains(entry.name) {
             let source = try directory.write("bad.json", Data(entry.bytes))
             let result = try await ChildProcess.run(
-                webrecord, ["populate", "--schema", Reliability.appNetSchemaURL.path, "--db", db, "--entity", "Post", source])
+                webrecord,
+                ["populate", "--schema", Reliability.appNetSchemaURL.path, "--db", db, "--entity", "Post", source])
             #expect(result.status == 1, "\(result)")
             #expect(result.stderr.contains("line 1, column \(entry.column)"), "\(result.stderr)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == fileBefore)
@@ -416,7 +448,8 @@ struct ReliabilityHostileDataTests {
         MemoryCase(name: "1 MB keys, 20 of them", megabytesAllowed: 200) {
             var post = samplePost()
             for index in 0..<20 {
-                post[String(repeating: Character(UnicodeScalar(UInt8(97 + index))), count: 1024 * 1024)] = .integer(Int64(index))
+                post[String(repeating: Character(UnicodeScalar(UInt8(97 + index))), count: 1024 * 1024)] = .integer(
+                    Int64(index))
             }
             return AppNetResponses.bytes(["data": [.object(post)]])
         },
@@ -443,7 +476,10 @@ struct ReliabilityHostileDataTests {
         func peak(_ sources: [String], db: String) async throws -> Int {
             let child = try ChildProcess.Running(
                 webrecord,
-                ["populate", "--schema", Reliability.appNetSchemaURL.path, "--db", directory.path(db), "--entity", "Post", "--quiet"]
+                [
+                    "populate", "--schema", Reliability.appNetSchemaURL.path, "--db", directory.path(db), "--entity",
+                    "Post", "--quiet",
+                ]
                     + sources)
             let peak = await child.peakResidentBytes(timeout: 600)
             let result = try await child.wait(timeout: 10)
@@ -453,8 +489,10 @@ struct ReliabilityHostileDataTests {
         let one = try await peak([sources[0]], db: "one.sqlite")
         let thirty = try await peak(sources, db: "thirty.sqlite")
         #expect(one > 0)
-        #expect(thirty - one <= 40, "peak resident size grew from \(one) MB (1 response) to \(thirty) MB (30 responses)")
-        print("[reliability] 30 populations of 2,000 posts in one process: peak \(one) MB after 1, \(thirty) MB after 30")
+        #expect(
+            thirty - one <= 40, "peak resident size grew from \(one) MB (1 response) to \(thirty) MB (30 responses)")
+        print(
+            "[reliability] 30 populations of 2,000 posts in one process: peak \(one) MB after 1, \(thirty) MB after 30")
     }
 
     @Test(
@@ -466,13 +504,16 @@ struct ReliabilityHostileDataTests {
         let source = try directory.write("hostile.json", memoryCase.make())
         let db = directory.path("store.sqlite")
         let child = try ChildProcess.Running(
-            webrecord, ["populate", "--schema", Reliability.appNetSchemaURL.path, "--db", db, "--entity", "Post", source])
+            webrecord,
+            ["populate", "--schema", Reliability.appNetSchemaURL.path, "--db", db, "--entity", "Post", source])
         let peak = await child.peakResidentBytes(timeout: 300)
         let result = try await child.wait(timeout: 10)
         #expect(result.status == 0, "\(result)")
         let megabytes = (peak ?? 0) / (1024 * 1024)
         #expect(peak != nil, "the child's memory could not be read")
         #expect(megabytes <= memoryCase.megabytesAllowed, "\(memoryCase.name): peak \(megabytes) MB")
-        print("[reliability] \(memoryCase.name): input \(try Data(contentsOf: URL(fileURLWithPath: source)).count / 1024) KB, peak resident \(megabytes) MB")
+        print(
+            "[reliability] \(memoryCase.name): input \(try Data(contentsOf: URL(fileURLWithPath: source)).count / 1024) KB, peak resident \(megabytes) MB"
+        )
     }
 }

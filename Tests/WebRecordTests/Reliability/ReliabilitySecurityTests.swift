@@ -19,11 +19,13 @@ struct ReliabilitySecurityTests {
     // MARK: - Identifiers
 
     static let injectedNames = [
-        #"Post"; DROP TABLE Post; --"#, "Post; DROP TABLE Post", "x' OR '1'='1", "a b", "a-b", "a.b", "[Post]", "`Post`",
+        #"Post"; DROP TABLE Post; --"#, "Post; DROP TABLE Post", "x' OR '1'='1", "a b", "a-b", "a.b", "[Post]",
+        "`Post`",
         "Post\u{0}", "Pöst", "1Post", "", "_webrecord_metadata", "sqlite_master",
     ]
 
-    static func schemaJSON(entity: String = "Post", attribute: String = "text", relationship: String = "user") -> String {
+    static func schemaJSON(entity: String = "Post", attribute: String = "text", relationship: String = "user") -> String
+    {
         func quoted(_ name: String) -> String { JSONValue.string(name).serialized() }
         return """
             {"version": 1, "entities": {
@@ -36,7 +38,9 @@ struct ReliabilitySecurityTests {
             """
     }
 
-    @Test("A schema whose entity, attribute or relationship name is not an identifier is rejected", arguments: injectedNames)
+    @Test(
+        "A schema whose entity, attribute or relationship name is not an identifier is rejected",
+        arguments: injectedNames)
     func injectionLookingNamesAreRejected(name: String) throws {
         #expect(throws: Never.self) { try Schema(json: Self.schemaJSON(), fileName: "Good.json") }
         for (place, json) in [
@@ -48,7 +52,9 @@ struct ReliabilitySecurityTests {
                 Issue.record("an \(place) named \(name.debugDescription) was accepted: \(schema)")
             } catch {
                 #expect(!error.problems.isEmpty)
-                #expect(error.schemaProblems.contains { $0.description.hasPrefix("Evil.json: ") }, "\(error.schemaProblems)")
+                #expect(
+                    error.schemaProblems.contains { $0.description.hasPrefix("Evil.json: ") }, "\(error.schemaProblems)"
+                )
             }
         }
     }
@@ -73,7 +79,9 @@ struct ReliabilitySecurityTests {
         #expect(throws: WebRecordError.self) { try store.fetch(evil) }
         #expect(throws: WebRecordError.self) { try store.count(evil) }
         #expect(throws: WebRecordError.self) { try store.exportJSON(entity: evil) }
-        #expect(throws: WebRecordError.self) { try store.fetch("Post", orderBy: [.ascending(#"text"; DROP TABLE "Post"; --"#)]) }
+        #expect(throws: WebRecordError.self) {
+            try store.fetch("Post", orderBy: [.ascending(#"text"; DROP TABLE "Post"; --"#)])
+        }
         do {
             _ = try store.populate(["data": []], entity: evil)
             Issue.record("an unknown entity was populated")
@@ -86,7 +94,8 @@ struct ReliabilitySecurityTests {
     // MARK: - Values are bound
 
     static let payloads = [
-        "'; DROP TABLE Post; --", #"" OR 1=1 --"#, "Robert'); DROP TABLE \"User\";--", "' UNION SELECT name FROM sqlite_master --",
+        "'; DROP TABLE Post; --", #"" OR 1=1 --"#, "Robert'); DROP TABLE \"User\";--",
+        "' UNION SELECT name FROM sqlite_master --",
         "'||(SELECT sqlite_version())||'", "?", "?1", ":text", "@id", "$1", "%s%n%x", "\\'; --", "\u{0}after NUL",
         "\"; ATTACH DATABASE '/tmp/evil.db' AS evil; --", "*/ DELETE FROM \"Post\" /*", "\u{2028}\u{FEFF}日本😀",
     ]
@@ -135,7 +144,8 @@ struct ReliabilitySecurityTests {
         // And through `webrecord export`, as a user reads them.
         let webrecord = try ChildProcess.webrecord()
         let export = try await ChildProcess.run(
-            webrecord, ["export", "--schema", Reliability.appNetSchemaURL.path, "--db", db, "--entity", "Post"], timeout: 60)
+            webrecord, ["export", "--schema", Reliability.appNetSchemaURL.path, "--db", db, "--entity", "Post"],
+            timeout: 60)
         #expect(export.status == 0, "\(export)")
         let printed = try JSONReader().read(export.stdout)
         #expect(Set(printed.arrayValue?.compactMap { $0["text"]?.stringValue } ?? []) == Set(Self.payloads))
@@ -146,21 +156,25 @@ struct ReliabilitySecurityTests {
 
     static let escapingURNs = [
         "%2e%2e/outside", "..%2Foutside", "..\\outside", "stream/..?x=1", "//\(NSTemporaryDirectory())", "~/outside",
-        "~root/outside", "stream/./../../outside", "stream/0/../../../outside", "responses-sibling/secret", "link-to-sibling/secret",
+        "~root/outside", "stream/./../../outside", "stream/0/../../../outside", "responses-sibling/secret",
+        "link-to-sibling/secret",
         "link-to-outside-dir/outside", "outside.json\u{0}.json",
     ]
 
     /// The URNs above that name a file inside the root, which is not there (`notFound`): the
     /// server decodes neither percent escapes nor backslashes, and `responses-sibling` is a
     /// folder beside the root. The others are refused as leaving the root (`invalidArgument`).
-    static let missingInsideTheRoot: Set<String> = ["%2e%2e/outside", "..%2Foutside", "..\\outside", "responses-sibling/secret"]
+    static let missingInsideTheRoot: Set<String> = [
+        "%2e%2e/outside", "..%2Foutside", "..\\outside", "responses-sibling/secret",
+    ]
 
     @Test("JSONFileServer never answers from outside its root", arguments: escapingURNs)
     func fileServerStaysInItsRoot(urn: String) async throws {
         let directory = try TemporaryDirectory()
         let root = directory.url.appendingPathComponent("responses", isDirectory: true)
         let sibling = directory.url.appendingPathComponent("responses-sibling", isDirectory: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("stream/0"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("stream/0"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: sibling, withIntermediateDirectories: true)
         try Data(#"{"inside": true}"#.utf8).write(to: root.appendingPathComponent("stream/0/inside.json"))
         try Data(#"{"secret": "outside"}"#.utf8).write(to: directory.url.appendingPathComponent("outside.json"))
@@ -170,7 +184,10 @@ struct ReliabilitySecurityTests {
         try FileManager.default.createSymbolicLink(
             at: root.appendingPathComponent("link-to-outside-dir"), withDestinationURL: directory.url)
         let server = try JSONFileServer(root: root)
-        #expect(try await server.response(for: ServerRequest(urn: "stream/0/inside", entityName: "Post")).body == ["inside": true])
+        #expect(
+            try await server.response(for: ServerRequest(urn: "stream/0/inside", entityName: "Post")).body == [
+                "inside": true
+            ])
 
         do {
             let response = try await server.response(for: ServerRequest(urn: urn, entityName: "Post"))
@@ -187,13 +204,15 @@ struct ReliabilitySecurityTests {
     func defaultLevelLogsNothing() async throws {
         let directory = try TemporaryDirectory()
         let marker = "reliability-quiet-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(at: directory.url.appendingPathComponent("r"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory.url.appendingPathComponent("r"), withIntermediateDirectories: true)
         try Data("{\"data\": [{\"id\": \"\(marker)\", \"text\": {\"wrong\": 1}}, {\"text\": \"no key\"}]}".utf8)
             .write(to: directory.url.appendingPathComponent("r/posts.json"))
         let root = directory.url.appendingPathComponent("r")
         let (_, events) = try await InMemoryLogHandler.capture(level: .none) {
             let store = try RecordStore(inMemory: Reliability.appNetSchema())
-            let response = try await JSONFileServer(root: root).response(for: ServerRequest(urn: "posts", entityName: "Post"))
+            let response = try await JSONFileServer(root: root).response(
+                for: ServerRequest(urn: "posts", entityName: "Post"))
             let result = try await store.populate(response.body, entity: "Post")
             _ = try? await store.populate(["data": 5], entity: "Post")
             return result.debugger.warnings.count
@@ -209,7 +228,10 @@ struct ReliabilitySecurityTests {
             "warnings.json", Data(#"{"data": [{"id": "1", "text": {"wrong": 1}}, {"text": "no key"}]}"#.utf8))
         let result = try await ChildProcess.run(
             webrecord,
-            ["populate", "--schema", Reliability.appNetSchemaURL.path, "--db", directory.path("q.sqlite"), "--entity", "Post", "--quiet", source],
+            [
+                "populate", "--schema", Reliability.appNetSchemaURL.path, "--db", directory.path("q.sqlite"),
+                "--entity", "Post", "--quiet", source,
+            ],
             timeout: 60)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(result)")
@@ -231,7 +253,9 @@ struct ReliabilitySecurityTests {
             defer { Redaction.secretNames = previous }
             let server = HTTPServer(
                 baseURL: loopback.baseURL,
-                headers: ["Authorization": "Bearer authorization-secret-1", "X-Reliability-Signature": "configured-header-4"],
+                headers: [
+                    "Authorization": "Bearer authorization-secret-1", "X-Reliability-Signature": "configured-header-4",
+                ],
                 maxRetries: 0)
             var messages: [String] = []
             _ = try await server.response(
@@ -241,7 +265,8 @@ struct ReliabilitySecurityTests {
                     entityName: "Post"))
             _ = try await server.response(
                 for: ServerRequest(
-                    urn: "ok", data: ["reliability_signature": "configured-body-6", "page": 2], method: "POST", entityName: "Post"))
+                    urn: "ok", data: ["reliability_signature": "configured-body-6", "page": 2], method: "POST",
+                    entityName: "Post"))
             do {
                 _ = try await server.response(
                     for: ServerRequest(urn: "missing?reliability_signature=configured-query-5", entityName: "Post"))
@@ -261,8 +286,12 @@ struct ReliabilitySecurityTests {
             return messages
         }
         // The requests really carried the secrets...
-        let sent = loopback.requests.map { "\($0.path)?\($0.query ?? "") \($0.headers) \($0.bodyText)" }.joined(separator: "\n")
-        for secret in ["authorization-secret-1", "cookie-secret-2", "configured-header-4", "configured-query-5", "configured-body-6", "token-query-7"] {
+        let sent = loopback.requests.map { "\($0.path)?\($0.query ?? "") \($0.headers) \($0.bodyText)" }.joined(
+            separator: "\n")
+        for secret in [
+            "authorization-secret-1", "cookie-secret-2", "configured-header-4", "configured-query-5",
+            "configured-body-6", "token-query-7",
+        ] {
             #expect(sent.contains(secret), "the request should have carried \(secret)")
         }
         // ...and neither the log nor the error messages show them.
@@ -295,9 +324,11 @@ struct ReliabilitySecurityTests {
         let cliPath = directory.path("cli.sqlite")
         let source = try directory.write("p.json", AppNetResponses.bytes(AppNetResponses.response(posts: 2, seed: 43)))
         let result = try await ChildProcess.run(
-            webrecord, ["populate", "--schema", Reliability.appNetSchemaURL.path, "--db", cliPath, "--entity", "Post", source])
+            webrecord,
+            ["populate", "--schema", Reliability.appNetSchemaURL.path, "--db", cliPath, "--entity", "Post", source])
         #expect(result.status == 0, "\(result)")
-        let mode = (try FileManager.default.attributesOfItem(atPath: cliPath)[.posixPermissions] as? NSNumber)?.uint16Value
+        let mode = (try FileManager.default.attributesOfItem(atPath: cliPath)[.posixPermissions] as? NSNumber)?
+            .uint16Value
         #expect(mode == 0o600)
     }
 
@@ -337,7 +368,9 @@ struct ReliabilitySecurityTests {
 
     @Test(
         "TLS is verified: an https server with a self-signed certificate is refused",
-        .enabled(if: ChildProcess.hasPythonSQLite && (try? ChildProcess.onPath("openssl")) != nil, "needs python3 and openssl"))
+        .enabled(
+            if: ChildProcess.hasPythonSQLite && (try? ChildProcess.onPath("openssl")) != nil,
+            "needs python3 and openssl"))
     func selfSignedCertificateIsRefused() async throws {
         let directory = try TemporaryDirectory()
         let key = directory.path("key.pem")
@@ -358,7 +391,8 @@ struct ReliabilitySecurityTests {
         let url = try #require(URL(string: "https://127.0.0.1:\(port)/posts"))
 
         // The server works for a client that skips verification...
-        let unverified = try await ChildProcess.run(try ChildProcess.onPath("python3"), ["-c", Self.tlsClient, url.absoluteString], timeout: 60)
+        let unverified = try await ChildProcess.run(
+            try ChildProcess.onPath("python3"), ["-c", Self.tlsClient, url.absoluteString], timeout: 60)
         #expect(unverified.stdout.contains(#""id": "tls""#), "\(unverified)")
 
         // ...and WebRecord refuses it.
@@ -373,11 +407,16 @@ struct ReliabilitySecurityTests {
         let webrecord = try ChildProcess.webrecord()
         let result = try await ChildProcess.run(
             webrecord,
-            ["populate", "--schema", Reliability.appNetSchemaURL.path, "--db", directory.path("tls.sqlite"), "--entity", "Post", url.absoluteString],
+            [
+                "populate", "--schema", Reliability.appNetSchemaURL.path, "--db", directory.path("tls.sqlite"),
+                "--entity", "Post", url.absoluteString,
+            ],
             timeout: 120)
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("serverError"), "\(result.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: directory.path("tls.sqlite")), "no store should be made from a refused source")
+        #expect(
+            !FileManager.default.fileExists(atPath: directory.path("tls.sqlite")),
+            "no store should be made from a refused source")
     }
 
     @Test("No source file turns off certificate verification")

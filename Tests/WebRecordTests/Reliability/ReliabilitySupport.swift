@@ -1,9 +1,9 @@
 import Foundation
 import TestSupport
 import Testing
+import WebRecordTesting
 
 @testable import WebRecord
-import WebRecordTesting
 
 /// Shared helpers of the reliability suites: the App.net schema, store dumps, the built
 /// `webrecord` and generated App.net-shaped responses.
@@ -48,7 +48,9 @@ enum Reliability {
     /// The result of `PRAGMA integrity_check` and `PRAGMA foreign_key_check`: `["ok"]` when sound.
     static func integrity(_ store: RecordStore) throws -> [String] {
         try store.read { connection in
-            let integrity = try connection.rows("PRAGMA integrity_check").map { $0.map(\.description).joined(separator: " ") }
+            let integrity = try connection.rows("PRAGMA integrity_check").map {
+                $0.map(\.description).joined(separator: " ")
+            }
             let foreignKeys = try connection.rows("PRAGMA foreign_key_check").map {
                 "foreign key: " + $0.map(\.description).joined(separator: " ")
             }
@@ -95,7 +97,9 @@ enum AppNetResponses {
         post(id: id, userID: userID, text: text, version: version, formatter: ISO8601DateFormatter())
     }
 
-    private static func post(id: Int, userID: Int, text: String, version: Int, formatter: ISO8601DateFormatter) -> JSONValue {
+    private static func post(id: Int, userID: Int, text: String, version: Int, formatter: ISO8601DateFormatter)
+        -> JSONValue
+    {
         let user: JSONValue = [
             "id": .string(String(userID)),
             "name": .string("user \(userID) v\(version)"),
@@ -112,7 +116,8 @@ enum AppNetResponses {
         ]
         return [
             "id": .string(String(id)),
-            "created_at": .string(formatter.string(from: Date(timeIntervalSince1970: TimeInterval(1_353_465_222 + id * 37)))),
+            "created_at": .string(
+                formatter.string(from: Date(timeIntervalSince1970: TimeInterval(1_353_465_222 + id * 37)))),
             "text": .string(text),
             "thread_id": .string(String(id - id % 5)),
             "source": ["client_id": .string("client-\(id % 7)"), "link": "https://alpha.app.net", "name": "Alpha"],
@@ -130,7 +135,10 @@ enum AppNetResponses {
         for index in 0..<count {
             let id = firstID + index
             let words = (0..<(3 + random.next(below: 12))).map { _ in vocabulary[random.next(below: vocabulary.count)] }
-            data.append(post(id: id, userID: 1 + random.next(below: users), text: words.joined(separator: " "), version: version, formatter: formatter))
+            data.append(
+                post(
+                    id: id, userID: 1 + random.next(below: users), text: words.joined(separator: " "), version: version,
+                    formatter: formatter))
         }
         return ["data": .array(data), "meta": ["code": 200, "more": false]]
     }

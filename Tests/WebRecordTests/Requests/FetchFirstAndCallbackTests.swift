@@ -32,7 +32,9 @@ import WebRecordTesting
         }
 
         var updates: [RequestUpdate] = []
-        for try await update in store.startRequestFetchingFirst(entity: "Post", urn: "posts", options: RequestOptions(server: waiting)) {
+        for try await update in store.startRequestFetchingFirst(
+            entity: "Post", urn: "posts", options: RequestOptions(server: waiting))
+        {
             if case .local = update { localDelivered.value = true }
             updates.append(update)
         }
@@ -149,7 +151,9 @@ import WebRecordTesting
         let (result, label): (RequestResult?, String?) = await withCheckedContinuation { continuation in
             store.startRequest(
                 entity: "Post", urn: "posts", domain: "store-form", callbackQueue: queue,
-                resultBlock: { result in continuation.resume(returning: (result, DispatchQueue.getSpecific(key: Self.queueKey))) },
+                resultBlock: { result in
+                    continuation.resume(returning: (result, DispatchQueue.getSpecific(key: Self.queueKey)))
+                },
                 failureBlock: { _ in continuation.resume(returning: (nil, nil)) })
         }
 

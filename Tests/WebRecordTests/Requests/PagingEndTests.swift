@@ -14,7 +14,9 @@ import WebRecordTesting
     init() throws {
         (store, directory) = try RequestSupport.makeStore()
         loopback = try LoopbackHTTPServer()
-        store.register(HTTPServer(baseURL: loopback.baseURL, headers: ["Authorization": "token S3CRET", "X-Trace": "t1"]), forEntity: "Post")
+        store.register(
+            HTTPServer(baseURL: loopback.baseURL, headers: ["Authorization": "token S3CRET", "X-Trace": "t1"]),
+            forEntity: "Post")
     }
 
     func page(_ ids: [Int]) -> LoopbackResponse {
@@ -36,18 +38,23 @@ import WebRecordTesting
         let pages = try await collect(store.pages(entity: "Post", urn: "clamped", options: options))
         #expect(pages.count == 3)
         #expect(pages.last?.end == .repeatedPage && pages.last?.result.pagingEnd == .repeatedPage)
-        #expect(loopback.requests(to: "/clamped").map { $0.query ?? "" } == ["offset=0&limit=2", "offset=2&limit=2", "offset=4&limit=2"])
+        #expect(
+            loopback.requests(to: "/clamped").map { $0.query ?? "" } == [
+                "offset=0&limit=2", "offset=2&limit=2", "offset=4&limit=2",
+            ])
         #expect(pages.last?.orphansDeleted.isEmpty == true)
         #expect(try store.fetchOne("Post", primaryKey: 99) != nil)
         #expect(pages.last?.result.debugger.warnings.contains { $0.message.contains("not advancing") } == true)
-        #expect(pages.last?.result.debugger.warnings.contains { $0.message.contains("no orphans were deleted") } == true)
+        #expect(
+            pages.last?.result.debugger.warnings.contains { $0.message.contains("no orphans were deleted") } == true)
     }
 
     @Test func aNextLinkBackToAnEarlierPageEndsWithRepeatedPage() async throws {
         loopback.route("/a", .json(#"{"data": [{"id": 1}], "next": "/b"}"#))
         loopback.route("/b", .json(#"{"data": [{"id": 2}], "next": "/c"}"#))
         loopback.route("/c", .json(#"{"data": [{"id": 3}], "next": "/a"}"#))
-        let pages = try await collect(store.pages(entity: "Post", urn: "a", options: PagingOptions(pagination: .nextURL(keyPath: "next"))))
+        let pages = try await collect(
+            store.pages(entity: "Post", urn: "a", options: PagingOptions(pagination: .nextURL(keyPath: "next"))))
         #expect(pages.map(\.end) == [nil, nil, .repeatedPage])
         #expect(loopback.requests.map(\.path) == ["/a", "/b", "/c"])
         #expect(pages.last?.result.debugger.warnings.contains { $0.message.contains("already requested") } == true)
@@ -57,7 +64,8 @@ import WebRecordTesting
         loopback.route("/a", .json(#"{"data": [{"id": 1}], "next": "/b?x=1"}"#))
         loopback.route("/b", .status(500))
         let failure = await #expect(throws: WebRecordError.self) {
-            _ = try await collect(store.pages(entity: "Post", urn: "a", options: PagingOptions(pagination: .nextURL(keyPath: "next"))))
+            _ = try await collect(
+                store.pages(entity: "Post", urn: "a", options: PagingOptions(pagination: .nextURL(keyPath: "next"))))
         }
         #expect(failure?.message.contains("(page 2, ") == true, "\(String(describing: failure))")
         #expect(failure?.message.contains("/b?x=1") == true, "\(String(describing: failure))")
@@ -65,17 +73,22 @@ import WebRecordTesting
 
     @Test func theEndingIsTheServersWhenItNamesNoMore() async throws {
         loopback.route("/one", .json(#"{"data": [{"id": 1}], "next": null}"#))
-        let pages = try await collect(store.pages(entity: "Post", urn: "one", options: PagingOptions(pagination: .nextURL(keyPath: "next"))))
+        let pages = try await collect(
+            store.pages(entity: "Post", urn: "one", options: PagingOptions(pagination: .nextURL(keyPath: "next"))))
         #expect(pages.map(\.end) == [.noNextPage])
         #expect(PagingEnd.noNextPage.isComplete && PagingEnd.emptyPage.isComplete && PagingEnd.shortPage.isComplete)
-        #expect(!PagingEnd.repeatedPage.isComplete && !PagingEnd.pageLimit.isComplete && !PagingEnd.uncountablePage.isComplete)
+        #expect(
+            !PagingEnd.repeatedPage.isComplete && !PagingEnd.pageLimit.isComplete
+                && !PagingEnd.uncountablePage.isComplete)
     }
 
     @Test func theDefaultPageLimitEndsAnEndlessRun() async throws {
         #expect(PagingOptions.defaultMaximumPages == 10_000)
         loopback.route("/endless", page([1]))
-        let pages = try await collect(store.pages(
-            entity: "Post", urn: "endless", options: PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 4)))
+        let pages = try await collect(
+            store.pages(
+                entity: "Post", urn: "endless",
+                options: PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 4)))
         // Pages 2.. repeat page 1's records: the run ends before the limit, as not advancing.
         #expect(pages.count == 2 && pages.last?.end == .repeatedPage)
     }

@@ -1,8 +1,9 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import WebRecord
 import WebRecordTesting
+
+@testable import WebRecord
 
 /// The paging rules, through `RecordStore.pages(entity:urn:options:)` against loopback servers:
 /// next links resolved as RFC 3986 says, `Link` headers parsed by RFC 8288's grammar,
@@ -30,7 +31,8 @@ enum PagingRules {
     /// A fresh store in a temporary directory, removed when the directory is released.
     static func makeStore() throws -> (RecordStore, TemporaryDirectory) {
         let directory = try TemporaryDirectory()
-        let store = try RecordStore(path: directory.path("paging.sqlite"), schema: Schema(json: schemaJSON, fileName: "Paging.json"))
+        let store = try RecordStore(
+            path: directory.path("paging.sqlite"), schema: Schema(json: schemaJSON, fileName: "Paging.json"))
         return (store, directory)
     }
 
@@ -59,11 +61,14 @@ enum PagingRules {
     }
 
     func page(_ urn: String, _ pagination: Pagination) async throws -> [Page] {
-        try await PagingRules.collect(store.pages(entity: "Item", urn: urn, options: PagingOptions(pagination: pagination)))
+        try await PagingRules.collect(
+            store.pages(entity: "Item", urn: urn, options: PagingOptions(pagination: pagination)))
     }
 
     @Test func anAbsoluteNextURLIsUsedAsWritten() async throws {
-        loopback.route("/api/v1/items", .json(PagingBodies.body([1], next: loopback.url("/elsewhere/list?x=1&y=2").absoluteString)))
+        loopback.route(
+            "/api/v1/items", .json(PagingBodies.body([1], next: loopback.url("/elsewhere/list?x=1&y=2").absoluteString))
+        )
         loopback.route("/elsewhere/list", .json(PagingBodies.body([2], next: nil)))
         let pages = try await page("api/v1/items", .nextURL(keyPath: "meta.next"))
         #expect(PagingBodies.sent(loopback) == ["/api/v1/items", "/elsewhere/list?x=1&y=2"])
@@ -83,25 +88,33 @@ enum PagingRules {
     }
 
     @Test func aQueryOnlyReferenceKeepsThePagesPath() async throws {
-        loopback.route("/api/v1/items", [
-            .json(PagingBodies.body([1], next: "?page=2")), .json(PagingBodies.body([2], next: "?page=3&sort=id")),
-            .json(PagingBodies.body([3], next: nil)),
-        ])
+        loopback.route(
+            "/api/v1/items",
+            [
+                .json(PagingBodies.body([1], next: "?page=2")), .json(PagingBodies.body([2], next: "?page=3&sort=id")),
+                .json(PagingBodies.body([3], next: nil)),
+            ])
         let pages = try await page("api/v1/items?page=1", .nextURL(keyPath: "meta.next"))
-        #expect(PagingBodies.sent(loopback) == ["/api/v1/items?page=1", "/api/v1/items?page=2", "/api/v1/items?page=3&sort=id"])
+        #expect(
+            PagingBodies.sent(loopback) == [
+                "/api/v1/items?page=1", "/api/v1/items?page=2", "/api/v1/items?page=3&sort=id",
+            ])
         #expect(try storedIDs() == [1, 2, 3])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func relativePathsReplaceTheLastSegmentOfThePageThatNamedThem() async throws {
         // Each link resolves against the URL of the page that named it, not the first page's.
-        loopback.route("/api/v1/items", [
-            .json(PagingBodies.body([1], next: "items?page=3")), .json(PagingBodies.body([2], next: "../next")),
-        ])
+        loopback.route(
+            "/api/v1/items",
+            [
+                .json(PagingBodies.body([1], next: "items?page=3")), .json(PagingBodies.body([2], next: "../next")),
+            ])
         loopback.route("/api/next", .json(PagingBodies.body([3], next: "deeper/list")))
         loopback.route("/api/deeper/list", .json(PagingBodies.body([4], next: nil)))
         let pages = try await page("api/v1/items", .nextURL(keyPath: "meta.next"))
-        #expect(PagingBodies.sent(loopback) == ["/api/v1/items", "/api/v1/items?page=3", "/api/next", "/api/deeper/list"])
+        #expect(
+            PagingBodies.sent(loopback) == ["/api/v1/items", "/api/v1/items?page=3", "/api/next", "/api/deeper/list"])
         #expect(try storedIDs() == [1, 2, 3, 4])
         #expect(pages.map(\.end) == [nil, nil, nil, .noNextPage])
     }
@@ -129,19 +142,24 @@ enum PagingRules {
     }
 
     @Test func linkHeaderTargetsResolveTheSameWay() async throws {
-        loopback.route("/api/v1/items", [
-            .json(PagingBodies.body([1]), headers: ["Link": #"</posts?page=2>; rel="next""#]),
-            .json(PagingBodies.body([4]), headers: ["Link": #"<../up>; rel="next""#]),
-        ])
+        loopback.route(
+            "/api/v1/items",
+            [
+                .json(PagingBodies.body([1]), headers: ["Link": #"</posts?page=2>; rel="next""#]),
+                .json(PagingBodies.body([4]), headers: ["Link": #"<../up>; rel="next""#]),
+            ])
         loopback.route("/api/up", .json(PagingBodies.body([5]), headers: ["Link": #"</posts>; rel="first""#]))
-        loopback.route("/posts", [
-            .json(PagingBodies.body([2]), headers: ["Link": #"<?page=3>; rel="next""#]),
-            .json(PagingBodies.body([3]), headers: ["Link": #"<api/v1/items?page=4>; rel="next""#]),
-        ])
+        loopback.route(
+            "/posts",
+            [
+                .json(PagingBodies.body([2]), headers: ["Link": #"<?page=3>; rel="next""#]),
+                .json(PagingBodies.body([3]), headers: ["Link": #"<api/v1/items?page=4>; rel="next""#]),
+            ])
         let pages = try await page("api/v1/items", .linkHeader)
-        #expect(PagingBodies.sent(loopback) == [
-            "/api/v1/items", "/posts?page=2", "/posts?page=3", "/api/v1/items?page=4", "/api/up",
-        ])
+        #expect(
+            PagingBodies.sent(loopback) == [
+                "/api/v1/items", "/posts?page=2", "/posts?page=3", "/api/v1/items?page=4", "/api/up",
+            ])
         #expect(try storedIDs() == [1, 2, 3, 4, 5])
         #expect(pages.last?.end == .noNextPage)
     }
@@ -165,9 +183,11 @@ enum PagingRules {
     }
 
     @Test func aCursorKeepsTheSourceURNAndItsPath() async throws {
-        loopback.route("/api/v1/feed", [
-            .json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: nil)),
-        ])
+        loopback.route(
+            "/api/v1/feed",
+            [
+                .json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: nil)),
+            ])
         let pages = try await page("api/v1/feed", .cursor(keyPath: "meta.cursor", parameter: "after"))
         #expect(PagingBodies.sent(loopback) == ["/api/v1/feed", "/api/v1/feed?after=c1"])
         #expect(pages.last?.end == .noNextPage)
@@ -195,7 +215,8 @@ enum PagingRules {
     func follow(_ link: String) async throws -> [Page] {
         loopback.route("/start", .json(PagingBodies.body([1]), headers: ["Link": link]))
         loopback.route("/target", .json(PagingBodies.body([2])))
-        return try await PagingRules.collect(store.pages(entity: "Item", urn: "start", options: PagingOptions(pagination: .linkHeader)))
+        return try await PagingRules.collect(
+            store.pages(entity: "Item", urn: "start", options: PagingOptions(pagination: .linkHeader)))
     }
 
     @Test func aTargetMayContainCommasAndSemicolons() async throws {
@@ -244,7 +265,8 @@ enum PagingRules {
     func theHeaderNameIsCaseInsensitive(name: String) async throws {
         loopback.route("/start", .json(PagingBodies.body([1]), headers: [name: #"</target>; rel="next""#]))
         loopback.route("/target", .json(PagingBodies.body([2])))
-        _ = try await PagingRules.collect(store.pages(entity: "Item", urn: "start", options: PagingOptions(pagination: .linkHeader)))
+        _ = try await PagingRules.collect(
+            store.pages(entity: "Item", urn: "start", options: PagingOptions(pagination: .linkHeader)))
         #expect(PagingBodies.sent(loopback) == ["/start", "/target"])
     }
 
@@ -283,18 +305,25 @@ enum PagingRules {
     }
 
     @Test func aCursorReplacesTheOneInTheSourceURL() async throws {
-        loopback.route("/items", [
-            .json(PagingBodies.body([1], cursor: "c2")), .json(PagingBodies.body([2], cursor: "c3")),
-            .json(PagingBodies.body([3], cursor: nil)),
-        ])
+        loopback.route(
+            "/items",
+            [
+                .json(PagingBodies.body([1], cursor: "c2")), .json(PagingBodies.body([2], cursor: "c3")),
+                .json(PagingBodies.body([3], cursor: nil)),
+            ])
         let pages = try await pages("items?cursor=abc&limit=5", .cursor(keyPath: "meta.cursor", parameter: "cursor"))
-        #expect(PagingBodies.sent(loopback) == ["/items?cursor=abc&limit=5", "/items?limit=5&cursor=c2", "/items?limit=5&cursor=c3"])
+        #expect(
+            PagingBodies.sent(loopback) == [
+                "/items?cursor=abc&limit=5", "/items?limit=5&cursor=c2", "/items?limit=5&cursor=c3",
+            ])
         #expect(try storedIDs() == [1, 2, 3])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func aPageNumberReplacesTheOneInTheSourceURL() async throws {
-        loopback.route("/items", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([]))])
+        loopback.route(
+            "/items",
+            [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([]))])
         let pages = try await pages("items?page=1", .pageNumber(parameter: "page"))
         #expect(PagingBodies.sent(loopback) == ["/items?page=1", "/items?page=2", "/items?page=3"])
         #expect(try storedIDs() == [1, 2, 3, 4])
@@ -304,18 +333,23 @@ enum PagingRules {
     @Test func otherQueryItemsKeepTheirOrderAroundAReplacedPage() async throws {
         loopback.route("/items", [.json(PagingBodies.body([1])), .json(PagingBodies.body([]))])
         _ = try await pages("items?sort=new&page=9&q=a%20b&plus=a+b&tag=x&tag=y", .pageNumber(parameter: "page"))
-        #expect(PagingBodies.sent(loopback) == [
-            "/items?sort=new&q=a%20b&plus=a+b&tag=x&tag=y&page=1", "/items?sort=new&q=a%20b&plus=a+b&tag=x&tag=y&page=2",
-        ])
+        #expect(
+            PagingBodies.sent(loopback) == [
+                "/items?sort=new&q=a%20b&plus=a+b&tag=x&tag=y&page=1",
+                "/items?sort=new&q=a%20b&plus=a+b&tag=x&tag=y&page=2",
+            ])
     }
 
     @Test func anOffsetAndLimitReplaceTheSourceURLs() async throws {
-        loopback.route("/items", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5]))])
+        loopback.route(
+            "/items",
+            [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5]))])
         let pages = try await pages(
             "items?offset=40&sort=id&limit=100", .offset(parameter: "offset", limitParameter: "limit", limit: 2))
-        #expect(PagingBodies.sent(loopback) == [
-            "/items?sort=id&offset=0&limit=2", "/items?sort=id&offset=2&limit=2", "/items?sort=id&offset=4&limit=2",
-        ])
+        #expect(
+            PagingBodies.sent(loopback) == [
+                "/items?sort=id&offset=0&limit=2", "/items?sort=id&offset=2&limit=2", "/items?sort=id&offset=4&limit=2",
+            ])
         #expect(try storedIDs() == [1, 2, 3, 4, 5])
         #expect(pages.last?.end == .shortPage)
     }
@@ -327,25 +361,34 @@ enum PagingRules {
     }
 
     @Test func requestParametersReplaceTheSourceURLsToo() async throws {
-        loopback.route("/items", [.json(PagingBodies.body([1], cursor: "n1")), .json(PagingBodies.body([2], cursor: nil))])
+        loopback.route(
+            "/items", [.json(PagingBodies.body([1], cursor: "n1")), .json(PagingBodies.body([2], cursor: nil))])
         let pages = try await pages(
-            "items?limit=5&sort=new&cursor=old", data: ["limit": 2], .cursor(keyPath: "meta.cursor", parameter: "cursor"))
-        #expect(PagingBodies.sent(loopback) == ["/items?sort=new&cursor=old&limit=2", "/items?sort=new&limit=2&cursor=n1"])
+            "items?limit=5&sort=new&cursor=old", data: ["limit": 2],
+            .cursor(keyPath: "meta.cursor", parameter: "cursor"))
+        #expect(
+            PagingBodies.sent(loopback) == ["/items?sort=new&cursor=old&limit=2", "/items?sort=new&limit=2&cursor=n1"])
         #expect(pages.count == 2)
     }
 
     @Test func aBracketedCursorParameterIsReplacedToo() async throws {
-        loopback.route("/items", [.json(PagingBodies.body([1], cursor: "c2")), .json(PagingBodies.body([2], cursor: nil))])
+        loopback.route(
+            "/items", [.json(PagingBodies.body([1], cursor: "c2")), .json(PagingBodies.body([2], cursor: nil))])
         let pages = try await pages(
             "items?page%5Bcursor%5D=abc&page%5Bsize%5D=5", .cursor(keyPath: "meta.cursor", parameter: "page[cursor]"))
-        #expect(PagingBodies.sent(loopback) == ["/items?page%5Bcursor%5D=abc&page%5Bsize%5D=5", "/items?page%5Bsize%5D=5&page%5Bcursor%5D=c2"])
+        #expect(
+            PagingBodies.sent(loopback) == [
+                "/items?page%5Bcursor%5D=abc&page%5Bsize%5D=5", "/items?page%5Bsize%5D=5&page%5Bcursor%5D=c2",
+            ])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func aNextURLIsSentAsNamedWithNothingAppended() async throws {
-        loopback.route("/items", [
-            .json(PagingBodies.body([1], next: "?page=2&page=2b")), .json(PagingBodies.body([2], next: nil)),
-        ])
+        loopback.route(
+            "/items",
+            [
+                .json(PagingBodies.body([1], next: "?page=2&page=2b")), .json(PagingBodies.body([2], next: nil)),
+            ])
         _ = try await pages("items?page=1", .nextURL(keyPath: "meta.next"))
         #expect(PagingBodies.sent(loopback) == ["/items?page=1", "/items?page=2&page=2b"])
     }
@@ -378,11 +421,15 @@ enum PagingRules {
         #expect(pages.last?.end == end, sourceLocation: sourceLocation)
         #expect(pages.last?.result.pagingEnd == end, sourceLocation: sourceLocation)
         #expect(pages.last?.isLast == true, sourceLocation: sourceLocation)
-        #expect(pages.dropLast().allSatisfy { $0.end == nil && $0.result.pagingEnd == nil && !$0.isLast }, sourceLocation: sourceLocation)
+        #expect(
+            pages.dropLast().allSatisfy { $0.end == nil && $0.result.pagingEnd == nil && !$0.isLast },
+            sourceLocation: sourceLocation)
     }
 
     func repeatWarnings(_ page: Page?) -> [WebRecordError] {
-        (page?.result.debugger.warnings ?? []).filter { $0.code == .invalidResponseFormat && $0.message.contains("already requested") }
+        (page?.result.debugger.warnings ?? []).filter {
+            $0.code == .invalidResponseFormat && $0.message.contains("already requested")
+        }
     }
 
     @Test func noNextURLIsNoNextPage() async throws {
@@ -421,7 +468,8 @@ enum PagingRules {
 
     @Test func aShortOffsetPageIsShortPage() async throws {
         loopback.route("/range", [.json(PagingBodies.body([1, 2, 3])), .json(PagingBodies.body([4]))])
-        let pages = try await pages("range", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 3)))
+        let pages = try await pages(
+            "range", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 3)))
         #expect(PagingBodies.sent(loopback) == ["/range?o=0&n=3", "/range?o=3&n=3"])
         expectEnd(pages, .shortPage)
         #expect(try storedIDs() == [1, 2, 3, 4])
@@ -429,7 +477,8 @@ enum PagingRules {
 
     @Test func theTotalReachedIsNoNextPage() async throws {
         loopback.route("/list", .json(PagingBodies.body([1, 2], meta: ["total": 2])))
-        let pages = try await pages("list", PagingOptions(pagination: .pageNumber(parameter: "page", totalKeyPath: "meta.total")))
+        let pages = try await pages(
+            "list", PagingOptions(pagination: .pageNumber(parameter: "page", totalKeyPath: "meta.total")))
         #expect(PagingBodies.sent(loopback) == ["/list?page=1"])
         expectEnd(pages, .noNextPage)
     }
@@ -444,16 +493,20 @@ enum PagingRules {
             return JSONValue.object(object).serialized()
         }
         loopback.route("/range", [.json(page([1, 2])), .json(page([3, 4])), .json(page([5]))])
-        let pages = try await pages("range", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 2)))
+        let pages = try await pages(
+            "range", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 2)))
         #expect(PagingBodies.sent(loopback) == ["/range?o=0&n=2", "/range?o=2&n=2", "/range?o=4&n=2"])
         expectEnd(pages, .shortPage)
         #expect(try storedIDs() == [1, 2, 3, 4, 5])
     }
 
     @Test func numberedPagesAreCountedAtTheRequestsKeyPath() async throws {
-        loopback.route("/things", [
-            .json(#"{"results": [{"id": 1}, {"id": 2}], "other": [0, 0, 0]}"#), .json(#"{"results": [], "other": [0]}"#),
-        ])
+        loopback.route(
+            "/things",
+            [
+                .json(#"{"results": [{"id": 1}, {"id": 2}], "other": [0, 0, 0]}"#),
+                .json(#"{"results": [], "other": [0]}"#),
+            ])
         var options = PagingOptions(pagination: .pageNumber(parameter: "page"))
         options.request.population.keyPath = "results"
         let pages = try await pages("things", entity: "Thing", options)
@@ -467,7 +520,8 @@ enum PagingRules {
     @Test
     func aNumberedPageThatCannotBeCountedIsUncountablePage() async throws {
         loopback.route("/things", .json(Self.uncountable))
-        let pages = try await pages("things", entity: "Thing", PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 4))
+        let pages = try await pages(
+            "things", entity: "Thing", PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 4))
         #expect(PagingBodies.sent(loopback) == ["/things?page=1"])
         expectEnd(pages, .uncountablePage)
         #expect(try storedIDs("Thing") == [7])
@@ -477,7 +531,8 @@ enum PagingRules {
     func anOffsetPageThatCannotBeCountedIsUncountablePage() async throws {
         loopback.route("/things", .json(Self.uncountable))
         let pages = try await pages(
-            "things", entity: "Thing", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 1), maximumPages: 4))
+            "things", entity: "Thing",
+            PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 1), maximumPages: 4))
         #expect(PagingBodies.sent(loopback) == ["/things?o=0&n=1"])
         expectEnd(pages, .uncountablePage)
     }
@@ -510,7 +565,8 @@ enum PagingRules {
     @Test func aNextURLBackToTheFirstPageGivenAsAnAbsoluteURLIsRepeatedPage() async throws {
         loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
         loopback.route("/p2", .json(PagingBodies.body([2], next: "p1")))
-        let pages = try await pages(loopback.url("/p1").absoluteString, PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
+        let pages = try await pages(
+            loopback.url("/p1").absoluteString, PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
         #expect(PagingBodies.sent(loopback) == ["/p1", "/p2"])
         expectEnd(pages, .repeatedPage)
         #expect(repeatWarnings(pages.last).count == 1)
@@ -526,10 +582,12 @@ enum PagingRules {
     }
 
     @Test func aLinkHeaderNamingItsOwnPageIsRepeatedPage() async throws {
-        loopback.route("/items", [
-            .json(PagingBodies.body([1]), headers: ["Link": #"</items?page=2>; rel="next""#]),
-            .json(PagingBodies.body([2]), headers: ["Link": #"<?page=2>; rel="next""#]),
-        ])
+        loopback.route(
+            "/items",
+            [
+                .json(PagingBodies.body([1]), headers: ["Link": #"</items?page=2>; rel="next""#]),
+                .json(PagingBodies.body([2]), headers: ["Link": #"<?page=2>; rel="next""#]),
+            ])
         let pages = try await pages(loopback.url("/items").absoluteString, PagingOptions(pagination: .linkHeader))
         #expect(PagingBodies.sent(loopback) == ["/items", "/items?page=2"])
         expectEnd(pages, .repeatedPage)
@@ -538,18 +596,22 @@ enum PagingRules {
 
     @Test func anEmptyLinkTargetNamesThePageItself() async throws {
         loopback.route("/items", .json(PagingBodies.body([1]), headers: ["Link": #"<>; rel="next""#]))
-        let pages = try await pages(loopback.url("/items?page=1").absoluteString, PagingOptions(pagination: .linkHeader))
+        let pages = try await pages(
+            loopback.url("/items?page=1").absoluteString, PagingOptions(pagination: .linkHeader))
         #expect(PagingBodies.sent(loopback) == ["/items?page=1"])
         expectEnd(pages, .repeatedPage)
         #expect(repeatWarnings(pages.last).count == 1)
     }
 
     @Test func aCursorAlreadySentOnAnEarlierPageIsRepeatedPage() async throws {
-        loopback.route("/feed", [
-            .json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c2")),
-            .json(PagingBodies.body([3], cursor: "c1")),
-        ])
-        let pages = try await pages("feed", PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor")))
+        loopback.route(
+            "/feed",
+            [
+                .json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c2")),
+                .json(PagingBodies.body([3], cursor: "c1")),
+            ])
+        let pages = try await pages(
+            "feed", PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor")))
         #expect(PagingBodies.sent(loopback) == ["/feed", "/feed?cursor=c1", "/feed?cursor=c2"])
         expectEnd(pages, .repeatedPage)
         #expect(repeatWarnings(pages.last).count == 1)
@@ -557,8 +619,10 @@ enum PagingRules {
     }
 
     @Test func theCursorJustSentIsNoNextPage() async throws {
-        loopback.route("/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c1"))])
-        let pages = try await pages("feed", PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor")))
+        loopback.route(
+            "/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: "c1"))])
+        let pages = try await pages(
+            "feed", PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor")))
         #expect(PagingBodies.sent(loopback) == ["/feed", "/feed?cursor=c1"])
         expectEnd(pages, .noNextPage)
         #expect(repeatWarnings(pages.last).isEmpty)
@@ -567,17 +631,20 @@ enum PagingRules {
     @Test
     func theCursorOfTheSourceURLIsTheOneJustSent() async throws {
         loopback.route("/feed", .json(PagingBodies.body([1], cursor: "abc")))
-        let pages = try await pages("feed?cursor=abc&limit=5", PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor")))
+        let pages = try await pages(
+            "feed?cursor=abc&limit=5", PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor")))
         #expect(PagingBodies.sent(loopback) == ["/feed?cursor=abc&limit=5"])
         expectEnd(pages, .noNextPage)
     }
 
     @Test func reachingTheLimitWhileANextPageIsNamedIsPageLimit() async throws {
         // Every page brings new records: a page of old ones would end paging by itself.
-        loopback.route("/list", [
-            .json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5, 6])),
-            .json(PagingBodies.body([7, 8])),
-        ])
+        loopback.route(
+            "/list",
+            [
+                .json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5, 6])),
+                .json(PagingBodies.body([7, 8])),
+            ])
         let pages = try await pages("list", PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 3))
         #expect(PagingBodies.sent(loopback) == ["/list?page=1", "/list?page=2", "/list?page=3"])
         expectEnd(pages, .pageLimit)
@@ -586,7 +653,8 @@ enum PagingRules {
     @Test(arguments: [0, 1, -5])
     func aLimitBelowTwoRequestsTheFirstPageOnly(limit: Int) async throws {
         loopback.route("/list", .json(PagingBodies.body([1, 2])))
-        let pages = try await pages("list", PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: limit))
+        let pages = try await pages(
+            "list", PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: limit))
         #expect(PagingBodies.sent(loopback) == ["/list?page=1"])
         expectEnd(pages, .pageLimit)
     }
@@ -607,7 +675,9 @@ enum PagingRules {
         store.register(counter, forEntity: "Item")
         var count = 0
         var last: Page?
-        for try await page in store.pages(entity: "Item", urn: "endless", options: PagingOptions(pagination: .pageNumber(parameter: "page"))) {
+        for try await page in store.pages(
+            entity: "Item", urn: "endless", options: PagingOptions(pagination: .pageNumber(parameter: "page")))
+        {
             count += 1
             last = page
         }
@@ -636,14 +706,18 @@ enum PagingRules {
     @Test(arguments: [PagingEnd.emptyPage, .shortPage])
     func orphansAreDeletedAfterAnEmptyOrShortPage(end: PagingEnd) async throws {
         _ = try await store.populate(.object(["data": [["id": 99]]]), entity: "Item")
-        let pagination: Pagination = end == .emptyPage
+        let pagination: Pagination =
+            end == .emptyPage
             ? .pageNumber(parameter: "page") : .offset(parameter: "offset", limitParameter: "limit", limit: 2)
-        loopback.route("/list", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body(end == .emptyPage ? [] : [3]))])
+        loopback.route(
+            "/list", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body(end == .emptyPage ? [] : [3]))])
         var options = PagingOptions(pagination: pagination)
         options.request.population.deleteOrphans = .all
         let pages = try await pages("list", options)
-        #expect(PagingBodies.sent(loopback) == (end == .emptyPage
-            ? ["/list?page=1", "/list?page=2"] : ["/list?offset=0&limit=2", "/list?offset=2&limit=2"]))
+        #expect(
+            PagingBodies.sent(loopback)
+                == (end == .emptyPage
+                    ? ["/list?page=1", "/list?page=2"] : ["/list?offset=0&limit=2", "/list?offset=2&limit=2"]))
         expectEnd(pages, end)
         #expect(pages.last?.orphansDeleted == ["Item": 1])
         #expect(try storedIDs() == (end == .emptyPage ? [1, 2] : [1, 2, 3]))
@@ -654,7 +728,8 @@ enum PagingRules {
         _ = try await store.populate(.object(["data": [["id": 99]]]), entity: "Item")
         loopback.route("/p1", .json(PagingBodies.body([1], next: "/p2")))
         loopback.route("/p2", .json(PagingBodies.body([2], next: end == .pageLimit ? "/p3" : "/p1")))
-        var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"), maximumPages: end == .pageLimit ? 2 : nil)
+        var options = PagingOptions(
+            pagination: .nextURL(keyPath: "meta.next"), maximumPages: end == .pageLimit ? 2 : nil)
         options.request.population.deleteOrphans = .all
         let pages = try await pages(loopback.url("/p1").absoluteString, options)
         #expect(PagingBodies.sent(loopback) == ["/p1", "/p2"])
@@ -662,10 +737,12 @@ enum PagingRules {
         #expect(pages.last?.orphansDeleted.isEmpty == true)
         #expect(try storedIDs() == [1, 2, 99])
         let warnings = pages.last?.result.debugger.warnings ?? []
-        #expect(warnings.contains {
-            $0.code == .invalidResponseFormat && !$0.isFatal
-                && $0.message.contains("paging ended with \(end.rawValue)") && $0.message.contains("no orphans were deleted")
-        }, "\(warnings.map(\.message))")
+        #expect(
+            warnings.contains {
+                $0.code == .invalidResponseFormat && !$0.isFatal
+                    && $0.message.contains("paging ended with \(end.rawValue)")
+                    && $0.message.contains("no orphans were deleted")
+            }, "\(warnings.map(\.message))")
     }
 
     @Test(arguments: PagingEnd.allCases)
@@ -704,10 +781,13 @@ final class CountingServer: Server, @unchecked Sendable {
         home = try LoopbackHTTPServer()
         other = try LoopbackHTTPServer()
         store.register(
-            HTTPServer(baseURL: home.baseURL, headers: [
-                "Authorization": "token X", "Proxy-Authorization": "Basic cHJveHk=", "Cookie": "session=s1", "X-Api-Key": "k-123",
-                "X-Client": "webrecord-tests",
-            ]),
+            HTTPServer(
+                baseURL: home.baseURL,
+                headers: [
+                    "Authorization": "token X", "Proxy-Authorization": "Basic cHJveHk=", "Cookie": "session=s1",
+                    "X-Api-Key": "k-123",
+                    "X-Client": "webrecord-tests",
+                ]),
             forEntity: "Item")
     }
 
@@ -729,18 +809,27 @@ final class CountingServer: Server, @unchecked Sendable {
         #expect(PagingBodies.sent(home) == ["/p1", "/p3?x=1"])
         #expect(PagingBodies.sent(other) == ["/p2"])
         #expect(home.requests.map(carried) == Array(repeating: Self.secrets + ["X-Client"], count: 2))
-        #expect(home.requests.allSatisfy { $0.header("Authorization") == "token X" && $0.header("Cookie") == "session=s1" })
+        #expect(
+            home.requests.allSatisfy { $0.header("Authorization") == "token X" && $0.header("Cookie") == "session=s1" })
         #expect(other.requests.map(carried) == [["X-Client"]])
         #expect(try storedIDs() == [1, 2, 3])
         #expect(pages.last?.end == .noNextPage)
     }
 
     @Test func aLinkHeaderToAnotherPortGetsNoCredentials() async throws {
-        home.route("/items", .json(PagingBodies.body([1]), headers: ["Link": "<\(other.url("/items?page=2").absoluteString)>; rel=\"next\""]))
-        other.route("/items", [
-            .json(PagingBodies.body([2]), headers: ["Link": #"</items?page=3>; rel="next""#]), .json(PagingBodies.body([3])),
-        ])
-        let pages = try await PagingRules.collect(store.pages(entity: "Item", urn: "items", options: PagingOptions(pagination: .linkHeader)))
+        home.route(
+            "/items",
+            .json(
+                PagingBodies.body([1]),
+                headers: ["Link": "<\(other.url("/items?page=2").absoluteString)>; rel=\"next\""]))
+        other.route(
+            "/items",
+            [
+                .json(PagingBodies.body([2]), headers: ["Link": #"</items?page=3>; rel="next""#]),
+                .json(PagingBodies.body([3])),
+            ])
+        let pages = try await PagingRules.collect(
+            store.pages(entity: "Item", urn: "items", options: PagingOptions(pagination: .linkHeader)))
         #expect(PagingBodies.sent(home) == ["/items"])
         // The relative link resolves against the other server's page, and stays there.
         #expect(PagingBodies.sent(other) == ["/items?page=2", "/items?page=3"])
@@ -756,7 +845,8 @@ final class CountingServer: Server, @unchecked Sendable {
         home.route("/c/p3", .json(PagingBodies.body([3], next: "../d/p4")))
         home.route("/d/p4", .json(PagingBodies.body([4], next: nil)))
         _ = try await PagingRules.collect(
-            store.pages(entity: "Item", urn: "a/p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
+            store.pages(entity: "Item", urn: "a/p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
+        )
         #expect(PagingBodies.sent(home) == ["/a/p1", "/b/p2", "/c/p3", "/d/p4"])
         #expect(home.requests.map(carried) == Array(repeating: Self.secrets + ["X-Client"], count: 4))
         #expect(other.requests.isEmpty)
@@ -764,18 +854,21 @@ final class CountingServer: Server, @unchecked Sendable {
 
     @Test func cursorPagesOnAnotherOriginGetNoCredentialsOnAnyPage() async throws {
         other.route("/feed", [.json(PagingBodies.body([1], cursor: "c1")), .json(PagingBodies.body([2], cursor: nil))])
-        _ = try await PagingRules.collect(store.pages(
-            entity: "Item", urn: other.url("/feed").absoluteString,
-            options: PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor"))))
+        _ = try await PagingRules.collect(
+            store.pages(
+                entity: "Item", urn: other.url("/feed").absoluteString,
+                options: PagingOptions(pagination: .cursor(keyPath: "meta.cursor", parameter: "cursor"))))
         #expect(PagingBodies.sent(other) == ["/feed", "/feed?cursor=c1"])
         #expect(other.requests.map(carried) == [["X-Client"], ["X-Client"]])
         #expect(home.requests.isEmpty)
     }
 
     @Test func numberedPagesOnTheHomeOriginKeepCredentialsOnEveryPage() async throws {
-        home.route("/list", [.json(PagingBodies.body([1])), .json(PagingBodies.body([2])), .json(PagingBodies.body([]))])
+        home.route(
+            "/list", [.json(PagingBodies.body([1])), .json(PagingBodies.body([2])), .json(PagingBodies.body([]))])
         let pages = try await PagingRules.collect(
-            store.pages(entity: "Item", urn: "list", options: PagingOptions(pagination: .pageNumber(parameter: "page"))))
+            store.pages(entity: "Item", urn: "list", options: PagingOptions(pagination: .pageNumber(parameter: "page")))
+        )
         #expect(PagingBodies.sent(home) == ["/list?page=1", "/list?page=2", "/list?page=3"])
         #expect(home.requests.map(carried) == Array(repeating: Self.secrets + ["X-Client"], count: 3))
         #expect(pages.last?.end == .emptyPage)
@@ -808,7 +901,8 @@ final class CountingServer: Server, @unchecked Sendable {
 
     @Test func secretHeadersAreRecognisedWhateverTheirCase() async throws {
         let lowerCased = HTTPServer(
-            baseURL: home.baseURL, headers: ["authorization": "token X", "COOKIE": "session=s1", "x-api-key": "k", "X-Client": "c"])
+            baseURL: home.baseURL,
+            headers: ["authorization": "token X", "COOKIE": "session=s1", "x-api-key": "k", "X-Client": "c"])
         store.register(lowerCased, forEntity: "Item")
         home.route("/p1", .json(PagingBodies.body([1], next: other.url("/p2").absoluteString)))
         other.route("/p2", .json(PagingBodies.body([2], next: nil)))
@@ -840,7 +934,10 @@ final class CountingServer: Server, @unchecked Sendable {
         _ = try await PagingRules.collect(store.pages(entity: "Item", urn: "p1", options: options))
         #expect(PagingBodies.sent(home) == ["/p1", "/p3"])
         #expect(PagingBodies.sent(other) == ["/p2"])
-        #expect(home.requests.allSatisfy { $0.header("Authorization") == "Bearer per-request" && $0.header("Cookie") == "c=2" })
+        #expect(
+            home.requests.allSatisfy {
+                $0.header("Authorization") == "Bearer per-request" && $0.header("Cookie") == "c=2"
+            })
         #expect(other.requests.map(carried) == [["X-Client"]])
     }
 
@@ -862,11 +959,15 @@ final class CountingServer: Server, @unchecked Sendable {
 
     /// RFC 3986 §5.4.1.
     static let normal: [(String, String)] = [
-        ("g:h", "g:h"), ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"), ("/g", "http://a/g"),
+        ("g:h", "g:h"), ("g", "http://a/b/c/g"), ("./g", "http://a/b/c/g"), ("g/", "http://a/b/c/g/"),
+        ("/g", "http://a/g"),
         ("//g", "http://g"), ("?y", "http://a/b/c/d;p?y"), ("g?y", "http://a/b/c/g?y"), ("#s", "http://a/b/c/d;p?q#s"),
-        ("g#s", "http://a/b/c/g#s"), ("g?y#s", "http://a/b/c/g?y#s"), (";x", "http://a/b/c/;x"), ("g;x", "http://a/b/c/g;x"),
-        ("g;x?y#s", "http://a/b/c/g;x?y#s"), ("", "http://a/b/c/d;p?q"), (".", "http://a/b/c/"), ("./", "http://a/b/c/"),
-        ("..", "http://a/b/"), ("../", "http://a/b/"), ("../g", "http://a/b/g"), ("../..", "http://a/"), ("../../", "http://a/"),
+        ("g#s", "http://a/b/c/g#s"), ("g?y#s", "http://a/b/c/g?y#s"), (";x", "http://a/b/c/;x"),
+        ("g;x", "http://a/b/c/g;x"),
+        ("g;x?y#s", "http://a/b/c/g;x?y#s"), ("", "http://a/b/c/d;p?q"), (".", "http://a/b/c/"),
+        ("./", "http://a/b/c/"),
+        ("..", "http://a/b/"), ("../", "http://a/b/"), ("../g", "http://a/b/g"), ("../..", "http://a/"),
+        ("../../", "http://a/"),
         ("../../g", "http://a/g"),
     ]
 
@@ -874,9 +975,11 @@ final class CountingServer: Server, @unchecked Sendable {
     static let abnormal: [(String, String)] = [
         ("../../../g", "http://a/g"), ("../../../../g", "http://a/g"), ("/./g", "http://a/g"), ("/../g", "http://a/g"),
         ("g.", "http://a/b/c/g."), (".g", "http://a/b/c/.g"), ("g..", "http://a/b/c/g.."), ("..g", "http://a/b/c/..g"),
-        ("./../g", "http://a/b/g"), ("./g/.", "http://a/b/c/g/"), ("g/./h", "http://a/b/c/g/h"), ("g/../h", "http://a/b/c/h"),
+        ("./../g", "http://a/b/g"), ("./g/.", "http://a/b/c/g/"), ("g/./h", "http://a/b/c/g/h"),
+        ("g/../h", "http://a/b/c/h"),
         ("g;x=1/./y", "http://a/b/c/g;x=1/y"), ("g;x=1/../y", "http://a/b/c/y"), ("g?y/./x", "http://a/b/c/g?y/./x"),
-        ("g?y/../x", "http://a/b/c/g?y/../x"), ("g#s/./x", "http://a/b/c/g#s/./x"), ("g#s/../x", "http://a/b/c/g#s/../x"),
+        ("g?y/../x", "http://a/b/c/g?y/../x"), ("g#s/./x", "http://a/b/c/g#s/./x"),
+        ("g#s/../x", "http://a/b/c/g#s/../x"),
         ("http:g", "http:g"),
     ]
 
@@ -893,8 +996,10 @@ final class CountingServer: Server, @unchecked Sendable {
     @Test(arguments: [
         ("?page=2", "https://api.example.com/v1/items?page=2"), ("/v2/items", "https://api.example.com/v2/items"),
         ("../users", "https://api.example.com/users"), ("items?page=3", "https://api.example.com/v1/items?page=3"),
-        ("/posts?page=2", "https://api.example.com/posts?page=2"), ("https://other.example/x?y=1", "https://other.example/x?y=1"),
-        ("//cdn.example.com/p?page=2", "https://cdn.example.com/p?page=2"), ("./next/./page/../2", "https://api.example.com/v1/next/2"),
+        ("/posts?page=2", "https://api.example.com/posts?page=2"),
+        ("https://other.example/x?y=1", "https://other.example/x?y=1"),
+        ("//cdn.example.com/p?page=2", "https://cdn.example.com/p?page=2"),
+        ("./next/./page/../2", "https://api.example.com/v1/next/2"),
     ])
     func aPagesNextLinks(reference: String, expected: String) throws {
         let base = try #require(URL(string: "https://api.example.com/v1/items?page=1"))

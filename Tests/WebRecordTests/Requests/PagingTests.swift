@@ -40,8 +40,9 @@ import WebRecordTesting
         loopback.route("/p1", .json(page([1, 2], meta: ["next": .string(loopback.url("/p2").absoluteString)])))
         loopback.route("/p2", .json(page([3, 4], meta: ["next": .string(loopback.url("/p3").absoluteString)])))
         loopback.route("/p3", .json(page([5], meta: ["next": .null])))
-        let pages = try await collect(store.pages(
-            entity: "Post", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
+        let pages = try await collect(
+            store.pages(
+                entity: "Post", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))))
         #expect(pages.map(\.index) == [0, 1, 2])
         #expect(pages.map { $0.records.count } == [2, 2, 1])
         #expect(pages.map(\.isLast) == [false, false, true])
@@ -49,24 +50,37 @@ import WebRecordTesting
     }
 
     @Test func linkHeaderRelNext() async throws {
-        loopback.route("/items", .json(page([1]), headers: ["Link": "<\(loopback.url("/items2").absoluteString)>; rel=\"next\", <http://x/last>; rel=\"last\""]))
+        loopback.route(
+            "/items",
+            .json(
+                page([1]),
+                headers: [
+                    "Link": "<\(loopback.url("/items2").absoluteString)>; rel=\"next\", <http://x/last>; rel=\"last\""
+                ]))
         loopback.route("/items2", .json(page([2]), headers: ["Link": "</items3>; rel=\"next\""]))
         loopback.route("/items3", .json(page([3]), headers: ["Link": "</items>; rel=\"first\""]))
-        let pages = try await collect(store.pages(entity: "Post", urn: "items", options: PagingOptions(pagination: .linkHeader)))
+        let pages = try await collect(
+            store.pages(entity: "Post", urn: "items", options: PagingOptions(pagination: .linkHeader)))
         #expect(pages.count == 3)
         #expect(try storedIDs() == [1, 2, 3])
         #expect(loopback.requests(to: "/items3").count == 1, "a relative Link target resolves against the response URL")
     }
 
     @Test func cursorSentBackAsAParameter() async throws {
-        loopback.route("/feed", [
-            .json(page([1, 2], meta: ["min_id": "c1"])), .json(page([3], meta: ["min_id": "c2"])), .json(page([4], meta: [:])),
-        ])
-        let pages = try await collect(store.pages(
-            entity: "Post", urn: "feed", data: ["count": 2],
-            options: PagingOptions(pagination: .cursor(keyPath: "meta.min_id", parameter: "before_id"))))
+        loopback.route(
+            "/feed",
+            [
+                .json(page([1, 2], meta: ["min_id": "c1"])), .json(page([3], meta: ["min_id": "c2"])),
+                .json(page([4], meta: [:])),
+            ])
+        let pages = try await collect(
+            store.pages(
+                entity: "Post", urn: "feed", data: ["count": 2],
+                options: PagingOptions(pagination: .cursor(keyPath: "meta.min_id", parameter: "before_id"))))
         #expect(pages.count == 3)
-        let queries = loopback.requests(to: "/feed").map { Dictionary($0.queryItems.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }) }
+        let queries = loopback.requests(to: "/feed").map {
+            Dictionary($0.queryItems.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
+        }
         #expect(queries.map { $0["before_id"] } == [nil, "c1", "c2"])
         #expect(queries.allSatisfy { $0["count"] == "2" })
         #expect(try storedIDs() == [1, 2, 3, 4])
@@ -74,14 +88,19 @@ import WebRecordTesting
 
     @Test func pageNumberStopsOnAnEmptyPage() async throws {
         loopback.route("/list", [.json(page([1, 2])), .json(page([3, 4])), .json(page([]))])
-        let pages = try await collect(store.pages(entity: "Post", urn: "list", options: PagingOptions(pagination: .pageNumber(parameter: "page"))))
+        let pages = try await collect(
+            store.pages(entity: "Post", urn: "list", options: PagingOptions(pagination: .pageNumber(parameter: "page")))
+        )
         #expect(pages.count == 3)
         #expect(pages.last?.isLast == true)
-        #expect(loopback.requests(to: "/list").map { $0.queryItems.first { $0.name == "page" }?.value } == ["1", "2", "3"])
+        #expect(
+            loopback.requests(to: "/list").map { $0.queryItems.first { $0.name == "page" }?.value } == ["1", "2", "3"])
     }
 
     @Test func pageNumberStopsAtTheTotal() async throws {
-        loopback.route("/list", [.json(page([1, 2], meta: ["total": 4])), .json(page([3, 4], meta: ["total": 4])), .json(page([9]))])
+        loopback.route(
+            "/list",
+            [.json(page([1, 2], meta: ["total": 4])), .json(page([3, 4], meta: ["total": 4])), .json(page([9]))])
         let progress = Locked<[PagingProgress]>([])
         var options = PagingOptions(pagination: .pageNumber(parameter: "page", totalKeyPath: "meta.total"))
         options.onProgress = { event in progress.withLock { $0.append(event) } }
@@ -99,18 +118,24 @@ import WebRecordTesting
 
     @Test func offsetAndLimitStopOnAShortPage() async throws {
         loopback.route("/range", [.json(page([1, 2])), .json(page([3, 4])), .json(page([5]))])
-        let pages = try await collect(store.pages(
-            entity: "Post", urn: "range", options: PagingOptions(pagination: .offset(parameter: "offset", limitParameter: "limit", limit: 2))))
+        let pages = try await collect(
+            store.pages(
+                entity: "Post", urn: "range",
+                options: PagingOptions(pagination: .offset(parameter: "offset", limitParameter: "limit", limit: 2))))
         #expect(pages.count == 3)
-        let items = loopback.requests(to: "/range").map { request in request.queryItems.map { "\($0.name)=\($0.value)" }.sorted() }
+        let items = loopback.requests(to: "/range").map { request in
+            request.queryItems.map { "\($0.name)=\($0.value)" }.sorted()
+        }
         #expect(items == [["limit=2", "offset=0"], ["limit=2", "offset=2"], ["limit=2", "offset=4"]])
     }
 
     @Test func maximumPagesEndsPaging() async throws {
         // Each page new records (a page repeating earlier ones would end paging by itself).
         loopback.route("/list", [.json(page([1])), .json(page([2])), .json(page([3])), .json(page([4]))])
-        let pages = try await collect(store.pages(
-            entity: "Post", urn: "list", options: PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 3)))
+        let pages = try await collect(
+            store.pages(
+                entity: "Post", urn: "list",
+                options: PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: 3)))
         #expect(pages.count == 3)
         #expect(pages.last?.isLast == true)
         #expect(pages.last?.end == .pageLimit)
@@ -126,7 +151,9 @@ import WebRecordTesting
         options.request.population.deleteOrphans = .all
         var delivered: [Int] = []
         let failure = await RequestSupport.failure {
-            for try await page in store.pages(entity: "Post", urn: "p1", options: options) { delivered.append(page.index) }
+            for try await page in store.pages(entity: "Post", urn: "p1", options: options) {
+                delivered.append(page.index)
+            }
         }
         #expect(delivered == [0])
         #expect(failure?.code == .serverError)
@@ -175,9 +202,10 @@ import WebRecordTesting
         // The task has ended, so no request is sent from now on: when /p2 was asked for before
         // the cancellation, its late answer is awaited, so that a population it could start
         // would have happened.
-        #expect(await RequestSupport.waitUntil {
-            loopback.requests(to: "/p2").isEmpty || !loopback.answered(to: "/p2").isEmpty
-        })
+        #expect(
+            await RequestSupport.waitUntil {
+                loopback.requests(to: "/p2").isEmpty || !loopback.answered(to: "/p2").isEmpty
+            })
         #expect(try storedIDs() == [1, 99])
         #expect(loopback.requests(to: "/p3").isEmpty)
     }
@@ -191,7 +219,9 @@ import WebRecordTesting
         final class WeakRecord { weak var record: Record? }
         var earlier: [WeakRecord] = []
         var pages = 0
-        for try await page in store.pages(entity: "Post", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next"))) {
+        for try await page in store.pages(
+            entity: "Post", urn: "p1", options: PagingOptions(pagination: .nextURL(keyPath: "meta.next")))
+        {
             pages += 1
             // Every record of the pages before this one is gone: nothing holds on to them.
             #expect(earlier.allSatisfy { $0.record == nil })
@@ -233,7 +263,10 @@ import WebRecordTesting
         loopback.route("/b", .status(404))
         loopback.route("/c", .json(page([3]), delay: 0.3))
         let results = await store.startBatch(
-            [BatchRequest(entity: "Post", urn: "a"), BatchRequest(entity: "Post", urn: "b"), BatchRequest(entity: "Post", urn: "c")],
+            [
+                BatchRequest(entity: "Post", urn: "a"), BatchRequest(entity: "Post", urn: "b"),
+                BatchRequest(entity: "Post", urn: "c"),
+            ],
             maximumConcurrentRequests: 2)
         #expect(results.count == 3)
         #expect((try? results[0].get())?.records.count == 1)

@@ -1,8 +1,9 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import WebRecord
 import WebRecordTesting
+
+@testable import WebRecord
 
 /// Cancelling requests by Task and by domain: `cancelled`, and the store left untouched.
 @Suite(.measuresTime) struct RequestCancellationTests {
@@ -67,7 +68,8 @@ import WebRecordTesting
         let files = try JSONFileServer(root: directory.url, latency: .seconds(10))
         let other = try RecordStore(path: directory.path("other.sqlite"), schema: RequestSupport.schema())
         let task = Task {
-            _ = try await store.startRequest(entity: "Post", urn: "posts", options: RequestOptions(server: files, domain: domain))
+            _ = try await store.startRequest(
+                entity: "Post", urn: "posts", options: RequestOptions(server: files, domain: domain))
         }
         #expect(await RequestSupport.waitUntil { RequestCancellation.shared.count(domain: domain) == 1 })
         #expect(store.cancellation === RequestCancellation.shared && other.cancellation === RequestCancellation.shared)
@@ -84,10 +86,12 @@ import WebRecordTesting
         let domain = "own-\(UUID().uuidString)"
         var configuration = RecordStore.Configuration()
         configuration.cancellation = RequestCancellation()
-        let own = try RecordStore(path: directory.path("own.sqlite"), schema: RequestSupport.schema(), configuration: configuration)
+        let own = try RecordStore(
+            path: directory.path("own.sqlite"), schema: RequestSupport.schema(), configuration: configuration)
         let files = try JSONFileServer(root: directory.url, latency: .seconds(10))
         let task = Task {
-            _ = try await own.startRequest(entity: "Post", urn: "posts", options: RequestOptions(server: files, domain: domain))
+            _ = try await own.startRequest(
+                entity: "Post", urn: "posts", options: RequestOptions(server: files, domain: domain))
         }
         #expect(await RequestSupport.waitUntil { configuration.cancellation.count(domain: domain) == 1 })
         #expect(RequestCancellation.shared.count(domain: domain) == 0, "the request is not in the shared registry")
@@ -163,7 +167,8 @@ import WebRecordTesting
 
 /// A one-shot gate a server waits on, with no cancellation: it opens only when told.
 final class Gate: Sendable {
-    private let state = Locked<(open: Bool, waiting: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, false, []))
+    private let state = Locked<(open: Bool, waiting: Bool, waiters: [CheckedContinuation<Void, Never>])>(
+        (false, false, []))
 
     var isWaiting: Bool { state.withLock { $0.waiting } }
 

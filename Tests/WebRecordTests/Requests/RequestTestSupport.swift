@@ -62,13 +62,16 @@ enum RequestSupport {
 
     /// A `{"data": [...]}` body with one post per id, each by user `u<id % users>`.
     static func postsBody(_ ids: [Int], users: Int = 3, prefix: String = "post") -> JSONValue {
-        .object(["data": .array(ids.map { id in
-            [
-                "id": .integer(Int64(id)),
-                "text": .string("\(prefix) \(id)"),
-                "user": ["id": .string("u\(id % users)"), "name": .string("User \(id % users)")],
-            ]
-        })])
+        .object([
+            "data": .array(
+                ids.map { id in
+                    [
+                        "id": .integer(Int64(id)),
+                        "text": .string("\(prefix) \(id)"),
+                        "user": ["id": .string("u\(id % users)"), "name": .string("User \(id % users)")],
+                    ]
+                })
+        ])
     }
 
     /// The same body as JSON text.

@@ -72,7 +72,8 @@ import WebRecordTesting
 
     @Test func optionsAndDataReachTheServer() async throws {
         server.enqueue(RequestSupport.postsBody([1]))
-        var options = RequestOptions(domain: "feed", headers: ["Authorization": "Bearer t"], method: "POST", timeout: 12)
+        var options = RequestOptions(
+            domain: "feed", headers: ["Authorization": "Bearer t"], method: "POST", timeout: 12)
         options.population.keyPath = "data"
 
         _ = try await store.startRequest(entity: "Post", urn: "posts", data: ["text": "hi"], options: options)
@@ -205,7 +206,9 @@ import WebRecordTesting
         server.enqueue(RequestSupport.postsBody([1, 2]))
         let options = RequestOptions(customResponse: { _ in throw NoCursor() })
 
-        let failure = await RequestSupport.failure { _ = try await store.startRequest(entity: "Post", urn: "posts", options: options) }
+        let failure = await RequestSupport.failure {
+            _ = try await store.startRequest(entity: "Post", urn: "posts", options: options)
+        }
 
         #expect(failure?.code == .closureFailed)
         #expect(failure?.cause is NoCursor)
@@ -250,7 +253,9 @@ import WebRecordTesting
     }
 
     @Test func aCannedServerThatRunsOutFailsLoudlyNamingTheURN() async throws {
-        let failure = await RequestSupport.failure { _ = try await store.startRequest(entity: "Post", urn: "one/too/many") }
+        let failure = await RequestSupport.failure {
+            _ = try await store.startRequest(entity: "Post", urn: "one/too/many")
+        }
         #expect(failure?.code == .serverError)
         #expect(failure?.message.contains("no response left for URN 'one/too/many'") == true)
     }
@@ -264,7 +269,10 @@ import WebRecordTesting
         }
 
         let mine = events.filter { $0.message.contains(marker) }
-        #expect(mine.contains { $0.level == .debug && $0.message == "request GET 'posts?who=\(marker)&access_token=<redacted>'" })
+        #expect(
+            mine.contains {
+                $0.level == .debug && $0.message == "request GET 'posts?who=\(marker)&access_token=<redacted>'"
+            })
         #expect(mine.contains { $0.message.hasSuffix("populated 1 record(s)") })
         #expect(!events.contains { $0.description.contains("SECRET-VALUE") })
     }

@@ -70,7 +70,9 @@ import WebRecordTesting
         let body = try Data(contentsOf: fixture)
         let expected = try JSONReader().read(body)
         let loopback = try LoopbackHTTPServer()
-        loopback.route("/stream/0/posts/stream/global", LoopbackResponse(headers: ["Content-Type": "application/json; charset=utf-8"], body: Array(body)))
+        loopback.route(
+            "/stream/0/posts/stream/global",
+            LoopbackResponse(headers: ["Content-Type": "application/json; charset=utf-8"], body: Array(body)))
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path("appnet.sqlite"), schema: Schema(json: Self.schemaJSON))
 

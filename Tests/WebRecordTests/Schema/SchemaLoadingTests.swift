@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebRecord
 
 /// Loading schema files that are valid: what the loader builds from them.
@@ -146,7 +147,8 @@ import Testing
     }
 
     @Test func readsTheThreeKindsOfPrimaryKey() throws {
-        let schema = try Self.load("""
+        let schema = try Self.load(
+            """
             {
               "entities": {
                 "User": {
@@ -167,7 +169,8 @@ import Testing
               }
             }
             """)
-        #expect(try Self.entity("User", in: schema).primaryKey == .attribute("id"), "a one-element array is one attribute")
+        #expect(
+            try Self.entity("User", in: schema).primaryKey == .attribute("id"), "a one-element array is one attribute")
         #expect(try Self.entity("Counts", in: schema).primaryKey == .relationship("user"))
         #expect(try Self.entity("Edition", in: schema).primaryKey == .composite(["isbn", "printing"]))
         #expect(try Self.entity("Edition", in: schema).primaryKey?.propertyNames == ["isbn", "printing"])
@@ -177,7 +180,8 @@ import Testing
     }
 
     @Test func nullMeansAbsentForOptionalKeys() throws {
-        let schema = try Self.load("""
+        let schema = try Self.load(
+            """
             {
               "version": null, "dateFormats": null, "description": null,
               "entities": {
@@ -216,7 +220,8 @@ import Testing
         (#""optional": true"#, ["date"]),
     ])
     func candidateKeysAreTheKeyEntriesThenTheName(_ option: String, _ expected: [String]) throws {
-        let schema = try Self.load("""
+        let schema = try Self.load(
+            """
             { "entities": { "Post": { "attributes": { "date": { "type": "date", \(option) } } } } }
             """)
         #expect(try Self.attribute("Post", "date", in: schema).keyPaths == expected)
@@ -259,7 +264,9 @@ import Testing
         #expect(try Self.entity("Address", in: schema).fileName == "places.json")
         #expect(try Self.relationship("Person", "address", in: schema).destination == "Address")
         #expect(try Self.entity("Address", in: schema).primaryKey == .relationship("resident"))
-        #expect(schema.dateFormats == ["dd/MM/yyyy", "yyyy-MM-dd HH:mm", "yyyy"], "formats merge, first file first, without repeats")
+        #expect(
+            schema.dateFormats == ["dd/MM/yyyy", "yyyy-MM-dd HH:mm", "yyyy"],
+            "formats merge, first file first, without repeats")
     }
 
     @Test func loadsSeveralFilesFromDisk() throws {
@@ -277,8 +284,10 @@ import Testing
         #expect(try Self.entity("Address", in: schema).fileName == second.relativePath)
 
         let third = directory.appendingPathComponent("tags.json")
-        try Data(#"{ "entities": { "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } } } }"#.utf8)
-            .write(to: third)
+        try Data(
+            #"{ "entities": { "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } } } }"#.utf8
+        )
+        .write(to: third)
         let single = try Schema(contentsOf: third)
         #expect(single.entities.map(\.name) == ["Tag"])
         #expect(single.entities.first?.fileName == third.relativePath)
@@ -288,7 +297,8 @@ import Testing
         let error = try #require(throws: WebRecordError.self) {
             try Schema(json: Self.places, fileName: "places.json")
         }
-        #expect(error.schemaProblems.map(\.description) == ["places.json: Address.resident: unknown destination 'Person'"])
+        #expect(
+            error.schemaProblems.map(\.description) == ["places.json: Address.resident: unknown destination 'Person'"])
     }
 
     // MARK: - Inheritance
@@ -405,11 +415,13 @@ import Testing
         let byValue = try Self.entity("InwardLink", in: schema).subentityDiscriminator
         #expect(byValue == .value(key: "kind", map: ["blocks": "Blocker", "7": "Blocker"]))
         #expect(byValue?.entityNames == ["Blocker", "Blocker"])
-        #expect(try Self.entity("Blocker", in: schema).subentityDiscriminator == nil, "discriminators are not inherited")
+        #expect(
+            try Self.entity("Blocker", in: schema).subentityDiscriminator == nil, "discriminators are not inherited")
     }
 
     @Test func aDeeperDescendantMayBeChosenByTheRoot() throws {
-        let schema = try Self.load("""
+        let schema = try Self.load(
+            """
             {
               "entities": {
                 "Shape": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } },

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebRecord
 
 /// Schema files that are wrong: every problem the loader reports, with its file, entity,
@@ -48,7 +49,8 @@ import Testing
 
     /// A Link hierarchy with room for one more declaration in each entity.
     static func links(link: String = "", inward: String = "", outward: String = "") -> String {
-        entities("""
+        entities(
+            """
             "Link": { "primaryKey": "id", "attributes": { "id": { "type": "string" } }\(link) },
             "InwardLink": { "parent": "Link"\(inward) },
             "OutwardLink": { "parent": "Link"\(outward) },
@@ -77,14 +79,16 @@ import Testing
             [problem("Post", "idd", "primary key names no property (did you mean 'id'?)")]),
         Case(
             "inverse missing on the destination",
-            entities("""
+            entities(
+                """
                 "Post": { "relationships": { "author": { "destination": "Author", "inverse": "post" } } },
                 "Author": { "relationships": { "posts": { "destination": "Post", "toMany": true } } }
                 """),
             [problem("Post", "author", "inverse 'post' does not exist on Author (did you mean 'posts'?)")]),
         Case(
             "inverse pointing to another relationship",
-            entities("""
+            entities(
+                """
                 "Post": { "relationships": {
                   "author": { "destination": "Author", "inverse": "posts" },
                   "editor": { "destination": "Author", "inverse": "posts" } } },
@@ -93,7 +97,8 @@ import Testing
             [problem("Post", "author", "inverse Author.posts does not point back (it points to Post.editor)")]),
         Case(
             "inverse pointing to another entity",
-            entities("""
+            entities(
+                """
                 "Post": { "relationships": { "author": { "destination": "Author", "inverse": "items" } } },
                 "Author": { "relationships": { "items": { "destination": "Comment", "toMany": true, "inverse": "author" } } },
                 "Comment": { "relationships": { "author": { "destination": "Author", "inverse": "items" } } }
@@ -101,11 +106,16 @@ import Testing
             [problem("Post", "author", "inverse Author.items does not point back (it points to Comment.author)")]),
         Case(
             "inverse declared on one side only",
-            entities("""
+            entities(
+                """
                 "Post": { "relationships": { "author": { "destination": "Author", "inverse": "posts" } } },
                 "Author": { "relationships": { "posts": { "destination": "Post", "toMany": true } } }
                 """),
-            [problem("Post", "author", #"inverse Author.posts does not point back (it has no 'inverse'; add "inverse": "author")"#)]),
+            [
+                problem(
+                    "Post", "author",
+                    #"inverse Author.posts does not point back (it has no 'inverse'; add "inverse": "author")"#)
+            ]),
         Case(
             "sub-entity discriminator naming an entity outside the hierarchy",
             links(link: #", "subentities": { "present": { "inwardIssue": "InwardLink", "issue": "Issue" } }"#),
@@ -117,7 +127,8 @@ import Testing
         Case(
             "sub-entity discriminator naming an unknown entity",
             links(link: #", "subentities": { "present": { "inwardIssue": "InwardLnk" } }"#),
-            [problem("Link", nil, "subentities names 'InwardLnk', which is not an entity (did you mean 'InwardLink'?)")]),
+            [problem("Link", nil, "subentities names 'InwardLnk', which is not an entity (did you mean 'InwardLink'?)")]
+        ),
     ]
 
     // MARK: - Types, options and values
@@ -152,7 +163,8 @@ import Testing
             [problem("Post", "title", "an attribute must be an object, not a string")]),
         Case(
             "property with a bad type is not reported again where it is used",
-            entities("""
+            entities(
+                """
                 "Post": { "primaryKey": "id", "attributes": { "id": { "type": "strng" } },
                           "relationships": { "author": { "destination": "Author", "inverse": "posts" } } },
                 "Author": { "relationships": { "posts": { "destinaton": "Post", "toMany": true, "inverse": "author" } } }
@@ -183,11 +195,15 @@ import Testing
             [problem("Post", "author", "missing 'destination'")]),
         Case(
             "unknown deleteRule",
-            entities(#""Post": { "relationships": { "tags": { "destination": "Post", "toMany": true, "deleteRule": "delete" } } }"#),
+            entities(
+                #""Post": { "relationships": { "tags": { "destination": "Post", "toMany": true, "deleteRule": "delete" } } }"#
+            ),
             [problem("Post", "tags", "unknown deleteRule 'delete' (use nullify, cascade or deny)")]),
         Case(
             "unknown merge",
-            entities(#""Post": { "relationships": { "tags": { "destination": "Post", "toMany": true, "merge": "merge" } } }"#),
+            entities(
+                #""Post": { "relationships": { "tags": { "destination": "Post", "toMany": true, "merge": "merge" } } }"#
+            ),
             [problem("Post", "tags", "unknown merge 'merge' (use union or replace)")]),
         Case(
             "merge on a to-one",
@@ -203,7 +219,8 @@ import Testing
             [problem("Post", "title", "'dateFormat' applies only to date attributes")]),
         Case(
             "options of the wrong JSON type",
-            entities("""
+            entities(
+                """
                 "Post": { "abstract": 1, "parent": 5, "attributes": { "title": { "type": "string", "optional": "yes" } } }
                 """),
             [
@@ -217,7 +234,8 @@ import Testing
             [problem("Post", "title", "'key' must be a key path or an array of key paths, not a number")]),
         Case(
             "key paths with empty components",
-            entities("""
+            entities(
+                """
                 "Post": { "keyPathForResponseObject": "data.", "attributes": { "title": { "type": "string", "key": ["meta..title"] } } }
                 """),
             [
@@ -226,7 +244,8 @@ import Testing
             ]),
         Case(
             "bad defaults",
-            entities("""
+            entities(
+                """
                 "Post": { "attributes": {
                   "views": { "type": "integer", "default": "zero" },
                   "ratio": { "type": "double", "default": true },
@@ -248,7 +267,10 @@ import Testing
             ]),
         Case(
             "sub-entity discriminator with both forms",
-            links(link: #", "subentities": { "key": "kind", "map": { "in": "InwardLink" }, "present": { "inwardIssue": "InwardLink" } }"#),
+            links(
+                link:
+                    #", "subentities": { "key": "kind", "map": { "in": "InwardLink" }, "present": { "inwardIssue": "InwardLink" } }"#
+            ),
             [problem("Link", nil, "'subentities' takes either 'key' and 'map' or 'present', not both")]),
         Case(
             "sub-entity discriminator by presence not naming entities",
@@ -297,24 +319,36 @@ import Testing
     static let names: [Case] = [
         Case(
             "attribute and relationship with one name",
-            entities("""
+            entities(
+                """
                 "Post": { "attributes": { "user": { "type": "string" } }, "relationships": { "user": { "destination": "Post" } } }
                 """),
             [problem("Post", "user", "duplicate property name; also declared as attribute 'user'")]),
         Case(
             "names differing only in case",
             entities(#""Post": { "attributes": { "name": { "type": "string" }, "Name": { "type": "string" } } }"#),
-            [problem("Post", "Name", "duplicate property name; also declared as attribute 'name' (names are case-insensitive in SQLite)")]),
+            [
+                problem(
+                    "Post", "Name",
+                    "duplicate property name; also declared as attribute 'name' (names are case-insensitive in SQLite)")
+            ]),
         Case(
             "sub-entity redeclaring an inherited name",
-            links(inward: #", "attributes": { "id": { "type": "string" } }, "relationships": { "ID": { "destination": "Issue" } }"#),
+            links(
+                inward:
+                    #", "attributes": { "id": { "type": "string" } }, "relationships": { "ID": { "destination": "Issue" } }"#
+            ),
             [
                 problem("InwardLink", "id", "duplicate property name; Link already declares attribute 'id'"),
-                problem("InwardLink", "ID", "duplicate property name; Link already declares attribute 'id' (names are case-insensitive in SQLite)"),
+                problem(
+                    "InwardLink", "ID",
+                    "duplicate property name; Link already declares attribute 'id' (names are case-insensitive in SQLite)"
+                ),
             ]),
         Case(
             "siblings declaring one column",
-            entities("""
+            entities(
+                """
                 "Link": { "primaryKey": "id", "attributes": { "id": { "type": "string" } } },
                 "InwardLink": { "parent": "Link", "attributes": { "issueKey": { "type": "string" } },
                                 "relationships": { "target": { "destination": "Issue" } } },
@@ -323,8 +357,13 @@ import Testing
                 "Issue": {}
                 """),
             [
-                problem("OutwardLink", "issueKey", "InwardLink declares 'issueKey' too; one table holds the Link hierarchy, so names must differ"),
-                problem("OutwardLink", "Target", "InwardLink declares 'target' too; one table holds the Link hierarchy, so names must differ (names are case-insensitive in SQLite)"),
+                problem(
+                    "OutwardLink", "issueKey",
+                    "InwardLink declares 'issueKey' too; one table holds the Link hierarchy, so names must differ"),
+                problem(
+                    "OutwardLink", "Target",
+                    "InwardLink declares 'target' too; one table holds the Link hierarchy, so names must differ (names are case-insensitive in SQLite)"
+                ),
             ]),
         Case(
             "entity declared in two files",
@@ -339,9 +378,13 @@ import Testing
                 Source(file: "A.json", text: entities(#""Post": {}"#)),
                 Source(file: "B.json", text: entities(#""post": {}"#)),
             ],
-            [SchemaProblem(
-                file: "B.json", entity: "post",
-                message: "duplicate entity name; also declared as 'Post' in A.json (names are case-insensitive in SQLite)")]),
+            [
+                SchemaProblem(
+                    file: "B.json", entity: "post",
+                    message:
+                        "duplicate entity name; also declared as 'Post' in A.json (names are case-insensitive in SQLite)"
+                )
+            ]),
         Case(
             "entity declared twice in one file",
             "{\n  \"entities\": {\n    \"Post\": {},\n    \"Post\": {}\n  }\n}",
@@ -364,37 +407,49 @@ import Testing
             [problem("Post-Item", nil, "entity name 'Post-Item' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)")]),
         Case(
             "property names that are not identifiers",
-            entities("""
+            entities(
+                """
                 "Post": { "attributes": { "2fast": { "type": "string" }, "": { "type": "string" } },
                           "relationships": { "has space": { "destination": "Post" } } }
                 """),
             [
                 problem("Post", "2fast", "attribute name '2fast' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)"),
                 problem("Post", "", "attribute name '' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)"),
-                problem("Post", "has space", "relationship name 'has space' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)"),
+                problem(
+                    "Post", "has space", "relationship name 'has space' is not an identifier ([A-Za-z_][A-Za-z0-9_]*)"),
             ]),
         Case(
             "reserved prefixes",
-            entities("""
+            entities(
+                """
                 "sqlite_stat1": {},
                 "Post": { "attributes": { "_id": { "type": "integer" } }, "relationships": { "SQLite_master": { "destination": "Post" } } }
                 """),
             [
                 problem("sqlite_stat1", nil, "entity name 'sqlite_stat1' starts with 'sqlite_', which SQLite reserves"),
-                problem("Post", "_id", "attribute name '_id' starts with '_', which WebRecord reserves for its own columns"),
-                problem("Post", "SQLite_master", "relationship name 'SQLite_master' starts with 'sqlite_', which SQLite reserves"),
+                problem(
+                    "Post", "_id", "attribute name '_id' starts with '_', which WebRecord reserves for its own columns"),
+                problem(
+                    "Post", "SQLite_master",
+                    "relationship name 'SQLite_master' starts with 'sqlite_', which SQLite reserves"),
             ]),
         Case(
             "join tables with one name",
-            entities("""
+            entities(
+                """
                 "A": { "relationships": { "b_c": { "destination": "Tag", "toMany": true } } },
                 "A_b": { "relationships": { "c": { "destination": "Tag", "toMany": true } } },
                 "webrecord": { "relationships": { "metadata": { "destination": "Tag", "toMany": true } } },
                 "Tag": {}
                 """),
             [
-                problem("A_b", "c", "its join table '_A_b_c' has the same name as the join table of A.b_c; rename one of them"),
-                problem("webrecord", "metadata", "its join table '_webrecord_metadata' has the same name as WebRecord's metadata table; rename one of them"),
+                problem(
+                    "A_b", "c",
+                    "its join table '_A_b_c' has the same name as the join table of A.b_c; rename one of them"),
+                problem(
+                    "webrecord", "metadata",
+                    "its join table '_webrecord_metadata' has the same name as WebRecord's metadata table; rename one of them"
+                ),
             ]),
     ]
 
@@ -414,7 +469,8 @@ import Testing
             [problem("A", nil, "inheritance cycle: A -> A")]),
         Case(
             "composite key with a relationship",
-            entities("""
+            entities(
+                """
                 "Post": { "primaryKey": ["id", "user"], "attributes": { "id": { "type": "string" } },
                           "relationships": { "user": { "destination": "Post" } } }
                 """),
@@ -425,14 +481,16 @@ import Testing
             [problem("Post", "id", "the primary key names 'id' twice")]),
         Case(
             "to-many as primary key",
-            entities("""
+            entities(
+                """
                 "Post": { "primaryKey": "tags", "relationships": { "tags": { "destination": "Tag", "toMany": true, "inverse": "post" } } },
                 "Tag": { "relationships": { "post": { "destination": "Post", "inverse": "tags" } } }
                 """),
             [problem("Post", "tags", "a primary key relationship must be to-one")]),
         Case(
             "attribute types that cannot be keys",
-            entities("""
+            entities(
+                """
                 "Flag": { "primaryKey": "on", "attributes": { "on": { "type": "boolean" } } },
                 "Blob": { "primaryKey": ["body", "raw"], "attributes": { "body": { "type": "json" }, "raw": { "type": "data" } } }
                 """),
@@ -443,17 +501,29 @@ import Testing
             ]),
         Case(
             "primary key with a default",
-            entities(#""CoverImage": { "primaryKey": "id", "attributes": { "id": { "type": "integer", "default": 0 } } }"#),
-            [problem("CoverImage", "id", "a primary key attribute cannot have a default; every record created without a key would share it")]),
+            entities(
+                #""CoverImage": { "primaryKey": "id", "attributes": { "id": { "type": "integer", "default": 0 } } }"#),
+            [
+                problem(
+                    "CoverImage", "id",
+                    "a primary key attribute cannot have a default; every record created without a key would share it")
+            ]),
         Case(
             "one-to-one identified from both sides",
-            entities("""
+            entities(
+                """
                 "User": { "primaryKey": "counts", "relationships": { "counts": { "destination": "Counts", "inverse": "user" } } },
                 "Counts": { "primaryKey": "user", "relationships": { "user": { "destination": "User", "inverse": "counts" } } }
                 """),
             [
-                problem("User", "counts", "Counts is identified by 'user', the inverse of this primary key; only one side of a one-to-one can identify the other"),
-                problem("Counts", "user", "User is identified by 'counts', the inverse of this primary key; only one side of a one-to-one can identify the other"),
+                problem(
+                    "User", "counts",
+                    "Counts is identified by 'user', the inverse of this primary key; only one side of a one-to-one can identify the other"
+                ),
+                problem(
+                    "Counts", "user",
+                    "User is identified by 'counts', the inverse of this primary key; only one side of a one-to-one can identify the other"
+                ),
             ]),
         Case(
             "sub-entity redefining the primary key",
@@ -471,8 +541,11 @@ import Testing
         Case(
             "malformed JSON, with line and column",
             "{\n  \"entities\": {\n    \"Post\": {},\n  }\n}",
-            [SchemaProblem(
-                file: "Blog.json", message: "malformed JSON: unexpected character '}' (expected a string key)", line: 4, column: 3)]),
+            [
+                SchemaProblem(
+                    file: "Blog.json", message: "malformed JSON: unexpected character '}' (expected a string key)",
+                    line: 4, column: 3)
+            ]),
         Case(
             "file holding an array",
             "[]",
@@ -510,7 +583,8 @@ import Testing
     /// really gives, word for word.
     @Test func documentedMessagesAreTheLoadersOwn() throws {
         let docs = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
             .appendingPathComponent("Docs/SchemaFormat.md")
         let text = try String(contentsOf: docs, encoding: .utf8)
         let start = try #require(text.range(of: "\n## Validation\n"))
@@ -539,35 +613,45 @@ import Testing
     @Test func reportsEveryProblemOfEveryFileAtOnce() throws {
         let sources = [
             Source(file: "Broken.json", text: "{ \"entities\": { \"Tag\": { } }"),
-            Source(file: "Posts.json", text: Self.entities("""
-                "Post": {
-                  "primaryKey": "idd",
-                  "attributes": { "id": { "type": "strng" }, "title": { "type": "string", "indexd": true } },
-                  "relationships": {
-                    "tags": { "destination": "Tag", "toMany": true, "deleteRule": "remove" },
-                    "author": { "destination": "Author", "inverse": "post" }
-                  }
-                }
-                """)),
-            Source(file: "Authors.json", text: Self.entities("""
-                "Author": { "parent": "Persn", "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "author" } } }
-                """)),
+            Source(
+                file: "Posts.json",
+                text: Self.entities(
+                    """
+                    "Post": {
+                      "primaryKey": "idd",
+                      "attributes": { "id": { "type": "strng" }, "title": { "type": "string", "indexd": true } },
+                      "relationships": {
+                        "tags": { "destination": "Tag", "toMany": true, "deleteRule": "remove" },
+                        "author": { "destination": "Author", "inverse": "post" }
+                      }
+                    }
+                    """)),
+            Source(
+                file: "Authors.json",
+                text: Self.entities(
+                    """
+                    "Author": { "parent": "Persn", "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "author" } } }
+                    """)),
         ]
         let error = try #require(throws: WebRecordError.self) { try Self.load(sources) }
-        #expect(error.schemaProblems.map(\.description) == [
-            "Broken.json: line 1, column 29: malformed JSON: unexpected end of input (expected ',' or '}')",
-            "Posts.json: Post.id: unknown type 'strng' (did you mean 'string'?)",
-            "Posts.json: Post.title: unknown attribute key 'indexd' (did you mean 'indexed'?)",
-            "Posts.json: Post.tags: unknown deleteRule 'remove' (use nullify, cascade or deny)",
-            "Authors.json: Author: unknown parent 'Persn'",
-            "Posts.json: Post.idd: primary key names no property (did you mean 'id'?)",
-            "Posts.json: Post.tags: unknown destination 'Tag'",
-            "Posts.json: Post.author: inverse 'post' does not exist on Author (did you mean 'posts'?)",
-            "Authors.json: Author.posts: inverse Post.author does not point back (it points to Author.post)",
-        ])
+        #expect(
+            error.schemaProblems.map(\.description) == [
+                "Broken.json: line 1, column 29: malformed JSON: unexpected end of input (expected ',' or '}')",
+                "Posts.json: Post.id: unknown type 'strng' (did you mean 'string'?)",
+                "Posts.json: Post.title: unknown attribute key 'indexd' (did you mean 'indexed'?)",
+                "Posts.json: Post.tags: unknown deleteRule 'remove' (use nullify, cascade or deny)",
+                "Authors.json: Author: unknown parent 'Persn'",
+                "Posts.json: Post.idd: primary key names no property (did you mean 'id'?)",
+                "Posts.json: Post.tags: unknown destination 'Tag'",
+                "Posts.json: Post.author: inverse 'post' does not exist on Author (did you mean 'posts'?)",
+                "Authors.json: Author.posts: inverse Post.author does not point back (it points to Author.post)",
+            ])
         #expect(error.code == .invalidSchema)
         #expect(error.message == "\(error.problems.count) problems in Authors.json, Broken.json, Posts.json")
-        #expect(error.description == (["invalidSchema: \(error.message)"] + error.schemaProblems.map { "  \($0)" }).joined(separator: "\n"))
+        #expect(
+            error.description
+                == (["invalidSchema: \(error.message)"] + error.schemaProblems.map { "  \($0)" }).joined(
+                    separator: "\n"))
     }
 
     @Test func reportsAMissingFileWithTheOthersProblems() throws {
@@ -580,10 +664,13 @@ import Testing
         let missing = directory.appendingPathComponent("Missing.json")
 
         let error = try #require(throws: WebRecordError.self) { try Schema(contentsOf: [missing, present]) }
-        #expect(error.schemaProblems == [
-            SchemaProblem(file: missing.relativePath, message: "no such file"),
-            SchemaProblem(file: present.relativePath, entity: "Post", property: "id", message: "unknown type 'text' (did you mean 'string'?)"),
-        ])
+        #expect(
+            error.schemaProblems == [
+                SchemaProblem(file: missing.relativePath, message: "no such file"),
+                SchemaProblem(
+                    file: present.relativePath, entity: "Post", property: "id",
+                    message: "unknown type 'text' (did you mean 'string'?)"),
+            ])
 
         let alone = try #require(throws: WebRecordError.self) { try Schema(contentsOf: missing) }
         #expect(alone.schemaProblems.map(\.description) == ["\(missing.relativePath): no such file"])
@@ -606,10 +693,15 @@ import Testing
     }
 
     @Test func aValidSchemaHasNoProblems() throws {
-        let schema = try Self.load([Source(file: "Blog.json", text: Self.links(
-            link: #", "subentities": { "present": { "inwardIssue": "InwardLink", "outwardIssue": "OutwardLink" } }"#,
-            inward: #", "primaryKey": "id", "attributes": { "inwardKey": { "type": "string" } }"#,
-            outward: #", "attributes": { "outwardKey": { "type": "string" } }"#))])
+        let schema = try Self.load([
+            Source(
+                file: "Blog.json",
+                text: Self.links(
+                    link:
+                        #", "subentities": { "present": { "inwardIssue": "InwardLink", "outwardIssue": "OutwardLink" } }"#,
+                    inward: #", "primaryKey": "id", "attributes": { "inwardKey": { "type": "string" } }"#,
+                    outward: #", "attributes": { "outwardKey": { "type": "string" } }"#))
+        ])
         #expect(schema.entities.map(\.name) == ["Link", "InwardLink", "OutwardLink", "Issue"])
     }
 }

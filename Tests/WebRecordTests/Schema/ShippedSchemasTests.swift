@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebRecord
 
 /// The schema files shipped in `Schemas/`: they load clean and their key paths find data in the
@@ -77,7 +78,8 @@ import Testing
 
     /// Every whole schema file shown in `Docs/SchemaFormat.md` loads as it is.
     @Test func documentedSchemasLoad() throws {
-        let text = try String(contentsOf: Self.packageRoot.appendingPathComponent("Docs/SchemaFormat.md"), encoding: .utf8)
+        let text = try String(
+            contentsOf: Self.packageRoot.appendingPathComponent("Docs/SchemaFormat.md"), encoding: .utf8)
         let blocks = text.components(separatedBy: "```json\n").dropFirst()
             .compactMap { $0.components(separatedBy: "\n```").first }
             .filter { $0.hasPrefix("{") && $0.contains("\"entities\"") }
@@ -125,7 +127,9 @@ import Testing
             let date = try #require(Self.value(for: dateKeys, in: post))
             #expect(DateCoding.date(fromISO8601: date.stringValue ?? "") != nil, "\(date) is an ISO-8601 date")
             let author = try #require(post["user"])
-            #expect(Self.value(for: user.attribute(named: "avatarImagePath")?.keyPaths ?? [], in: author)?.stringValue?.hasPrefix("https://") == true)
+            #expect(
+                Self.value(for: user.attribute(named: "avatarImagePath")?.keyPaths ?? [], in: author)?.stringValue?
+                    .hasPrefix("https://") == true)
             let cover = try #require(Self.value(for: coverImage.keyPaths, in: author)?.objectValue)
             #expect(cover["id"] == nil, "cover images have no id: they are identified through their user")
             #expect(author["counts"]?["followers"]?.int64Value != nil)
@@ -147,7 +151,9 @@ import Testing
         #expect(photoGroups.keyPaths == ["photos.groups", "photoGroups"])
         #expect(photoGroups.isOrdered)
         for name in ["Contact", "Location", "Menu", "PhotoGroup"] {
-            #expect(try Self.entity(name, in: schema).primaryKey == .relationship("venue"), "\(name) is identified by its venue")
+            #expect(
+                try Self.entity(name, in: schema).primaryKey == .relationship("venue"),
+                "\(name) is identified by its venue")
         }
         #expect(try Self.entity("Location", in: schema).attribute(named: "lat")?.type == .double)
         #expect(try Self.entity("PhotoItem", in: schema).primaryKey == .attribute("id"))
@@ -184,9 +190,11 @@ import Testing
         #expect(issueLinks.isToMany && issueLinks.isOrdered)
 
         let link = try Self.entity("Link", in: schema)
-        #expect(link.subentityDiscriminator == .presence([
-            (key: "inwardIssue", entity: "InwardLink"), (key: "outwardIssue", entity: "OutwardLink"),
-        ]))
+        #expect(
+            link.subentityDiscriminator
+                == .presence([
+                    (key: "inwardIssue", entity: "InwardLink"), (key: "outwardIssue", entity: "OutwardLink"),
+                ]))
         #expect(link.subentityNames == ["InwardLink", "OutwardLink"])
         #expect(link.primaryKey == .attribute("id"))
         #expect(link.attribute(named: "key")?.keyPaths == ["inwardIssue.key", "outwardIssue.key", "key"])
@@ -225,10 +233,15 @@ import Testing
         #expect(chosen == ["OutwardLink", "InwardLink"])
         #expect(links.compactMap { $0["id"]?.stringValue } == ["10001", "10002"], "each link has its own id")
         #expect(linkedKeys == ["PRJ-2", "PRJ-3"])
-        #expect(links.compactMap { Self.value(for: link.attribute(named: "name")?.keyPaths ?? [], in: $0)?.stringValue } == ["Dependent", "Dependent"])
+        #expect(
+            links.compactMap { Self.value(for: link.attribute(named: "name")?.keyPaths ?? [], in: $0)?.stringValue }
+                == ["Dependent", "Dependent"])
 
         let plans = try Self.records(of: Self.entity("Plan", in: schema), in: Self.response("atlassian-plans.json"))
         let planID = try #require(schema.entity(named: "Plan")?.attribute(named: "id"))
-        #expect(plans.compactMap { Self.value(for: planID.keyPaths, in: $0)?.stringValue } == ["MYPLAN1", "MYPLAN2", "MYPLAN3"])
+        #expect(
+            plans.compactMap { Self.value(for: planID.keyPaths, in: $0)?.stringValue } == [
+                "MYPLAN1", "MYPLAN2", "MYPLAN3",
+            ])
     }
 }

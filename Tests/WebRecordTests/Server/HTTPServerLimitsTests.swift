@@ -1,11 +1,12 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import WebRecord
 import WebRecordTesting
 
+@testable import WebRecord
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// What HTTPServer does with values that could trap or be dropped: timeouts and waits of any
@@ -39,7 +40,9 @@ import FoundationNetworking
     func aTimeoutThatIsNoPositiveNumberIsRefusedBeforeSending(timeout: Double) async throws {
         loopback.route("/posts", .json("[]"))
         let server = HTTPServer(baseURL: loopback.baseURL)
-        let error = await RequestSupport.error { _ = try await server.response(for: request("posts", timeout: timeout)) }
+        let error = await RequestSupport.error {
+            _ = try await server.response(for: request("posts", timeout: timeout))
+        }
         #expect(error?.code == .invalidArgument)
         #expect(error?.message == "the timeout must be a positive number of seconds, not \(timeout)")
         #expect(loopback.requests(to: "/posts").isEmpty)
@@ -56,7 +59,9 @@ import FoundationNetworking
     }
 
     @Test func aHugeRetryCapIsClampedToADay() {
-        #expect(HTTPServer(baseURL: loopback.baseURL, maximumRetryDelay: .infinity).maximumRetryDelay == HTTPServer.maximumTimeout)
+        #expect(
+            HTTPServer(baseURL: loopback.baseURL, maximumRetryDelay: .infinity).maximumRetryDelay
+                == HTTPServer.maximumTimeout)
         #expect(HTTPServer(baseURL: loopback.baseURL, maximumRetryDelay: .nan).maximumRetryDelay == 0)
     }
 
@@ -77,8 +82,10 @@ import FoundationNetworking
     }
 
     @Test func aRetryDelayThatOverflowsWaitsTheCap() throws {
-        let server = HTTPServer(baseURL: loopback.baseURL, maxRetries: 5000, retryDelay: 1e300, maximumRetryDelay: .infinity)
-        let response = try #require(HTTPURLResponse(url: loopback.baseURL, statusCode: 503, httpVersion: nil, headerFields: [:]))
+        let server = HTTPServer(
+            baseURL: loopback.baseURL, maxRetries: 5000, retryDelay: 1e300, maximumRetryDelay: .infinity)
+        let response = try #require(
+            HTTPURLResponse(url: loopback.baseURL, statusCode: 503, httpVersion: nil, headerFields: [:]))
         #expect(server.retryWait(for: response, attempt: 4000) == HTTPServer.maximumTimeout)
     }
 
@@ -89,7 +96,8 @@ import FoundationNetworking
 
     @Test(arguments: ["abc", "99999999999999999999999999", "-5", "12 bytes"])
     func aContentLengthThatIsNoNumberIsNotRepeated(length: String) {
-        let error = WebRecordError.truncatedBody(url: nil, received: 3, expectedLength: length, cause: URLError(.networkConnectionLost))
+        let error = WebRecordError.truncatedBody(
+            url: nil, received: 3, expectedLength: length, cause: URLError(.networkConnectionLost))
         #expect(error.message.hasPrefix("the response body from (no URL) was cut short after 3 bytes: "))
     }
 
@@ -109,7 +117,9 @@ import FoundationNetworking
         #expect(HTTPServer.headerProblem(name: name, value: value) == problem)
     }
 
-    @Test(arguments: [("Authorization", "Bearer a.b-c_d~e+f/g="), ("X-Weird!#$%&'*+-.^_`|~", "tab\tinside"), ("Accept", "")])
+    @Test(arguments: [
+        ("Authorization", "Bearer a.b-c_d~e+f/g="), ("X-Weird!#$%&'*+-.^_`|~", "tab\tinside"), ("Accept", ""),
+    ])
     func headersThatCanBeSentPass(name: String, value: String) {
         #expect(HTTPServer.headerProblem(name: name, value: value) == nil)
     }
@@ -133,7 +143,9 @@ import FoundationNetworking
 
     @Test func anErrorBodyEchoingTheTokenDoesNotCarryIt() async throws {
         loopback.route(
-            "/private", .json(#"{"message": "token \#(Self.secret) is not valid", "access_token": "\#(Self.secret)"}"#, status: 401))
+            "/private",
+            .json(#"{"message": "token \#(Self.secret) is not valid", "access_token": "\#(Self.secret)"}"#, status: 401)
+        )
         let server = HTTPServer(baseURL: loopback.baseURL, headers: ["Authorization": "token \(Self.secret)"])
         let error = await RequestSupport.error {
             _ = try await server.response(for: request("private?access_token=\(Self.secret)"))
@@ -144,19 +156,24 @@ import FoundationNetworking
         #expect(message.contains("access_token=%3Credacted%3E"), "\(message)")
         #expect(message.contains(#""access_token":"<redacted>""#), "\(message)")
         #expect(message.contains(#""message":"<redacted> is not valid""#), "the echoed header value: \(message)")
-        #expect(loopback.requests(to: "/private").first?.header("Authorization") == "token \(Self.secret)", "the token was sent")
+        #expect(
+            loopback.requests(to: "/private").first?.header("Authorization") == "token \(Self.secret)",
+            "the token was sent")
     }
 
     @Test func aPlainTextErrorBodyHasItsSecretPairsRedacted() async throws {
         loopback.route("/broken", .text("failed for password=\(Self.secret)&user=x", status: 500))
         let server = HTTPServer(baseURL: loopback.baseURL)
         let error = await RequestSupport.error { _ = try await server.response(for: request("broken")) }
-        #expect(error?.message.contains("failed for password=<redacted>&user=x") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("failed for password=<redacted>&user=x") == true, "\(String(describing: error))")
     }
 
     @Test func aURNThatCannotBeSentIsNamedRedacted() async throws {
         let server = HTTPServer(baseURL: loopback.baseURL)
-        let error = await RequestSupport.error { _ = try await server.response(for: request("http://?access_token=\(Self.secret)")) }
+        let error = await RequestSupport.error {
+            _ = try await server.response(for: request("http://?access_token=\(Self.secret)"))
+        }
         #expect(error?.code == .invalidArgument)
         #expect(error?.message.contains("access_token=") == true, "\(String(describing: error))")
         #expect(error?.message.contains(Self.secret) == false, "\(String(describing: error))")
@@ -165,9 +182,12 @@ import FoundationNetworking
     @Test func jsonFileServerMessagesRedactTheURN() async throws {
         let directory = try TemporaryDirectory()
         let server = try JSONFileServer(root: directory.url)
-        let error = await RequestSupport.error { _ = try await server.response(for: request("missing?access_token=\(Self.secret)")) }
+        let error = await RequestSupport.error {
+            _ = try await server.response(for: request("missing?access_token=\(Self.secret)"))
+        }
         #expect(error?.code == .notFound)
-        #expect(error?.message.contains("URN 'missing?access_token=<redacted>'") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("URN 'missing?access_token=<redacted>'") == true, "\(String(describing: error))")
         #expect(error?.message.contains(Self.secret) == false)
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import WebRecord
 import WebRecordTesting
 
+@testable import WebRecord
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// HTTPServer against a real HTTP server on 127.0.0.1.
@@ -16,14 +17,18 @@ import FoundationNetworking
         loopback = try LoopbackHTTPServer()
     }
 
-    func request(_ urn: String, method: String = "GET", data: JSONValue? = nil, headers: [String: String] = [:], timeout: TimeInterval? = nil) -> ServerRequest {
+    func request(
+        _ urn: String, method: String = "GET", data: JSONValue? = nil, headers: [String: String] = [:],
+        timeout: TimeInterval? = nil
+    ) -> ServerRequest {
         ServerRequest(urn: urn, data: data, method: method, headers: headers, timeout: timeout, entityName: "Post")
     }
 
     // MARK: - Status codes
 
     @Test func aJSONResponseIsParsedWithItsStatusHeadersAndURL() async throws {
-        loopback.route("/posts", .json(#"{"data": [{"id": 1}], "meta": {"code": 200}}"#, headers: ["X-Rate-Limit": "99"]))
+        loopback.route(
+            "/posts", .json(#"{"data": [{"id": 1}], "meta": {"code": 200}}"#, headers: ["X-Rate-Limit": "99"]))
         let server = HTTPServer(baseURL: loopback.baseURL)
 
         let response = try await server.response(for: request("posts"))
@@ -56,7 +61,8 @@ import FoundationNetworking
 
         #expect(error.code == .serverError)
         #expect(error.httpStatus == 500)
-        let excerpt = try #require(error.message.components(separatedBy: ": ").dropFirst().joined(separator: ": ") as String?)
+        let excerpt = try #require(
+            error.message.components(separatedBy: ": ").dropFirst().joined(separator: ": ") as String?)
         #expect(excerpt.hasPrefix("Internal error: stack frame;"))
         #expect(excerpt.count <= 200)
         #expect(excerpt.hasSuffix("..."))
@@ -111,11 +117,13 @@ import FoundationNetworking
     // MARK: - Retries
 
     @Test func getIsRetriedOn503And429HonouringRetryAfter() async throws {
-        loopback.route("/busy", [
-            .status(503, headers: ["Retry-After": "0"]),
-            .status(429, headers: ["Retry-After": "0"]),
-            .json(#"{"data": []}"#),
-        ])
+        loopback.route(
+            "/busy",
+            [
+                .status(503, headers: ["Retry-After": "0"]),
+                .status(429, headers: ["Retry-After": "0"]),
+                .json(#"{"data": []}"#),
+            ])
         let server = HTTPServer(baseURL: loopback.baseURL)
 
         let response = try await server.response(for: request("busy"))
@@ -212,7 +220,8 @@ import FoundationNetworking
         let server = HTTPServer(
             baseURL: loopback.baseURL, headers: ["Authorization": "Bearer default-token", "X-Client": "webrecord"])
 
-        _ = try await server.response(for: request("me", headers: ["authorization": "Bearer user-token", "X-Trace": "1"]))
+        _ = try await server.response(
+            for: request("me", headers: ["authorization": "Bearer user-token", "X-Trace": "1"]))
 
         let sent = try #require(loopback.requests(to: "/me").first)
         #expect(sent.header("Authorization") == "Bearer user-token")
@@ -232,9 +241,10 @@ import FoundationNetworking
         let sent = try #require(loopback.requests(to: "/search").first)
         #expect(sent.method == "GET")
         #expect(sent.body.isEmpty)
-        #expect(sent.queryItems.map { "\($0.name)=\($0.value)" } == [
-            "lang=en", "q=a b+c&d", "count=20", "exact=false", "tags=x", "tags=y",
-        ])
+        #expect(
+            sent.queryItems.map { "\($0.name)=\($0.value)" } == [
+                "lang=en", "q=a b+c&d", "count=20", "exact=false", "tags=x", "tags=y",
+            ])
         #expect(sent.query?.contains("a%20b%2Bc%26d") == true, "a + is sent as %2B, never as a space")
     }
 
@@ -250,7 +260,8 @@ import FoundationNetworking
         loopback.route("/posts", method: "POST", .json(#"{"data": {"id": 9}}"#, status: 201))
         let server = HTTPServer(baseURL: loopback.baseURL)
 
-        let response = try await server.response(for: request("posts", method: "post", data: ["text": "hello", "reply_to": 3]))
+        let response = try await server.response(
+            for: request("posts", method: "post", data: ["text": "hello", "reply_to": 3]))
 
         let sent = try #require(loopback.requests(to: "/posts").first)
         #expect(sent.method == "POST")
@@ -300,7 +311,9 @@ import FoundationNetworking
         #expect(error?.message.contains("Maintenance") == true)
     }
 
-    @Test(arguments: ["application/json", "application/json; charset=utf-8", "application/vnd.api+json", "Application/JSON"])
+    @Test(arguments: [
+        "application/json", "application/json; charset=utf-8", "application/vnd.api+json", "Application/JSON",
+    ])
     func jsonContentTypesAreAccepted(contentType: String) async throws {
         loopback.route("/x", .text(#"{"ok": true}"#, contentType: contentType))
         let response = try await HTTPServer(baseURL: loopback.baseURL).response(for: request("x"))
@@ -338,7 +351,8 @@ import FoundationNetworking
 
     @Test func aTruncatedBodyIsAnInvalidResponseFormat() async throws {
         let body = Array(#"{"data": [{"id": 1}, {"id": 2}]}"#.utf8)
-        loopback.route("/cut", LoopbackResponse(headers: ["Content-Type": "application/json"], body: body, truncatedLength: 12))
+        loopback.route(
+            "/cut", LoopbackResponse(headers: ["Content-Type": "application/json"], body: body, truncatedLength: 12))
         let server = HTTPServer(baseURL: loopback.baseURL)
 
         let error = await RequestSupport.error { _ = try await server.response(for: request("cut")) }
@@ -403,7 +417,9 @@ import FoundationNetworking
             return urlRequest
         }
 
-        override func decodeResponse(data: Data, response: HTTPURLResponse, request: ServerRequest) throws -> ServerResponse {
+        override func decodeResponse(data: Data, response: HTTPURLResponse, request: ServerRequest) throws
+            -> ServerResponse
+        {
             var decoded = try super.decodeResponse(data: data, response: response, request: request)
             if decoded.body["ok"] == .bool(false) {
                 throw WebRecordError(.serverError, "API error: \(decoded.body["reason"]?.stringValue ?? "?")")
@@ -418,7 +434,8 @@ import FoundationNetworking
     }
 
     @Test func aSubclassOverridesRequestBuildingDecodingAndPaging() async throws {
-        loopback.route("/items", .json(#"{"ok": true, "result": {"data": [{"id": 5}]}}"#, headers: ["X-Next-Cursor": "c5"]))
+        loopback.route(
+            "/items", .json(#"{"ok": true, "result": {"data": [{"id": 5}]}}"#, headers: ["X-Next-Cursor": "c5"]))
         loopback.route("/broken", .json(#"{"ok": false, "reason": "quota"}"#))
         let server = SignedEnvelopeServer(baseURL: loopback.baseURL)
 

@@ -39,7 +39,8 @@ import WebRecordTesting
     }
 
     @Test func theQueryIsIgnored() async throws {
-        let response = try await JSONFileServer(root: root).response(for: request("stream/0/posts/stream/global?count=20"))
+        let response = try await JSONFileServer(root: root).response(
+            for: request("stream/0/posts/stream/global?count=20"))
         #expect(response.body.value(atKeyPath: "data.0.id") == .integer(1))
     }
 
@@ -53,14 +54,17 @@ import WebRecordTesting
 
     @Test func anAbsolutePathIsRefused() async throws {
         let absolute = directory.path("outside.json")
-        let error = await RequestSupport.error { _ = try await JSONFileServer(root: root).response(for: request(absolute)) }
+        let error = await RequestSupport.error {
+            _ = try await JSONFileServer(root: root).response(for: request(absolute))
+        }
         #expect(error?.code == .invalidArgument)
         #expect(error?.message.contains("absolute") == true)
     }
 
     @Test func aSymbolicLinkOutOfTheRootIsRefused() async throws {
         try FileManager.default.createSymbolicLink(
-            atPath: root.appendingPathComponent("escape.json").path, withDestinationPath: directory.path("outside.json"))
+            atPath: root.appendingPathComponent("escape.json").path, withDestinationPath: directory.path("outside.json")
+        )
         try FileManager.default.createSymbolicLink(
             atPath: root.appendingPathComponent("up").path, withDestinationPath: directory.url.path)
 
@@ -93,14 +97,18 @@ import WebRecordTesting
     }
 
     @Test func aMissingFileIsNotFoundAndNamesTheURN() async throws {
-        let error = await RequestSupport.error { _ = try await JSONFileServer(root: root).response(for: request("nope/never")) }
+        let error = await RequestSupport.error {
+            _ = try await JSONFileServer(root: root).response(for: request("nope/never"))
+        }
         #expect(error?.code == .notFound)
         #expect(error?.message.contains("URN 'nope/never'") == true)
         #expect(error?.message.contains("never.json") == true)
     }
 
     @Test func aFileThatIsNotJSONGivesTheURNLineAndColumn() async throws {
-        let error = await RequestSupport.error { _ = try await JSONFileServer(root: root).response(for: request("broken")) }
+        let error = await RequestSupport.error {
+            _ = try await JSONFileServer(root: root).response(for: request("broken"))
+        }
         #expect(error?.code == .invalidResponseFormat)
         #expect(error?.message.contains("URN 'broken'") == true)
         #expect(error?.line == 2)
@@ -109,7 +117,9 @@ import WebRecordTesting
 
     @Test func aRootThatIsNotADirectoryIsRefused() throws {
         #expect(throws: WebRecordError.self) { try JSONFileServer(root: directory.url.appendingPathComponent("none")) }
-        #expect(throws: WebRecordError.self) { try JSONFileServer(root: directory.url.appendingPathComponent("outside.json")) }
+        #expect(throws: WebRecordError.self) {
+            try JSONFileServer(root: directory.url.appendingPathComponent("outside.json"))
+        }
     }
 
     @Test func aFileNameClosureMapsRequestsAndIsCheckedToo() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebRecord
 
 /// The built-in page managers do checked arithmetic on page numbers and offsets, which come
@@ -12,14 +13,16 @@ import Testing
     let fullPage = ServerResponse(body: ["data": [["id": 1], ["id": 2]], "total": .integer(Int64.max)])
 
     @Test func aPageNumberAtInt64MaxIsTheLast() {
-        let manager = Pagination.pageNumber(parameter: "page").pageManager(for: fullPage, of: request(["page": .integer(Int64.max)]))
+        let manager = Pagination.pageNumber(parameter: "page").pageManager(
+            for: fullPage, of: request(["page": .integer(Int64.max)]))
         #expect(manager.nextPageURN == nil)
         #expect(manager.nextPageData == nil)
         #expect(manager.currentPageIndex == Int(Int64.max - 1))
     }
 
     @Test func aPageNumberAtInt64MinHasNoIndex() {
-        let manager = Pagination.pageNumber(parameter: "page").pageManager(for: fullPage, of: request(["page": .integer(Int64.min)]))
+        let manager = Pagination.pageNumber(parameter: "page").pageManager(
+            for: fullPage, of: request(["page": .integer(Int64.min)]))
         #expect(manager.currentPageIndex == nil)
         #expect(manager.nextPageURN == "posts")
     }
@@ -34,7 +37,8 @@ import Testing
     @Test func anOffsetPastInt64MaxIsTheLast() {
         let pagination = Pagination.offset(parameter: "offset", limitParameter: "limit", limit: Int.max)
         let manager = pagination.pageManager(
-            for: ServerResponse(body: .array(Array(repeating: ["id": 1], count: 3))), of: request(["offset": .integer(5)]))
+            for: ServerResponse(body: .array(Array(repeating: ["id": 1], count: 3))),
+            of: request(["offset": .integer(5)]))
         #expect(manager.nextPageURN == nil)
         #expect(manager.nextPageData == nil)
     }
@@ -52,9 +56,10 @@ extension PagingTests {
     @Test(arguments: [0, -1, Int.min])
     func aPageLimitBelowOneRequestsTheFirstPageOnly(maximumPages: Int) async throws {
         loopback.route("/list", .json(page([1])))
-        let pages = try await collect(store.pages(
-            entity: "Post", urn: "list",
-            options: PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: maximumPages)))
+        let pages = try await collect(
+            store.pages(
+                entity: "Post", urn: "list",
+                options: PagingOptions(pagination: .pageNumber(parameter: "page"), maximumPages: maximumPages)))
         #expect(pages.count == 1)
         #expect(pages.first?.isLast == true)
         #expect(loopback.requests(to: "/list").count == 1)

@@ -97,7 +97,8 @@ import WebRecordTesting
         store.register(registered, for: FeedRecord.self)
 
         let viaRegistered = try await FeedPost.startRequest(urn: "posts", in: store)
-        let viaOverride = try await FeedPost.startRequest(urn: "posts", in: store, options: RequestOptions(server: override))
+        let viaOverride = try await FeedPost.startRequest(
+            urn: "posts", in: store, options: RequestOptions(server: override))
 
         #expect(viaRegistered.map(\.id) == [1])
         #expect(viaOverride.map(\.id) == [2, 3])

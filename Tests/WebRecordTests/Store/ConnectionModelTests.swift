@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import WebRecord
 
 /// GRDB's connection model: each connection on its own serial executor, async access that
@@ -16,7 +17,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path("store.sqlite")
         let output = try await ChildProcess.run(
-            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["write-inside-write", path], timeout: 60)
+            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["write-inside-write", path],
+            timeout: 60)
 
         #expect(output.killedBySignal, "\(output)")
         #expect(output.stderr.contains("not reentrant"), "\(output)")
@@ -30,7 +32,8 @@ import Testing
     @Test("A write inside a read of an in-memory store (one connection for both) stops the process, not a deadlock")
     func aWriteInsideAnInMemoryReadStopsTheProcess() async throws {
         let output = try await ChildProcess.run(
-            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["write-inside-read"], timeout: 60)
+            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["write-inside-read"],
+            timeout: 60)
 
         #expect(output.killedBySignal, "\(output)")
         #expect(output.stderr.contains("not reentrant"), "\(output)")
@@ -39,7 +42,9 @@ import Testing
 
     // MARK: - Reads inside a write
 
-    @Test("A read inside a write sees the write's own uncommitted state, for a file and in memory alike", arguments: [true, false])
+    @Test(
+        "A read inside a write sees the write's own uncommitted state, for a file and in memory alike",
+        arguments: [true, false])
     func aReadInsideAWriteSeesItsUncommittedState(onFile: Bool) throws {
         let directory = try TemporaryDirectory()
         let schema = try Schema(json: Self.tagSchema)
@@ -123,7 +128,8 @@ import Testing
                 started.continuation.yield()
                 // Counts to ten billion: minutes of work unless interrupted.
                 return try connection.scalar(
-                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000000000) SELECT count(*) FROM n")
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000000000) SELECT count(*) FROM n"
+                )
             }
         }
         for await _ in started.stream { break }
@@ -134,7 +140,9 @@ import Testing
         #expect(try await store.read { _ in try store.count("Tag") } == 0)
     }
 
-    @Test("Cancelling a population's task while it writes rolls it back: the store is unchanged and the error is cancelled")
+    @Test(
+        "Cancelling a population's task while it writes rolls it back: the store is unchanged and the error is cancelled"
+    )
     func cancellingALongPopulationRollsItBack() async throws {
         let directory = try TemporaryDirectory()
         let statements = Locked<[String]>([])
@@ -145,7 +153,8 @@ import Testing
             // Cancel the population once its transaction has begun.
             if sql == "BEGIN IMMEDIATE" { population.withLock { $0?.cancel() } }
         }
-        let store = try RecordStore(path: directory.path(), schema: Reliability.appNetSchema(), configuration: configuration)
+        let store = try RecordStore(
+            path: directory.path(), schema: Reliability.appNetSchema(), configuration: configuration)
         _ = try await store.populate(AppNetResponses.response(posts: 3, firstID: 1, seed: 1), entity: "Post")
         let before = try Reliability.appNetEntities.map { try store.count($0) }
         statements.withLock { $0.removeAll() }

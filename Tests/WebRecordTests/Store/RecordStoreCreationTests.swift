@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import WebRecord
 
 /// Opening a new store: tables, columns, indexes, pragmas, file mode and metadata.
@@ -10,9 +11,10 @@ import Testing
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())
         try store.write { _ in }  // the first write transaction creates the tables
 
-        #expect(try store.tableNames() == [
-            "Comment", "Passport", "Post", "Profile", "Tag", "User", "_Post_tags", "_webrecord_metadata",
-        ])
+        #expect(
+            try store.tableNames() == [
+                "Comment", "Passport", "Post", "Profile", "Tag", "User", "_Post_tags", "_webrecord_metadata",
+            ])
         let post = try store.columns(of: "Post")
         #expect(post.map(\.name) == ["_id", "_entity", "id", "title", "date", "rating", "author"])
         #expect(post.map(\.type) == ["INTEGER", "TEXT", "INTEGER", "TEXT", "TEXT", "REAL", "INTEGER"])
@@ -27,11 +29,12 @@ import Testing
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.samples())
         try store.write { _ in }  // the first write transaction creates the tables
         let types = Dictionary(uniqueKeysWithValues: try store.columns(of: "Sample").map { ($0.name, $0.type) })
-        #expect(types == [
-            "_id": "INTEGER", "_entity": "TEXT", "id": "INTEGER", "name": "TEXT", "count": "INTEGER",
-            "ratio": "REAL", "price": "TEXT", "flag": "INTEGER", "when": "TEXT", "payload": "BLOB",
-            "token": "TEXT", "link": "TEXT", "extra": "TEXT",
-        ])
+        #expect(
+            types == [
+                "_id": "INTEGER", "_entity": "TEXT", "id": "INTEGER", "name": "TEXT", "count": "INTEGER",
+                "ratio": "REAL", "price": "TEXT", "flag": "INTEGER", "when": "TEXT", "payload": "BLOB",
+                "token": "TEXT", "link": "TEXT", "extra": "TEXT",
+            ])
     }
 
     @Test func indexesThePrimaryKeyUniquelyAndIndexedAndForeignKeyColumns() throws {
@@ -90,7 +93,8 @@ import Testing
         let directory = try TemporaryDirectory()
         var configuration = RecordStore.Configuration()
         configuration.fileMode = 0o640
-        try RecordStore(path: directory.path(), schema: StoreSchemas.blog(), configuration: configuration).write { _ in }
+        try RecordStore(path: directory.path(), schema: StoreSchemas.blog(), configuration: configuration).write { _ in
+        }
         let mode = try FileManager.default.attributesOfItem(atPath: directory.path())[.posixPermissions] as? NSNumber
         #expect(mode?.uint16Value == 0o640)
     }
@@ -158,12 +162,16 @@ import Testing
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.links())
         try store.write { _ in }  // the first write transaction creates the tables
         #expect(try store.tableNames() == ["Link", "_webrecord_metadata"])
-        #expect(try store.columns(of: "Link").map(\.name) == ["_id", "_entity", "id", "kind", "inwardIssue", "outwardIssue"])
+        #expect(
+            try store.columns(of: "Link").map(\.name) == [
+                "_id", "_entity", "id", "kind", "inwardIssue", "outwardIssue",
+            ])
         #expect(try store.indexedColumns("_pk_Link") == ["id"])
 
         try store.write { connection in
             try connection.insert("Link", ["_entity": "InwardLink", "id": 1, "kind": "inward", "inwardIssue": "JRA-1"])
-            try connection.insert("Link", ["_entity": "OutwardLink", "id": 2, "kind": "outward", "outwardIssue": "JRA-2"])
+            try connection.insert(
+                "Link", ["_entity": "OutwardLink", "id": 2, "kind": "outward", "outwardIssue": "JRA-2"])
         }
         let entities = try store.rows("SELECT \"_entity\" FROM \"Link\" ORDER BY \"id\"").map { $0[0] }
         #expect(entities == [.text("InwardLink"), .text("OutwardLink")])
@@ -223,51 +231,55 @@ import Testing
         #expect(try store.columns(of: "_Post_tags").map(\.name) == ["owner", "target"])
         let keys = try store.rows(
             "SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list('_Post_tags') ORDER BY \"from\"")
-        #expect(keys == [
-            [.text("owner"), .text("Post"), .text("CASCADE")],
-            [.text("target"), .text("Tag"), .text("CASCADE")],
-        ])
+        #expect(
+            keys == [
+                [.text("owner"), .text("Post"), .text("CASCADE")],
+                [.text("target"), .text("Tag"), .text("CASCADE")],
+            ])
         #expect(try store.indexNames(on: "_Post_tags") == ["_index__Post_tags_target"])
         #expect(try !store.tableNames().contains("_Tag_posts"))
     }
 
     @Test func orderedManyToManyHasPositionColumns() throws {
-        let schema = try Schema(json: """
-            {
-              "entities": {
-                "Playlist": {
-                  "primaryKey": "id",
-                  "attributes": { "id": { "type": "integer" } },
-                  "relationships": { "songs": { "destination": "Song", "toMany": true, "ordered": true, "inverse": "playlists" } }
-                },
-                "Song": {
-                  "primaryKey": "id",
-                  "attributes": { "id": { "type": "integer" } },
-                  "relationships": { "playlists": { "destination": "Playlist", "toMany": true, "ordered": true, "inverse": "songs" } }
+        let schema = try Schema(
+            json: """
+                {
+                  "entities": {
+                    "Playlist": {
+                      "primaryKey": "id",
+                      "attributes": { "id": { "type": "integer" } },
+                      "relationships": { "songs": { "destination": "Song", "toMany": true, "ordered": true, "inverse": "playlists" } }
+                    },
+                    "Song": {
+                      "primaryKey": "id",
+                      "attributes": { "id": { "type": "integer" } },
+                      "relationships": { "playlists": { "destination": "Playlist", "toMany": true, "ordered": true, "inverse": "songs" } }
+                    }
+                  }
                 }
-              }
-            }
-            """)
+                """)
         let store = try RecordStore(inMemory: schema)
-        #expect(try store.columns(of: "_Playlist_songs").map(\.name) == ["owner", "target", "position", "inverse_position"])
+        #expect(
+            try store.columns(of: "_Playlist_songs").map(\.name) == ["owner", "target", "position", "inverse_position"])
     }
 
     @Test func toManyWithoutInverseIsAJoinTableAndToOneWithoutInverseAForeignKey() throws {
-        let schema = try Schema(json: """
-            {
-              "entities": {
-                "Venue": {
-                  "primaryKey": "id",
-                  "attributes": { "id": { "type": "string" } },
-                  "relationships": {
-                    "categories": { "destination": "Category", "toMany": true },
-                    "primaryCategory": { "destination": "Category" }
+        let schema = try Schema(
+            json: """
+                {
+                  "entities": {
+                    "Venue": {
+                      "primaryKey": "id",
+                      "attributes": { "id": { "type": "string" } },
+                      "relationships": {
+                        "categories": { "destination": "Category", "toMany": true },
+                        "primaryCategory": { "destination": "Category" }
+                      }
+                    },
+                    "Category": { "primaryKey": "id", "attributes": { "id": { "type": "string" } } }
                   }
-                },
-                "Category": { "primaryKey": "id", "attributes": { "id": { "type": "string" } } }
-              }
-            }
-            """)
+                }
+                """)
         let store = try RecordStore(inMemory: schema)
         #expect(try store.columns(of: "_Venue_categories").map(\.name) == ["owner", "target"])
         #expect(try store.columns(of: "Venue").map(\.name) == ["_id", "_entity", "id", "primaryCategory"])

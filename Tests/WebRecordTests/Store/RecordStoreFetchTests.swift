@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebRecord
 
 /// `fetch`, `count` and `fetchOne`.
@@ -12,10 +13,12 @@ import Testing
             let ann = try connection.insertRow("User", ["_entity": "User", "id": "u1", "name": "Ann"])
             let bob = try connection.insertRow("User", ["_entity": "User", "id": "u2", "name": "Bob"])
             let rows: [(Int, String, Double?, Int64)] = [
-                (3, "charlie", 4.0, ann), (1, "alpha", 2.0, bob), (5, "echo", 4.0, ann), (2, "bravo", 1.0, bob), (4, "delta", nil, ann),
+                (3, "charlie", 4.0, ann), (1, "alpha", 2.0, bob), (5, "echo", 4.0, ann), (2, "bravo", 1.0, bob),
+                (4, "delta", nil, ann),
             ]
             for (id, title, rating, author) in rows {
-                try connection.insert("Post", ["_entity": "Post", "id": id, "title": title, "rating": rating, "author": author])
+                try connection.insert(
+                    "Post", ["_entity": "Post", "id": id, "title": title, "rating": rating, "author": author])
             }
         }
         return store
@@ -33,7 +36,8 @@ import Testing
     @Test func aPredicateBindsItsArguments() throws {
         let store = try Self.makeStore()
         #expect(Self.keys(try store.fetch("Post", where: "rating > ?", arguments: [1.5])) == [3, 1, 5])
-        #expect(Self.keys(try store.fetch("Post", where: "title LIKE ? AND id <> ?", arguments: ["%a%", 4])) == [3, 1, 2])
+        #expect(
+            Self.keys(try store.fetch("Post", where: "title LIKE ? AND id <> ?", arguments: ["%a%", 4])) == [3, 1, 2])
         #expect(Self.keys(try store.fetch("Post", where: "rating IS NULL")) == [4])
         #expect(try store.fetch("Post", where: "title = ?", arguments: ["alpha' OR '1'='1"]).isEmpty)
     }
@@ -50,13 +54,15 @@ import Testing
         #expect(Self.keys(try store.fetch("Post", orderBy: [.descending("title")])) == [5, 4, 3, 2, 1])
         // 3 and 5 tie on 4.0; 3 was inserted first. NULL sorts first ascending in SQLite.
         #expect(Self.keys(try store.fetch("Post", orderBy: [.descending("rating")])) == [3, 5, 1, 2, 4])
-        #expect(Self.keys(try store.fetch("Post", orderBy: [.descending("rating"), .descending("id")])) == [5, 3, 1, 2, 4])
+        #expect(
+            Self.keys(try store.fetch("Post", orderBy: [.descending("rating"), .descending("id")])) == [5, 3, 1, 2, 4])
         #expect(Self.keys(try store.fetch("Post", orderBy: [.ascending("rating")])) == [4, 2, 1, 3, 5])
     }
 
     @Test func sortsByAToOneRelationshipKeptInTheTable() throws {
         let store = try Self.makeStore()
-        #expect(Self.keys(try store.fetch("Post", orderBy: [.descending("author"), .ascending("id")])) == [1, 2, 3, 4, 5])
+        #expect(
+            Self.keys(try store.fetch("Post", orderBy: [.descending("author"), .ascending("id")])) == [1, 2, 3, 4, 5])
     }
 
     @Test func limitAndOffsetPage() throws {
@@ -125,19 +131,22 @@ import Testing
     }
 
     @Test func fetchOneWithACompositeKey() throws {
-        let schema = try Schema(json: """
-            { "entities": { "Membership": {
-                "primaryKey": ["group", "member"],
-                "attributes": {
-                  "group": { "type": "string" }, "member": { "type": "integer" }, "role": { "type": "string" }
-                }
-            } } }
-            """)
+        let schema = try Schema(
+            json: """
+                { "entities": { "Membership": {
+                    "primaryKey": ["group", "member"],
+                    "attributes": {
+                      "group": { "type": "string" }, "member": { "type": "integer" }, "role": { "type": "string" }
+                    }
+                } } }
+                """)
         let store = try RecordStore(inMemory: schema)
         try store.write { connection in
             try connection.insert("Membership", ["_entity": "Membership", "group": "g1", "member": 1, "role": "owner"])
-            try connection.insert("Membership", ["_entity": "Membership", "group": "g1", "member": 2, "role": "reader"])
-            try connection.insert("Membership", ["_entity": "Membership", "group": "g2", "member": 1, "role": "writer"])
+            try connection.insert(
+                "Membership", ["_entity": "Membership", "group": "g1", "member": 2, "role": "reader"])
+            try connection.insert(
+                "Membership", ["_entity": "Membership", "group": "g2", "member": 1, "role": "writer"])
         }
         #expect(try store.indexedColumns("_pk_Membership") == ["group", "member"])
         #expect(try store.fetchOne("Membership", primaryKey: ["g1", "2"])?["role"] as String? == "reader")
@@ -193,7 +202,9 @@ import Testing
 
     @Test func aBrokenPredicateIsAStoreError() throws {
         let store = try Self.makeStore()
-        let error = #expect(throws: WebRecordError.self) { try store.fetch("Post", where: "rating >>> ?", arguments: [1]) }
+        let error = #expect(throws: WebRecordError.self) {
+            try store.fetch("Post", where: "rating >>> ?", arguments: [1])
+        }
         #expect(error?.code == .storeError)
         #expect(error?.sql?.contains("rating >>> ?") == true)
         #expect(error?.sqliteCode != nil)

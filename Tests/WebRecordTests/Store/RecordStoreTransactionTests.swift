@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import WebRecord
 
 /// Write transactions: commit on return, rollback on throw, BEGIN IMMEDIATE and the busy timeout.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebRecord
 import WebRecordTesting
+
+@testable import WebRecord
 
 /// Typed access to a record's attributes.
 @Suite struct RecordAttributeTests {
@@ -13,12 +14,14 @@ import WebRecordTesting
     static func makeStore() throws -> RecordStore {
         let store = try RecordStore(inMemory: StoreSchemas.samples())
         try store.write { connection in
-            try connection.insert("Sample", [
-                "_entity": "Sample", "id": 1, "name": "Ann", "count": 42, "ratio": 2.5,
-                "price": Decimal(string: "12.345", locale: Locale(identifier: "en_US_POSIX")),
-                "flag": true, "when": date, "payload": Data([1, 2, 3]), "token": token, "link": link,
-                "extra": #"{"a":[1,true,null],"b":"x"}"#,
-            ])
+            try connection.insert(
+                "Sample",
+                [
+                    "_entity": "Sample", "id": 1, "name": "Ann", "count": 42, "ratio": 2.5,
+                    "price": Decimal(string: "12.345", locale: Locale(identifier: "en_US_POSIX")),
+                    "flag": true, "when": date, "payload": Data([1, 2, 3]), "token": token, "link": link,
+                    "extra": #"{"a":[1,true,null],"b":"x"}"#,
+                ])
             try connection.insert("Sample", ["_entity": "Sample", "id": 2])
         }
         return store
@@ -123,7 +126,10 @@ import WebRecordTesting
 
     @Test func numericConversionsThatFitSucceed() throws {
         let store = try Self.makeStore()
-        try store.write { try $0.insert("Sample", ["_entity": "Sample", "id": 3, "count": 5_000_000_000, "ratio": 4.0, "price": "12"]) }
+        try store.write {
+            try $0.insert(
+                "Sample", ["_entity": "Sample", "id": 3, "count": 5_000_000_000, "ratio": 4.0, "price": "12"])
+        }
         let record = try #require(try store.fetchOne("Sample", primaryKey: 3))
         #expect(record["count"] as Int32? == nil)  // does not fit
         #expect(record["count"] as Int64? == 5_000_000_000)
@@ -147,7 +153,8 @@ import WebRecordTesting
 @Suite struct RecordRelationshipTests {
     /// u1 (Ann) wrote posts 1 and 2; u2 (Bob) wrote nothing; post 3 has no author.
     /// Post 1 has comments c10, c11, c12 stored in the order c12, c10, c11, and tags swift, sql.
-    static func makeStore(configuration: RecordStore.Configuration = RecordStore.Configuration()) throws -> RecordStore {
+    static func makeStore(configuration: RecordStore.Configuration = RecordStore.Configuration()) throws -> RecordStore
+    {
         let store = try RecordStore(inMemory: StoreSchemas.blog(), configuration: configuration)
         try store.write { connection in
             let ann = try connection.insertRow("User", ["_entity": "User", "id": "u1", "name": "Ann"])
@@ -155,9 +162,12 @@ import WebRecordTesting
             let first = try connection.insertRow("Post", ["_entity": "Post", "id": 1, "title": "First", "author": ann])
             try connection.insert("Post", ["_entity": "Post", "id": 2, "title": "Second", "author": ann])
             try connection.insert("Post", ["_entity": "Post", "id": 3, "title": "Orphan"])
-            try connection.insert("Comment", ["_entity": "Comment", "id": 10, "body": "b", "post": first, "_position_post": 1])
-            try connection.insert("Comment", ["_entity": "Comment", "id": 11, "body": "c", "post": first, "_position_post": 2])
-            try connection.insert("Comment", ["_entity": "Comment", "id": 12, "body": "a", "post": first, "_position_post": 0])
+            try connection.insert(
+                "Comment", ["_entity": "Comment", "id": 10, "body": "b", "post": first, "_position_post": 1])
+            try connection.insert(
+                "Comment", ["_entity": "Comment", "id": 11, "body": "c", "post": first, "_position_post": 2])
+            try connection.insert(
+                "Comment", ["_entity": "Comment", "id": 12, "body": "a", "post": first, "_position_post": 0])
             let swift = try connection.insertRow("Tag", ["_entity": "Tag", "name": "swift"])
             let sql = try connection.insertRow("Tag", ["_entity": "Tag", "name": "sql"])
             try connection.insert("_Post_tags", ["owner": first, "target": sql])
@@ -206,20 +216,21 @@ import WebRecordTesting
     }
 
     @Test func orderedManyToManyComesInPositionOrderFromEachSide() throws {
-        let schema = try Schema(json: """
-            {
-              "entities": {
-                "Playlist": {
-                  "primaryKey": "id", "attributes": { "id": { "type": "integer" } },
-                  "relationships": { "songs": { "destination": "Song", "toMany": true, "ordered": true, "inverse": "playlists" } }
-                },
-                "Song": {
-                  "primaryKey": "id", "attributes": { "id": { "type": "integer" } },
-                  "relationships": { "playlists": { "destination": "Playlist", "toMany": true, "ordered": true, "inverse": "songs" } }
+        let schema = try Schema(
+            json: """
+                {
+                  "entities": {
+                    "Playlist": {
+                      "primaryKey": "id", "attributes": { "id": { "type": "integer" } },
+                      "relationships": { "songs": { "destination": "Song", "toMany": true, "ordered": true, "inverse": "playlists" } }
+                    },
+                    "Song": {
+                      "primaryKey": "id", "attributes": { "id": { "type": "integer" } },
+                      "relationships": { "playlists": { "destination": "Playlist", "toMany": true, "ordered": true, "inverse": "songs" } }
+                    }
+                  }
                 }
-              }
-            }
-            """)
+                """)
         let store = try RecordStore(inMemory: schema)
         try store.write { connection in
             let a = try connection.insertRow("Playlist", ["_entity": "Playlist", "id": 1])
@@ -346,7 +357,9 @@ import WebRecordTesting
         #expect(post.related("author") as Writer? == nil)
         let warning = try #require(handler.events.first { $0.level == .warning })
         #expect(warning.message.contains("Writer"))
-        #expect(warning.message.contains("store.register(recordClass: Writer.self, forEntity: \"User\")"), "\(warning.message)")
+        #expect(
+            warning.message.contains("store.register(recordClass: Writer.self, forEntity: \"User\")"),
+            "\(warning.message)")
 
         // Registered for the entity, the same class is what the relationship gives.
         store.register(recordClass: Writer.self, forEntity: "User")
@@ -366,7 +379,8 @@ import WebRecordTesting
     @Test func fetchByClassUsesTheRegisteredEntity() throws {
         let store = try RecordRelationshipTests.makeStore()
         store.register(recordClass: Article.self, forEntity: "Post")
-        let articles: [Article] = try store.fetch(Article.self, where: "\"id\" > ?", arguments: [1], orderBy: [.descending("id")])
+        let articles: [Article] = try store.fetch(
+            Article.self, where: "\"id\" > ?", arguments: [1], orderBy: [.descending("id")])
         #expect(articles.map(\.primaryKeyValue) == [3, 2])
         #expect(try store.fetch(Article.self, limit: 1, offset: 2).map(\.primaryKeyValue) == [3])
     }
@@ -442,13 +456,16 @@ import WebRecordTesting
 
     @Test func decodesEveryAttributeType() throws {
         let store = try RecordStore(inMemory: StoreSchemas.samples())
-        let precise = try #require(Decimal(string: "12345678901234567890.123456789", locale: Locale(identifier: "en_US_POSIX")))
+        let precise = try #require(
+            Decimal(string: "12345678901234567890.123456789", locale: Locale(identifier: "en_US_POSIX")))
         try store.write { connection in
-            try connection.insert("Sample", [
-                "_entity": "Sample", "id": 1, "name": "Ann", "price": precise, "ratio": 0.25, "flag": false,
-                "when": "2012-11-21T02:33:42.500Z", "payload": Data([0, 255]),
-                "token": RecordAttributeTests.token, "link": RecordAttributeTests.link, "extra": #"{"a":[1,null]}"#,
-            ])
+            try connection.insert(
+                "Sample",
+                [
+                    "_entity": "Sample", "id": 1, "name": "Ann", "price": precise, "ratio": 0.25, "flag": false,
+                    "when": "2012-11-21T02:33:42.500Z", "payload": Data([0, 255]),
+                    "token": RecordAttributeTests.token, "link": RecordAttributeTests.link, "extra": #"{"a":[1,null]}"#,
+                ])
         }
         let sample = try #require(try store.fetchOne("Sample", primaryKey: 1)).decode(Sample.self)
         #expect(sample.name == "Ann")

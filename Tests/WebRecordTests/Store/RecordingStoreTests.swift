@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebRecordTesting
+
 @testable import WebRecord
 
 /// The throwaway store that records its SQL.
@@ -17,14 +18,15 @@ import WebRecordTesting
         _ = try test.store.fetch("Tag")
         _ = try test.store.count("Tag")
 
-        #expect(test.statements == [
-            "BEGIN IMMEDIATE",
-            "INSERT INTO \"Tag\" (\"_entity\", \"name\") VALUES (?, ?)",
-            "COMMIT",
-            "SELECT * FROM \"Tag\" ORDER BY \"_id\" ASC",
-            "SELECT * FROM \"Tag\" ORDER BY \"_id\" ASC",
-            "SELECT count(*) FROM \"Tag\"",
-        ])
+        #expect(
+            test.statements == [
+                "BEGIN IMMEDIATE",
+                "INSERT INTO \"Tag\" (\"_entity\", \"name\") VALUES (?, ?)",
+                "COMMIT",
+                "SELECT * FROM \"Tag\" ORDER BY \"_id\" ASC",
+                "SELECT * FROM \"Tag\" ORDER BY \"_id\" ASC",
+                "SELECT count(*) FROM \"Tag\"",
+            ])
         #expect(test.statements(matching: "select").count == 3)
         #expect(test.statements(matching: "INSERT").count == 1)
     }

@@ -34,7 +34,8 @@ import Testing
             path = directory.path()
             try StoreMigratorTests.makeStore(at: path, schema: StoreMigratorTests.schema())
             v2 = try StoreMigratorTests.schema(
-                postAttributes: #""id": { "type": "integer" }, "title": { "type": "string" }, "date": { "type": "date" }, "summary": { "type": "string" }"#,
+                postAttributes:
+                    #""id": { "type": "integer" }, "title": { "type": "string" }, "date": { "type": "date" }, "summary": { "type": "string" }"#,
                 extraEntities: #", "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } }"#)
             before = try FileSnapshot(path: path)
             catalog = try StoreAtomicityTests.catalog(at: path)
@@ -116,7 +117,9 @@ import Testing
 
         let result = try await store.populate(response, entity: "Post")
         #expect(result.records.count == 1)
-        #expect(try RecordStore(path: path, schema: StoreSchemas.blog()).fetchOne("Post", primaryKey: 1)?["title"] as String? == "never stored")
+        #expect(
+            try RecordStore(path: path, schema: StoreSchemas.blog()).fetchOne("Post", primaryKey: 1)?["title"]
+                as String? == "never stored")
     }
 
     @Test func aStoreWhoseNewFileAnotherStoreRemovedMakesItAgain() throws {

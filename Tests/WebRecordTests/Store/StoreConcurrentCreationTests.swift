@@ -54,7 +54,8 @@ struct StoreConcurrentCreationTests {
     static func populateInTurn(schema: String, db: String, inputs: [String]) async throws {
         let webrecord = try ChildProcess.webrecord()
         for input in inputs {
-            let result = try await ChildProcess.run(webrecord, ["populate", "--schema", schema, "--db", db, "--entity", "Post", input])
+            let result = try await ChildProcess.run(
+                webrecord, ["populate", "--schema", schema, "--db", db, "--entity", "Post", input])
             #expect(result.status == 0 && !result.killedBySignal, "\(result)")
         }
     }
@@ -93,7 +94,8 @@ struct StoreConcurrentCreationTests {
         }
     }
 
-    @Test("6 processes migrate one store at once (an added attribute), 5 rounds: all succeed, content as if run in turn")
+    @Test(
+        "6 processes migrate one store at once (an added attribute), 5 rounds: all succeed, content as if run in turn")
     func sixProcessesMigrateOneStore() async throws {
         let directory = try TemporaryDirectory()
         let original = Reliability.appNetSchemaURL.path

@@ -8,10 +8,11 @@ import WebRecordTesting
     /// A schema whose one attribute goes through the transformer `name` (each test its own:
     /// tests run in parallel, and process-wide transformers are shared).
     static func schema(transformer name: String) throws -> Schema {
-        try Schema(json: #"""
-            {"entities": {"Price": {"primaryKey": "id", "attributes": {
-              "id": {"type": "integer"}, "dollars": {"type": "double", "key": "cents", "transformer": "\#(name)"}}}}}
-            """#)
+        try Schema(
+            json: #"""
+                {"entities": {"Price": {"primaryKey": "id", "attributes": {
+                  "id": {"type": "integer"}, "dollars": {"type": "double", "key": "cents", "transformer": "\#(name)"}}}}}
+                """#)
     }
 
     @Test("A transformer in a store's configuration serves that store only")
@@ -24,7 +25,9 @@ import WebRecordTesting
 
         let result = try configured.populate([["id": 1, "cents": 250]], entity: "Price")
         #expect(result.records.first?["dollars"] as Double? == 2.5)
-        let failure = #expect(throws: WebRecordError.self) { try plain.populate([["id": 1, "cents": 250]], entity: "Price") }
+        let failure = #expect(throws: WebRecordError.self) {
+            try plain.populate([["id": 1, "cents": 250]], entity: "Price")
+        }
         #expect(failure?.code == .invalidEntityDescription)
         #expect(failure?.message.contains("storeCentsToDollars") == true)
         #expect(try plain.count("Price") == 0)
@@ -40,13 +43,19 @@ import WebRecordTesting
         let configured = try RecordStore(inMemory: schema, configuration: configuration)
         let plain = try RecordStore(inMemory: schema)
 
-        #expect(try configured.populate([["id": 1, "cents": 250]], entity: "Price").records.first?["dollars"] as Double? == 2.5)
-        #expect(try plain.populate([["id": 1, "cents": 250]], entity: "Price").records.first?["dollars"] as Double? == -1)
+        #expect(
+            try configured.populate([["id": 1, "cents": 250]], entity: "Price").records.first?["dollars"] as Double?
+                == 2.5)
+        #expect(
+            try plain.populate([["id": 1, "cents": 250]], entity: "Price").records.first?["dollars"] as Double? == -1)
     }
 
     @Test("A store with its own logging settings logs there, at its level, whatever the process-wide level")
     func aStoreLogsThroughItsOwnSettings() throws {
-        let schema = try Schema(json: #"{"entities": {"Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}, "n": {"type": "integer"}}}}}"#)
+        let schema = try Schema(
+            json:
+                #"{"entities": {"Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}, "n": {"type": "integer"}}}}}"#
+        )
         let handler = InMemoryLogHandler()
         var configuration = RecordStore.Configuration()
         configuration.logging = LogSettings(handler: handler, level: .debug)

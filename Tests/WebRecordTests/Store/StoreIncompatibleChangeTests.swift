@@ -16,12 +16,13 @@ import Testing
         user: String = #""posts": { "destination": "Post", "toMany": true, "inverse": "author" }"#,
         extra: String = ""
     ) throws -> Schema {
-        try Schema(json: """
-            { "entities": {
-                "Post": { "primaryKey": "id", "attributes": { \(postAttributes) }, "relationships": { \(post) } },
-                "User": { "primaryKey": "id", "attributes": { "id": { "type": "string" } }, "relationships": { \(user) } }\(extra)
-            } }
-            """)
+        try Schema(
+            json: """
+                { "entities": {
+                    "Post": { "primaryKey": "id", "attributes": { \(postAttributes) }, "relationships": { \(post) } },
+                    "User": { "primaryKey": "id", "attributes": { "id": { "type": "string" } }, "relationships": { \(user) } }\(extra)
+                } }
+                """)
     }
 
     struct Change: Sendable, CustomTestStringConvertible {
@@ -37,45 +38,77 @@ import Testing
             name: "a one-to-many loses its inverse (foreign key to join table)",
             before: { try schema() },
             after: { try schema(post: "", user: #""posts": { "destination": "Post", "toMany": true }"#) },
-            fragments: ["User.posts: relationship stored as to-many in foreign key column Post.author", "join table _User_posts"]),
+            fragments: [
+                "User.posts: relationship stored as to-many in foreign key column Post.author",
+                "join table _User_posts",
+            ]),
         Change(
             name: "a to-one becomes to-many",
             before: { try schema() },
             after: { try schema(post: #""author": { "destination": "User", "toMany": true, "inverse": "posts" }"#) },
-            fragments: ["Post.author: relationship stored as to-one in foreign key column Post.author", "to-many in join table _Post_author"]),
+            fragments: [
+                "Post.author: relationship stored as to-one in foreign key column Post.author",
+                "to-many in join table _Post_author",
+            ]),
         Change(
             name: "a to-many becomes to-one",
             before: { try schema() },
             after: { try schema(user: #""posts": { "destination": "Post", "inverse": "author" }"#) },
-            fragments: ["User.posts: relationship stored as to-many in foreign key column Post.author", "to-one in foreign key column Post.author"]),
+            fragments: [
+                "User.posts: relationship stored as to-many in foreign key column Post.author",
+                "to-one in foreign key column Post.author",
+            ]),
         Change(
             name: "a one-to-many becomes ordered",
             before: { try schema() },
-            after: { try schema(user: #""posts": { "destination": "Post", "toMany": true, "ordered": true, "inverse": "author" }"#) },
+            after: {
+                try schema(
+                    user: #""posts": { "destination": "Post", "toMany": true, "ordered": true, "inverse": "author" }"#)
+            },
             fragments: ["User.posts", "ordered by Post._position_author"]),
         Change(
             name: "an ordered one-to-many becomes unordered",
-            before: { try schema(user: #""posts": { "destination": "Post", "toMany": true, "ordered": true, "inverse": "author" }"#) },
+            before: {
+                try schema(
+                    user: #""posts": { "destination": "Post", "toMany": true, "ordered": true, "inverse": "author" }"#)
+            },
             after: { try schema() },
-            fragments: ["User.posts: relationship stored as to-many in foreign key column Post.author ordered by Post._position_author"]),
+            fragments: [
+                "User.posts: relationship stored as to-many in foreign key column Post.author ordered by Post._position_author"
+            ]),
         Change(
             name: "a many-to-many changes its owning side (a rename sorts the other side first)",
             before: {
-                try schema(user: #""posts": { "destination": "Post", "toMany": true, "inverse": "author" }, "followers": { "destination": "User", "toMany": true, "inverse": "following" }, "following": { "destination": "User", "toMany": true, "inverse": "followers" }"#)
+                try schema(
+                    user:
+                        #""posts": { "destination": "Post", "toMany": true, "inverse": "author" }, "followers": { "destination": "User", "toMany": true, "inverse": "following" }, "following": { "destination": "User", "toMany": true, "inverse": "followers" }"#
+                )
             },
             after: {
-                try schema(user: #""posts": { "destination": "Post", "toMany": true, "inverse": "author" }, "zfollowers": { "destination": "User", "toMany": true, "inverse": "following" }, "following": { "destination": "User", "toMany": true, "inverse": "zfollowers" }"#)
+                try schema(
+                    user:
+                        #""posts": { "destination": "Post", "toMany": true, "inverse": "author" }, "zfollowers": { "destination": "User", "toMany": true, "inverse": "following" }, "following": { "destination": "User", "toMany": true, "inverse": "zfollowers" }"#
+                )
             },
-            fragments: ["User.following: relationship stored as to-many in join table _User_followers as target", "join table _User_following as owner"]),
+            fragments: [
+                "User.following: relationship stored as to-many in join table _User_followers as target",
+                "join table _User_following as owner",
+            ]),
         Change(
             name: "an entity moves into another hierarchy",
             before: { try schema(extra: #", "Note": { "attributes": { "body": { "type": "string" } } }"#) },
-            after: { try schema(extra: #", "Note": { "parent": "User", "attributes": { "body": { "type": "string" } } }"#) },
+            after: {
+                try schema(extra: #", "Note": { "parent": "User", "attributes": { "body": { "type": "string" } } }"#)
+            },
             fragments: ["Note: records moved from table Note to table User"]),
         Change(
             name: "an entity renamed only in case",
-            before: { try schema(extra: #", "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } }"#) },
-            after: { try schema(extra: #", "tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } }"#) },
+            before: {
+                try schema(extra: #", "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } }"#)
+            },
+            after: {
+                try schema(extra: #", "tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } }"#)
+            },
             fragments: ["tag: table name differs only in case from the stored table Tag"]),
         Change(
             name: "an attribute renamed only in case",
@@ -84,8 +117,12 @@ import Testing
             fragments: ["Post.Title: column name differs only in case from the stored column Post.title"]),
         Change(
             name: "a sub-entity's attribute changes type",
-            before: { try schema(extra: #", "Draft": { "parent": "Post", "attributes": { "words": { "type": "integer" } } }"#) },
-            after: { try schema(extra: #", "Draft": { "parent": "Post", "attributes": { "words": { "type": "string" } } }"#) },
+            before: {
+                try schema(extra: #", "Draft": { "parent": "Post", "attributes": { "words": { "type": "integer" } } }"#)
+            },
+            after: {
+                try schema(extra: #", "Draft": { "parent": "Post", "attributes": { "words": { "type": "string" } } }"#)
+            },
             fragments: ["Draft.words (column Post.words): changed from attribute integer to attribute string"]),
     ]
 
@@ -151,16 +188,19 @@ import Testing
         // Remove what this version records beyond the tables, as an older WebRecord wrote it.
         do {
             let connection = try Connection(path: path)
-            let text = try #require(try connection.scalar("SELECT value FROM _webrecord_metadata WHERE key = 'layout'")?.text)
+            let text = try #require(
+                try connection.scalar("SELECT value FROM _webrecord_metadata WHERE key = 'layout'")?.text)
             var layout = try #require(try JSONReader().read(text).objectValue)
             layout["entities"] = nil
             layout["relationships"] = nil
             try connection.execute(
-                "UPDATE _webrecord_metadata SET value = ? WHERE key = 'layout'", [.text(JSONValue.object(layout).serialized(sortedKeys: true))])
+                "UPDATE _webrecord_metadata SET value = ? WHERE key = 'layout'",
+                [.text(JSONValue.object(layout).serialized(sortedKeys: true))])
         }
         try RecordStore(path: path, schema: Self.schema()).write { _ in }
         let error = #expect(throws: WebRecordError.self) {
-            try RecordStore(path: path, schema: Self.schema(post: "", user: #""posts": { "destination": "Post", "toMany": true }"#))
+            try RecordStore(
+                path: path, schema: Self.schema(post: "", user: #""posts": { "destination": "Post", "toMany": true }"#))
         }
         #expect(error?.code == .incompatibleStore)
         #expect(error?.message.contains("User.posts") == true)

@@ -1,41 +1,44 @@
 import Foundation
 import TestSupport
 import Testing
-@testable import WebRecord
 import WebRecordTesting
+
+@testable import WebRecord
 
 /// Reopening a store with a changed schema: additive changes migrate in place, anything else
 /// is an `incompatibleStore` error that leaves the file as it was.
 @Suite struct StoreMigratorTests {
     /// Version 1 of a schema; the tests change it in one place at a time.
     static func schema(
-        postAttributes: String = #""id": { "type": "integer" }, "title": { "type": "string" }, "date": { "type": "date" }"#,
+        postAttributes: String =
+            #""id": { "type": "integer" }, "title": { "type": "string" }, "date": { "type": "date" }"#,
         postKey: String = "id",
         authorDestination: String = "User",
         extraPostRelationships: String = "",
         extraUserRelationships: String = "",
         extraEntities: String = ""
     ) throws -> Schema {
-        try Schema(json: """
-            {
-              "entities": {
-                "Post": {
-                  "primaryKey": "\(postKey)",
-                  "attributes": { \(postAttributes) },
-                  "relationships": {
-                    "author": { "destination": "\(authorDestination)", "inverse": "posts" }\(extraPostRelationships)
+        try Schema(
+            json: """
+                {
+                  "entities": {
+                    "Post": {
+                      "primaryKey": "\(postKey)",
+                      "attributes": { \(postAttributes) },
+                      "relationships": {
+                        "author": { "destination": "\(authorDestination)", "inverse": "posts" }\(extraPostRelationships)
+                      }
+                    },
+                    "\(authorDestination)": {
+                      "primaryKey": "id",
+                      "attributes": { "id": { "type": "string" }, "name": { "type": "string" } },
+                      "relationships": {
+                        "posts": { "destination": "Post", "toMany": true, "inverse": "author" }\(extraUserRelationships)
+                      }
+                    }\(extraEntities)
                   }
-                },
-                "\(authorDestination)": {
-                  "primaryKey": "id",
-                  "attributes": { "id": { "type": "string" }, "name": { "type": "string" } },
-                  "relationships": {
-                    "posts": { "destination": "Post", "toMany": true, "inverse": "author" }\(extraUserRelationships)
-                  }
-                }\(extraEntities)
-              }
-            }
-            """)
+                }
+                """)
     }
 
     /// Creates a store with `schema` holding one user and one post, and closes it.
@@ -43,9 +46,11 @@ import WebRecordTesting
         let store = try RecordStore(path: path, schema: schema)
         try store.write { connection in
             let user = try connection.insertRow("User", ["_entity": "User", "id": "u1", "name": "Ann"])
-            try connection.insert("Post", [
-                "_entity": "Post", "id": 1, "title": "First", "date": "2012-11-21T02:33:42.000Z", "author": user,
-            ])
+            try connection.insert(
+                "Post",
+                [
+                    "_entity": "Post", "id": 1, "title": "First", "date": "2012-11-21T02:33:42.000Z", "author": user,
+                ])
         }
     }
 
@@ -57,17 +62,27 @@ import WebRecordTesting
         try Self.makeStore(at: path, schema: Self.schema())
 
         let v2 = try Self.schema(
-            postAttributes: #""id": { "type": "integer" }, "title": { "type": "string" }, "date": { "type": "date" }, "summary": { "type": "string", "indexed": true }"#,
-            extraPostRelationships: #", "editor": { "destination": "User", "inverse": "edited" }, "tags": { "destination": "Tag", "toMany": true, "inverse": "posts" }"#,
+            postAttributes:
+                #""id": { "type": "integer" }, "title": { "type": "string" }, "date": { "type": "date" }, "summary": { "type": "string", "indexed": true }"#,
+            extraPostRelationships:
+                #", "editor": { "destination": "User", "inverse": "edited" }, "tags": { "destination": "Tag", "toMany": true, "inverse": "posts" }"#,
             extraUserRelationships: #", "edited": { "destination": "Post", "toMany": true, "inverse": "editor" }"#,
-            extraEntities: #", "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } }, "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "tags" } } }"#)
+            extraEntities:
+                #", "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } }, "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "tags" } } }"#
+        )
         let store = try RecordStore(path: path, schema: v2)
         try store.write { _ in }  // the first write transaction migrates
 
-        #expect(try store.columns(of: "Post").map(\.name) == ["_id", "_entity", "id", "title", "date", "author", "summary", "editor"])
+        #expect(
+            try store.columns(of: "Post").map(\.name) == [
+                "_id", "_entity", "id", "title", "date", "author", "summary", "editor",
+            ])
         #expect(try store.tableNames().contains("Tag"))
         #expect(try store.columns(of: "_Post_tags").map(\.name) == ["owner", "target"])
-        #expect(try store.indexNames(on: "Post") == ["_index_Post_author", "_index_Post_editor", "_index_Post_summary", "_pk_Post"])
+        #expect(
+            try store.indexNames(on: "Post") == [
+                "_index_Post_author", "_index_Post_editor", "_index_Post_summary", "_pk_Post",
+            ])
         #expect(try store.indexNames(on: "Tag") == ["_pk_Tag"])
 
         // The old data is still there and the new columns are usable.
@@ -92,19 +107,23 @@ import WebRecordTesting
     @Test func aNewSubEntityAddsItsColumnsToTheRootTable() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        let v1 = try Schema(json: """
-            { "entities": {
-                "Link": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } } },
-                "InwardLink": { "parent": "Link", "attributes": { "inwardIssue": { "type": "string" } } }
-            } }
-            """)
+        let v1 = try Schema(
+            json: """
+                { "entities": {
+                    "Link": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } } },
+                    "InwardLink": { "parent": "Link", "attributes": { "inwardIssue": { "type": "string" } } }
+                } }
+                """)
         do {
             let store = try RecordStore(path: path, schema: v1)
             try store.write { try $0.insert("Link", ["_entity": "InwardLink", "id": 1, "inwardIssue": "A-1"]) }
         }
         let store = try RecordStore(path: path, schema: StoreSchemas.links())
         try store.write { _ in }
-        #expect(try store.columns(of: "Link").map(\.name) == ["_id", "_entity", "id", "inwardIssue", "kind", "outwardIssue"])
+        #expect(
+            try store.columns(of: "Link").map(\.name) == [
+                "_id", "_entity", "id", "inwardIssue", "kind", "outwardIssue",
+            ])
         #expect(try store.fetch("InwardLink").first?["inwardIssue"] as String? == "A-1")
     }
 
@@ -113,7 +132,9 @@ import WebRecordTesting
         let path = directory.path()
         try Self.makeStore(at: path, schema: Self.schema())
         let indexed = try Self.schema(
-            postAttributes: #""id": { "type": "integer" }, "title": { "type": "string", "indexed": true }, "date": { "type": "date" }"#)
+            postAttributes:
+                #""id": { "type": "integer" }, "title": { "type": "string", "indexed": true }, "date": { "type": "date" }"#
+        )
         let store = try RecordStore(path: path, schema: indexed)
         try store.write { _ in }
         #expect(try store.indexNames(on: "Post") == ["_index_Post_author", "_index_Post_title", "_pk_Post"])
@@ -176,7 +197,11 @@ import WebRecordTesting
     static let incompatibleChanges: [IncompatibleChange] = [
         IncompatibleChange(
             name: "attribute type change",
-            schema: { try schema(postAttributes: #""id": { "type": "integer" }, "title": { "type": "string" }, "date": { "type": "string" }"#) },
+            schema: {
+                try schema(
+                    postAttributes:
+                        #""id": { "type": "integer" }, "title": { "type": "string" }, "date": { "type": "string" }"#)
+            },
             fragments: ["Post.date", "attribute date", "attribute string"]),
         IncompatibleChange(
             name: "primary-key change",
@@ -184,7 +209,11 @@ import WebRecordTesting
             fragments: ["Post", "primary key", "from id to title"]),
         IncompatibleChange(
             name: "primary-key type change",
-            schema: { try schema(postAttributes: #""id": { "type": "string" }, "title": { "type": "string" }, "date": { "type": "date" }"#) },
+            schema: {
+                try schema(
+                    postAttributes:
+                        #""id": { "type": "string" }, "title": { "type": "string" }, "date": { "type": "date" }"#)
+            },
             fragments: ["Post.id", "attribute integer", "attribute string"]),
         IncompatibleChange(
             name: "relationship destination change",
@@ -219,14 +248,15 @@ import WebRecordTesting
         let directory = try TemporaryDirectory()
         let path = directory.path()
         func schema(ordered: Bool) throws -> Schema {
-            try Schema(json: """
-                { "entities": {
-                    "Post": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } },
-                              "relationships": { "tags": { "destination": "Tag", "toMany": true, "ordered": \(ordered), "inverse": "posts" } } },
-                    "Tag": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } },
-                             "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "tags" } } }
-                } }
-                """)
+            try Schema(
+                json: """
+                    { "entities": {
+                        "Post": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } },
+                                  "relationships": { "tags": { "destination": "Tag", "toMany": true, "ordered": \(ordered), "inverse": "posts" } } },
+                        "Tag": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } },
+                                 "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "tags" } } }
+                    } }
+                    """)
         }
         do { try RecordStore(path: path, schema: schema(ordered: false)).write { _ in } }
         let before = try FileSnapshot(path: path)
@@ -241,7 +271,8 @@ import WebRecordTesting
         let path = directory.path()
         try Self.makeStore(at: path, schema: Self.schema())
         let changed = try Self.schema(
-            postAttributes: #""id": { "type": "integer" }, "title": { "type": "double" }, "date": { "type": "string" }"#)
+            postAttributes: #""id": { "type": "integer" }, "title": { "type": "double" }, "date": { "type": "string" }"#
+        )
         let error = #expect(throws: WebRecordError.self) { try RecordStore(path: path, schema: changed) }
         #expect(error?.message.contains("Post.title: changed from attribute string to attribute double") == true)
         #expect(error?.message.contains("Post.date: changed from attribute date to attribute string") == true)
@@ -264,7 +295,8 @@ import WebRecordTesting
     @Test func aFileThatIsNotADatabaseIsAStoreErrorAndLeftUntouched() throws {
         let directory = try TemporaryDirectory()
         let path = directory.path()
-        try Data(String(repeating: "not a database, just some text\n", count: 100).utf8).write(to: URL(fileURLWithPath: path))
+        try Data(String(repeating: "not a database, just some text\n", count: 100).utf8).write(
+            to: URL(fileURLWithPath: path))
         let before = try FileSnapshot(path: path)
         let error = #expect(throws: WebRecordError.self) { try RecordStore(path: path, schema: Self.schema()) }
         #expect(error?.code == .storeError)
@@ -278,7 +310,8 @@ import WebRecordTesting
         try Self.makeStore(at: path, schema: Self.schema())
         do {
             let connection = try Connection(path: path)
-            let text = try #require(try connection.scalar("SELECT value FROM _webrecord_metadata WHERE key = 'layout'")?.text)
+            let text = try #require(
+                try connection.scalar("SELECT value FROM _webrecord_metadata WHERE key = 'layout'")?.text)
             try connection.execute(
                 "UPDATE _webrecord_metadata SET value = ? WHERE key = 'layout'",
                 [.text(text.replacingOccurrences(of: #""version":1"#, with: #""version":99"#))])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebRecord
 
 /// Schemas shared by the store tests, written inline in the schema-file format.

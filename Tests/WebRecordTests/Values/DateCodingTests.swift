@@ -1,11 +1,15 @@
 import Foundation
 import Testing
+
 @testable import WebRecord
 
 /// Dates as WebRecord stores and reads them.
 @Suite struct DateCodingTests {
     /// Seconds since 1970 computed independently, with Foundation's Gregorian calendar in UTC.
-    static func expected(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0, milliseconds: Int = 0) -> Date {
+    static func expected(
+        _ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0, _ second: Int = 0,
+        milliseconds: Int = 0
+    ) -> Date {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let components = DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
@@ -101,7 +105,9 @@ import Testing
         var mismatches: [String] = []
         for base in ["2012-11-21T02:33:42", "1969-12-31T23:59:58", "2038-01-19T03:14:07", "1905-06-30T12:00:00"] {
             for millisecond in 0..<1000 {
-                let text = base + "." + String(repeating: "0", count: millisecond < 10 ? 2 : millisecond < 100 ? 1 : 0) + "\(millisecond)Z"
+                let text =
+                    base + "." + String(repeating: "0", count: millisecond < 10 ? 2 : millisecond < 100 ? 1 : 0)
+                    + "\(millisecond)Z"
                 guard let date = DateCoding.date(fromISO8601: text) else {
                     mismatches.append("\(text) did not parse")
                     continue
@@ -125,7 +131,8 @@ import Testing
     }
 
     @Test func storedTextSortsInTimeOrder() {
-        let dates = [-3_000_000_000.0, -1, 0, 0.001, 1_000_000_000, 1_353_465_222.5, 4_000_000_000].map(Date.init(timeIntervalSince1970:))
+        let dates = [-3_000_000_000.0, -1, 0, 0.001, 1_000_000_000, 1_353_465_222.5, 4_000_000_000].map(
+            Date.init(timeIntervalSince1970:))
         let texts = dates.map(DateCoding.string(from:))
         #expect(texts == texts.sorted())
     }
