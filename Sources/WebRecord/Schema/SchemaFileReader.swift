@@ -25,8 +25,10 @@ struct SchemaFileReader {
     private(set) var problems: [WebRecordError] = []
     private(set) var dateFormats: [String] = []
     private(set) var entities: [EntityDeclaration] = []
+    /// The file's `keyStyle`: how a property with no `key` maps to a response key.
+    private(set) var keyStyle = KeyStyle.asIs
 
-    static let topLevelKeys = ["version", "dateFormats", "entities", "description"]
+    static let topLevelKeys = ["version", "dateFormats", "keyStyle", "entities", "description"]
     static let entityKeys = [
         "primaryKey", "keyPathForResponseObject", "parent", "abstract", "subentities",
         "attributes", "relationships", "description",
@@ -76,6 +78,15 @@ struct SchemaFileReader {
                 dateFormats = list.compactMap(\.stringValue)
             } else {
                 problem(nil, nil, "'dateFormats' must be an array of strings" + Self.notOrElement(formats))
+            }
+        }
+        if let style = Self.nonNull(top["keyStyle"]) {
+            if let name = style.stringValue, let known = KeyStyle(rawValue: name) {
+                keyStyle = known
+            } else {
+                let names = KeyStyle.allCases.map(\.rawValue).joined(separator: " or ")
+                let given = style.stringValue.map { "'\($0)'" } ?? Self.kind(of: style)
+                problem(nil, nil, "'keyStyle' must be \(names), not \(given)")
             }
         }
         guard let entitiesValue = top["entities"] else {
@@ -157,6 +168,7 @@ struct SchemaFileReader {
                 problem(name, nil, "'relationships' must be an object, not \(Self.kind(of: relationships))")
             }
         }
+        checkStyledKeys(of: entity)
         entities.append(entity)
     }
 
@@ -277,7 +289,25 @@ struct SchemaFileReader {
             isOptional: bool(object["optional"], entity: entity, property: name, key: "optional") ?? true)
     }
 
-    /// `key` entries then the name, without repeats.
+    /// Two properties of one entity whose names the file's key style turns into the same key
+    /// (`avatarURL` and `avatarUrl`, `createdAt` and `created_at`): each would read the other's
+    /// value where its own key is missing, so it is a problem.
+    private mutating func checkStyledKeys(of entity: EntityDeclaration) {
+        guard keyStyle != .asIs else { return }
+        var owners: [String: String] = [:]
+        for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
+            let key = keyStyle.key(for: name)
+            if let other = owners[key] {
+                problem(
+                    entity.name, name,
+                    "its \(keyStyle.rawValue) key '\(key)' is also \(entity.name).\(other)'s; give one of them a 'key'")
+            } else {
+                owners[key] = name
+            }
+        }
+    }
+
+    /// `key` entries, then the name in the file's key style, then the name, without repeats.
     private mutating func keyPaths(_ value: JSONValue?, name: String, entity: String) -> [String] {
         var paths: [String] = []
         switch value {
@@ -290,6 +320,8 @@ struct SchemaFileReader {
         for path in paths {
             checkKeyPath(path, entity: entity, property: name, key: "key")
         }
+        let styled = keyStyle.key(for: name)
+        if !paths.contains(styled) { paths.append(styled) }
         if !paths.contains(name) { paths.append(name) }
         return paths
     }

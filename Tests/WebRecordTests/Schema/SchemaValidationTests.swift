@@ -562,6 +562,18 @@ import Testing
             "date formats that are not strings",
             #"{ "dateFormats": "yyyy", "entities": {} }"#,
             [problem(nil, nil, "'dateFormats' must be an array of strings, not a string")]),
+        Case(
+            "an unknown key style",
+            #"{ "keyStyle": "camel", "entities": {} }"#,
+            [problem(nil, nil, "'keyStyle' must be as-is or snake_case, not 'camel'")]),
+        Case(
+            "two properties whose names convert to one key",
+            #"{ "keyStyle": "snake_case", "entities": { "Post": { "attributes": { "createdAt": { "type": "date" }, "created_at": { "type": "date" } } } } }"#,
+            [
+                problem(
+                    "Post", "created_at",
+                    "its snake_case key 'created_at' is also Post.createdAt's; give one of them a 'key'")
+            ]),
     ]
 
     @Test(arguments: allCases)
