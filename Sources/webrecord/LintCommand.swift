@@ -8,10 +8,11 @@ enum LintCommand: Subcommand {
         abstract: "Check schema files and list every problem.",
         discussion: """
             The files are loaded together as one schema, so relationships may cross files.
-            Prints nothing and exits 0 when the schema is valid; otherwise prints one line per
-            problem on standard output, FILE: Entity.property: message, and exits 1.
+            When the schema is valid, prints one line per file on standard output,
+            FILE: N entities, M relationships: ok (nothing with --quiet), and exits 0;
+            otherwise prints one line per problem, FILE: Entity.property: message, and exits 1.
             """,
-        options: [],
+        options: [OptionSpec(name: "--quiet", valueName: nil, help: "Print nothing when the schema is valid.")],
         arguments: [ArgumentSpec(name: "schema", help: "A schema file (JSON).", isRepeatable: true)])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
@@ -23,11 +24,21 @@ enum LintCommand: Subcommand {
             Output.out(error.problems.map { $0.locatedMessage + "\n" }.joined())
             return ExitStatus.failure
         }
-        if Output.isErrorTerminal {
-            let files = urls.count == 1 ? "1 file" : "\(urls.count) files"
-            let entities = schema.entities.count == 1 ? "1 entity" : "\(schema.entities.count) entities"
-            Output.err("\(Tool.name): \(files), \(entities): no problems\n")
+        if !arguments.flag("--quiet") {
+            Output.out(urls.map { summary(of: $0.relativePath, in: schema) + "\n" }.joined())
         }
         return ExitStatus.success
+    }
+
+    /// `FILE: 2 entities, 1 relationship: ok`: what one valid file declares. A relationship
+    /// counts once, in the file of the entity that declares it (not of those that inherit it).
+    static func summary(of file: String, in schema: Schema) -> String {
+        let entities = schema.entities.filter { $0.fileName == file }
+        let relationships = entities.reduce(0) { count, entity in
+            count + entity.relationships.filter { $0.entityName == entity.name }.count
+        }
+        let entityCount = entities.count == 1 ? "1 entity" : "\(entities.count) entities"
+        let relationshipCount = relationships == 1 ? "1 relationship" : "\(relationships) relationships"
+        return "\(file): \(entityCount), \(relationshipCount): ok"
     }
 }

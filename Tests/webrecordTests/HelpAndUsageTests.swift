@@ -30,15 +30,17 @@ import Testing
         OVERVIEW: Check schema files and list every problem.
 
         The files are loaded together as one schema, so relationships may cross files.
-        Prints nothing and exits 0 when the schema is valid; otherwise prints one line
-        per problem on standard output, FILE: Entity.property: message, and exits 1.
+        When the schema is valid, prints one line per file on standard output, FILE: N
+        entities, M relationships: ok (nothing with --quiet), and exits 0; otherwise
+        prints one line per problem, FILE: Entity.property: message, and exits 1.
 
-        USAGE: webrecord lint <schema> ...
+        USAGE: webrecord lint [--quiet] <schema> ...
 
         ARGUMENTS:
           <schema> ...            A schema file (JSON).
 
         OPTIONS:
+          --quiet                 Print nothing when the schema is valid.
           -h, --help              Show help information.
 
         """
@@ -59,7 +61,7 @@ import Testing
     }
 
     static let subcommands: [(name: String, abstract: String, usage: String)] = [
-        ("lint", "Check schema files and list every problem.", "USAGE: webrecord lint <schema> ..."),
+        ("lint", "Check schema files and list every problem.", "USAGE: webrecord lint [--quiet] <schema> ..."),
         (
             "populate", "Populate a store from JSON responses (files or http(s) URLs).",
             "USAGE: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] [--paginate <kind>] [--max-pages <n>] [--delete-orphans] <source> ..."

@@ -24,7 +24,9 @@ import WebRecordModelImport
         let schema = try directory.write("schema.json", result.stdout)
         let lint = try await CLI.run(["lint", schema])
         #expect(lint.status == 0, "\(lint)")
-        #expect(lint.stdout == "")
+        #expect(lint.stdoutLines.count == 1)
+        #expect(lint.stdoutLines.first?.hasPrefix("\(schema): ") == true, "\(lint)")
+        #expect(lint.stdoutLines.first?.hasSuffix(": ok") == true, "\(lint)")
     }
 
     @Test func importedAppNetModelKeepsMMRecordKeys() async throws {

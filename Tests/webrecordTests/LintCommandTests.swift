@@ -5,12 +5,20 @@ import WebRecord
 
 /// `webrecord lint SCHEMA...`
 @Suite struct LintCommandTests {
-    @Test(arguments: ["appnet-schema.json", "shop-schema.json"])
-    func validSchemaPrintsNothing(fixture: String) async throws {
-        let result = try await CLI.run(["lint", try CLI.fixture(fixture).path])
+    @Test(arguments: [
+        ("appnet-schema.json", "5 entities, 8 relationships"), ("shop-schema.json", "5 entities, 6 relationships"),
+    ])
+    func aValidSchemaPrintsOneSummaryLinePerFile(fixture: String, counts: String) async throws {
+        let path = try CLI.fixture(fixture).path
+        let result = try await CLI.run(["lint", path])
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == "")
-        #expect(result.stderr == "", "stderr is not a terminal here, so no note is printed")
+        #expect(result.stdout == "\(path): \(counts): ok\n")
+        #expect(result.stderr == "")
+
+        let quiet = try await CLI.run(["lint", "--quiet", path])
+        #expect(quiet.status == 0, "\(quiet)")
+        #expect(quiet.stdout == "")
+        #expect(quiet.stderr == "")
     }
 
     static let posts = """
@@ -45,7 +53,10 @@ import WebRecord
         try directory.write("users.json", Self.users)
         let together = try await CLI.run(["lint", "posts.json", "users.json"], in: directory.url)
         #expect(together.status == 0, "\(together)")
-        #expect(together.stdout == "")
+        #expect(
+            together.stdoutLines == [
+                "posts.json: 1 entity, 1 relationship: ok", "users.json: 1 entity, 1 relationship: ok",
+            ])
 
         // Alone, each file names an entity it does not declare.
         let alone = try await CLI.run(["lint", "posts.json"], in: directory.url)
@@ -131,7 +142,7 @@ import WebRecord
         #expect(
             result.stderrLines == [
                 "webrecord: error: missing expected argument '<schema> ...'",
-                "Usage: webrecord lint <schema> ...",
+                "Usage: webrecord lint [--quiet] <schema> ...",
                 "  See 'webrecord lint --help' for more information.",
             ])
     }

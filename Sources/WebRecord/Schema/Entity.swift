@@ -25,7 +25,7 @@ public struct Entity: Sendable, Hashable {
     /// The name of the root of this entity's hierarchy; its table holds the whole hierarchy.
     var rootName: String
     /// The schema file that declared the entity.
-    var fileName: String
+    package var fileName: String
 
     /// Creates an entity. Schemas build these from files; tests may build them by hand.
     init(

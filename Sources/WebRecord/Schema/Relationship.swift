@@ -30,7 +30,7 @@ public struct Relationship: Sendable, Hashable {
     /// The relationship's name.
     public var name: String
     /// The entity that declares the relationship (an ancestor, for an inherited one).
-    var entityName: String
+    package var entityName: String
     /// The destination entity's name.
     public var destination: String
     /// Whether the relationship relates many records.
