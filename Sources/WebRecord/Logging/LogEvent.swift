@@ -26,11 +26,17 @@ public struct LogEvent: Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    /// `[webrecord] level: message (entity) key=value ...`
+    /// `[webrecord] level: message (entity) key=value ...`; the entity is left out when the
+    /// message names it already (`created Post("1") _id 5`), so no line says it twice.
     public var description: String {
         var text = "[webrecord] \(level): \(message)"
-        if let entity { text += " (\(entity))" }
+        if let entity, !Self.words(of: message).contains(Substring(entity)) { text += " (\(entity))" }
         for key in metadata.keys.sorted() { text += " \(key)=\(metadata[key] ?? "")" }
         return text
+    }
+
+    /// The identifiers in `text`: runs of letters, digits and underscores.
+    private static func words(of text: String) -> [Substring] {
+        text.split { !($0.isLetter || $0.isNumber || $0 == "_") }
     }
 }

@@ -47,15 +47,32 @@ struct RecordDeleter<Storage: RecordStorage> {
                 queue += related.map { (destinationTable, $0) }
             }
         }
+        let keys = store.logger.isEnabled(.debug) ? try primaryKeys(of: plan) : [:]
         let removed = try transaction.deleteRows(plan.map { ($0.table, $0.rowID) })
         for (item, wasThere) in zip(plan, removed) {
             if wasThere {
                 deleted[item.entity, default: 0] += 1
-                store.logger.log(.debug, "deleted \(item.entity) _id \(item.rowID)", entity: item.entity)
+                let key = keys["\(item.table)#\(item.rowID)"].map { "(\($0))" } ?? ""
+                store.logger.log(.debug, "deleted \(item.entity)\(key) _id \(item.rowID)", entity: item.entity)
             }
             gone.insert("\(item.table)#\(item.rowID)")
         }
         return true
+    }
+
+    /// The primary keys of the rows about to be deleted, serialized, by `table#rowID`: read
+    /// only when deletions are logged, so that each line names the record, not just its `_id`.
+    private func primaryKeys(
+        of plan: [(table: String, rowID: Int64, entity: String)]
+    ) throws(WebRecordError) -> [String: String] {
+        var keys: [String: String] = [:]
+        for table in Set(plan.map(\.table)) {
+            let records = try transaction.records(withIDs: plan.filter { $0.table == table }.map(\.rowID), in: table)
+            for record in records {
+                if let key = record.primaryKeyValue { keys["\(table)#\(record.rowID)"] = key.serialized() }
+            }
+        }
+        return keys
     }
 }
 

@@ -337,13 +337,42 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             } else if row.isChanged || relinked.contains(ObjectIdentifier(row)) {
                 changes[name, default: ChangeCounts()].updated += 1
                 if logsChanges {
-                    logger.log(.debug, "updated \(proto) _id \(row.rowID)", entity: name)
+                    logger.log(
+                        .debug, "updated \(proto) _id \(row.rowID)\(Self.describeChanges(of: row))", entity: name)
                 }
             } else {
                 changes[name, default: ChangeCounts()].unchanged += 1
             }
         }
         return changes
+    }
+
+    /// `: title "Old" -> "New", date ... -> ...`: the columns an update changes, old and new
+    /// values in short, a secret column's values redacted; nothing for a row whose columns stay
+    /// as they are (one only relinked through a join table).
+    static func describeChanges(of row: RowState) -> String {
+        guard let original = row.original else { return "" }
+        var changes: [String] = []
+        for (index, column) in row.table.columns.enumerated()
+        where index < original.count && index < row.values.count && original[index] != row.values[index] {
+            if Redaction.isSecret(column) {
+                changes.append("\(column) \(Redaction.placeholder) -> \(Redaction.placeholder)")
+            } else {
+                changes.append("\(column) \(excerpt(original[index])) -> \(excerpt(row.values[index]))")
+            }
+        }
+        return changes.isEmpty ? "" : ": " + changes.joined(separator: ", ")
+    }
+
+    /// A stored value for a log line: text quoted, at most 40 characters.
+    private static func excerpt(_ value: DatabaseValue) -> String {
+        let text: String
+        switch value {
+        case .text(let string): text = JSONValue.string(string).serialized()
+        case .blob(let data): text = "<\(data.count) bytes>"
+        default: text = value.description
+        }
+        return text.count <= 40 ? text : String(text.prefix(37)) + "..."
     }
 
     private var orphanRuleApplies: Bool {

@@ -118,4 +118,41 @@ import WebRecordTesting
         let event = LogEvent(level: .warning, message: "m", entity: "Post", metadata: ["b": "2", "a": "1"])
         #expect(event.description == "[webrecord] warning: m (Post) a=1 b=2")
     }
+
+    @Test func anEventWhoseMessageNamesItsEntityDoesNotNameItAgain() {
+        #expect(
+            LogEvent(level: .debug, message: #"created Post("1") _id 5"#, entity: "Post").description
+                == #"[webrecord] debug: created Post("1") _id 5"#)
+        // A word that only starts with the entity's name is not the name.
+        #expect(
+            LogEvent(level: .debug, message: "Postcard m", entity: "Post").description
+                == "[webrecord] debug: Postcard m (Post)")
+    }
+
+    @Test func debugLinesNameTheChangedFieldsAndTheDeletedKeys() async throws {
+        let schema = try Schema(
+            json: #"""
+                { "entities": { "Account": { "primaryKey": "login", "attributes": {
+                  "login": { "type": "string" }, "name": { "type": "string" },
+                  "password": { "type": "string" }, "visits": { "type": "integer" } } } } }
+                """#, fileName: "Accounts.json")
+        let (_, messages) = try await withLogging(.debug) {
+            let store = try RecordStore(inMemory: schema)
+            _ = try store.populate(
+                json(#"[{"login": "ann", "name": "Ann", "password": "hunter2", "visits": 1}, {"login": "bob"}]"#),
+                entity: "Account")
+            var options = PopulationOptions()
+            options.deleteOrphans = .all
+            _ = try store.populate(
+                json(#"[{"login": "ann", "name": "Anne", "password": "swordfish", "visits": 1}]"#), entity: "Account",
+                options: options)
+        }
+        let updated = try #require(messages.first { $0.contains(#"updated Account("ann")"#) }, "\(messages)")
+        #expect(updated.contains(#"name "Ann" -> "Anne""#), "\(updated)")
+        #expect(updated.contains("password <redacted> -> <redacted>"), "\(updated)")
+        #expect(!updated.contains("visits"), "an unchanged field is not listed")
+        #expect(!updated.hasSuffix("(Account)"), "the entity is named once")
+        #expect(!messages.contains { $0.contains("hunter2") || $0.contains("swordfish") })
+        #expect(messages.contains { $0.hasSuffix(#"deleted Account("bob") _id 2"#) }, "\(messages)")
+    }
 }
