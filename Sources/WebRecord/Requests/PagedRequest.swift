@@ -6,6 +6,8 @@ public struct PagingOptions: Sendable {
     /// or ``PopulationOptions/orphanDeletion``) runs once, after the last page, with every page's records.
     public var request: RequestOptions
     /// How the server's responses page, when the server gives no page manager of its own.
+    /// Nil (the default) follows a `Link: <…>; rel="next"` header when a response has one, and
+    /// takes a response without one for the last page.
     public var pagination: Pagination?
     /// The most pages to request. Nil: ``defaultMaximumPages``, so that no run is unbounded by
     /// accident (pass `Int.max` to page until the server stops). A value below 1 requests the
@@ -106,7 +108,8 @@ public struct Page {
     public var records: [Record]
     /// The page's full result: debugger, change counts, response.
     public var result: RequestResult
-    /// The page manager that knows the next page; nil when the server pages no further.
+    /// The page manager that knows the next page: the server's, else the pagination's (the
+    /// options', or the `Link` header's when none is set); nil when neither pages.
     public var pageManager: (any PageManager)?
     /// The counts so far, this page included.
     public var progress: PagingProgress
@@ -272,10 +275,17 @@ extension RecordStore {
         // The page as fetched (its full URL, after redirects) is requested too: a next link
         // names pages by URL.
         if let url = result.response.url { state.requested.insert(Self.identity(urn: url.absoluteString, data: nil)) }
+        // With no pagination configured, a standard `Link: <…>; rel="next"` is followed: the
+        // server says how it pages. Anything else that looks like paging only gets a hint.
+        let pagination =
+            sequence.options.pagination
+            ?? (result.pageManager == nil && Pagination.namesNextLink(result.response) ? .linkHeader : nil)
+        if pagination == nil, result.pageManager == nil {
+            logPagingHint(for: result.response, entity: sequence.entity)
+        }
         let builtIn =
             result.pageManager == nil
-            ? sequence.options.pagination?.pageManager(
-                for: result.response, of: request, recordCount: result.responseRecordCount)
+            ? pagination?.pageManager(for: result.response, of: request, recordCount: result.responseRecordCount)
             : nil
         let pageManager = result.pageManager ?? builtIn
         state.keep.formUnion(result.containedRowIDs)
@@ -290,13 +300,12 @@ extension RecordStore {
         let named = pageManager?.canRequestNextPage == true && state.nextURN != nil
         let pageRecords = Set(result.records.map(\.rowID))
         var end: PagingEnd?
-        let followsLinks = builtIn != nil && sequence.options.pagination?.followsLinks == true
+        let followsLinks = builtIn != nil && pagination?.followsLinks == true
         if result.responseRecordCount == 0, !(named && followsLinks) {
             // (A next URL or Link still named after an empty page is followed: the server says
             // there is more, and repeats and the page limit still end the run.)
             end = .emptyPage
-        } else if builtIn != nil, result.responseRecordCount == nil, sequence.options.pagination?.countsRecords == true
-        {
+        } else if builtIn != nil, result.responseRecordCount == nil, pagination?.countsRecords == true {
             // A single object, not a list: a page or offset paginator cannot take it for a page.
             end = .uncountablePage
         } else if !named {

@@ -110,7 +110,21 @@ extension RecordStore {
     ) async throws(WebRecordError) -> sending RequestResult {
         let prepared = try prepareRequest(
             entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
-        return try await run(prepared, options: options)
+        let result = try await run(prepared, options: options)
+        if result.pageManager == nil { logPagingHint(for: result.response, entity: entity) }
+        return result
+    }
+
+    /// At debug level, when a response that no page manager pages looks paged (a `Link` next,
+    /// a `next`, `next_url` or `cursor` member), a line that says how to follow it.
+    func logPagingHint(for response: ServerResponse, entity: String) {
+        guard database.logger.isEnabled(.debug), let (sign, pagination) = Pagination.suggestion(for: response) else {
+            return
+        }
+        database.logger.log(
+            .debug,
+            "the response looks paged (\(sign)); a paged request (pages(...)) follows it with "
+                + "PagingOptions(pagination: \(pagination))", entity: entity)
     }
 
     /// A request ready to send: its server, its ``ServerRequest`` and its debugger.

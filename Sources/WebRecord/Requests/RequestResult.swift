@@ -27,7 +27,9 @@ public struct RequestResult {
     public var response: ServerResponse
     /// The request that was sent.
     public var request: ServerRequest
-    /// The server's page manager for this response; nil when it is the only page.
+    /// The server's page manager for this response (``Server/pageManager(for:of:)``): nil when
+    /// the server gives none, as a plain ``HTTPServer`` and ``JSONFileServer`` do, even if the
+    /// response names a next page. A paged request's built-in pagination is ``Page/pageManager``.
     public var pageManager: (any PageManager)?
     /// For the last page of a paged request, why paging stopped; nil otherwise.
     public var pagingEnd: PagingEnd?

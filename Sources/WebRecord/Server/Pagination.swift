@@ -157,6 +157,34 @@ public enum Pagination: Sendable, Hashable {
 
     /// The number of records in a page body when it is an array, or an object with one array
     /// member (the usual `{"data": [...], "meta": {...}}` shape); nil when unknown.
+    /// Whether the response's `Link` header names a `rel="next"` page.
+    static func namesNextLink(_ response: ServerResponse) -> Bool {
+        response.header("Link").flatMap { LinkHeader($0).target(relation: "next") } != nil
+    }
+
+    /// Where a response no page manager pages says it has a next page, and the pagination
+    /// that would follow it, in Swift: a `Link` next, else the first of the usual next-page
+    /// and cursor members (`next`, `next_url`, `cursor`, ... at the top, or under `meta`,
+    /// `pagination`, `paging` or `links`) that holds a string.
+    static func suggestion(for response: ServerResponse) -> (sign: String, pagination: String)? {
+        if namesNextLink(response) { return (#"Link: rel="next""#, ".linkHeader") }
+        for parent in ["", "meta.", "pagination.", "paging.", "links."] {
+            for member in ["next", "next_url", "nextUrl", "next_page_url", "nextPageUrl"] {
+                let keyPath = parent + member
+                if let next = response.body.value(atKeyPath: keyPath)?.stringValue, !next.isEmpty {
+                    return ("'\(keyPath)'", ".nextURL(keyPath: \"\(keyPath)\")")
+                }
+            }
+            for member in ["cursor", "next_cursor", "nextCursor"] {
+                let keyPath = parent + member
+                if let cursor = response.body.value(atKeyPath: keyPath), cursor.stringValue?.isEmpty == false {
+                    return ("'\(keyPath)'", ".cursor(keyPath: \"\(keyPath)\", parameter: \"cursor\")")
+                }
+            }
+        }
+        return nil
+    }
+
     static func count(in body: JSONValue) -> Int? {
         if let array = body.arrayValue { return array.count }
         guard let object = body.objectValue else { return nil }
