@@ -44,6 +44,9 @@ struct CommandSpec: Sendable {
     var discussion: String?
     var options: [OptionSpec]
     var arguments: [ArgumentSpec]
+    /// Command lines shown under EXAMPLES (those of lint, populate and export run as they are
+    /// from the package's root, on its bundled schema and example data).
+    var examples: [String] = []
 
     /// The usage line: `webrecord populate --schema <schema> ... [--json] <source> ...`.
     var usage: String {
@@ -78,6 +81,9 @@ struct CommandSpec: Sendable {
             text += HelpFormatter.row(option.synopsis, option.help)
         }
         text += HelpFormatter.row("-h, --help", "Show help information.")
+        if !examples.isEmpty {
+            text += "\nEXAMPLES:\n" + examples.map(HelpFormatter.example).joined()
+        }
         return text
     }
 
@@ -90,6 +96,15 @@ struct CommandSpec: Sendable {
 enum HelpFormatter {
     static let labelWidth = 24
     static let lineWidth = 80
+
+    /// `  $ webrecord ...`, continued on indented lines ending in ` \` when it is longer
+    /// than a line, as a shell would take it.
+    static func example(_ command: String) -> String {
+        let lines = wrap(command, width: lineWidth - 6)
+        return lines.enumerated().map { index, line in
+            (index == 0 ? "  $ " : "      ") + line + (index < lines.count - 1 ? " \\" : "")
+        }.joined(separator: "\n") + "\n"
+    }
 
     /// `  label                   help`, the help wrapped under itself, or starting on the next
     /// line when the label is too long to share one.

@@ -23,7 +23,8 @@ enum ExportCommand: Subcommand {
                 name: "--entity", valueName: "name", help: "The entity to export, sub-entities included.",
                 isRequired: true),
         ],
-        arguments: [])
+        arguments: [],
+        examples: ["webrecord export --schema Schemas/AppNet.json --db appnet.sqlite --entity User"])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let path = try StoreAccess.storePath(arguments.value("--db"), command: spec)

@@ -16,7 +16,8 @@ enum ImportModelCommand: Subcommand {
             ArgumentSpec(
                 name: "contents-xml", help: "The model's contents file, or its .xcdatamodel directory.",
                 isRepeatable: false)
-        ])
+        ],
+        examples: ["webrecord import-model AppNet.xcdatamodel > Schemas/AppNet.json"])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let path = arguments.positionals[0]

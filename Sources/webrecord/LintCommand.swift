@@ -13,7 +13,8 @@ enum LintCommand: Subcommand {
             otherwise prints one line per problem, FILE: Entity.property: message, and exits 1.
             """,
         options: [OptionSpec(name: "--quiet", valueName: nil, help: "Print nothing when the schema is valid.")],
-        arguments: [ArgumentSpec(name: "schema", help: "A schema file (JSON).", isRepeatable: true)])
+        arguments: [ArgumentSpec(name: "schema", help: "A schema file (JSON).", isRepeatable: true)],
+        examples: ["webrecord lint Schemas/AppNet.json"])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let urls = arguments.positionals.map { URL(fileURLWithPath: $0) }

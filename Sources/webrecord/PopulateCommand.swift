@@ -45,6 +45,9 @@ enum PopulateCommand: Subcommand {
         arguments: [
             ArgumentSpec(
                 name: "source", help: "A JSON file, '-' for standard input, or an http(s) URL.", isRepeatable: true)
+        ],
+        examples: [
+            "webrecord populate --schema Schemas/AppNet.json --db appnet.sqlite --entity Post Examples/AppNet/posts.json"
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {

@@ -27,6 +27,7 @@ struct Tool {
         for command in commands { text += HelpFormatter.row(command.spec.name, command.spec.abstract) }
         text += HelpFormatter.row("help", "Show subcommand help information.")
         text += "\n  See '\(name) help <subcommand>' for detailed help.\n"
+        text += "\nEXAMPLES:\n" + commands.flatMap(\.spec.examples).prefix(2).map(HelpFormatter.example).joined()
         return text
     }
 

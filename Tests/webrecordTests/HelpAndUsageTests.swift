@@ -24,6 +24,11 @@ import Testing
 
           See 'webrecord help <subcommand>' for detailed help.
 
+        EXAMPLES:
+          $ webrecord lint Schemas/AppNet.json
+          $ webrecord populate --schema Schemas/AppNet.json --db appnet.sqlite \\
+              --entity Post Examples/AppNet/posts.json
+
         """
 
     static let lintHelp = """
@@ -42,6 +47,9 @@ import Testing
         OPTIONS:
           --quiet                 Print nothing when the schema is valid.
           -h, --help              Show help information.
+
+        EXAMPLES:
+          $ webrecord lint Schemas/AppNet.json
 
         """
 
