@@ -44,7 +44,7 @@ struct CommandSpec: Sendable {
     var discussion: String?
     var options: [OptionSpec]
     var arguments: [ArgumentSpec]
-    /// Command lines shown under EXAMPLES (those of lint, populate and export run as they are
+    /// Command lines shown under EXAMPLES (all but import-model's run as they are
     /// from the package's root, on its bundled schema and example data).
     var examples: [String] = []
 

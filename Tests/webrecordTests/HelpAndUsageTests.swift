@@ -20,6 +20,8 @@ import Testing
           export                  Print an entity's records as a JSON array, sorted by
                                   primary key.
           import-model            Convert a Core Data model into a schema file.
+          diagram                 Draw a schema's entities and relationships, as Mermaid
+                                  or DOT.
           help                    Show subcommand help information.
 
           See 'webrecord help <subcommand>' for detailed help.
@@ -81,6 +83,10 @@ import Testing
         (
             "import-model", "Convert a Core Data model into a schema file.",
             "USAGE: webrecord import-model <contents-xml>"
+        ),
+        (
+            "diagram", "Draw a schema's entities and relationships, as Mermaid or DOT.",
+            "USAGE: webrecord diagram [--format <format>] <schema> ..."
         ),
     ]
 

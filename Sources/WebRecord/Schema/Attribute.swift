@@ -9,7 +9,7 @@ public struct Attribute: Sendable, Hashable {
     /// The attribute's name, also its column name.
     public var name: String
     /// The entity that declares the attribute (an ancestor, for an inherited one).
-    var entityName: String
+    package var entityName: String
     /// The attribute's type.
     public var type: AttributeType
     /// The key paths tried in order to find the value in a response: the `key` entries, then the name.
