@@ -12,6 +12,10 @@ struct OptionSpec: Sendable {
     var isRequired = false
     /// Whether the option may be given more than once.
     var isRepeatable = false
+    /// The values a shell completes for it; empty for a file or free text.
+    var choices: [String] = []
+    /// Whether its value is a file name, which a shell completes.
+    var isFile = false
 
     /// `--schema <schema>` or `--json`.
     var synopsis: String {
@@ -29,6 +33,8 @@ struct ArgumentSpec: Sendable {
     var isRepeatable: Bool
     /// Whether at least one must be given.
     var isRequired = true
+    /// The values a shell completes for it; empty for a file.
+    var choices: [String] = []
 
     var synopsis: String {
         "<\(name)>" + (isRepeatable ? " ..." : "")
@@ -44,7 +50,7 @@ struct CommandSpec: Sendable {
     var discussion: String?
     var options: [OptionSpec]
     var arguments: [ArgumentSpec]
-    /// Command lines shown under EXAMPLES (all but import-model's run as they are
+    /// Command lines shown under EXAMPLES (all but import-model's and completion's run as they are
     /// from the package's root, on its bundled schema and example data).
     var examples: [String] = []
 

@@ -13,7 +13,9 @@ enum DiagramCommand: Subcommand {
             render in Markdown; DOT is Graphviz's (dot -Tsvg).
             """,
         options: [
-            OptionSpec(name: "--format", valueName: "format", help: "mermaid (the default) or dot.")
+            OptionSpec(
+                name: "--format", valueName: "format", help: "mermaid (the default) or dot.",
+                choices: SchemaDiagram.Format.allCases.map(\.rawValue))
         ],
         arguments: [ArgumentSpec(name: "schema", help: "A schema file (JSON).", isRepeatable: true)],
         examples: ["webrecord diagram Schemas/AppNet.json"])

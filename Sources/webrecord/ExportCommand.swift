@@ -16,9 +16,10 @@ enum ExportCommand: Subcommand {
             OptionSpec(
                 name: "--schema", valueName: "schema",
                 help: "A schema file. Repeat it to load several files as one schema.",
-                isRequired: true, isRepeatable: true),
+                isRequired: true, isRepeatable: true, isFile: true),
             OptionSpec(
-                name: "--db", valueName: "db", help: "The store file (SQLite); it must exist.", isRequired: true),
+                name: "--db", valueName: "db", help: "The store file (SQLite); it must exist.", isRequired: true,
+                isFile: true),
             OptionSpec(
                 name: "--entity", valueName: "name", help: "The entity to export, sub-entities included.",
                 isRequired: true),

@@ -15,9 +15,10 @@ enum PopulateCommand: Subcommand {
             OptionSpec(
                 name: "--schema", valueName: "schema",
                 help: "A schema file. Repeat it to load several files as one schema.",
-                isRequired: true, isRepeatable: true),
+                isRequired: true, isRepeatable: true, isFile: true),
             OptionSpec(
-                name: "--db", valueName: "db", help: "The store file (SQLite), created if missing.", isRequired: true),
+                name: "--db", valueName: "db", help: "The store file (SQLite), created if missing.", isRequired: true,
+                isFile: true),
             OptionSpec(
                 name: "--entity", valueName: "name", help: "The entity of the records in each response.",
                 isRequired: true),

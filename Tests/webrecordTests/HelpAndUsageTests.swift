@@ -22,6 +22,7 @@ import Testing
           import-model            Convert a Core Data model into a schema file.
           diagram                 Draw a schema's entities and relationships, as Mermaid
                                   or DOT.
+          completion              Print a shell completion script (bash or zsh).
           help                    Show subcommand help information.
 
           See 'webrecord help <subcommand>' for detailed help.
@@ -87,6 +88,10 @@ import Testing
         (
             "diagram", "Draw a schema's entities and relationships, as Mermaid or DOT.",
             "USAGE: webrecord diagram [--format <format>] <schema> ..."
+        ),
+        (
+            "completion", "Print a shell completion script (bash or zsh).",
+            "USAGE: webrecord completion <shell>"
         ),
     ]
 
