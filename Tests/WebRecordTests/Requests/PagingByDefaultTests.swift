@@ -14,14 +14,10 @@ import WebRecordTesting
     let loopback: LoopbackHTTPServer
 
     init() throws {
-        (store, directory) = try PagingRules.makeStore()
-        loopback = try LoopbackHTTPServer()
-        store.register(HTTPServer(baseURL: loopback.baseURL), forEntity: "Item")
+        (store, directory, loopback) = try PagingRules.makeLoopbackStore()
     }
 
-    func storedIDs() throws -> [Int] {
-        try store.fetch("Item", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? }
-    }
+    func storedIDs() throws -> [Int] { try PagingRules.storedIDs(in: store) }
 
     @Test func aLinkNextIsFollowedWithoutAPaginationOption() async throws {
         let second = loopback.url("/second").absoluteString

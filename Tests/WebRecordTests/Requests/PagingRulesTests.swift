@@ -36,6 +36,19 @@ enum PagingRules {
         return (store, directory)
     }
 
+    /// A fresh store whose `Item` requests go to a new loopback HTTP server.
+    static func makeLoopbackStore() throws -> (RecordStore, TemporaryDirectory, LoopbackHTTPServer) {
+        let (store, directory) = try makeStore()
+        let loopback = try LoopbackHTTPServer()
+        store.register(HTTPServer(baseURL: loopback.baseURL), forEntity: "Item")
+        return (store, directory, loopback)
+    }
+
+    /// The stored `Item` ids, ascending.
+    static func storedIDs(in store: RecordStore) throws -> [Int] {
+        try store.fetch("Item", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? }
+    }
+
     static func collect(_ pages: PageSequence) async throws -> [Page] {
         var result: [Page] = []
         for try await page in pages { result.append(page) }
@@ -51,14 +64,10 @@ enum PagingRules {
     let loopback: LoopbackHTTPServer
 
     init() throws {
-        (store, directory) = try PagingRules.makeStore()
-        loopback = try LoopbackHTTPServer()
-        store.register(HTTPServer(baseURL: loopback.baseURL), forEntity: "Item")
+        (store, directory, loopback) = try PagingRules.makeLoopbackStore()
     }
 
-    func storedIDs() throws -> [Int] {
-        try store.fetch("Item", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? }
-    }
+    func storedIDs() throws -> [Int] { try PagingRules.storedIDs(in: store) }
 
     func page(_ urn: String, _ pagination: Pagination) async throws -> [Page] {
         try await PagingRules.collect(
@@ -202,14 +211,10 @@ enum PagingRules {
     let loopback: LoopbackHTTPServer
 
     init() throws {
-        (store, directory) = try PagingRules.makeStore()
-        loopback = try LoopbackHTTPServer()
-        store.register(HTTPServer(baseURL: loopback.baseURL), forEntity: "Item")
+        (store, directory, loopback) = try PagingRules.makeLoopbackStore()
     }
 
-    func storedIDs() throws -> [Int] {
-        try store.fetch("Item", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? }
-    }
+    func storedIDs() throws -> [Int] { try PagingRules.storedIDs(in: store) }
 
     /// Serves `/start` with the Link header `link`, and `/target` as a last page.
     func follow(_ link: String) async throws -> [Page] {
@@ -290,14 +295,10 @@ enum PagingRules {
     let loopback: LoopbackHTTPServer
 
     init() throws {
-        (store, directory) = try PagingRules.makeStore()
-        loopback = try LoopbackHTTPServer()
-        store.register(HTTPServer(baseURL: loopback.baseURL), forEntity: "Item")
+        (store, directory, loopback) = try PagingRules.makeLoopbackStore()
     }
 
-    func storedIDs() throws -> [Int] {
-        try store.fetch("Item", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? }
-    }
+    func storedIDs() throws -> [Int] { try PagingRules.storedIDs(in: store) }
 
     func pages(_ urn: String, data: JSONValue? = nil, _ pagination: Pagination) async throws -> [Page] {
         try await PagingRules.collect(
@@ -791,9 +792,7 @@ final class CountingServer: Server, @unchecked Sendable {
             forEntity: "Item")
     }
 
-    func storedIDs() throws -> [Int] {
-        try store.fetch("Item", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? }
-    }
+    func storedIDs() throws -> [Int] { try PagingRules.storedIDs(in: store) }
 
     /// Which of the secret headers a request carried, and the non-secret one.
     func carried(_ request: LoopbackRequest) -> [String] {
