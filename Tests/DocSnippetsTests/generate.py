@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Extracts the ```swift blocks of README.md and Docs/*.md into Swift files that the build
+"""Extracts the ```swift blocks of README.md, Docs/*.md and the DocC catalog's pages into Swift files that the build
 compiles, so that every code example in the documentation compiles against the current API.
 
     python3 Tests/DocSnippetsTests/generate.py           # (re)write the generated files
@@ -45,8 +45,9 @@ EXTENSION = re.compile(r"^(?:(?:public|internal|fileprivate|private)\s+)?extensi
 
 
 def documents():
-    """README.md, then Docs/*.md by name."""
-    return [ROOT / "README.md"] + sorted((ROOT / "Docs").glob("*.md"))
+    """README.md, then Docs/*.md by name, then the DocC catalog's own pages."""
+    catalog = ROOT / "Sources" / "WebRecord" / "WebRecord.docc"
+    return [ROOT / "README.md"] + sorted((ROOT / "Docs").glob("*.md")) + sorted(catalog.glob("*.md"))
 
 
 def swift_blocks(path):

@@ -14,24 +14,24 @@
 ///   Anything other than whitespace after the top-level value is an error.
 /// - **Encoding.** The input must be UTF-8. Strings are validated as they are scanned:
 ///   overlong forms, UTF-8-encoded surrogates (U+D800–U+DFFF), code points above U+10FFFF,
-///   stray continuation bytes and truncated sequences are rejected (``WebRecordError/Kind/invalidUTF8``).
-///   A UTF-8 byte order mark at the start is rejected too (``WebRecordError/Kind/unexpectedCharacter``):
+///   stray continuation bytes and truncated sequences are rejected (``WebRecordError/JSONSyntax/invalidUTF8``).
+///   A UTF-8 byte order mark at the start is rejected too (``WebRecordError/JSONSyntax/unexpectedCharacter``):
 ///   RFC 8259 forbids emitting one, and web services do not.
 /// - **Strings.** Control characters U+0000–U+001F must be escaped. `\u` escapes that form
 ///   a UTF-16 surrogate pair are combined into one scalar; a lone or mismatched surrogate
-///   escape is rejected (``WebRecordError/Kind/invalidUnicodeEscape``), because a Swift
+///   escape is rejected (``WebRecordError/JSONSyntax/invalidUnicodeEscape``), because a Swift
 ///   `String` cannot hold it.
 /// - **Numbers.** A number with no fraction and no exponent that fits `Int64` becomes
 ///   ``JSONValue/integer(_:)`` (`-0` becomes `.integer(0)`). Every other number becomes
 ///   ``JSONValue/double(_:)``, correctly rounded (the same `Double` that `strtod` returns).
 ///   A number whose magnitude overflows `Double` (such as `1e400`) is rejected
-///   (``WebRecordError/Kind/invalidNumber``) rather than stored as an infinity; one that
+///   (``WebRecordError/JSONSyntax/invalidNumber``) rather than stored as an infinity; one that
 ///   underflows (such as `1e-400`) becomes `0.0` or a subnormal.
 /// - **Objects.** Keys keep their first-seen order. When a key is repeated in one object,
 ///   the last value wins and keeps the position of the first occurrence.
 /// - **Depth.** Arrays and objects may nest at most ``maximumDepth`` levels
 ///   (``defaultMaximumDepth``, 512, unless configured); deeper input throws
-///   ``WebRecordError/Kind/tooDeep``. The reader itself is iterative, so no input can
+///   ``WebRecordError/JSONSyntax/tooDeep``. The reader itself is iterative, so no input can
 ///   overflow the stack while reading.
 ///
 /// Errors carry a 1-based line and column (see ``WebRecordError``).
@@ -55,7 +55,7 @@ public struct JSONReader: Sendable {
     /// The maximum nesting depth of arrays and objects.
     ///
     /// `[[1]]` has depth 2; a scalar has depth 0, so `0` allows only a scalar at the top
-    /// level. Input that nests deeper throws ``WebRecordError/Kind/tooDeep``, reported at
+    /// level. Input that nests deeper throws ``WebRecordError/JSONSyntax/tooDeep``, reported at
     /// the bracket that opens the level too many.
     ///
     /// Reading is iterative and never overflows the stack, but the value that results is

@@ -67,7 +67,7 @@ extension JSONValue {
     ///
     /// Each component is an object key. A component made only of ASCII digits also indexes
     /// an array, so `"items.0.id"` reads the `id` of the first element of `items`. Keys that
-    /// contain a dot cannot be reached with a key path; use ``subscript(key:)`` instead.
+    /// contain a dot cannot be reached with a key path; use the `[key]` subscript instead.
     ///
     /// - Parameter keyPath: Components separated by `.`. An empty path denotes `self`.
     /// - Returns: The value, or `nil` when any step is missing (a missing key, an index out

@@ -13,7 +13,7 @@ extension RecordRequesting {
     /// MMRecord-style.
     ///
     /// The entity is the one the class is registered for on the store
-    /// (`store.register(recordClass: Post.self)`), else the class's ``entityName``.
+    /// (`store.register(recordClass: Post.self)`), else the class's ``Record/entityName``.
     /// The server is looked up through the class chain (see ``RecordStore/register(_:for:)``).
     ///
     /// For example:

@@ -6,7 +6,7 @@ extension RecordStore {
     ///
     /// A registration on a base class covers its subclasses; a subclass registered on its own
     /// overrides it. The order in which registrations are looked up is given in
-    /// ``ServerRegistry/server(forEntity:recordClass:schema:)``.
+    /// ``server(forEntity:recordClass:)``.
     ///
     /// For example:
     ///

@@ -14,8 +14,8 @@ import Foundation
 ///
 /// A store on a file has one writer connection and a separate reader connection, in WAL mode
 /// so reads never wait for a write; a store in memory has one connection for both. Each
-/// connection runs on its own serial executor, as in GRDB: the `async` forms of ``read(_:)``
-/// and ``write(_:)`` hop onto it and never block a thread of Swift's cooperative pool; the
+/// connection runs on its own serial executor, as in GRDB: the `async` forms of `read(_:)`
+/// and `write(_:)` hop onto it and never block a thread of Swift's cooperative pool; the
 /// synchronous forms wait for it, for scripts and command-line tools. `write` runs its closure
 /// in one `BEGIN IMMEDIATE` transaction, committed when the closure returns and rolled back
 /// when it throws. Access is not reentrant: a write inside a write stops the process with a
@@ -97,7 +97,7 @@ public final class RecordStore: Sendable {
 
     // MARK: - Access
 
-    /// Runs `body` with a connection that sees the last committed state (inside a ``write(_:)``
+    /// Runs `body` with a connection that sees the last committed state (inside a `write(_:)`
     /// closure, the write's own uncommitted state), waiting for the reader's executor.
     ///
     /// Reading never creates or migrates the store: until the first write transaction has made
@@ -346,7 +346,7 @@ public final class RecordStore: Sendable {
     /// a few set-based queries per relationship, so its cost grows with the number of rows, not
     /// with rows times relationships.
     ///
-    /// - Parameter entity: The entity's name.
+    /// - Parameter entityName: The entity's name.
     /// - Returns: A JSON array.
     /// - Throws: ``WebRecordError``: `invalidEntityDescription` for an unknown entity,
     ///   `storeError` when SQLite fails.

@@ -37,7 +37,7 @@ import Foundation
 ///   ``urlRequest(for:)`` to send them elsewhere on purpose. A header that cannot be sent as given (a name
 ///   that is not an HTTP token, a value with a carriage return, line feed or other control
 ///   character) fails the request with `invalidArgument` naming the header, rather than being
-///   dropped; see ``headerProblem(name:value:)``.
+///   dropped.
 /// - **Timeouts.** One attempt, from sending to the last byte of the body, may take at most
 ///   the request's ``ServerRequest/timeout`` or ``timeout``; then it fails with `serverError`.
 ///   A timeout longer than ``maximumTimeout`` (one day) is clamped to it; one that is zero,
