@@ -98,18 +98,28 @@ struct ReliabilityFaultTests {
         let ready = await holder.waitForOutput("locked", timeout: 30)
         #expect(ready, "python could not lock the store")
 
-        let start = Date()
-        do {
-            _ = try await store.populate(AppNetResponses.response(posts: 50, firstID: 500, seed: 3), entity: "Post")
-            Issue.record("population succeeded while another process held the write lock")
-        } catch {
-            let waited = Date().timeIntervalSince(start)
-            #expect(error.code == .storeError)
-            #expect(error.sqliteCode.map { $0 & 0xFF } == 5, "SQLITE_BUSY expected: \(error)")
-            #expect(error.description.contains("locked"), "the message should say the store is locked: \(error)")
-            #expect(waited >= 0.9, "the busy timeout (1 s) should be waited out; waited \(waited) s")
-            #expect(waited < 5.5, "the configured timeout, not a longer one, should apply; waited \(waited) s")
+        // Three attempts: each waits the busy timeout out; the shortest shows which timeout
+        // applied (a busy machine can only lengthen a wait, never shorten it below the timeout).
+        let response = AppNetResponses.response(posts: 50, firstID: 500, seed: 3)
+        var waits: [TimeInterval] = []
+        for _ in 0..<3 {
+            let start = Date()
+            do {
+                _ = try await store.populate(response, entity: "Post")
+                Issue.record("population succeeded while another process held the write lock")
+            } catch {
+                let waited = Date().timeIntervalSince(start)
+                waits.append(waited)
+                #expect(error.code == .storeError)
+                #expect(error.sqliteCode.map { $0 & 0xFF } == 5, "SQLITE_BUSY expected: \(error)")
+                #expect(error.description.contains("locked"), "the message should say the store is locked: \(error)")
+                #expect(waited >= 0.9, "the busy timeout (1 s) should be waited out; waited \(waited) s")
+            }
         }
+        #expect(waits.count == 3)
+        #expect(
+            (waits.min() ?? .infinity) < 4,
+            "the configured timeout (1 s), not the default (5 s), should apply; waited \(waits) s")
         // The other process's uncommitted change is invisible, and ours is not half there.
         #expect(try Reliability.dump(store) == before)
 
