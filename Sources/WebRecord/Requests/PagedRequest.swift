@@ -101,11 +101,14 @@ extension PagingEnd {
 ///
 /// Not `Sendable`, as the records it holds are not: ``PageSequence`` hands each page to the
 /// task iterating it, which may be the main actor (Docs/Records.md, "Records and concurrency").
-public struct Page {
+///
+/// A paged request made from a record class (`Post.pages(...)`) yields `Page<Post>`, whose
+/// ``records`` are `Post`s; one made by entity name yields `Page<Record>`.
+public struct Page<Element: Record> {
     /// The 0-based index of the page.
     public var index: Int
-    /// The page's top-level records, in response order.
-    public var records: [Record]
+    /// The page's top-level records, in response order, as instances of the request's class.
+    public var records: [Element]
     /// The page's full result: debugger, change counts, response.
     public var result: RequestResult
     /// The page manager that knows the next page: the server's, else the pagination's (the
@@ -137,8 +140,8 @@ public struct Page {
 ///     print("page \(page.index): \(page.records.count) posts")
 /// }
 /// ```
-public struct PageSequence: AsyncSequence, Sendable {
-    public typealias Element = Page
+public struct PageSequence<RecordClass: Record>: AsyncSequence, Sendable {
+    public typealias Element = Page<RecordClass>
     public typealias Failure = WebRecordError
 
     let store: RecordStore
@@ -154,18 +157,20 @@ public struct PageSequence: AsyncSequence, Sendable {
 
     /// Requests pages one at a time as they are asked for.
     public struct Iterator: AsyncIteratorProtocol {
-        let sequence: PageSequence
+        let sequence: PageSequence<RecordClass>
         private var state = PagingState()
 
-        init(sequence: PageSequence) {
+        init(sequence: PageSequence<RecordClass>) {
             self.sequence = sequence
         }
 
-        public mutating func next() async throws(WebRecordError) -> Page? {
+        public mutating func next() async throws(WebRecordError) -> Page<RecordClass>? {
             try await sequence.store.nextPage(of: sequence, state: &state)
         }
 
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(WebRecordError) -> Page? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(WebRecordError)
+            -> Page<RecordClass>?
+        {
             try await sequence.store.nextPage(of: sequence, state: &state)
         }
     }
@@ -198,7 +203,7 @@ extension RecordStore {
     ///   - options: request options, pagination, page limit and progress.
     /// - Returns: the pages; iterating requests them.
     public func pages(entity: String, urn: String, data: JSONValue? = nil, options: PagingOptions = PagingOptions())
-        -> PageSequence
+        -> PageSequence<Record>
     {
         PageSequence(store: self, entity: entity, urn: urn, data: data, options: options, recordClass: nil)
     }
@@ -217,7 +222,7 @@ extension RecordStore {
     public func startPagedRequest(
         entity: String, urn: String, data: JSONValue? = nil, options: PagingOptions = PagingOptions(),
         callbackQueue: DispatchQueue = .main,
-        pageBlock: @escaping @Sendable (sending Page) -> Bool,
+        pageBlock: @escaping @Sendable (sending Page<Record>) -> Bool,
         completion: @escaping @Sendable (Result<Int, WebRecordError>) -> Void
     ) -> Task<Void, Never> {
         let sequence = pages(entity: entity, urn: urn, data: data, options: options)
@@ -244,7 +249,9 @@ extension RecordStore {
 
     /// Fetches, populates and returns the next page, or nil after the last, handed to the
     /// iterating task.
-    func nextPage(of sequence: PageSequence, state: inout PagingState) async throws(WebRecordError) -> sending Page? {
+    func nextPage<RecordClass>(
+        of sequence: PageSequence<RecordClass>, state: inout PagingState
+    ) async throws(WebRecordError) -> sending Page<RecordClass>? {
         guard !state.finished else { return nil }
         var requestOptions = sequence.options.request
         let orphanOptions = requestOptions.population
@@ -361,7 +368,8 @@ extension RecordStore {
             }
         }
         return Page(
-            index: index, records: result.records, result: result, pageManager: pageManager, progress: progress,
+            index: index, records: result.records.map(RecordClass.typed), result: result, pageManager: pageManager,
+            progress: progress,
             isLast: isLast, end: end, orphansDeleted: deleted)
     }
 
@@ -382,8 +390,9 @@ extension RecordStore {
     }
 }
 
-extension Record {
-    /// The pages of a request for this class's entity, as an `AsyncSequence`.
+extension RecordRequesting {
+    /// The pages of a request for this class's entity, as an `AsyncSequence` of pages whose
+    /// records are instances of this class.
     ///
     /// For example:
     ///
@@ -396,7 +405,7 @@ extension Record {
     /// ```
     public static func pages(
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: PagingOptions = PagingOptions()
-    ) -> PageSequence {
+    ) -> PageSequence<Self> {
         PageSequence(
             store: store, entity: requestEntityName(in: store), urn: urn, data: data, options: options,
             recordClass: self)

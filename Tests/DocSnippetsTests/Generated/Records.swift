@@ -93,7 +93,7 @@ extension DocSnippetContext {
                 // Fetched off the main actor, then kept on it.
                 posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
                 for try await page in Post.pages(urn: "stream/0/posts/stream/global", in: store) {
-                    posts += page.records.compactMap { $0 as? Post }
+                    posts += page.records              // [Post]: pages of Post.pages are typed
                 }
             }
 

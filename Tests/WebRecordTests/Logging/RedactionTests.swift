@@ -102,7 +102,7 @@ import WebRecordTesting
     }
 
     @Test func page() async throws {
-        let page = Page(
+        let page = Page<Record>(
             index: 0, records: [], result: result, pageManager: pageManager,
             progress: PagingProgress(pagesFetched: 1, recordsPopulated: 0, elapsed: 0), isLast: true,
             orphansDeleted: [:])

@@ -23,8 +23,8 @@ import WebRecordTesting
         .json(RequestSupport.postsBody(ids).serialized())
     }
 
-    func collect(_ pages: PageSequence) async throws -> [Page] {
-        var result: [Page] = []
+    func collect(_ pages: PageSequence<Record>) async throws -> [Page<Record>] {
+        var result: [Page<Record>] = []
         for try await page in pages { result.append(page) }
         return result
     }

@@ -49,8 +49,8 @@ enum PagingRules {
         try store.fetch("Item", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? }
     }
 
-    static func collect(_ pages: PageSequence) async throws -> [Page] {
-        var result: [Page] = []
+    static func collect(_ pages: PageSequence<Record>) async throws -> [Page<Record>] {
+        var result: [Page<Record>] = []
         for try await page in pages { result.append(page) }
         return result
     }
@@ -69,7 +69,7 @@ enum PagingRules {
 
     func storedIDs() throws -> [Int] { try PagingRules.storedIDs(in: store) }
 
-    func page(_ urn: String, _ pagination: Pagination) async throws -> [Page] {
+    func page(_ urn: String, _ pagination: Pagination) async throws -> [Page<Record>] {
         try await PagingRules.collect(
             store.pages(entity: "Item", urn: urn, options: PagingOptions(pagination: pagination)))
     }
@@ -217,7 +217,7 @@ enum PagingRules {
     func storedIDs() throws -> [Int] { try PagingRules.storedIDs(in: store) }
 
     /// Serves `/start` with the Link header `link`, and `/target` as a last page.
-    func follow(_ link: String) async throws -> [Page] {
+    func follow(_ link: String) async throws -> [Page<Record>] {
         loopback.route("/start", .json(PagingBodies.body([1]), headers: ["Link": link]))
         loopback.route("/target", .json(PagingBodies.body([2])))
         return try await PagingRules.collect(
@@ -300,7 +300,7 @@ enum PagingRules {
 
     func storedIDs() throws -> [Int] { try PagingRules.storedIDs(in: store) }
 
-    func pages(_ urn: String, data: JSONValue? = nil, _ pagination: Pagination) async throws -> [Page] {
+    func pages(_ urn: String, data: JSONValue? = nil, _ pagination: Pagination) async throws -> [Page<Record>] {
         try await PagingRules.collect(
             store.pages(entity: "Item", urn: urn, data: data, options: PagingOptions(pagination: pagination)))
     }
@@ -413,12 +413,12 @@ enum PagingRules {
         try store.fetch(entity, orderBy: [.ascending("id")]).compactMap { $0["id"] as Int? }
     }
 
-    func pages(_ urn: String, entity: String = "Item", _ options: PagingOptions) async throws -> [Page] {
+    func pages(_ urn: String, entity: String = "Item", _ options: PagingOptions) async throws -> [Page<Record>] {
         try await PagingRules.collect(store.pages(entity: entity, urn: urn, options: options))
     }
 
     /// The end is on the last page and on its result only.
-    func expectEnd(_ pages: [Page], _ end: PagingEnd, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectEnd(_ pages: [Page<Record>], _ end: PagingEnd, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(pages.last?.end == end, sourceLocation: sourceLocation)
         #expect(pages.last?.result.pagingEnd == end, sourceLocation: sourceLocation)
         #expect(pages.last?.isLast == true, sourceLocation: sourceLocation)
@@ -427,7 +427,7 @@ enum PagingRules {
             sourceLocation: sourceLocation)
     }
 
-    func repeatWarnings(_ page: Page?) -> [WebRecordError] {
+    func repeatWarnings(_ page: Page<Record>?) -> [WebRecordError] {
         (page?.result.debugger.warnings ?? []).filter {
             $0.code == .invalidResponseFormat && $0.message.contains("already requested")
         }
@@ -675,7 +675,7 @@ enum PagingRules {
         let counter = CountingServer()
         store.register(counter, forEntity: "Item")
         var count = 0
-        var last: Page?
+        var last: Page<Record>?
         for try await page in store.pages(
             entity: "Item", urn: "endless", options: PagingOptions(pagination: .pageNumber(parameter: "page")))
         {

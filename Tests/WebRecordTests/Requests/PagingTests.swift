@@ -24,8 +24,8 @@ import WebRecordTesting
         return JSONValue.object(body).serialized()
     }
 
-    func collect(_ pages: PageSequence) async throws -> [Page] {
-        var result: [Page] = []
+    func collect(_ pages: PageSequence<Record>) async throws -> [Page<Record>] {
+        var result: [Page<Record>] = []
         for try await page in pages { result.append(page) }
         return result
     }
@@ -168,7 +168,7 @@ import WebRecordTesting
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
         options.request.population.deleteOrphans = .all
         var afterFirstPage: [Int] = []
-        var last: Page?
+        var last: Page<Record>?
         for try await page in store.pages(entity: "Post", urn: "p1", options: options) {
             if page.index == 0 { afterFirstPage = try storedIDs() }
             last = page
