@@ -114,7 +114,7 @@ enum PopulateCommand: Subcommand {
                 store = opened
                 let request = URLSource.requestOptions(for: url, population: options, fetch: fetch)
                 guard let pagination = paging.pagination else {
-                    let result: RequestResult
+                    let result: RequestResult<Record>
                     do {
                         result = try await opened.startRequest(
                             entity: entity, urn: url.absoluteString, options: request)

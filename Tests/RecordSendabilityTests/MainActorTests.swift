@@ -125,7 +125,7 @@ import WebRecord
             case .local(let cached): kinds.append("local \(cached.count)")
             case .remote(let result): kinds.append("remote \(result.changesByEntity["Post"]?.unchanged ?? -1)")
             }
-            model.show(update.records.compactMap { $0 as? Post })
+            model.show(update.records)  // Posts, typed by the request's class
         }
 
         #expect(kinds == ["local 20", "remote 20"])

@@ -109,8 +109,8 @@ public struct Page<Element: Record> {
     public var index: Int
     /// The page's top-level records, in response order, as instances of the request's class.
     public var records: [Element]
-    /// The page's full result: debugger, change counts, response.
-    public var result: RequestResult
+    /// The page's full result: the same records, debugger, change counts, response.
+    public var result: RequestResult<Element>
     /// The page manager that knows the next page: the server's, else the pagination's (the
     /// options', or the `Link` header's when none is set); nil when neither pages.
     public var pageManager: (any PageManager)?
@@ -270,7 +270,7 @@ extension RecordStore {
         var request = prepared.request
         request.page = PageInformation(index: state.index, previousPageManager: state.previousPageManager)
         state.requested.insert(Self.identity(urn: request.urn, data: request.data))
-        var result: RequestResult
+        var result: RequestResult<Record>
         do {
             result = try await run(
                 PreparedRequest(server: prepared.server, request: request, debugger: prepared.debugger),
@@ -367,9 +367,9 @@ extension RecordStore {
                     debugger: result.debugger)
             }
         }
+        let typed = result.typed(as: RecordClass.self)
         return Page(
-            index: index, records: result.records.map(RecordClass.typed), result: result, pageManager: pageManager,
-            progress: progress,
+            index: index, records: typed.records, result: typed, pageManager: pageManager, progress: progress,
             isLast: isLast, end: end, orphansDeleted: deleted)
     }
 

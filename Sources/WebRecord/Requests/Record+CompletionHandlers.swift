@@ -65,7 +65,7 @@ extension RecordStore {
     public func startRequest(
         entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions(),
         domain: String? = nil, callbackQueue: DispatchQueue = .main,
-        resultBlock: @escaping @Sendable (sending RequestResult) -> Void,
+        resultBlock: @escaping @Sendable (sending RequestResult<Record>) -> Void,
         failureBlock: (@Sendable (WebRecordError) -> Void)? = nil
     ) -> Task<Void, Never> {
         completionTask(

@@ -36,7 +36,7 @@ extension RecordRequesting {
     public static func startRequest(
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions()
     ) async throws(WebRecordError) -> sending [Self] {
-        try await startRequestForResult(urn: urn, data: data, in: store, options: options).records.map(Self.typed)
+        try await startRequestForResult(urn: urn, data: data, in: store, options: options).records
     }
 
     /// Like ``startRequest(urn:data:in:options:)`` but returns the whole ``RequestResult``:
@@ -51,16 +51,14 @@ extension RecordRequesting {
     /// - Throws: ``WebRecordError`` carrying the ``Debugger``.
     public static func startRequestForResult(
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions()
-    ) async throws(WebRecordError) -> sending RequestResult {
-        var result = try await store.startRequest(
-            entity: requestEntityName(in: store), urn: urn, data: data, options: options, recordClass: self)
-        result.records = result.records.map(Self.typed)
-        return result
+    ) async throws(WebRecordError) -> sending RequestResult<Self> {
+        try await store.startRequest(
+            entity: requestEntityName(in: store), urn: urn, data: data, options: options, recordClass: self
+        ).typed(as: Self.self)
     }
-}
 
-extension Record {
-    /// Delivers this class's records already in the store at once, then the request's result.
+    /// Delivers this class's records already in the store at once, then the request's result,
+    /// both as instances of this class.
     ///
     /// See ``RecordStore/startRequestFetchingFirst(entity:urn:data:options:localFetch:)``.
     ///
@@ -74,15 +72,17 @@ extension Record {
     public static func startRequestFetchingFirst(
         urn: String, data: JSONValue? = nil, in store: RecordStore, options: RequestOptions = RequestOptions(),
         localFetch: (@Sendable (RecordStore) throws -> [Record])? = nil
-    ) -> AsyncThrowingStream<RequestUpdate, any Error> {
+    ) -> AsyncThrowingStream<RequestUpdate<Self>, any Error> {
         store.startRequestFetchingFirst(
             entity: requestEntityName(in: store), urn: urn, data: data, options: options, recordClass: self,
-            localFetch: localFetch)
+            as: Self.self, localFetch: localFetch)
     }
 
-    /// Requests this record alone from its ``recordDetailURN`` and populates the response.
+    /// Requests this record alone from its ``Record/recordDetailURN`` and populates the
+    /// response.
     ///
-    /// The server is the one for the record's class and entity.
+    /// The server is the one for the record's class and entity. The result's records are
+    /// instances of this record's class.
     ///
     /// For example:
     ///
@@ -106,7 +106,7 @@ extension Record {
     public func startDetailRequest(
         in store: RecordStore, options: RequestOptions = RequestOptions(),
         isolation: isolated (any Actor)? = #isolation
-    ) async throws(WebRecordError) -> RequestResult {
+    ) async throws(WebRecordError) -> RequestResult<Self> {
         guard let urn = recordDetailURN else {
             throw WebRecordError(
                 WebRecordError(
@@ -114,9 +114,12 @@ extension Record {
                 debugger: Debugger(initialEntity: entity.name))
         }
         return try await store.startRequest(
-            entity: entity.name, urn: urn, data: nil, options: options, recordClass: type(of: self))
+            entity: entity.name, urn: urn, data: nil, options: options, recordClass: type(of: self)
+        ).typed(as: Self.self)
     }
+}
 
+extension Record {
     /// Refreshes this record from its ``recordDetailURN`` and returns its new snapshot.
     ///
     /// A record is an immutable snapshot; the returned one holds the values the detail

@@ -32,7 +32,7 @@ extension RecordStore {
     ///   `invalidResponseFormat`, `cancelled`, or a population error.
     public func startRequest(
         entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions()
-    ) async throws(WebRecordError) -> sending RequestResult {
+    ) async throws(WebRecordError) -> sending RequestResult<Record> {
         try await startRequest(entity: entity, urn: urn, data: data, options: options, recordClass: nil)
     }
 
@@ -67,18 +67,20 @@ extension RecordStore {
     public func startRequestFetchingFirst(
         entity: String, urn: String, data: JSONValue? = nil, options: RequestOptions = RequestOptions(),
         localFetch: (@Sendable (RecordStore) throws -> [Record])? = nil
-    ) -> AsyncThrowingStream<RequestUpdate, any Error> {
+    ) -> AsyncThrowingStream<RequestUpdate<Record>, any Error> {
         startRequestFetchingFirst(
-            entity: entity, urn: urn, data: data, options: options, recordClass: nil, localFetch: localFetch)
+            entity: entity, urn: urn, data: data, options: options, recordClass: nil, as: Record.self,
+            localFetch: localFetch)
     }
 
     // MARK: - Implementation
 
-    func startRequestFetchingFirst(
+    /// The fetch-first stream, its records made instances of `Element`.
+    func startRequestFetchingFirst<Element: Record>(
         entity: String, urn: String, data: JSONValue?, options: RequestOptions, recordClass: Record.Type?,
-        localFetch: (@Sendable (RecordStore) throws -> [Record])?
-    ) -> AsyncThrowingStream<RequestUpdate, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<RequestUpdate, any Error>.makeStream()
+        as elementType: Element.Type, localFetch: (@Sendable (RecordStore) throws -> [Record])?
+    ) -> AsyncThrowingStream<RequestUpdate<Element>, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<RequestUpdate<Element>, any Error>.makeStream()
         let task = Task { [self] in
             do throws(WebRecordError) {
                 let prepared = try prepareRequest(
@@ -93,9 +95,9 @@ extension RecordStore {
                                 .closureFailed, "the local fetch failed: \(error)", entity: entity, cause: error),
                         debugger: prepared.debugger)
                 }
-                continuation.yield(.local(local))
+                continuation.yield(.local(local.map(Element.typed)))
                 let result = try await run(prepared, options: options)
-                continuation.yield(.remote(result))
+                continuation.yield(.remote(result.typed(as: Element.self)))
                 continuation.finish()
             } catch {
                 continuation.finish(throwing: error)
@@ -107,7 +109,7 @@ extension RecordStore {
 
     func startRequest(
         entity: String, urn: String, data: JSONValue?, options: RequestOptions, recordClass: Record.Type?
-    ) async throws(WebRecordError) -> sending RequestResult {
+    ) async throws(WebRecordError) -> sending RequestResult<Record> {
         let prepared = try prepareRequest(
             entity: entity, urn: urn, data: data, options: options, recordClass: recordClass)
         let result = try await run(prepared, options: options)
@@ -158,7 +160,8 @@ extension RecordStore {
     ///
     /// The result is made in the task the request runs in (its domain's, when it has one) and
     /// handed to the caller.
-    func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordError) -> sending RequestResult
+    func run(_ prepared: PreparedRequest, options: RequestOptions) async throws(WebRecordError)
+        -> sending RequestResult<Record>
     {
         let failure: WebRecordError
         do {
@@ -176,7 +179,7 @@ extension RecordStore {
 
     private func perform(
         _ prepared: PreparedRequest, options: RequestOptions
-    ) async throws(WebRecordError) -> sending RequestResult {
+    ) async throws(WebRecordError) -> sending RequestResult<Record> {
         let (server, request, debugger) = (prepared.server, prepared.request, prepared.debugger)
         let entity = request.entityName
         database.logger.log(.debug, "request \(request.method) '\(Redaction.urn(request.urn))'", entity: entity)

@@ -42,6 +42,16 @@ extension DocSnippetContext {
 // Docs/Requests.md, block 4
 extension DocSnippetContext {
     func requests4() async throws {
+        let result = try await Post.startRequestForResult(urn: "stream/0/posts/stream/global", in: store)
+        print(result.records.first?.text ?? "", result.changes.inserted)   // no cast
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = result
+    }
+}
+
+// Docs/Requests.md, block 5
+extension DocSnippetContext {
+    func requests5() async throws {
         var options = RequestOptions()
         options.headers["Authorization"] = "token \(token)"
         let result = try await store.startRequest(entity: "Post", urn: "posts?access_token=\(key)", options: options)
@@ -53,9 +63,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 5
+// Docs/Requests.md, block 6
 extension DocSnippetContext {
-    func requests5() async throws {
+    func requests6() async throws {
         var options = RequestOptions()
         options.population.deleteOrphans = .all            // PopulationOptions: key path, injection, orphans...
         options.server = try JSONFileServer(root: responses) // this request only
@@ -75,9 +85,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 6
+// Docs/Requests.md, block 7
 extension DocSnippetContext {
-    func requests6() async throws {
+    func requests7() async throws {
         do {
             let posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
             show(posts)
@@ -89,9 +99,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 7
+// Docs/Requests.md, block 8
 extension DocSnippetContext {
-    func requests7() async throws {
+    func requests8() async throws {
         for try await update in store.startRequestFetchingFirst(entity: "Post", urn: "stream/0/posts/stream/global") {
             switch update {
             case .local(let cached):  show(cached)           // at once, from the store
@@ -101,9 +111,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 8
+// Docs/Requests.md, block 9
 extension DocSnippetContext {
-    func requests8() throws {
+    func requests9() throws {
         let updates = Post.startRequestFetchingFirst(urn: "posts", in: store) { store in
             try store.fetch("Post", orderBy: [.descending("date")], limit: 20)
         }
@@ -112,24 +122,24 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 9
+// Docs/Requests.md, block 10
 extension DocSnippetContext {
-    func requests9() async throws {
+    func requests10() async throws {
         final class Venue: Record {
             override var recordDetailURN: String? { (self["id"] as String?).map { "venues/\($0)" } }
         }
 
         let fresh = try await venue.refresh(in: store)               // a new snapshot of the same row
-        let result = try await venue.startDetailRequest(in: store)   // the whole RequestResult
+        let result = try await venue.startDetailRequest(in: store)   // the whole RequestResult<Venue>
         // Every name the block declares is used, as a reader would go on to use it.
         _ = fresh
         _ = result
     }
 }
 
-// Docs/Requests.md, block 10
+// Docs/Requests.md, block 11
 extension DocSnippetContext {
-    func requests10() throws {
+    func requests11() throws {
         var configuration = RecordStore.Configuration()
         configuration.cancellation = RequestCancellation()     // this store's domains only
         let drafts = try RecordStore(path: "drafts.sqlite", schema: schema, configuration: configuration)
@@ -140,9 +150,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 11
+// Docs/Requests.md, block 12
 extension DocSnippetContext {
-    func requests11() throws {
+    func requests12() throws {
         Post.startRequest(urn: "stream/0/posts/stream/global", in: store,
                           domain: "timeline",
                           callbackQueue: .main,
@@ -155,9 +165,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 12
+// Docs/Requests.md, block 13
 extension DocSnippetContext {
-    func requests12() async throws {
+    func requests13() async throws {
         var options = PagingOptions(pagination: .cursor(keyPath: "meta.min_id", parameter: "before_id"))
         options.maximumPages = 50
         options.request.population.deleteOrphans = .all       // once, after the last page
@@ -166,5 +176,19 @@ extension DocSnippetContext {
         }
         // Every name the block declares is used, as a reader would go on to use it.
         _ = options
+    }
+}
+
+// Docs/Requests.md, block 14
+extension DocSnippetContext {
+    func requests14() async throws {
+        let (posts, user) = await store.startBatch(
+            BatchRequest(Post.self, urn: "stream/0/posts/stream/global"),
+            BatchRequest(User.self, urn: "users/2"))
+        let first: Post? = try posts.get().records.first    // no cast
+        let name = try user.get().records.first?.name
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = first
+        _ = name
     }
 }

@@ -62,8 +62,8 @@ import WebRecordTesting
         return debugger
     }
 
-    var result: RequestResult {
-        RequestResult(
+    var result: RequestResult<Record> {
+        RequestResult<Record>(
             population: PopulationResult(records: [], debugger: debugger, changesByEntity: [:]), response: response,
             request: request, pageManager: pageManager)
     }

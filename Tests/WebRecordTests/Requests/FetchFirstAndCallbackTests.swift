@@ -59,7 +59,7 @@ import WebRecordTesting
             try store.fetch("Post", where: "id >= ?", arguments: [2], orderBy: [.descending("id")])
         }
         for try await update in stream {
-            deliveries.append(update.records.map { ($0 as? FeedPost)?.id })
+            deliveries.append(update.records.map(\.id))  // FeedPosts, typed by the request's class
         }
 
         #expect(deliveries == [[3, 2], [4]])

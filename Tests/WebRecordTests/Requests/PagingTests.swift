@@ -279,6 +279,27 @@ import WebRecordTesting
         #expect(try storedIDs() == [1, 3])
     }
 
+    @Test func aBatchOfClassRequestsIsTypedByEachRequestsClass() async throws {
+        loopback.route("/a", .json(page([1, 2])))
+        loopback.route("/u", .json(#"{"id": 9, "name": "Ann"}"#))
+        loopback.route("/b", .status(404))
+        store.register(HTTPServer(baseURL: loopback.baseURL), forEntity: "User")
+        let (posts, user, missing) = await store.startBatch(
+            BatchRequest(FeedPost.self, urn: "a"), BatchRequest(FeedUser.self, urn: "u"),
+            BatchRequest(FeedPost.self, urn: "b"), maximumConcurrentRequests: 2)
+        // Each result's records are its request's class: FeedPost's `id`, FeedUser's `name`.
+        let postRecords: [FeedPost] = try posts.get().records
+        #expect(postRecords.map(\.id) == [1, 2])
+        #expect(try user.get().records.map(\.name) == ["Ann"])
+        #expect(try user.get().request.entityName == "User")
+        if case .failure(let failure) = missing {
+            #expect(failure.httpStatus == 404)
+        } else {
+            Issue.record("the third request should fail")
+        }
+        #expect(try storedIDs() == [1, 2])
+    }
+
     @Test func anEmptyBatchCompletesAtOnce() async throws {
         let results = await store.startBatch([])
         #expect(results.isEmpty)

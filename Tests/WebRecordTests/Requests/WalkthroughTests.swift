@@ -80,7 +80,7 @@ import WebRecordTesting
         store.register(recordClass: User.self)
         store.register(ADNServer(baseURL: loopback.baseURL, token: "t0ken"), for: ADNRecord.self)
         let result = try await Post.startRequestForResult(urn: "stream/0/posts/stream/global", in: store)
-        let posts = result.records.compactMap { $0 as? Post }
+        let posts = result.records  // Posts, typed by the request's class
 
         let expectedIDs = (expected["data"]?.arrayValue ?? []).map { $0["id"]?.stringValue }
         #expect(posts.count == 20)
