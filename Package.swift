@@ -21,17 +21,28 @@ let package = Package(
         .target(name: "WebRecordModelImport", dependencies: ["WebRecord"]),
         .executableTarget(name: "webrecord", dependencies: ["WebRecord", "WebRecordModelImport"]),
         .executableTarget(name: "webrecord-bench", dependencies: ["WebRecord", "WebRecordTesting"]),
+        // The examples use record classes that `webrecord generate-swift` wrote (their Generated/
+        // folders; Scripts/generate-swift-examples): a warning in them fails the build.
         .executableTarget(
             name: "appnet-example",
             dependencies: ["WebRecord", "WebRecordTesting"],
             path: "Examples/AppNet",
-            exclude: ["README.md", "LICENSE-fixtures", "posts.json"]
+            exclude: ["README.md", "LICENSE-fixtures", "posts.json"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
         .executableTarget(
             name: "foursquare-example",
             dependencies: ["WebRecord", "WebRecordTesting"],
             path: "Examples/Foursquare",
-            exclude: ["README.md", "LICENSE-fixtures", "venues.json"]
+            exclude: ["README.md", "LICENSE-fixtures", "venues.json"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
+        .target(
+            name: "AtlassianRecords",
+            dependencies: ["WebRecord"],
+            path: "Examples/Atlassian",
+            exclude: ["README.md"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
         .executableTarget(name: "webrecord-probe", dependencies: ["WebRecord"], path: "Tests/Probe"),
         .target(name: "TestSupport", dependencies: ["WebRecord", "WebRecordTesting"], path: "Tests/TestSupport"),
@@ -66,6 +77,19 @@ let package = Package(
         .testTarget(
             name: "RecordSendabilityTests",
             dependencies: ["WebRecord", "WebRecordTesting", "TestSupport"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
+        // Classes generated from a schema of names Swift or Record already uses, and their tests.
+        .target(
+            name: "GeneratedClashRecords",
+            dependencies: ["WebRecord"],
+            path: "Tests/GeneratedClashRecords",
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
+        .testTarget(
+            name: "GeneratedRecordsTests",
+            dependencies: ["WebRecord", "TestSupport", "AtlassianRecords", "GeneratedClashRecords"],
+            resources: [.copy("Clashes.json")],
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
     ],

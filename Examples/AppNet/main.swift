@@ -13,12 +13,10 @@ let packageRoot = exampleDirectory.deletingLastPathComponent().deletingLastPathC
 let streamURN = "stream/0/posts/stream/global"
 
 func run(storePath: String) async throws {
-    // 1. A store for the App.net schema, with a record class per entity.
+    // 1. A store for the App.net schema, with the record class generated for each entity.
     let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/AppNet.json"))
     let store = try RecordStore(path: storePath, schema: schema)
-    store.register(recordClass: Post.self)
-    store.register(recordClass: User.self)
-    store.register(recordClass: Counts.self)
+    AppNetRecords.register(on: store)
 
     // 2. "App.net": the 20 recorded posts, 5 a page, over HTTP on 127.0.0.1. It will be asked
     //    for the first page alone, then for every page from the first.
@@ -35,7 +33,7 @@ func run(storePath: String) async throws {
     print("\nThe first page, with Post.startRequest:")
     let posts = try await Post.startRequest(urn: streamURN, in: store)
     for post in posts {
-        print("  \(post["id"] ?? "?")  \(post.user?.name ?? "?"): \(excerpt(post.text))")
+        print("  \(post.id)  \(post.user?.name ?? "?"): \(excerpt(post.text))")
     }
 
     // 5. The whole stream, a page at a time, following meta.min_id while meta.more is true.
@@ -43,7 +41,7 @@ func run(storePath: String) async throws {
     var pageCount = 0
     var postCount = 0
     for try await page in Post.pages(urn: streamURN, in: store) {
-        let ids = page.records.compactMap { $0["id"] as String? }
+        let ids = page.records.map(\.id)
         let changes = page.result.changes
         let next = page.pageManager?.nextPageData?["before_id"].map { "next: before_id=\($0)" } ?? "the last page"
         print(
@@ -72,7 +70,7 @@ func run(storePath: String) async throws {
     for post in try store.fetch(Post.self, orderBy: [.descending("date")]) {
         let user = post.user
         let followers = user?.counts?.followers.map { "\($0) followers" } ?? "no counts"
-        print("  \(post["id"] ?? "?")  \(user?.name ?? "?") (\(followers)): \(excerpt(post.text))")
+        print("  \(post.id)  \(user?.name ?? "?") (\(followers)): \(excerpt(post.text))")
     }
     let users = try store.fetch(User.self, orderBy: [.ascending("name")])
     let regulars = users.compactMap { user in

@@ -12,12 +12,10 @@ let exampleDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent
 let packageRoot = exampleDirectory.deletingLastPathComponent().deletingLastPathComponent()
 
 func run(storePath: String) async throws {
-    // 1. A store for the Foursquare schema, with a record class per entity.
+    // 1. A store for the Foursquare schema, with the record class generated for each entity.
     let schema = try Schema(contentsOf: packageRoot.appendingPathComponent("Schemas/Foursquare.json"))
     let store = try RecordStore(path: storePath, schema: schema)
-    store.register(recordClass: Venue.self)
-    store.register(recordClass: FSCategory.self)
-    store.register(recordClass: Location.self)
+    FoursquareRecords.register(on: store)
 
     // 2. "Foursquare": the recorded search response, over HTTP on 127.0.0.1, and the server
     //    for it, registered for the base class so that it serves every entity.
@@ -31,7 +29,7 @@ func run(storePath: String) async throws {
 
     // 3. The search: venues, with their categories, locations and contacts, from response.venues.
     let result = try await Venue.startRequestForResult(urn: "venues/search", data: ["ll": "40.7,-74.0"], in: store)
-    let venues = result.records.compactMap { $0 as? Venue }
+    let venues = result.records
     for request in loopback.requests {
         print("GET \(request.path)?\(request.queryItems.map { "\($0.name)=\($0.value)" }.joined(separator: "&"))")
     }
@@ -62,7 +60,7 @@ func run(storePath: String) async throws {
     guard
         let (id, shared) = Dictionary(grouping: listings, by: \.categoryID).max(by: { $0.value.count < $1.value.count }
         ),
-        let category = try store.fetchOne("FSCategory", primaryKey: id) as? FSCategory
+        let category = try store.fetch(FSCategory.self, where: "id = ?", arguments: [id.stringValue ?? ""]).first
     else { throw ExampleFailure("the response lists no category") }
     let name = category.name ?? "?"
     let owner = category.venue?.name ?? "none"

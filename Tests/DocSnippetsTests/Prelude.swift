@@ -57,6 +57,15 @@ final class User: ADNRecord {
 }
 
 /// Foursquare's records, as Examples/Foursquare declares them.
+/// What `webrecord generate-swift` writes for the App.net schema's classes (Docs/Records.md).
+enum AppNetRecords {
+    static var classes: [Record.Type] { [Post.self, User.self] }
+
+    static func register(on store: RecordStore) {
+        for recordClass in classes { store.register(recordClass: recordClass) }
+    }
+}
+
 final class Venue: Record {
     override var recordDetailURN: String? { (self["id"] as String?).map { "venues/\($0)" } }
 }

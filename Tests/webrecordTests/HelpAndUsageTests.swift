@@ -22,6 +22,7 @@ import Testing
           import-model            Convert a Core Data model into a schema file.
           diagram                 Draw a schema's entities and relationships, as Mermaid
                                   or DOT.
+          generate-swift          Write typed Swift record classes for a schema.
           completion              Print a shell completion script (bash or zsh).
           help                    Show subcommand help information.
 

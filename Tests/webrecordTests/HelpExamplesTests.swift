@@ -6,7 +6,7 @@ import Testing
 /// populate and export run as shown from a copy of the package's schema and example data, and
 /// import-model's converts a model at the path it names.
 @Suite struct HelpExamplesTests {
-    static let subcommands = ["lint", "populate", "export", "import-model", "diagram", "completion"]
+    static let subcommands = ["lint", "populate", "export", "import-model", "diagram", "generate-swift", "completion"]
 
     /// The package's root, where the examples' relative paths start.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -38,7 +38,7 @@ import Testing
             try directory.write(file, try Data(contentsOf: Self.packageRoot.appendingPathComponent(file)))
         }
         var ran: [String] = []
-        for name in ["lint", "populate", "export", "diagram"] {
+        for name in ["lint", "populate", "export", "diagram", "generate-swift"] {
             for example in Self.examples(in: try await CLI.run([name, "--help"]).stdout) {
                 let result = try await CLI.run(example, in: directory.url)
                 #expect(result.status == 0, "\(example): \(result)")
@@ -49,7 +49,9 @@ import Testing
                 }
             }
         }
-        #expect(ran == ["lint", "populate", "export", "diagram"])
+        #expect(ran == ["lint", "populate", "export", "diagram", "generate-swift", "generate-swift"])
+        #expect(
+            FileManager.default.fileExists(atPath: directory.url.appendingPathComponent("Generated/Post.swift").path))
     }
 
     @Test func importModelsExampleConvertsTheModelItNames() async throws {

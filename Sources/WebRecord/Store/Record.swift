@@ -99,6 +99,30 @@ open class Record: CustomDebugStringConvertible {
         return T(storedValue: stored, type: attribute.type)
     }
 
+    /// The value of a primary-key attribute, which every stored record has: the non-optional
+    /// read that generated classes use for their key (`var id: Int64 { self[primaryKey: "id"] }`).
+    ///
+    /// Every row WebRecord writes holds its key, stubs made from a reference included, in the
+    /// stored form of its type. So the value is always there and always converts, unless the
+    /// store file was changed by another program; then the program stops with a message that
+    /// names the record and the attribute, because no value would be right.
+    ///
+    /// - Precondition: `name` is an attribute of the record's primary key, and `T` can hold its
+    ///   type (Docs/Records.md, "Typed access").
+    public subscript<T: AttributeValue>(primaryKey name: String) -> T {
+        let isKey = entity.primaryKey.map { key in
+            if case .relationship = key { return false }
+            return key.propertyNames.contains(name)
+        }
+        precondition(isKey == true, "\(entity.name).\(name) is not a primary-key attribute")
+        guard let value: T = self[name] else {
+            preconditionFailure(
+                "\(self): the store holds no \(T.self) for the primary-key attribute '\(name)'; "
+                    + "was the store file changed by another program?")
+        }
+        return value
+    }
+
     /// The value of an attribute as JSON, the form `webrecord export` writes: dates as ISO-8601,
     /// data as base64, booleans as true/false. Nil when the entity has no such attribute.
     public func jsonValue(_ name: String) -> JSONValue? {

@@ -59,6 +59,35 @@ extension DocSnippetContext {
 // Docs/Records.md, block 4
 extension DocSnippetContext {
     func records4() throws {
+        final class Post: ADNRecord {
+            override class var entityName: String { "Post" }
+
+            /// The `id` attribute, a string: the primary key, which every record has.
+            var id: String { self[primaryKey: "id"] }
+
+            /// The `thread_id` attribute, a string.
+            var threadID: String? { self["thread_id"] }
+
+            /// The `user` relationship, to one `User`; its inverse is `posts`.
+            var user: User? { related("user") }
+        }
+    }
+}
+
+// Docs/Records.md, block 5
+extension DocSnippetContext {
+    func records5() async throws {
+        AppNetRecords.register(on: store)            // Post, User, Counts, Source, CoverImage
+        let posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
+        print(posts.first?.user?.name ?? "")
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = posts
+    }
+}
+
+// Docs/Records.md, block 6
+extension DocSnippetContext {
+    func records6() throws {
         // A plain subclass: typed accessors over the record's snapshot (see "Records and concurrency").
         final class Post: Record {
             override class var keyPathForResponseObject: String? { "data" }
@@ -83,9 +112,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 5
+// Docs/Records.md, block 7
 extension DocSnippetContext {
-    func records5() async throws {
+    func records7() async throws {
         @MainActor final class TimelineModel {
             var posts: [Post] = []
 
@@ -105,18 +134,18 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 6
+// Docs/Records.md, block 8
 extension DocSnippetContext {
-    func records6() throws {
+    func records8() throws {
         final class Checkin: Record {
             var description: String? { self["description"] }
         }
     }
 }
 
-// Docs/Records.md, block 7
+// Docs/Records.md, block 9
 extension DocSnippetContext {
-    func records7() throws {
+    func records9() throws {
         struct PostSummary: Decodable {
             var id: String
             var text: String?
@@ -129,9 +158,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 8
+// Docs/Records.md, block 10
 extension DocSnippetContext {
-    func records8() throws {
+    func records10() throws {
         let recent = try store.fetch("Post",
                                      where: "date > ? AND text LIKE ?", arguments: [cutoff, "%swift%"],
                                      orderBy: [.descending("date")], limit: 20, offset: 40)
@@ -144,9 +173,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 9
+// Docs/Records.md, block 11
 extension DocSnippetContext {
-    func records9() throws {
+    func records11() throws {
         let titles = try store.read { db in
             try db.rows("SELECT \"text\" FROM \"Post\" WHERE \"user\" = ?", [.integer(user.rowID)])
         }
@@ -158,9 +187,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 10
+// Docs/Records.md, block 12
 extension DocSnippetContext {
-    func records10() throws {
+    func records12() throws {
         let test = try RecordingStore(schema: schema)
         _ = try test.store.populate(JSONReader().read(data), entity: "Post")
         let user = try #require(try test.store.fetch("User").first)
@@ -173,9 +202,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 11
+// Docs/Records.md, block 13
 extension DocSnippetContext {
-    func records11() throws {
+    func records13() throws {
         let log = SQLLog()
         var configuration = RecordStore.Configuration()
         configuration.sqlObserver = log.observer
