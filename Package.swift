@@ -66,7 +66,10 @@ let package = Package(
         .testTarget(name: "LoggingBridgeTests", dependencies: ["WebRecord", "WebRecordTesting", "Logging"]),
         // Every swift block of README.md and Docs/*.md, compiled; README.md's example also runs.
         // Tests/DocSnippetsTests/generate.py writes both from the documents.
-        .executableTarget(name: "readme-example", dependencies: ["WebRecord"], path: "Tests/ReadmeExample"),
+        .executableTarget(
+            name: "readme-example", dependencies: ["WebRecord"], path: "Tests/ReadmeExample",
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
         .testTarget(
             name: "DocSnippetsTests",
             dependencies: ["WebRecord", "WebRecordTesting", "TestSupport", "Logging"],

@@ -8,7 +8,8 @@ compiles, so that every code example in the documentation compiles against the c
 What it writes:
 
 - Tests/ReadmeExample/main.swift: README.md's first ```swift block, verbatim, as the top-level
-  code of the `readme-example` executable. It must carry its own imports; DocSnippetsTests
+  code of the `readme-example` executable, beside the record classes `webrecord generate-swift`
+  wrote into Tests/ReadmeExample/Generated. It must carry its own imports; DocSnippetsTests
   runs it against the bundled example data.
 - Tests/DocSnippetsTests/Generated/<Doc>.swift: every other block, one per document. Each block
   becomes a method of `DocSnippetContext` (Tests/DocSnippetsTests/Prelude.swift), whose

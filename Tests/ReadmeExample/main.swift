@@ -8,16 +8,10 @@ import WebRecord
 let schema = try Schema(contentsOf: URL(fileURLWithPath: "Schemas/AppNet.json"))
 let store = try RecordStore(path: "appnet.sqlite", schema: schema)   // or RecordStore(inMemory: schema)
 
-final class Post: Record {     // optional typed access, MMRecord-style
-    var text: String? { self["text"] }
-    var date: Date? { self["date"] }
-    var user: User? { related("user") }
-}
-final class User: Record {
-    var name: String? { self["name"] }
-}
-store.register(recordClass: Post.self)
-store.register(recordClass: User.self)
+// Typed record classes, MMRecord-style, generated from the schema (Docs/Records.md):
+//     webrecord generate-swift Schemas/AppNet.json --output Generated
+// writes Post (text, date, user...), User, Counts, Source, CoverImage and AppNetRecords.
+AppNetRecords.register(on: store)
 
 // One Server per API: an HTTPServer subclass for a web service (Docs/Servers.md); here,
 // recorded App.net responses, one JSON file per URN.

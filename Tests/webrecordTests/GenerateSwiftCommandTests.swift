@@ -15,6 +15,7 @@ import Testing
         ("Examples/AppNet/Generated", ["Schemas/AppNet.json", "--base-class", "ADNRecord"]),
         ("Examples/Foursquare/Generated", ["Schemas/Foursquare.json", "--base-class", "FoursquareRecord"]),
         ("Examples/Atlassian/Generated", ["Schemas/Atlassian.json", "--access", "public"]),
+        ("Tests/ReadmeExample/Generated", ["Schemas/AppNet.json"]),
         ("Tests/GeneratedClashRecords", ["Tests/GeneratedRecordsTests/Clashes.json", "--access", "public"]),
     ]
 
