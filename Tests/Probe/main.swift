@@ -3,6 +3,7 @@
 //
 //     webrecord-probe write-inside-write <store path>
 //     webrecord-probe write-inside-read <store path>   (in memory: the read and write share one connection)
+//     webrecord-probe unreadable-key      (a key another program made unreadable, read as non-optional)
 import Foundation
 import WebRecord
 
@@ -31,9 +32,19 @@ case "write-inside-read":
             try connection.execute(#"INSERT INTO "Tag" ("_entity", "name") VALUES ('Tag', 'inner')"#)
         }
     }
+case "unreadable-key":
+    let numbered = try Schema(
+        json: #"{"entities": {"Item": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}}}}}"#)
+    let store = try RecordStore(inMemory: numbered)
+    // As another program might: text where WebRecord stores an integer key.
+    try store.write { try $0.execute(#"INSERT INTO "Item" ("_entity", "id") VALUES ('Item', 'abc')"#) }
+    for record in try store.fetch("Item") {
+        let id: Int64 = record[primaryKey: "id"]
+        print("read \(id)")
+    }
 default:
     FileHandle.standardError.write(Data("webrecord-probe: unknown scenario \(scenario)\n".utf8))
     exit(2)
 }
-// Reaching here means the reentrant call did not stop the process.
+// Reaching here means the scenario did not stop the process.
 print("returned")

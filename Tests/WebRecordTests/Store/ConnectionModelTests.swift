@@ -40,6 +40,18 @@ import Testing
         #expect(!output.stdout.contains("returned"))
     }
 
+    @Test("A primary key another program made unreadable stops a non-optional read with a message naming it")
+    func anUnreadableKeyStopsANonOptionalRead() async throws {
+        let output = try await ChildProcess.run(
+            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["unreadable-key"],
+            timeout: 60)
+
+        #expect(output.killedBySignal, "\(output)")
+        #expect(output.stderr.contains("the store holds no Int64 for the primary-key attribute 'id'"), "\(output)")
+        #expect(output.stderr.contains("changed by another program"))
+        #expect(!output.stdout.contains("read"))
+    }
+
     // MARK: - Reads inside a write
 
     @Test(
