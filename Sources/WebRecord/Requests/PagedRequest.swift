@@ -225,26 +225,8 @@ extension RecordStore {
         pageBlock: @escaping @Sendable (sending Page<Record>) -> Bool,
         completion: @escaping @Sendable (Result<Int, WebRecordError>) -> Void
     ) -> Task<Void, Never> {
-        let sequence = pages(entity: entity, urn: urn, data: data, options: options)
-        return Task {
-            var count = 0
-            var iterator = sequence.makeAsyncIterator()
-            do throws(WebRecordError) {
-                while let page = try await iterator.next() {
-                    count += 1
-                    // Handed to the queue: this task does not use the page again.
-                    let handOver = HandOver(page)
-                    let wantsMore = await withCheckedContinuation { continuation in
-                        callbackQueue.async { continuation.resume(returning: pageBlock(handOver.value)) }
-                    }
-                    if !wantsMore { break }
-                }
-                let pages = count
-                callbackQueue.async { completion(.success(pages)) }
-            } catch {
-                callbackQueue.async { completion(.failure(error)) }
-            }
-        }
+        pages(entity: entity, urn: urn, data: data, options: options)
+            .deliver(on: callbackQueue, pageBlock: pageBlock, completion: completion)
     }
 
     /// Fetches, populates and returns the next page, or nil after the last, handed to the
@@ -390,7 +372,61 @@ extension RecordStore {
     }
 }
 
+extension PageSequence {
+    /// Iterates the sequence in a task, handing each page to `pageBlock` on `callbackQueue`
+    /// until it returns false, then calls `completion` there once: the block forms' shared body.
+    fileprivate func deliver(
+        on callbackQueue: DispatchQueue, pageBlock: @escaping @Sendable (sending Page<RecordClass>) -> Bool,
+        completion: @escaping @Sendable (Result<Int, WebRecordError>) -> Void
+    ) -> Task<Void, Never> {
+        Task {
+            var count = 0
+            var iterator = makeAsyncIterator()
+            do throws(WebRecordError) {
+                while let page = try await iterator.next() {
+                    count += 1
+                    // Handed to the queue: this task does not use the page again.
+                    let handOver = HandOver(page)
+                    let wantsMore = await withCheckedContinuation { continuation in
+                        callbackQueue.async { continuation.resume(returning: pageBlock(handOver.value)) }
+                    }
+                    if !wantsMore { break }
+                }
+                let pages = count
+                callbackQueue.async { completion(.success(pages)) }
+            } catch {
+                callbackQueue.async { completion(.failure(error)) }
+            }
+        }
+    }
+}
+
 extension RecordRequesting {
+    /// Requests pages for this class's entity, MMRecord-style, as
+    /// ``RecordStore/startPagedRequest(entity:urn:data:options:callbackQueue:pageBlock:completion:)``
+    /// does, with pages whose records are instances of this class.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// Post.startPagedRequest(urn: "stream/0/posts", in: store, pageBlock: { page in
+    ///     print(page.records.first?.text ?? "")   // Posts, no cast
+    ///     return page.index < 4                   // request the next page?
+    /// }, completion: { result in print(result) })
+    /// ```
+    ///
+    /// - Returns: the task running the request, for cancellation.
+    @discardableResult
+    public static func startPagedRequest(
+        urn: String, data: JSONValue? = nil, in store: RecordStore, options: PagingOptions = PagingOptions(),
+        callbackQueue: DispatchQueue = .main,
+        pageBlock: @escaping @Sendable (sending Page<Self>) -> Bool,
+        completion: @escaping @Sendable (Result<Int, WebRecordError>) -> Void
+    ) -> Task<Void, Never> {
+        pages(urn: urn, data: data, in: store, options: options)
+            .deliver(on: callbackQueue, pageBlock: pageBlock, completion: completion)
+    }
+
     /// The pages of a request for this class's entity, as an `AsyncSequence` of pages whose
     /// records are instances of this class.
     ///

@@ -256,6 +256,27 @@ import WebRecordTesting
         #expect(loopback.requests(to: "/list").count == 2)
     }
 
+    @Test func theClassBlockFormHandsPagesOfTheClass() async throws {
+        loopback.route("/list", .json(page([4, 5])))
+        store.register(recordClass: FeedPost.self)
+        let queue = DispatchQueue(label: "paging-callbacks")
+        let seen = Locked<[[Int?]]>([])
+        let outcome: Result<Int, WebRecordError> = await withCheckedContinuation { continuation in
+            FeedPost.startPagedRequest(
+                urn: "list", in: store, options: PagingOptions(pagination: .pageNumber(parameter: "page")),
+                callbackQueue: queue,
+                pageBlock: { page in
+                    let ids = page.records.map(\.id)  // FeedPost's own accessor: no cast
+                    seen.withLock { $0.append(ids) }
+                    return false
+                },
+                completion: { continuation.resume(returning: $0) })
+        }
+        #expect(seen.withLock { $0 } == [[4, 5]])
+        #expect((try? outcome.get()) == 1)
+        #expect(loopback.requests(to: "/list").count == 1)
+    }
+
     // MARK: - Batches
 
     @Test func aBatchCompletesOnceEveryRequestDelivered() async throws {
