@@ -29,6 +29,10 @@ final class ConnectionQueue: SerialExecutor, @unchecked Sendable {
         var layoutIsReady = false
         /// The views a reader shows until the tables exist.
         var pendingViews = PendingLayoutViews()
+        /// The rows the open transaction changes, while the store has observers.
+        let changeLog = ChangeLog()
+        /// Whether the connection reports its changes to ``changeLog``.
+        var tracksChanges = false
 
         /// Forgets everything: a new connection is being opened.
         func reset() {
@@ -36,6 +40,8 @@ final class ConnectionQueue: SerialExecutor, @unchecked Sendable {
             hasCommitted = false
             layoutIsReady = false
             pendingViews = PendingLayoutViews()
+            changeLog.discard()
+            tracksChanges = false
         }
     }
 

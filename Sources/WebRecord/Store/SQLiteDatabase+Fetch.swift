@@ -41,23 +41,31 @@ extension SQLiteDatabase {
         orderBy: [SortOrder] = [], limit: Int? = nil, offset: Int? = nil, includingSubentities: Bool = true
     ) throws(WebRecordError) -> [Record] {
         let entity = try schema.requireEntity(entityName)
+        let (sql, values) = try fetchSQL(
+            entity, where: predicate, arguments: arguments.map(\.databaseValue), orderBy: orderBy, limit: limit,
+            offset: offset, includingSubentities: includingSubentities)
+        return try records(sql, values)
+    }
+
+    /// The `SELECT *` of a fetch, and its arguments: the rows of `entity` (and its sub-entities)
+    /// that match `predicate`, in `orderBy` order and then by `_id`, within `limit` and
+    /// `offset`; with `rowIDs`, only rows among those.
+    ///
+    /// - Throws: `invalidArgument` for a sort name that is not an attribute or a to-one whose
+    ///   key is in this entity's table.
+    package func fetchSQL(
+        _ entity: Entity, where predicate: String?, arguments: [DatabaseValue], orderBy: [SortOrder], limit: Int?,
+        offset: Int? = nil, includingSubentities: Bool = true, rowIDs: Set<Int64>? = nil
+    ) throws(WebRecordError) -> (String, [DatabaseValue]) {
         var (sql, values) = try selectSQL(
             entity, predicate: predicate, arguments: arguments, includingSubentities: includingSubentities)
+        if let rowIDs {
+            sql += (sql.contains(" WHERE ") ? " AND " : " WHERE ") + "\"_id\" IN (SELECT value FROM json_each(?))"
+            values.append(.text("[" + rowIDs.map(String.init).joined(separator: ",") + "]"))
+        }
         var order: [String] = []
         for sort in orderBy {
-            if entity.attribute(named: sort.name) == nil {
-                guard let relationship = entity.relationship(named: sort.name), !relationship.isToMany else {
-                    throw WebRecordError.unknownProperty(sort.name, entity: entity.name)
-                }
-                // Only a to-one whose key column is in this entity's table can be sorted by; a
-                // one-to-one kept on the other side has no column here.
-                guard case .foreignKeyHere? = layout.storage(of: relationship.name, in: entity.name) else {
-                    throw WebRecordError(
-                        .invalidArgument,
-                        "cannot sort \(entity.name) by '\(sort.name)': its key is kept in \(relationship.destination)'s table",
-                        entity: entity.name, property: sort.name)
-                }
-            }
+            try validateSortName(sort.name, of: entity)
             order.append("\(quote(sort.name)) \(sort.ascending ? "ASC" : "DESC")")
         }
         order.append("\"_id\" ASC")
@@ -73,7 +81,24 @@ extension SQLiteDatabase {
             sql += " LIMIT -1 OFFSET ?"
             values.append(.integer(Int64(offset)))
         }
-        return try records(sql, values)
+        return (sql, values)
+    }
+
+    /// Checks that `name` can sort records of `entity`: an attribute, or a to-one whose key
+    /// column is in the entity's table.
+    package func validateSortName(_ name: String, of entity: Entity) throws(WebRecordError) {
+        guard entity.attribute(named: name) == nil else { return }
+        guard let relationship = entity.relationship(named: name), !relationship.isToMany else {
+            throw WebRecordError.unknownProperty(name, entity: entity.name)
+        }
+        // Only a to-one whose key column is in this entity's table can be sorted by; a
+        // one-to-one kept on the other side has no column here.
+        guard case .foreignKeyHere? = layout.storage(of: relationship.name, in: entity.name) else {
+            throw WebRecordError(
+                .invalidArgument,
+                "cannot sort \(entity.name) by '\(name)': its key is kept in \(relationship.destination)'s table",
+                entity: entity.name, property: name)
+        }
     }
 
     /// Fetches records as instances of a registered ``Record`` subclass.
@@ -97,8 +122,8 @@ extension SQLiteDatabase {
     ) throws(WebRecordError) -> Int {
         let entity = try schema.requireEntity(entityName)
         let (sql, values) = try selectSQL(
-            entity, predicate: predicate, arguments: arguments, includingSubentities: includingSubentities,
-            columns: "count(*)")
+            entity, predicate: predicate, arguments: arguments.map(\.databaseValue),
+            includingSubentities: includingSubentities, columns: "count(*)")
         let result: DatabaseValue?
         do {
             result = try read { try $0.scalar(sql, values) }
@@ -117,6 +142,18 @@ extension SQLiteDatabase {
     /// - Throws: ``WebRecordError``: `invalidArgument` when the entity's key is not made of
     ///   attributes or the value does not fit it.
     package func fetchOne(_ entityName: String, primaryKey value: JSONValue) throws(WebRecordError) -> Record? {
+        let (predicate, arguments) = try primaryKeyCondition(entityName, value: value)
+        return try fetch(entityName, where: predicate, arguments: arguments, limit: 1).first
+    }
+
+    /// The condition that picks the record of `entityName` whose key is `value`, normalized to
+    /// the key's type, and its arguments.
+    ///
+    /// - Throws: ``WebRecordError``: `invalidArgument` when the entity's key is not made of
+    ///   attributes or the value does not fit it.
+    package func primaryKeyCondition(_ entityName: String, value: JSONValue) throws(WebRecordError)
+        -> (String, [DatabaseValue])
+    {
         let entity = try schema.requireEntity(entityName)
         guard let key = entity.primaryKey, case let names = key.propertyNames,
             names.allSatisfy({ entity.attribute(named: $0) != nil })
@@ -129,7 +166,7 @@ extension SQLiteDatabase {
             throw WebRecordError(.invalidArgument, "\(entity.name)'s key has \(names.count) parts", entity: entity.name)
         }
         let coercion = ValueCoercion(dateFormats: schema.dateFormats)
-        var values: [any DatabaseValueConvertible] = []
+        var values: [DatabaseValue] = []
         for (name, part) in zip(names, parts) {
             guard let attribute = entity.attribute(named: name), let stored = coercion.keyValue(part, for: attribute)
             else {
@@ -137,16 +174,15 @@ extension SQLiteDatabase {
                     .invalidArgument, "\(part.serialized()) is not a valid key for \(entity.name).\(name)",
                     entity: entity.name, property: name)
             }
-            values.append(stored)
+            values.append(stored.databaseValue)
         }
-        let predicate = names.map { "\(quote($0)) = ?" }.joined(separator: " AND ")
-        return try fetch(entity.name, where: predicate, arguments: values, limit: 1).first
+        return (names.map { "\(quote($0)) = ?" }.joined(separator: " AND "), values)
     }
 
     // MARK: - Building records
 
     private func selectSQL(
-        _ entity: Entity, predicate: String?, arguments: [any DatabaseValueConvertible], includingSubentities: Bool,
+        _ entity: Entity, predicate: String?, arguments: [DatabaseValue], includingSubentities: Bool,
         columns: String = "*"
     ) throws(WebRecordError) -> (String, [DatabaseValue]) {
         var conditions: [String] = []
@@ -158,7 +194,7 @@ extension SQLiteDatabase {
         }
         if let predicate {
             conditions.append("(\(predicate))")
-            values += arguments.map(\.databaseValue)
+            values += arguments
         }
         var sql = "SELECT \(columns) FROM \(quote(entity.rootName))"
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }

@@ -38,6 +38,9 @@ package final class SQLiteDatabase: Sendable {
     package let recordClasses: RecordClassRegistry
     /// Where populations of this database log.
     package let logger: Logger
+    /// Where this database's commits are announced, shared by every database on the same file
+    /// in this process.
+    package let changes: ChangeFeed
     private let transformers: [String: AttributeTransformers.Transform]
     private let writer: ConnectionQueue
     private let reader: ConnectionQueue
@@ -56,6 +59,7 @@ package final class SQLiteDatabase: Sendable {
         self.recordClasses = RecordClassRegistry(schema: schema)
         self.logger = options.logger
         self.transformers = options.transformers
+        self.changes = ChangeFeed.feed(forFile: location)
         guard let location else {
             // Nothing is left behind by a store in memory: its tables are made at once.
             let connection = try Connection(path: ":memory:", busyTimeout: options.busyTimeout)
@@ -262,6 +266,7 @@ package final class SQLiteDatabase: Sendable {
         on connection: Connection, state: ConnectionQueue.State, _ body: (Connection) throws -> T
     ) throws -> Attempt<T> {
         if let file, !state.layoutIsReady { try file.enableWAL(on: connection) }
+        let tracked = updateChangeTracking(on: connection, state: state)
         try connection.execute("BEGIN IMMEDIATE")
         do {
             if !state.layoutIsReady, try StoreMigrator(layout: layout, connection: connection).migrate() == .fileMoved {
@@ -275,15 +280,53 @@ package final class SQLiteDatabase: Sendable {
             try connection.execute("COMMIT")
             state.layoutIsReady = true
             state.hasCommitted = true
+            announceCommit(tracked: tracked, state: state)
             return .done(result)
         } catch {
             if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+            state.changeLog.discard()
             if let file, state.createdFile, !state.hasCommitted, file.removeIfEmpty(using: connection) {
                 // Nothing was ever committed to the file this store created: it goes.
                 writer.drop()
             }
             throw error
         }
+    }
+}
+
+extension SQLiteDatabase {
+    /// Starts or stops reporting the writer's changed rows, as the file has observers or not.
+    ///
+    /// - Returns: whether the transaction about to start is tracked.
+    private func updateChangeTracking(on connection: Connection, state: ConnectionQueue.State) -> Bool {
+        let wanted = changes.hasSubscribers
+        if wanted != state.tracksChanges {
+            if wanted {
+                connection.reportEveryDeletedRow()
+                connection.trackChanges(into: state.changeLog)
+            } else {
+                connection.stopTrackingChanges()
+            }
+            state.tracksChanges = wanted
+        }
+        return wanted
+    }
+
+    /// Announces a commit: the rows it changed when the transaction was tracked; else, when an
+    /// observer arrived while it ran, that something changed.
+    private func announceCommit(tracked: Bool, state: ConnectionQueue.State) {
+        if tracked {
+            let changed = state.changeLog.take()
+            if !changed.isEmpty { changes.publish(.tables(changed)) }
+        } else if changes.hasSubscribers {
+            changes.publish(.unknown)
+        }
+    }
+
+    /// SQLite's data version on the reader connection: another connection's commit (this
+    /// store's writer, another store's, another process's) changes it.
+    package func dataVersion() async throws -> Int64 {
+        try await read { connection in try connection.dataVersion() }
     }
 }
 
