@@ -18,7 +18,9 @@ What it writes:
   so that a block written for synchronous code calls the synchronous overloads. The block's
   `import` lines move to the top of the file. Types a block declares are local to its method, so blocks never collide. A block
   that declares a protocol goes in an enum of its own instead, and one that declares an
-  extension at file scope, as written.
+  extension at file scope, as written. A block that starts with `#if canImport(UIKit)` (or
+  SwiftUI, AppKit) builds only on Apple platforms: it goes at file scope as written, imports
+  included, and the Linux build skips it.
 
 Only fences whose info string is exactly `swift` are extracted. A block that is deliberately
 not compilable Swift takes another info string: `sh`, `json`, `sql`, `text`, or
@@ -43,6 +45,7 @@ TOP_LEVEL_NAME = re.compile(r"^(?:let|var)\s+([A-Za-z_][A-Za-z0-9_]*)\b")
 PROTOCOL = re.compile(r"^(?:(?:public|internal|fileprivate|private)\s+)?protocol\s")
 AWAIT = re.compile(r"\bawait\b")
 EXTENSION = re.compile(r"^(?:(?:public|internal|fileprivate|private)\s+)?extension\s")
+PLATFORM_ONLY = re.compile(r"^#if canImport\((UIKit|SwiftUI|AppKit)\)")
 
 
 def documents():
@@ -92,8 +95,9 @@ def snippet_file(path, blocks):
     bodies = []
     for number, block in enumerate(blocks, start=1):
         code = []
+        platform_only = bool(block) and PLATFORM_ONLY.match(next((line for line in block if line.strip()), ""))
         for line in block:
-            if IMPORT.match(line):
+            if IMPORT.match(line) and not platform_only:
                 statement = " ".join(line.split())
                 if statement not in imports:
                     imports.append(statement)
@@ -105,7 +109,7 @@ def snippet_file(path, blocks):
             code.pop()
         name = (stem.lower() if stem.isupper() else stem[0].lower() + stem[1:]) + str(number)
         bodies.append(f"// {source}, block {number}")
-        if any(EXTENSION.match(line) for line in code):
+        if platform_only or any(EXTENSION.match(line) for line in code):
             bodies += code
         elif any(PROTOCOL.match(line) for line in code):
             bodies.append(f"enum {stem}{number} {{")

@@ -21,4 +21,11 @@ Record.loggingLevel = .info                          // none (default) | info | 
 
 let posts = try await Post.startRequest(urn: "posts", in: store)   // Examples/AppNet/posts.json
 print("\(posts.count) posts, the first by \(posts.first?.user?.name ?? "?")")
+
+// Observe them: the initial results, then, after each commit that changes them, the new
+// results with deletions, insertions, moves and modifications (Docs/Observation.md).
+for try await results in Post.observe(in: store, orderBy: [.descending("date")]) {
+    print("observing \(results.records.count) posts, the newest by \(results.records.first?.user?.name ?? "?")")
+    break                                            // an app keeps iterating: one delivery per change
+}
 store.close()                                        // checkpoints the WAL into appnet.sqlite

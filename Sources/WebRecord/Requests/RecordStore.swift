@@ -51,6 +51,10 @@ public final class RecordStore: Sendable {
         /// ``RequestCancellation/shared``, so that cancelling a domain reaches every store that
         /// keeps the default. Give a ``RequestCancellation`` of its own to keep the store apart.
         public var cancellation: RequestCancellation = .shared
+        /// How often an observation of this store checks for commits that other processes made
+        /// to its file (SQLite's `PRAGMA data_version`). Commits through any store of this
+        /// process reach observations at once. Default 250 ms.
+        public var externalChangeInterval: Duration = .milliseconds(250)
 
         /// The default configuration.
         public init() {}
@@ -76,6 +80,8 @@ public final class RecordStore: Sendable {
     let servers = Locked<ServerRegistry>(ServerRegistry())
     /// The registry the store's requests are cancelled through (see `RecordStore+Servers.swift`).
     let cancellation: RequestCancellation
+    /// How often observations check for other processes' commits.
+    let externalChangeInterval: Duration
 
     /// Opens the store file at `path` for `schema`, creating an empty file (no tables yet)
     /// when there is none.
@@ -85,6 +91,7 @@ public final class RecordStore: Sendable {
     public init(path: String, schema: Schema, configuration: Configuration = Configuration()) throws(WebRecordError) {
         database = try SQLiteDatabase(path: path, schema: schema, options: configuration.databaseOptions)
         cancellation = configuration.cancellation
+        externalChangeInterval = configuration.externalChangeInterval
     }
 
     /// Opens a private in-memory store for `schema`, with its tables made at once.
@@ -93,6 +100,7 @@ public final class RecordStore: Sendable {
     public init(inMemory schema: Schema, configuration: Configuration = Configuration()) throws(WebRecordError) {
         database = try SQLiteDatabase(path: nil, schema: schema, options: configuration.databaseOptions)
         cancellation = configuration.cancellation
+        externalChangeInterval = configuration.externalChangeInterval
     }
 
     // MARK: - Access

@@ -1,0 +1,258 @@
+import Foundation
+
+/// The state of one running observation: its current results and what it is subscribed to.
+///
+/// It belongs to the iterator of a ``RecordObservation`` and is used only from the task
+/// iterating it, except while a refresh reads on the store's reader executor, which the
+/// iterator awaits. Its records are handed to the consumer with each delivery and kept for the
+/// next comparison: a record is an immutable snapshot, and the engine reads only `Record`'s own
+/// immutable properties (`rowID`, `storedValues`), never a subclass's.
+///
+/// `@unchecked Sendable` is safe as it is used: an async iterator is used by one task at a
+/// time, which awaits each call into the engine, so the engine is never used concurrently; it
+/// only crosses isolation with the iterator, from one `next` call to the next.
+final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
+    let database: SQLiteDatabase
+    let query: ResolvedQuery
+    let pending: PendingChanges
+    private let subscription: ChangeFeed.Subscription
+    /// The results last delivered, in order.
+    private(set) var records: [RecordClass] = []
+    /// The same records by rowid.
+    private var byID: [Int64: RecordClass] = [:]
+    /// What counts as part of each delivered record besides its row (see
+    /// ``ResolvedQuery/extras(of:on:database:)``), by rowid.
+    private var extras: [Int64: [[DatabaseValue]]] = [:]
+    /// The reader's data version when the results were read.
+    private var dataVersion: Int64 = 0
+
+    /// What a refresh delivers.
+    struct Delivery {
+        var records: [RecordClass]
+        var changes: ChangeSet<Int>
+        var sectionChanges: ChangeSet<RecordPosition>?
+    }
+
+    /// Subscribes to the store's commits, then reads the initial results: a commit between the
+    /// two is pending, not lost.
+    init(database: SQLiteDatabase, query: ObservedQuery) async throws(WebRecordError) {
+        self.database = database
+        self.query = try ResolvedQuery(query, in: database)
+        let pending = PendingChanges(region: self.query.region)
+        self.pending = pending
+        subscription = database.changes.subscribe { pending.add($0) }
+        let read = try await read(rowIDs: nil)
+        records = read.records
+        byID = Dictionary(read.records.map { ($0.rowID, $0) }, uniquingKeysWith: { first, _ in first })
+        extras = read.extras
+        dataVersion = read.version
+    }
+
+    deinit {
+        subscription.cancel()
+        pending.cancel()
+    }
+
+    // MARK: - Reading
+
+    /// What a read gives.
+    private struct Read {
+        var records: [RecordClass]
+        var extras: [Int64: [[DatabaseValue]]]
+        var version: Int64
+    }
+
+    /// Reads the results in order, or, with `rowIDs`, those of the results among them.
+    private func read(rowIDs: Set<Int64>?) async throws(WebRecordError) -> Read {
+        let query = self.query
+        let database = self.database
+        do {
+            return try await database.read { connection in
+                let version = try connection.dataVersion()
+                let records =
+                    try rowIDs.map { try query.fetch(rowIDs: $0, on: connection, database: database) }
+                    ?? query.fetch(on: connection, database: database)
+                let extras = try query.extras(of: records, on: connection, database: database)
+                return HandOver(Read(records: records.map(RecordClass.typed), extras: extras, version: version))
+            }.value
+        } catch let error as WebRecordError {
+            throw error
+        } catch {
+            throw WebRecordError(.storeError, "the observation could not read its results: \(error)", cause: error)
+        }
+    }
+
+    /// Whether another connection committed since the results were read: another process, or a
+    /// store this process opened on the file some other way.
+    func externalCommitHappened() async throws(WebRecordError) -> Bool {
+        let version: Int64
+        do {
+            version = try await database.dataVersion()
+        } catch {
+            throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)")
+        }
+        return version != dataVersion
+    }
+
+    // MARK: - Refreshing
+
+    /// Reads the results again after `change` and compares them with the last delivered ones.
+    ///
+    /// A change that touched only the entity's own rows, known by rowid, in results with no limit
+    /// and no sections, refetches just those rows and compares them alone: every other record
+    /// keeps its values and its relative order, so the work grows with the change, not with the
+    /// results. Any other change reads and compares the whole results.
+    ///
+    /// - Returns: the new results and their change set, or nil when nothing the observation
+    ///   shows changed.
+    func refresh(after change: StoreChange) async throws(WebRecordError) -> Delivery? {
+        if query.query.sectionKey == nil, let rows = query.rowsToRefetch(change) {
+            return try await refresh(rows: rows)
+        }
+        let read = try await read(rowIDs: nil)
+        dataVersion = read.version
+        let oldExtras = extras
+        let oldByID = byID
+        let newByID = Dictionary(read.records.map { ($0.rowID, $0) }, uniquingKeysWith: { first, _ in first })
+        let changed: (Int64) -> Bool = { id in
+            guard let old = oldByID[id], let new = newByID[id] else { return false }
+            return old.storedValues != new.storedValues || oldExtras[id] != read.extras[id]
+        }
+        let changes = ChangeSetDiff.changes(
+            from: records.map(\.rowID), to: read.records.map(\.rowID), changed: changed)
+        var sectionChanges: ChangeSet<RecordPosition>?
+        if let key = query.query.sectionKey {
+            sectionChanges = ChangeSetDiff.changes(
+                from: records.map { (section: $0.storedValues[key] ?? .null, id: $0.rowID) },
+                to: read.records.map { (section: $0.storedValues[key] ?? .null, id: $0.rowID) },
+                changed: changed)
+        }
+        records = read.records
+        byID = newByID
+        extras = read.extras
+        guard !changes.isEmpty || sectionChanges?.isEmpty == false else { return nil }
+        return Delivery(records: records, changes: changes, sectionChanges: sectionChanges)
+    }
+
+    /// Refetches the rows `rows` and places them in the results (see ``refresh(after:)``).
+    private func refresh(rows: Set<Int64>) async throws(WebRecordError) -> Delivery? {
+        let read = try await read(rowIDs: rows)
+        dataVersion = read.version
+        // The changed records as they were, by old index.
+        let old = rows.compactMap { id in byID[id].map { (index: index(of: $0, in: records), record: $0) } }
+            .sorted { $0.index < $1.index }
+        // Taken out, so that the array is changed in place when the consumer let go of the last
+        // delivery, and copied once otherwise.
+        var updated = records
+        records = []
+        for entry in old.reversed() { updated.remove(at: entry.index) }
+        for record in read.records { updated.insert(record, at: insertionIndex(of: record, in: updated)) }
+        // The changed records as they are, by new index (the read is in the results' order).
+        let new = read.records.map { (index: index(of: $0, in: updated), record: $0) }
+
+        var changes = ChangeSet<Int>()
+        let newIDs = Set(read.records.map(\.rowID))
+        changes.deletions = old.filter { !newIDs.contains($0.record.rowID) }.map(\.index)
+        changes.insertions = new.filter { byID[$0.record.rowID] == nil }.map(\.index)
+        // A record in both moved when the records that did not change are not before it in the
+        // same number in both results; among those that are, the fewest that break their old
+        // order move.
+        let oldPlace = Dictionary(
+            old.enumerated().map {
+                ($0.element.record.rowID, (index: $0.element.index, rank: $0.element.index - $0.offset))
+            },
+            uniquingKeysWith: { first, _ in first })
+        var kept: [(old: Int, new: Int)] = []
+        var moved: [(old: Int, new: Int)] = []
+        for (offset, entry) in new.enumerated() {
+            guard let place = oldPlace[entry.record.rowID] else { continue }
+            let rank = entry.index - offset
+            if rank == place.rank {
+                kept.append((place.index, entry.index))
+            } else {
+                moved.append((place.index, entry.index))
+            }
+            if let previous = byID[entry.record.rowID],
+                previous.storedValues != entry.record.storedValues
+                    || extras[entry.record.rowID] != read.extras[entry.record.rowID]
+            {
+                changes.modifications.append(ChangeSet.Modification(old: place.index, new: entry.index))
+            }
+        }
+        let inOrder = Set(Self.longestIncreasingRun(kept.map(\.old)))
+        moved += kept.filter { !inOrder.contains($0.old) }
+        changes.moves = moved.sorted { $0.new < $1.new }.map { ChangeSet.Move(from: $0.old, to: $0.new) }
+
+        records = updated
+        for entry in old {
+            byID[entry.record.rowID] = nil
+            extras[entry.record.rowID] = nil
+        }
+        for record in read.records {
+            byID[record.rowID] = record
+            extras[record.rowID] = read.extras[record.rowID]
+        }
+        guard !changes.isEmpty else { return nil }
+        return Delivery(records: records, changes: changes, sectionChanges: nil)
+    }
+
+    /// The index of `record` in `records`, which are in the query's order and hold it.
+    private func index(of record: RecordClass, in records: [RecordClass]) -> Int {
+        let index = insertionIndex(of: record, in: records)
+        if index < records.count, records[index].rowID == record.rowID { return index }
+        // The order of values in Swift should always be SQLite's; if it ever is not, search.
+        return records.firstIndex { $0.rowID == record.rowID } ?? index
+    }
+
+    /// Where `record` goes in `records`, which are in the query's order.
+    private func insertionIndex(of record: RecordClass, in records: [RecordClass]) -> Int {
+        var low = 0
+        var high = records.count
+        while low < high {
+            let middle = (low + high) / 2
+            if query.precedes(records[middle], record) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The values of a longest strictly increasing subsequence of `values`.
+    static func longestIncreasingRun(_ values: [Int]) -> [Int] {
+        var tails: [Int] = []  // indices into values
+        var previous = [Int](repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var run: [Int] = []
+        var current = tails.last ?? -1
+        while current >= 0 {
+            run.append(values[current])
+            current = previous[current]
+        }
+        return run.reversed()
+    }
+
+    // MARK: - Sections
+
+    /// The sections of `records` by the section key.
+    func sections(of records: [RecordClass]) -> [RecordSection] {
+        guard let key = query.query.sectionKey else { return [] }
+        var sections: [RecordSection] = []
+        var start = 0
+        for index in records.indices.dropFirst()
+        where records[index].storedValues[key] ?? .null != records[start].storedValues[key] ?? .null {
+            sections.append(RecordSection(key: records[start].jsonValue(key) ?? .null, range: start..<index))
+            start = index
+        }
+        if !records.isEmpty {
+            sections.append(RecordSection(key: records[start].jsonValue(key) ?? .null, range: start..<records.count))
+        }
+        return sections
+    }
+}
