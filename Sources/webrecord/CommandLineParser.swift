@@ -23,6 +23,23 @@ struct OptionSpec: Sendable {
     }
 }
 
+extension OptionSpec {
+    /// `--schema <schema> ...`: the schema files, loaded as one schema.
+    static let schemaFiles = OptionSpec(
+        name: "--schema", valueName: "schema", help: "A schema file. Repeat it to load several files as one schema.",
+        isRequired: true, isRepeatable: true, isFile: true)
+
+    /// `--db <db>`, a store file that `help` describes.
+    static func store(_ help: String) -> OptionSpec {
+        OptionSpec(name: "--db", valueName: "db", help: help, isRequired: true, isFile: true)
+    }
+
+    /// `--entity <name>`, the entity that `help` describes.
+    static func entity(_ help: String) -> OptionSpec {
+        OptionSpec(name: "--entity", valueName: "name", help: help, isRequired: true)
+    }
+}
+
 /// A positional argument: `<source> ...`.
 struct ArgumentSpec: Sendable {
     /// The placeholder, without angle brackets.
@@ -50,7 +67,7 @@ struct CommandSpec: Sendable {
     var discussion: String?
     var options: [OptionSpec]
     var arguments: [ArgumentSpec]
-    /// Command lines shown under EXAMPLES (all but import-model's and completion's run as they are
+    /// Command lines shown under EXAMPLES (all but watch's, import-model's and completion's run as they are
     /// from the package's root, on its bundled schema and example data).
     var examples: [String] = []
 

@@ -13,16 +13,8 @@ enum ExportCommand: Subcommand {
             already exist.
             """,
         options: [
-            OptionSpec(
-                name: "--schema", valueName: "schema",
-                help: "A schema file. Repeat it to load several files as one schema.",
-                isRequired: true, isRepeatable: true, isFile: true),
-            OptionSpec(
-                name: "--db", valueName: "db", help: "The store file (SQLite); it must exist.", isRequired: true,
-                isFile: true),
-            OptionSpec(
-                name: "--entity", valueName: "name", help: "The entity to export, sub-entities included.",
-                isRequired: true),
+            .schemaFiles, .store("The store file (SQLite); it must exist."),
+            .entity("The entity to export, sub-entities included."),
         ],
         arguments: [],
         examples: ["webrecord export --schema Schemas/AppNet.json --db appnet.sqlite --entity User"])

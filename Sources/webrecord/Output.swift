@@ -23,6 +23,22 @@ enum Output {
         write(Data(Redaction.redacted(text).utf8), to: .standardError)
     }
 
+    /// Writes `text` and a newline to standard output at once, unbuffered.
+    ///
+    /// - Returns: false when standard output is closed (a pipe whose reader went away).
+    static func writeLine(_ text: String) -> Bool {
+        var bytes = Array(text.utf8)
+        bytes.append(UInt8(ascii: "\n"))
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            written += count
+        }
+        return true
+    }
+
     /// Whether standard error is a terminal (progress and notes are shown only there).
     static var isErrorTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 

@@ -37,7 +37,7 @@ enum SwiftNaming {
         "entity", "rowID", "storedValues", "store", "storedRow", "entityName", "keyPathForResponseObject",
         "subentityName", "recordDetailURN", "jsonValue", "primaryKeyValue", "related", "relatedRecords", "decode",
         "debugDescription", "loggingLevel", "logHandler", "startRequest", "startRequestForResult",
-        "startRequestFetchingFirst", "startDetailRequest", "refresh", "pages",
+        "startRequestFetchingFirst", "startDetailRequest", "startPagedRequest", "refresh", "pages", "observe",
     ]
 
     /// Initialisms written in capitals when they are not the first word.

@@ -14,9 +14,8 @@ struct Tool {
     /// Every subcommand, in the order the help lists them.
     static let commands: [CommandEntry] = [
         CommandEntry(LintCommand.self), CommandEntry(PopulateCommand.self), CommandEntry(ExportCommand.self),
-        CommandEntry(ImportModelCommand.self), CommandEntry(DiagramCommand.self),
-        CommandEntry(GenerateSwiftCommand.self),
-        CommandEntry(CompletionCommand.self),
+        CommandEntry(WatchCommand.self), CommandEntry(ImportModelCommand.self), CommandEntry(DiagramCommand.self),
+        CommandEntry(GenerateSwiftCommand.self), CommandEntry(CompletionCommand.self),
     ]
 
     static let usage = "\(name) <subcommand>"

@@ -19,6 +19,7 @@ import Testing
                                   URLs).
           export                  Print an entity's records as a JSON array, sorted by
                                   primary key.
+          watch                   Follow an entity's records: a JSON line per change.
           import-model            Convert a Core Data model into a schema file.
           diagram                 Draw a schema's entities and relationships, as Mermaid
                                   or DOT.

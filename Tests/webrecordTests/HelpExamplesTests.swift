@@ -6,7 +6,9 @@ import Testing
 /// populate and export run as shown from a copy of the package's schema and example data, and
 /// import-model's converts a model at the path it names.
 @Suite struct HelpExamplesTests {
-    static let subcommands = ["lint", "populate", "export", "import-model", "diagram", "generate-swift", "completion"]
+    static let subcommands = [
+        "lint", "populate", "export", "watch", "import-model", "diagram", "generate-swift", "completion",
+    ]
 
     /// The package's root, where the examples' relative paths start.
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

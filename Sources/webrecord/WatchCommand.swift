@@ -1,0 +1,100 @@
+import Dispatch
+import Foundation
+import WebRecord
+
+/// `webrecord watch --schema S --db DB --entity E [--where EXPR --arg V]... [--order-by
+/// FIELD[:desc]]`: an observation of the store, one JSON line per change, until interrupted.
+enum WatchCommand: Subcommand {
+    static let spec = CommandSpec(
+        name: "watch",
+        abstract: "Follow an entity's records: a JSON line per change.",
+        discussion: """
+            Prints {"count": N} for the records that match now, then, after every committed
+            change to them (by this process or another, such as webrecord populate run from
+            another shell), one line {"deleted": [...], "inserted": [...], "modified": [...]}
+            with their primary keys as export prints them. --where is one SQL expression over
+            the entity's columns, run on a read-only connection, with a ? for each --arg, in
+            order. Another process's changes show within about a second. SIGINT (Ctrl-C) or a
+            closed pipe ends it with status 0. The store must already exist.
+            """,
+        options: [
+            .schemaFiles, .store("The store file (SQLite); it must exist."),
+            .entity("The entity to watch, sub-entities included."),
+            OptionSpec(name: "--where", valueName: "expr", help: "An SQL condition the records must meet."),
+            OptionSpec(
+                name: "--arg", valueName: "value", help: "A value for the next ? of --where, as text.",
+                isRepeatable: true),
+            OptionSpec(
+                name: "--order-by", valueName: "field[:desc]",
+                help: "The order whose moves count as changes; by default insertion order."),
+        ],
+        arguments: [],
+        examples: [
+            "webrecord watch --schema Schemas/AppNet.json --db appnet.sqlite --entity Post --where \"text LIKE ?\" --arg %swift%"
+        ])
+
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+        let path = try StoreAccess.storePath(arguments.value("--db"), command: spec)
+        let schema = try StoreAccess.loadSchema(arguments.values("--schema"))
+        let entity = try StoreAccess.requireEntity(arguments.value("--entity") ?? "", in: schema)
+        let predicate = arguments.value("--where")
+        let values = arguments.values("--arg")
+        if predicate == nil, !values.isEmpty {
+            throw UsageError(message: "--arg needs --where, whose ? it fills", command: spec)
+        }
+        var order: [WebRecord.SortOrder] = []
+        if let field = arguments.value("--order-by") {
+            let parts = field.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            switch (parts.count, parts.last) {
+            case (1, _): order = [.ascending(field)]
+            case (2, "desc"?): order = [.descending(parts[0])]
+            case (2, "asc"?): order = [.ascending(parts[0])]
+            default:
+                throw UsageError(message: "invalid --order-by '\(field)'; expected FIELD or FIELD:desc", command: spec)
+            }
+        }
+        let store = try StoreAccess.openExisting(path: path, schema: schema)
+        defer { store.close() }
+        let observation = store.observe(entity.name, where: predicate, arguments: values, orderBy: order)
+        return try await watch(observation, store: path)
+    }
+
+    /// Prints the observation's deliveries until SIGINT, a closed pipe or a failure.
+    private static func watch(_ observation: RecordObservation<Record>, store path: String) async throws -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        let task = Task { () throws -> Bool in
+            var previous: [Record] = []
+            for try await results in observation {
+                let line: JSONValue
+                if let changes = results.changes {
+                    line = [
+                        "deleted": .array(changes.deletions.map { key(of: previous[$0]) }),
+                        "inserted": .array(changes.insertions.map { key(of: results.records[$0]) }),
+                        "modified": .array(changes.modifications.map { key(of: results.records[$0.new]) }),
+                    ]
+                } else {
+                    line = ["count": .integer(Int64(results.records.count))]
+                }
+                guard Output.writeLine(line.serialized(sortedKeys: false)) else { return false }
+                previous = results.records
+            }
+            return true
+        }
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        signal(SIGINT, SIG_IGN)
+        interrupt.setEventHandler { task.cancel() }
+        interrupt.resume()
+        defer { interrupt.cancel() }
+        switch await task.result {
+        case .success: return ExitStatus.success
+        case .failure(let error as WebRecordError): throw Failure("\(path): \(StoreAccess.describe(error))")
+        case .failure(let error): throw Failure("\(path): \(error)")
+        }
+    }
+
+    /// A record's key as `export` prints it: its primary-key value, or its `_id` when the entity
+    /// has no primary key.
+    private static func key(of record: Record) -> JSONValue {
+        record.primaryKeyValue ?? .integer(record.rowID)
+    }
+}
