@@ -69,6 +69,8 @@ struct Benchmark {
             "raw SQLite INSERTs, 5x posts", .baseline, data: scaled, repeat: options.quick ? 1 : 3)
         report.smallQueries = try phase("queries", .queries, data: small, repeat: 1)
         report.queries = try phase("queries", .queries, data: main, repeat: 1)
+        report.smallObservation = try phase("observation", .observe, data: small, repeat: 21)
+        report.observation = try phase("observation", .observe, data: main, repeat: 21)
         report.loadAfter = Self.loadAverage()
         print(report.text(repetitions: repetitions))
     }

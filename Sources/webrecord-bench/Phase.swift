@@ -18,6 +18,9 @@ enum Phase: String, CaseIterable {
     case baseline
     /// Count the SQL statements of a first import and a re-import.
     case queries
+    /// Observe every post by date, then time how long after each commit that changes 10 posts
+    /// the observation's delivery arrives.
+    case observe
     /// Write the generated response for `--posts N` to `--data FILE`, and its 10%-changed
     /// variant next to it (`FILE.changed.json`): the input for profiling a phase under
     /// `valgrind --tool=callgrind`.
@@ -71,6 +74,7 @@ struct PhaseRunner {
             result = try importTimes(original: originalPath ?? dataPath)
         case .baseline: result = try baseline()
         case .queries: result = try queries()
+        case .observe: result = try await observe()
         case .generate: result = try generate()
         }
         result["peak"] = String(ProcessMemory.peakResidentBytes() ?? 0)
@@ -213,6 +217,47 @@ struct PhaseRunner {
             (result["selectsRepeat"], result["statementsRepeat"]) = counter.totals
             result["records"] = String(first.records)
         }
+        return result
+    }
+
+    /// Populates the posts, observes them all by date (`Post.date` descending), then, `--repeat`
+    /// times (at least 11), populates a response that changes 10 posts' text and times from the
+    /// end of that population (its commit) to the delivery. The first delivery is timed too.
+    private func observe() async throws -> PhaseResult {
+        let data = try Data(contentsOf: URL(fileURLWithPath: dataPath))
+        let response = try JSONReader().read(data)
+        let posts = response["data"]?.arrayValue ?? []
+        var latencies: [Timing] = []
+        var initial = Timing()
+        var delivered = 0
+        var modified = 0
+        try await Self.withTemporaryStore(schema: schema) { store in
+            _ = try await store.populate(response, entity: "Post")
+            let start = Timing.now()
+            var iterator = store.observe("Post", orderBy: [.descending("date")]).makeAsyncIterator()
+            delivered = try await iterator.next()?.records.count ?? 0
+            initial = Timing.now() - start
+            for round in 0..<max(repetitions, 11) {
+                let changed = stride(from: round, to: posts.count, by: max(1, posts.count / 10)).prefix(10).map {
+                    index -> JSONValue in
+                    guard var post = posts[index].objectValue else { return posts[index] }
+                    post["text"] = .string("changed in round \(round)")
+                    return .object(post)
+                }
+                _ = try await store.populate(["data": .array(changed)], entity: "Post")
+                let committed = Timing.now()
+                let next = try await iterator.next()
+                latencies.append(Timing.now() - committed)
+                modified = next?.changes?.modifications.count ?? 0
+            }
+        }
+        var result = PhaseResult()
+        Self.record(latencies, as: "seconds", in: &result)
+        Self.record([initial], as: "initial", in: &result)
+        result["records"] = String(delivered)
+        result["modified"] = String(modified)
+        result["rounds"] = String(latencies.count)
+        result["bytes"] = String(data.count)
         return result
     }
 

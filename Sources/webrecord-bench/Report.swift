@@ -19,6 +19,10 @@ struct Report {
     var pagedImport: Measurement?
     var smallQueries: Measurement?
     var queries: Measurement?
+    /// An observation of every post by date: delivery latency after 10 posts change, at a tenth
+    /// of the posts and at all of them.
+    var smallObservation: Measurement?
+    var observation: Measurement?
     /// The load average before and after the run.
     var loadBefore = "?"
     var loadAfter = "?"
@@ -182,6 +186,21 @@ struct Report {
                 "queries grow with entities, not records: \(small) -> \(large) SELECTs (first import), "
                     + "\(smallRepeat) -> \(largeRepeat) (re-import) for \(smallQueries.records) -> \(queries.records) records"
             )
+        }
+        if let smallObservation, let observation {
+            let small = smallObservation.medianSeconds
+            let large = observation.medianSeconds
+            verdict(
+                atTargetSize ? large <= 0.030 : nil,
+                String(
+                    format: "observation of %d posts by date, 10 changed: delivery %.1f ms after the commit <= 30 ms "
+                        + "(median of %@; %d changes seen)", observation.posts, large * 1000,
+                    observation.fields["rounds"] ?? "21", Int(observation.fields["modified"] ?? "") ?? 0) + sizeNote)
+            verdict(
+                small > 0 ? large <= 2 * small : nil,
+                String(
+                    format: "the same delivery at %d posts <= 2 x at %d: %.1f ms vs %.1f ms, %.2f x", observation.posts,
+                    smallObservation.posts, large * 1000, small * 1000, small > 0 ? large / small : 0))
         }
         if let pagedImport, let firstImport, firstImport.seconds > 0 {
             verdict(
