@@ -144,7 +144,7 @@ extension RecordStore {
     }
 
     /// Runs a batch MMRecord-style: `completion` fires once, on `callbackQueue`, after every
-    /// request has delivered. A thin wrapper over ``startBatch(_:maximumConcurrentRequests:)``.
+    /// request has delivered. A thin wrapper over the async `startBatch(_:maximumConcurrentRequests:)` of an array.
     ///
     /// The results are handed to `completion` as a `sending` value: the block may pass them on
     /// to the main actor, a task or a continuation.
