@@ -45,6 +45,21 @@ public struct PopulationOptions: Sendable {
     /// `invalidResponseFormat`. Default 64.
     public var maximumRecordDepth: Int = 64
 
+    /// Called while the population runs, with how far it has come: the records mapped so
+    /// far, then the writing, then a last call once it is committed (``ResponseProgress``).
+    ///
+    /// Called with the latest progress at most ten times a second, none in the first tenth of
+    /// a second, and once more at the end: a quick population gets the last call only, a
+    /// failed one no last call. It is called on the thread doing the work or on a dispatch
+    /// queue's, never twice at once: keep it short, and hop to the main actor for a user
+    /// interface. In a request, it is called for the request's download and reading too, as
+    /// ``RequestOptions/progress`` is.
+    public var progress: (@Sendable (ResponseProgress) -> Void)?
+
+    /// The least time between two calls of ``progress`` within a phase, and the quiet time at
+    /// the start of a response. Tests shorten it.
+    package var progressInterval = ProgressReporter.defaultInterval
+
     /// Whether the caller deletes orphans after this population, with the union of several
     /// populations' records (the pages of a paged request, the sources of `webrecord populate`).
     ///

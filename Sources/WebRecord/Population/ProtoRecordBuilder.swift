@@ -53,7 +53,11 @@ final class ProtoRecordBuilder {
     }
 
     /// The top-level proto-records for `values`, in response order, without repeats.
-    func build(_ values: [JSONValue], entity: Entity, keyPath: String?) throws(WebRecordError) -> [ProtoRecord] {
+    ///
+    /// `progress`, when given, hears how many are built every ``progressStride`` values.
+    func build(
+        _ values: [JSONValue], entity: Entity, keyPath: String?, progress: ProgressReporter? = nil
+    ) throws(WebRecordError) -> [ProtoRecord] {
         let representation = try representations.representation(of: entity)
         protoRecords.reserveCapacity(values.count * 2)
         var results: [ProtoRecord] = []
@@ -62,6 +66,7 @@ final class ProtoRecordBuilder {
         seen.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {
             topLevelIndex = index
+            if let progress, index & (Self.progressStride - 1) == 0, index > 0 { progress.populated(results.count) }
             let proto: ProtoRecord?
             switch value {
             case .object(let dictionary):
@@ -85,6 +90,10 @@ final class ProtoRecordBuilder {
         }
         return results
     }
+
+    /// How often ``build(_:entity:keyPath:progress:)`` reports, in top-level values: a power of
+    /// two, few enough that the clock it reads costs nothing measurable.
+    static let progressStride = 64
 
     /// Breaks the references between proto-records (members and owners point both ways), so
     /// that the graph, and the response values its dictionaries hold, are freed once the

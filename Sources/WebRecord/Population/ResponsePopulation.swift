@@ -27,11 +27,29 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     let store: Storage
     /// The options of this population.
     let options: PopulationOptions
+    /// Where a request's progress goes; nil to report to ``PopulationOptions/progress``.
+    let progress: ProgressReporter?
 
     /// Creates a population for `store`.
-    package init(store: Storage, options: PopulationOptions = PopulationOptions()) {
+    ///
+    /// - Parameters:
+    ///   - store: the store populated.
+    ///   - options: the options of the population.
+    ///   - progress: the reporter of the request the population is part of; by default, one
+    ///     for the options' ``PopulationOptions/progress`` when it is set, made as the
+    ///     population starts.
+    package init(store: Storage, options: PopulationOptions = PopulationOptions(), progress: ProgressReporter? = nil) {
         self.store = store
         self.options = options
+        self.progress = progress
+    }
+
+    /// The reporter of this population: the request's, or a new one for the options' callback.
+    private func reporter() -> ProgressReporter? {
+        progress
+            ?? options.progress.map {
+                ProgressReporter(interval: options.progressInterval, phase: .populating, callback: $0)
+            }
     }
 
     /// Populates the store from `response`, for records of `entity`, waiting for the writer.
@@ -46,14 +64,19 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         -> PopulationResult
     {
         let debugger = debugger ?? Debugger(initialEntity: entity, logger: store.logger)
+        let progress = reporter()
         do {
-            switch try prepare(response, entityName: entity, debugger: debugger) {
-            case .done(let result):
-                return result
+            let result: PopulationResult
+            switch try prepare(response, entityName: entity, debugger: debugger, progress: progress) {
+            case .done(let done):
+                result = done
             case .write(let graph):
                 defer { graph.release() }
-                return try store.inTransaction { transaction in try write(graph, in: transaction) }
+                result = try store.inTransaction { transaction in try write(graph, in: transaction, progress: progress)
+                }
             }
+            progress?.finish(records: result.records.count)
+            return result
         } catch {
             // A failure before the write transaction leaves no file a first write would not have.
             store.discardIfNeverWritten()
@@ -71,18 +94,22 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         _ response: JSONValue, entity: String, debugger: Debugger? = nil
     ) async throws(WebRecordError) -> sending PopulationResult {
         let debugger = debugger ?? Debugger(initialEntity: entity, logger: store.logger)
+        let progress = reporter()
         do {
-            switch try prepare(response, entityName: entity, debugger: debugger) {
+            switch try prepare(response, entityName: entity, debugger: debugger, progress: progress) {
             case .done(let result):
+                progress?.finish(records: result.records.count)
                 return result
             case .write(let graph):
                 defer { graph.release() }
                 // The graph is handed to the writer's executor and used only there while this
                 // task waits for it; the result, made there, is handed back.
                 let handOver = HandOver(graph)
-                return try await store.inTransaction { [self] transaction in
-                    HandOver(try write(handOver.value, in: transaction))
+                let result = try await store.inTransaction { [self] transaction in
+                    HandOver(try write(handOver.value, in: transaction, progress: progress))
                 }.value
+                progress?.finish(records: result.records.count)
+                return result
             }
         } catch {
             await store.discardIfNeverWritten()
@@ -127,12 +154,15 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     }
 
     /// Steps 1–2: the records at the key path, and their proto-records.
-    private func prepare(_ response: JSONValue, entityName: String, debugger: Debugger) throws -> Preparation {
+    private func prepare(
+        _ response: JSONValue, entityName: String, debugger: Debugger, progress: ProgressReporter?
+    ) throws -> Preparation {
         debugger.setResponseObject(response)
         let entity = try store.schema.requireEntity(entityName)
         try requireTransformers()
         let (values, keyPath, isList) = try records(in: response, entity: entity)
         let listCount = isList ? values.count : nil
+        progress?.populating(total: values.count)
         if values.isEmpty {
             debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
         }
@@ -143,7 +173,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             store: store, options: options, coercion: coercion, representations: representations, debugger: debugger)
         let topLevel: [ProtoRecord]
         do {
-            topLevel = try builder.build(values, entity: entity, keyPath: keyPath)
+            topLevel = try builder.build(values, entity: entity, keyPath: keyPath, progress: progress)
             try requireIdentified(
                 builder.unidentifiedTopLevel, unmapped: builder.unmappedTopLevel, identified: topLevel.count,
                 entity: entity,
@@ -170,7 +200,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     }
 
     /// Steps 3–8, in the write transaction.
-    private func write(_ graph: Graph, in transaction: Storage.Transaction) throws -> PopulationResult {
+    private func write(
+        _ graph: Graph, in transaction: Storage.Transaction, progress: ProgressReporter?
+    ) throws -> PopulationResult {
         let (entity, keyPath, debugger, representations) = (
             graph.entity, graph.keyPath, graph.debugger, graph.representations
         )
@@ -178,6 +210,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         let protos = builder.protoRecords
         let topLevel = graph.topLevel
         try transaction.checkCancellation()
+        progress?.writing(records: topLevel.count)
         let resolver = RecordResolver(
             store: store, transaction: transaction, plans: graph.plans, representations: representations,
             debugger: debugger)

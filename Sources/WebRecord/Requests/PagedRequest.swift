@@ -19,7 +19,8 @@ public struct PagingOptions: Sendable {
     /// Updated as pages arrive: `completedUnitCount` counts records populated, and
     /// `totalUnitCount` is the total once a page manager knows it (-1 until then).
     public var progress: Progress?
-    /// Called after each page with the counts so far.
+    /// Called after each page with the counts so far. Within a page, ``RequestOptions/progress``
+    /// of ``request`` hears the page's download and population, as a single request's.
     public var onProgress: (@Sendable (PagingProgress) -> Void)?
 
     /// Creates paging options.

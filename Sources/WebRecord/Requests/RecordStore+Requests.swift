@@ -185,9 +185,16 @@ extension RecordStore {
         database.logger.log(.debug, "request \(request.method) '\(Redaction.urn(request.urn))'", entity: entity)
         if Task.isCancelled { throw WebRecordError(.cancelled(entity: entity), debugger: debugger) }
 
+        // The servers that can (HTTPServer, JSONFileServer) report their download and reading
+        // to the request's reporter, which they find as a task-local value.
+        let progress = ProgressReporter.make(
+            interval: options.population.progressInterval, phase: .downloading,
+            callbacks: [options.progress, options.population.progress])
         let response: ServerResponse
         do {
-            response = try await server.response(for: request)
+            response = try await ProgressReporter.$current.withValue(progress) {
+                try await server.response(for: request)
+            }
         } catch {
             throw Self.failure(for: error, request: request, debugger: debugger)
         }
@@ -211,7 +218,7 @@ extension RecordStore {
         if Task.isCancelled { throw WebRecordError(.cancelled(entity: entity), debugger: debugger) }
         let population: PopulationResult
         do {
-            population = try await ResponsePopulation(store: database, options: options.population)
+            population = try await ResponsePopulation(store: database, options: options.population, progress: progress)
                 .populate(response.body, entity: entity, debugger: debugger)
         } catch {
             // The population rolled back; a cancellation noticed inside it is still a cancellation.

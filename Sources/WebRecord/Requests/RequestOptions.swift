@@ -37,6 +37,18 @@ public struct RequestOptions: Sendable {
     /// (with the error as the cause of an `invalidResponseFormat`, unless it throws a
     /// ``WebRecordError``) and nothing is populated.
     public var customResponse: (@Sendable (JSONValue) throws -> (any Sendable)?)?
+    /// Called while the request runs, with how far its response has come: downloaded
+    /// (``HTTPServer``) or read (``JSONFileServer``), parsed, populated, written, and a last
+    /// call once it is committed (``ResponseProgress``).
+    ///
+    /// Called with the latest progress at most ten times a second, none in the first tenth of
+    /// a second, and once more at the end: a quick request gets the last call only, a failed
+    /// one no last call. It is called on the thread doing the work (the session's while
+    /// downloading) or on a dispatch queue's, never twice at once: keep it short, and hop to
+    /// the main actor for a user interface. A paged request calls it for each page's response
+    /// (``PagingOptions/request``). ``PopulationOptions/progress``, when set too, is called
+    /// with the same values.
+    public var progress: (@Sendable (ResponseProgress) -> Void)?
 
     /// Creates options.
     ///
@@ -48,10 +60,12 @@ public struct RequestOptions: Sendable {
     ///   - method: the HTTP method; default `GET`.
     ///   - timeout: the longest one attempt may take, in seconds.
     ///   - customResponse: computes an extra value from the raw response.
+    ///   - progress: called with how far the response has come.
     public init(
         population: PopulationOptions = PopulationOptions(), server: (any Server)? = nil, domain: String? = nil,
         headers: [String: String] = [:], method: String = "GET", timeout: TimeInterval? = nil,
-        customResponse: (@Sendable (JSONValue) throws -> (any Sendable)?)? = nil
+        customResponse: (@Sendable (JSONValue) throws -> (any Sendable)?)? = nil,
+        progress: (@Sendable (ResponseProgress) -> Void)? = nil
     ) {
         self.population = population
         self.server = server
@@ -60,5 +74,6 @@ public struct RequestOptions: Sendable {
         self.method = method
         self.timeout = timeout
         self.customResponse = customResponse
+        self.progress = progress
     }
 }

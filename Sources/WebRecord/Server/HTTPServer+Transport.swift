@@ -7,6 +7,9 @@ import Foundation
 extension HTTPServer {
     /// Sends one request and waits for the whole response, at most `timeout` seconds.
     ///
+    /// The body's bytes are reported as they arrive to the request's ``ProgressReporter``, when
+    /// its caller asked for progress.
+    ///
     /// - Throws: ``WebRecordError``: `cancelled` when the calling task is cancelled,
     ///   `serverError` for a timeout or a transport failure, `invalidResponseFormat` when the
     ///   body was cut short or the response is not HTTP.
@@ -24,7 +27,7 @@ extension HTTPServer {
             logger.log(.trace, "HTTP \(urlRequest.httpMethod ?? "GET") request", entity: entity, metadata: metadata)
         }
         let started = Date()
-        let transfer = HTTPTransfer(url: url, entity: entity, timeout: timeout)
+        let transfer = HTTPTransfer(url: url, entity: entity, timeout: timeout, progress: ProgressReporter.current)
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let task = session.dataTask(with: urlRequest)
@@ -75,7 +78,7 @@ final class HTTPSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Se
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let transfer = transfers.withLock { $0[dataTask.taskIdentifier] }
-        transfer?.append(data)
+        transfer?.append(data, expectedLength: dataTask.response?.expectedContentLength)
     }
 
     func urlSession(
@@ -127,12 +130,15 @@ final class HTTPTransfer: Sendable {
     private let url: URL?
     private let entity: String?
     private let timeout: TimeInterval
+    /// Where the body's bytes are reported as they arrive, if anywhere.
+    private let progress: ProgressReporter?
     private let state = Locked(State())
 
-    init(url: URL?, entity: String?, timeout: TimeInterval) {
+    init(url: URL?, entity: String?, timeout: TimeInterval, progress: ProgressReporter? = nil) {
         self.url = url
         self.entity = entity
         self.timeout = timeout
+        self.progress = progress
     }
 
     /// Records the task and the continuation and arms the timeout.
@@ -164,9 +170,14 @@ final class HTTPTransfer: Sendable {
         end(.cancelled)
     }
 
-    /// Adds body bytes.
-    func append(_ data: Data) {
-        state.withLock { $0.body.append(data) }
+    /// Adds body bytes, and reports the body's length so far against `expectedLength` (the
+    /// response's `Content-Length`; -1 or nil when unknown).
+    func append(_ data: Data, expectedLength: Int64? = nil) {
+        let length = state.withLock { state in
+            state.body.append(data)
+            return state.body.count
+        }
+        progress?.downloaded(length, expected: expectedLength.map { Int(clamping: $0) })
     }
 
     private func end(_ ending: Ending) {

@@ -65,6 +65,9 @@ import Foundation
 ///   ``WebRecordError/cause`` is a ``TransportError``.
 /// - **Cancellation** of the calling task cancels the transfer, and the request fails with
 ///   `cancelled`.
+/// - **Progress.** When a request asks for it (``RequestOptions/progress``), the body's bytes
+///   are reported as they arrive, against the `Content-Length` when there is one, and then
+///   its parse (``ResponseProgress/Phase-swift.enum/reading``).
 /// - **Logging.** At ``Record/loggingLevel`` `.all` every request and response is logged
 ///   at `.trace`, with `Authorization`, `Cookie` and the ``Redaction/secretNames`` redacted
 ///   from headers, query and JSON body.
@@ -187,6 +190,7 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
                 attempt += 1
                 continue
             }
+            ProgressReporter.current?.reading(data.count)
             do {
                 return try decodeResponse(data: data, response: response, request: request)
             } catch let error as WebRecordError {

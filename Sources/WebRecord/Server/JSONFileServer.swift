@@ -31,6 +31,9 @@ import Foundation
 ///
 /// To map requests to files differently (a page number to its own file, say), pass
 /// `fileName`; what it returns is checked the same way.
+///
+/// A request that asks for progress (``RequestOptions/progress``) hears the file's size once
+/// it is read, as the parse starts.
 public struct JSONFileServer: Server {
     /// The directory responses are read from, symbolic links resolved.
     public let root: URL
@@ -87,6 +90,7 @@ public struct JSONFileServer: Server {
                 "cannot read the response for URN '\(Redaction.urn(request.urn))' at \(url.path): \(error.localizedDescription)"
             )
         }
+        ProgressReporter.current?.reading(data.count)
         do {
             return ServerResponse(body: try JSONReader().read(data), url: url)
         } catch {

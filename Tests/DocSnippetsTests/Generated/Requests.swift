@@ -88,6 +88,27 @@ extension DocSnippetContext {
 // Docs/Requests.md, block 7
 extension DocSnippetContext {
     func requests7() async throws {
+        var options = RequestOptions()
+        options.progress = { progress in
+            let total = progress.expectedBytes.map { " of \($0)" } ?? ""
+            print("\(progress.phase): \(progress.bytesRead)\(total) bytes, \(progress.recordsPopulated) records")
+        }
+        let result = try await store.startRequest(entity: "Post", urn: "stream/0/posts/stream/global", options: options)
+
+        // The same for a response parsed already: PopulationOptions has the callback too.
+        var population = PopulationOptions()
+        population.progress = { progress in print(progress.phase, progress.recordsPopulated, progress.totalRecords ?? 0) }
+        _ = try await store.populate(try JSONReader().read(data), entity: "Post", options: population)
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = options
+        _ = result
+        _ = population
+    }
+}
+
+// Docs/Requests.md, block 8
+extension DocSnippetContext {
+    func requests8() async throws {
         do {
             let posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
             show(posts)
@@ -99,9 +120,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 8
+// Docs/Requests.md, block 9
 extension DocSnippetContext {
-    func requests8() async throws {
+    func requests9() async throws {
         for try await update in store.startRequestFetchingFirst(entity: "Post", urn: "stream/0/posts/stream/global") {
             switch update {
             case .local(let cached):  show(cached)           // at once, from the store
@@ -111,9 +132,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 9
+// Docs/Requests.md, block 10
 extension DocSnippetContext {
-    func requests9() throws {
+    func requests10() throws {
         let updates = Post.startRequestFetchingFirst(urn: "posts", in: store) { store in
             try store.fetch("Post", orderBy: [.descending("date")], limit: 20)
         }
@@ -122,9 +143,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 10
+// Docs/Requests.md, block 11
 extension DocSnippetContext {
-    func requests10() async throws {
+    func requests11() async throws {
         final class Venue: Record {
             override var recordDetailURN: String? { (self["id"] as String?).map { "venues/\($0)" } }
         }
@@ -137,9 +158,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 11
+// Docs/Requests.md, block 12
 extension DocSnippetContext {
-    func requests11() throws {
+    func requests12() throws {
         var configuration = RecordStore.Configuration()
         configuration.cancellation = RequestCancellation()     // this store's domains only
         let drafts = try RecordStore(path: "drafts.sqlite", schema: schema, configuration: configuration)
@@ -150,9 +171,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 12
+// Docs/Requests.md, block 13
 extension DocSnippetContext {
-    func requests12() throws {
+    func requests13() throws {
         Post.startRequest(urn: "stream/0/posts/stream/global", in: store,
                           domain: "timeline",
                           callbackQueue: .main,
@@ -165,9 +186,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 13
+// Docs/Requests.md, block 14
 extension DocSnippetContext {
-    func requests13() async throws {
+    func requests14() async throws {
         var options = PagingOptions(pagination: .cursor(keyPath: "meta.min_id", parameter: "before_id"))
         options.maximumPages = 50
         options.request.population.deleteOrphans = .all       // once, after the last page
@@ -179,9 +200,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Requests.md, block 14
+// Docs/Requests.md, block 15
 extension DocSnippetContext {
-    func requests14() async throws {
+    func requests15() async throws {
         let (posts, user) = await store.startBatch(
             BatchRequest(Post.self, urn: "stream/0/posts/stream/global"),
             BatchRequest(User.self, urn: "users/2"))
