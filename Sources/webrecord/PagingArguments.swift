@@ -60,33 +60,3 @@ extension PagingArguments {
         }
     }
 }
-
-/// The progress line `populate` shows on a terminal: pages, records and rate, redrawn in place
-/// on standard error. Nothing is shown in a pipe or with `--quiet`/`--json`.
-final class ProgressLine: Sendable {
-    let isEnabled: Bool
-    private let started = Date()
-
-    init(isEnabled: Bool) {
-        self.isEnabled = isEnabled
-    }
-
-    var elapsed: TimeInterval { Date().timeIntervalSince(started) }
-
-    /// Redraws the line.
-    func show(_ progress: PagingProgress, previousRecords: Int) {
-        guard isEnabled else { return }
-        let records = progress.recordsPopulated + previousRecords
-        let rate = elapsed > 0 ? Double(records) / elapsed : 0
-        var text = "\r\(progress.pagesFetched) page\(progress.pagesFetched == 1 ? "" : "s"), \(records) records"
-        if let total = progress.totalRecords { text += " of \(total)" }
-        text += String(format: ", %.0f records/s", rate)
-        Output.err(text + "\u{1B}[K")
-    }
-
-    /// Ends the line.
-    func finish() {
-        guard isEnabled else { return }
-        Output.err("\n")
-    }
-}

@@ -105,9 +105,13 @@ enum PopulateCommand: Subcommand {
         var kept = Set<Int64>()
         var pagingIncomplete = false
         var last: (records: [Record], response: JSONValue)?
-        let progress = ProgressLine(isEnabled: paging.showsProgress)
+        let progress = ProgressLine(isEnabled: paging.showsProgress, sources: sources.count)
+        // The library reports each response as it goes: a URL's download, every population.
+        var options = options
+        if progress.isEnabled { options.progress = { progress.show($0) } }
         for (index, source) in sources.enumerated() {
             if case .url(let url) = source.kind {
+                progress.begin(source: index, paged: paging.pagination != nil)
                 // A URL goes through the library's request API, paged or not, as a library
                 // user's request would.
                 let opened = try store ?? StoreAccess.open(path: path, schema: schema)
@@ -128,17 +132,11 @@ enum PopulateCommand: Subcommand {
                     )
                     kept.formUnion(result.containedRowIDs)
                     last = (result.records, result.response.body)
-                    progress.show(
-                        PagingProgress(
-                            pagesFetched: index + 1, recordsPopulated: summary.records, totalRecords: nil,
-                            elapsed: progress.elapsed),
-                        previousRecords: 0)
+                    progress.completed(records: summary.records)
                     continue
                 }
-                var pagingOptions = PagingOptions(
+                let pagingOptions = PagingOptions(
                     request: request, pagination: pagination, maximumPages: paging.maximumPages)
-                let before = summary.records
-                pagingOptions.onProgress = { progress.show($0, previousRecords: before) }
                 var pages = 0
                 do {
                     for try await page in opened.pages(entity: entity, urn: url.absoluteString, options: pagingOptions)
@@ -154,6 +152,7 @@ enum PopulateCommand: Subcommand {
                                 changesByEntity: page.result.changesByEntity))
                         kept.formUnion(page.result.containedRowIDs)
                         last = (page.records, page.result.response.body)
+                        progress.completed(records: summary.records, paging: page.progress)
                     }
                 } catch {
                     progress.finish()
@@ -161,9 +160,10 @@ enum PopulateCommand: Subcommand {
                 }
                 continue
             }
+            progress.begin(source: index, paged: false)
             let response: JSONValue
             do {
-                response = try source.load()
+                response = try source.load { progress.read(bytes: $0) }
             } catch let failure as Failure {
                 progress.finish()
                 throw Failure(failure.message + savedNote(index))
@@ -175,11 +175,7 @@ enum PopulateCommand: Subcommand {
                 summary.add(result)
                 kept.formUnion(result.containedRowIDs)
                 last = (result.records, response)
-                progress.show(
-                    PagingProgress(
-                        pagesFetched: index + 1, recordsPopulated: summary.records, totalRecords: nil,
-                        elapsed: progress.elapsed),
-                    previousRecords: 0)
+                progress.completed(records: summary.records)
             } catch {
                 progress.finish()
                 throw Failure("\(source.name): \(StoreAccess.describe(error))" + savedNote(index))
@@ -259,9 +255,10 @@ struct Source {
     /// Reads and parses a file or standard input (a URL source is requested instead, see
     /// ``URLSource``).
     ///
+    /// - Parameter read: called with the number of bytes read, before they are parsed.
     /// - Throws: ``Failure`` naming the source: unreadable, or malformed JSON (with line and
     ///   column).
-    func load() throws -> JSONValue {
+    func load(read: (Int) -> Void = { _ in }) throws -> JSONValue {
         let data: Data
         switch kind {
         case .file(let path):
@@ -280,6 +277,7 @@ struct Source {
         case .url:
             throw Failure("\(name): a URL source is requested, not read")
         }
+        read(data.count)
         do {
             return try JSONReader().read(data)
         } catch {

@@ -1,0 +1,110 @@
+import Foundation
+import TestSupport
+import Testing
+import WebRecord
+
+/// `webrecord populate`'s progress line: drawn on a real pseudo-terminal while one large
+/// response populates, ending on a clean line; nothing at all in a pipe.
+@Suite(.measuresTime) struct ProgressLineTests {
+    let directory: TemporaryDirectory
+    let schema: String
+    /// Posts in the large response: enough that a debug build populates it for well over the
+    /// line's tenth of a second.
+    static let postCount = 20_000
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        schema = try CLI.fixture("appnet-schema.json").path
+    }
+
+    var db: String { directory.path("appnet.sqlite") }
+
+    /// The fixture's 20 posts, repeated with new ids into one response of `count` posts.
+    func largeResponse(_ count: Int) throws -> String {
+        let data = try Data(contentsOf: try CLI.fixture("appnet-posts.json"))
+        let posts = try JSONReader().read(data)["data"]?.arrayValue ?? []
+        try #require(!posts.isEmpty)
+        let many: [JSONValue] = (0..<count).map { index in
+            var post = posts[index % posts.count].objectValue ?? JSONObject()
+            post["id"] = .string("progress-\(index)")
+            return .object(post)
+        }
+        let body: JSONValue = ["data": .array(many)]
+        return try directory.write("large.json", body.serialized())
+    }
+
+    /// Runs `webrecord` with its standard error on a new pseudo-terminal, its standard output in
+    /// a file, and returns everything drawn on the terminal (python3's `pty`, as a terminal
+    /// emulator would read it).
+    func runOnATerminal(_ arguments: [String]) async throws -> (status: Int32, drawn: String, stdout: String) {
+        let script = """
+            import os, pty, subprocess, sys
+            master, slave = pty.openpty()
+            with open(sys.argv[1], "wb") as out:
+                child = subprocess.Popen(sys.argv[2:], stdin=subprocess.DEVNULL, stdout=out, stderr=slave)
+            os.close(slave)
+            drawn = b""
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # EIO: the child has exited and closed the terminal
+                    break
+                if not chunk:
+                    break
+                drawn += chunk
+            sys.stdout.buffer.write(drawn)
+            sys.exit(child.wait())
+            """
+        let stdout = directory.path("stdout.txt")
+        let result = try await ChildProcess.python(script, [stdout, try CLI.executable().path] + arguments)
+            .wait(timeout: 300)
+        return (result.status, result.stdout, try String(contentsOfFile: stdout, encoding: .utf8))
+    }
+
+    @Test func aLargeResponseDrawsRecordsPerSecondWhileItPopulatesAndEndsOnACleanLine() async throws {
+        let file = try largeResponse(Self.postCount)
+
+        let run = try await runOnATerminal(["populate", "--schema", schema, "--db", db, "--entity", "Post", file])
+
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.hasPrefix("Populated \(Self.postCount) Post records"), "\(run.stdout)")
+        // Each redraw goes back to the start of the row, draws, and clears what is left of it.
+        let clear = "\u{1B}[K"
+        let draws = run.drawn.split(separator: "\r", omittingEmptySubsequences: true).map(String.init)
+        #expect(draws.count >= 3, "\(run.drawn.debugDescription)")
+        #expect(draws.allSatisfy { $0.hasSuffix(clear) && !$0.contains("\n") }, "\(run.drawn.debugDescription)")
+        // Drawn from inside the population: some records populated, not all of them yet.
+        let counts = draws.filter { $0.hasPrefix("populating, ") }.compactMap { draw -> Int? in
+            guard let range = draw.range(of: #"\d+ records of \#(Self.postCount)"#, options: .regularExpression)
+            else { return nil }
+            return Int(draw[range].prefix { $0.isNumber })
+        }
+        #expect(counts.contains { $0 > 0 && $0 < Self.postCount }, "\(run.drawn.debugDescription)")
+        #expect(counts == counts.sorted())
+        #expect(draws.contains { $0.range(of: #", \d+ records/s"#, options: .regularExpression) != nil })
+        #expect(draws.contains { $0.contains(" MB, ") }, "the bytes read")
+        // The last thing drawn erases the line: the cursor ends at the start of a clean row.
+        #expect(run.drawn.hasSuffix("\r" + clear), "\(run.drawn.suffix(200).debugDescription)")
+    }
+
+    @Test func theSameRunInAPipeDrawsNothing() async throws {
+        let file = try largeResponse(Self.postCount)
+
+        let result = try await CLI.run(
+            ["populate", "--schema", schema, "--db", db, "--entity", "Post", file], in: directory.url)
+
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasPrefix("Populated \(Self.postCount) Post records"), "\(result)")
+        #expect(result.stderrData.isEmpty, "\(result.stderr.debugDescription)")
+    }
+
+    @Test func quietAndJSONDrawNothingOnATerminal() async throws {
+        let file = try directory.write("small.json", #"{"data": [{"id": "1", "text": "one"}]}"#)
+        for flag in ["--quiet", "--json"] {
+            let run = try await runOnATerminal(
+                ["populate", "--schema", schema, "--db", db, "--entity", "Post", flag, file])
+            #expect(run.status == 0, "\(run)")
+            #expect(run.drawn.isEmpty, "\(flag): \(run.drawn.debugDescription)")
+        }
+    }
+}
