@@ -37,7 +37,7 @@ import WebRecordTesting
     // MARK: - One population
 
     @Test func recordsAreCountedWhileOneResponsePopulates() async throws {
-        let count = 3_000
+        let count = 1_500
         let calls = Calls()
         var options = PopulationOptions()
         options.progress = calls.callback
@@ -53,7 +53,9 @@ import WebRecordTesting
         #expect(populating.contains { $0.recordsPopulated > 0 && $0.recordsPopulated < count })
         let counts = populating.map(\.recordsPopulated)
         #expect(zip(counts, counts.dropFirst()).allSatisfy { $0 <= $1 }, "\(counts)")
-        #expect(populating.allSatisfy { $0.totalRecords == count && $0.bytesRead == 0 })
+        #expect(populating.allSatisfy { $0.bytesRead == 0 })
+        // (A call at the very start, before the records are found, knows no total yet.)
+        #expect(populating.filter { $0.recordsPopulated > 0 }.allSatisfy { $0.totalRecords == count })
         #expect(calls.phase(.writing).first?.recordsPopulated == count)
         #expect(calls.all.last?.phase == .finished)
         #expect(calls.all.last?.recordsPopulated == count)
@@ -101,7 +103,7 @@ import WebRecordTesting
         options.progressInterval = .milliseconds(20)
 
         _ = try await store.populate(
-            RequestSupport.postsBody(Array(1...5_000), users: 50), entity: "Post", options: options)
+            RequestSupport.postsBody(Array(1...2_000), users: 50), entity: "Post", options: options)
 
         let all = calls.all
         #expect(all.last?.phase == .finished)
@@ -130,7 +132,7 @@ import WebRecordTesting
         let loopback = try LoopbackHTTPServer()
         // About 4 MB, which arrives over loopback in many reads.
         let body = RequestSupport.postsText(
-            Array(1...4_000), users: 20, prefix: String(repeating: "long text ", count: 100))
+            Array(1...1_000), users: 20, prefix: String(repeating: "long text ", count: 400))
         loopback.route("/posts", .json(body))
         let calls = Calls()
         var options = RequestOptions(server: HTTPServer(baseURL: loopback.baseURL))
@@ -139,7 +141,7 @@ import WebRecordTesting
 
         let result = try await store.startRequest(entity: "Post", urn: "posts", options: options)
 
-        #expect(result.records.count == 4_000)
+        #expect(result.records.count == 1_000)
         let total = body.utf8.count
         let downloading = calls.phase(.downloading)
         #expect(downloading.count >= 2, "\(downloading)")
@@ -150,9 +152,9 @@ import WebRecordTesting
         // (A call at the very start, before the first byte, knows no length yet.)
         #expect(downloading.filter { $0.bytesRead > 0 }.allSatisfy { $0.expectedBytes == total })
         #expect(calls.phase(.reading).map(\.bytesRead) == [total])
-        #expect(calls.phase(.populating).contains { $0.recordsPopulated > 0 && $0.recordsPopulated < 4_000 })
+        #expect(calls.phase(.populating).contains { $0.recordsPopulated > 0 && $0.recordsPopulated < 1_000 })
         #expect(calls.all.last?.phase == .finished)
-        #expect(calls.all.last?.recordsPopulated == 4_000)
+        #expect(calls.all.last?.recordsPopulated == 1_000)
         #expect(calls.all.last?.bytesRead == total)
         #expect(inOrder(calls.all))
     }
