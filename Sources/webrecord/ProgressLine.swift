@@ -140,7 +140,8 @@ final class ProgressLine: Sendable {
         var parts: [String] = []
         if state.sources > 1 { parts.append("source \(state.source + 1)/\(state.sources)") }
         let response = state.response
-        let inFlight = response.map { $0.phase != .finished } ?? (state.fileBytes != nil)
+        // A response is in flight until it is completed, even once the library has finished it.
+        let inFlight = response != nil || state.fileBytes != nil
         if let pages = state.pages { parts.append("page \(pages + (inFlight ? 1 : 0))") }
         if let response {
             parts.append(response.phase.rawValue)
@@ -157,7 +158,9 @@ final class ProgressLine: Sendable {
         let current = response?.recordsPopulated ?? 0
         let records = state.records + current
         var counted = "\(records) records"
-        if let total = state.pagingTotal ?? response?.totalRecords.map({ state.records + $0 }) {
+        // Paged, only a page manager knows the total; else it is the responses' so far.
+        let total = state.pages != nil ? state.pagingTotal : response?.totalRecords.map { state.records + $0 }
+        if let total {
             counted += " of \(total)"
         }
         parts.append(counted)

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 import WebRecord
+import WebRecordTesting
 
 /// `webrecord populate`'s progress line: drawn on a real pseudo-terminal while one large
 /// response populates, ending on a clean line; nothing at all in a pipe.
@@ -98,6 +99,32 @@ import WebRecord
         #expect(draws.contains { $0.contains(" MB, ") }, "the bytes read")
         // The last thing drawn erases the line: the cursor ends at the start of a clean row.
         #expect(run.drawn.hasSuffix("\r" + clear), "\(run.drawn.suffix(200).debugDescription)")
+    }
+
+    @Test func pagesAreCountedOnTheLine() async throws {
+        let server = try LoopbackHTTPServer()
+        let data = try Data(contentsOf: try CLI.fixture("appnet-posts.json"))
+        let posts = try JSONReader().read(data)["data"]?.arrayValue ?? []
+        try #require(posts.count == 20)
+        for number in 1...4 {
+            let next: JSONValue = number < 4 ? .string(server.url("/page\(number + 1)").absoluteString) : .null
+            let body: JSONValue = ["data": .array(Array(posts[(number - 1) * 5..<number * 5])), "meta": ["next": next]]
+            server.route("/page\(number)", .json(body.serialized()))
+        }
+
+        let run = try await runOnATerminal([
+            "populate", "--schema", schema, "--db", db, "--entity", "Post", "--paginate", "next-url:meta.next",
+            server.url("/page1").absoluteString,
+        ])
+
+        #expect(run.status == 0, "\(run)")
+        // Each page's last call is drawn, however quick the page.
+        let draws = run.drawn.split(separator: "\r", omittingEmptySubsequences: true)
+        for number in 1...4 {
+            #expect(draws.contains { $0.hasPrefix("page \(number), ") }, "\(run.drawn.debugDescription)")
+        }
+        #expect(draws.contains { $0.contains(", 20 records, ") }, "\(run.drawn.debugDescription)")
+        #expect(run.drawn.hasSuffix("\r\u{1B}[K"))
     }
 
     @Test func theSameRunInAPipeDrawsNothing() async throws {
