@@ -231,12 +231,15 @@ struct PhaseRunner {
         var initial = Timing()
         var delivered = 0
         var modified = 0
+        var residentAfterInitial = 0
+        var residentAfterRounds = 0
         try await Self.withTemporaryStore(schema: schema) { store in
             _ = try await store.populate(response, entity: "Post")
             let start = Timing.now()
             var iterator = store.observe("Post", orderBy: [.descending("date")]).makeAsyncIterator()
             delivered = try await iterator.next()?.records.count ?? 0
             initial = Timing.now() - start
+            residentAfterInitial = ProcessMemory.residentBytes() ?? 0
             for round in 0..<max(repetitions, 11) {
                 let changed = stride(from: round, to: posts.count, by: max(1, posts.count / 10)).prefix(10).map {
                     index -> JSONValue in
@@ -250,6 +253,7 @@ struct PhaseRunner {
                 latencies.append(Timing.now() - committed)
                 modified = next?.changes?.modifications.count ?? 0
             }
+            residentAfterRounds = ProcessMemory.residentBytes() ?? 0
         }
         var result = PhaseResult()
         Self.record(latencies, as: "seconds", in: &result)
@@ -257,6 +261,10 @@ struct PhaseRunner {
         result["records"] = String(delivered)
         result["modified"] = String(modified)
         result["rounds"] = String(latencies.count)
+        // Memory held after the initial results and after every round: an observation keeps its
+        // results once, so the rounds add nothing that grows with them.
+        result["residentInitial"] = String(residentAfterInitial)
+        result["residentRounds"] = String(residentAfterRounds)
         result["bytes"] = String(data.count)
         return result
     }

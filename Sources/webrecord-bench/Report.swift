@@ -201,6 +201,15 @@ struct Report {
                 String(
                     format: "the same delivery at %d posts <= 2 x at %d: %.1f ms vs %.1f ms, %.2f x", observation.posts,
                     smallObservation.posts, large * 1000, small * 1000, small > 0 ? large / small : 0))
+            if let before = Int(observation.fields["residentInitial"] ?? ""),
+                let after = Int(observation.fields["residentRounds"] ?? ""), before > 0
+            {
+                verdict(
+                    nil,
+                    "observation memory, \(observation.posts) posts: \(Self.megabytes(before)) MB resident after the "
+                        + "initial results, \(Self.megabytes(after)) MB after \(observation.fields["rounds"] ?? "21") "
+                        + "deliveries (the results are held once, not per delivery)")
+            }
         }
         if let pagedImport, let firstImport, firstImport.seconds > 0 {
             verdict(
