@@ -3,8 +3,10 @@
 ///
 /// Each component is an object key, compared by UTF-8 bytes; a component made only of ASCII
 /// digits also indexes an array. A step into a missing key, past the end of an array, or into
-/// a scalar ends the walk with nil; an explicit JSON `null` at the end of the path is
-/// ``JSONValue/null``. There is no escape for a key that contains a dot.
+/// a scalar ends the walk with nil (absent). An explicit JSON `null` met anywhere along the
+/// path, at its end or before it, is ``JSONValue/null``: `author.data.id` in `{"author":
+/// {"data": null}}` is null, which clears, as `{"author": null}` says there is no author.
+/// There is no escape for a key that contains a dot.
 ///
 /// The one key-path walker of WebRecord: a population's attribute, relationship and
 /// discriminator keys are `JSONKeyPath`s, which it reads from tens of thousands of
@@ -104,6 +106,9 @@ final class JSONKeyPath {
         var current = value
         for position in positions {
             switch current {
+            case .null:
+                // A null before the end: what the path names is null too, not absent.
+                return .null
             case .object(let object):
                 guard let next = member(position, object) else { return nil }
                 current = next

@@ -70,8 +70,9 @@ extension JSONValue {
     /// contain a dot cannot be reached with a key path; use the `[key]` subscript instead.
     ///
     /// - Parameter keyPath: Components separated by `.`. An empty path denotes `self`.
-    /// - Returns: The value, or `nil` when any step is missing (a missing key, an index out
-    ///   of range, or a step into a value that is neither an object nor an array).
+    /// - Returns: The value; ``null`` when the path meets an explicit `null`, at its end or
+    ///   before it; `nil` when a step is missing (a missing key, an index out of range, or a
+    ///   step into a value that is neither an object, an array nor null).
     public func value(atKeyPath keyPath: String) -> JSONValue? {
         if keyPath.isEmpty { return self }
         return JSONKeyPath.value(atPath: keyPath, in: self)

@@ -277,6 +277,14 @@ extension RecordStore {
             result.pageManager == nil
             ? pagination?.pageManager(for: result.response, of: request, recordCount: result.responseRecordCount)
             : nil
+        if var failure = builtIn?.failure {
+            // The page is populated; what names the next one cannot be read, and is not taken
+            // for "no next page": paging stops with the error, and no orphan is deleted.
+            failure.entity = sequence.entity
+            state.finished = true
+            throw Self.naming(
+                page: state.index, urn: request.urn, in: WebRecordError(failure, debugger: result.debugger))
+        }
         let pageManager = result.pageManager ?? builtIn
         state.keep.formUnion(result.containedRowIDs)
         state.records += result.records.count

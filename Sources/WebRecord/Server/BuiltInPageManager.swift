@@ -27,6 +27,9 @@ struct BuiltInPageManager: PageManager {
     /// Why there is no next page, when the paginator knows better than "none was named"
     /// (an empty, short or uncountable page).
     package var end: End?
+    /// What was wrong with the page's next link or cursor (neither a link nor null): a paged
+    /// request fails with it rather than take the page for the last one.
+    var failure: WebRecordError?
 
     /// Creates a page manager.
     init(

@@ -81,10 +81,12 @@ public enum Pagination: Sendable, Hashable {
         let index = request.page?.index ?? 0
         switch self {
         case .nextURL(let keyPath):
-            let next = response.body.value(atKeyPath: keyPath)?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-            return BuiltInPageManager(
+            let (next, failure) = Self.link(at: keyPath, in: response.body)
+            var manager = BuiltInPageManager(
                 nextPageURN: next.map { Self.resolved($0, against: response.url) }, nextPageData: nil,
                 currentPageIndex: index)
+            manager.failure = failure
+            return manager
         case .linkHeader:
             let next = response.header("Link").flatMap { LinkHeader($0).target(relation: "next") }
             return BuiltInPageManager(
@@ -92,20 +94,25 @@ public enum Pagination: Sendable, Hashable {
                 currentPageIndex: index)
         case .cursor(let keyPath, let parameter):
             var cursor: JSONValue?
+            var failure: WebRecordError?
             switch response.body.value(atKeyPath: keyPath) {
             case .string(let text)? where !text.isEmpty: cursor = .string(text)
             case .integer(let number)?: cursor = .integer(number)
-            default: cursor = nil
+            case nil, .null?, .string?: cursor = nil
+            case let other?:
+                failure = Self.unreadable(other, at: keyPath, expected: "a string or an integer cursor, or null")
             }
             // The cursor just sent: in the request's parameters, else in its URN's query.
             let sent =
                 request.data?[parameter].map(HTTPRequestEncoding.text(of:))
                 ?? Self.queryValue(named: parameter, in: request.urn)
             if let value = cursor, let sent, sent == HTTPRequestEncoding.text(of: value) { cursor = nil }
-            return BuiltInPageManager(
+            var manager = BuiltInPageManager(
                 nextPageURN: cursor == nil ? nil : request.urn,
                 nextPageData: cursor.map { Self.merging(request.data, [parameter: $0]) } ?? nil,
                 currentPageIndex: index)
+            manager.failure = failure
+            return manager
         case .pageNumber(let parameter, let totalKeyPath):
             // The page number comes from the request's data and the total from the server: any
             // arithmetic on them is checked, and a page past Int64.max is never requested.
@@ -154,6 +161,38 @@ public enum Pagination: Sendable, Hashable {
     }
 
     // MARK: - Helpers
+
+    /// The next link at `keyPath`: a string, or a JSON:API link object's `href`; nil (the last
+    /// page) for null, an absent member or an empty string. Anything else is a failure that
+    /// names the key path and what it holds, never a silent last page.
+    static func link(at keyPath: String, in body: JSONValue) -> (String?, WebRecordError?) {
+        switch body.value(atKeyPath: keyPath) {
+        case nil, .null?:
+            return (nil, nil)
+        case .string(let text)?:
+            return (text.isEmpty ? nil : text, nil)
+        case .object(let object)? where object["href"] != nil:
+            switch object["href"] {
+            case .string(let text)?: return (text.isEmpty ? nil : text, nil)
+            case .null?: return (nil, nil)
+            default:
+                return (nil, unreadable(.object(object), at: keyPath, expected: "a link object whose href is a string"))
+            }
+        case let other?:
+            return (
+                nil,
+                unreadable(
+                    other, at: keyPath, expected: "a next link (a string or a link object with an href), or null")
+            )
+        }
+    }
+
+    /// The failure of a next link or cursor that is not one.
+    static func unreadable(_ value: JSONValue, at keyPath: String, expected: String) -> WebRecordError {
+        WebRecordError(
+            .invalidResponseFormat, "the next page at '\(keyPath)' is \(value.typeName); expected \(expected)",
+            keyPath: keyPath, value: value)
+    }
 
     /// The number of records in a page body when it is an array, or an object with one array
     /// member (the usual `{"data": [...], "meta": {...}}` shape); nil when unknown.
