@@ -37,6 +37,13 @@ let package = Package(
             exclude: ["README.md", "LICENSE-fixtures", "venues.json"],
             swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
         ),
+        .executableTarget(
+            name: "jsonapi-example",
+            dependencies: ["WebRecord", "WebRecordTesting"],
+            path: "Examples/JSONAPIBlog",
+            exclude: ["README.md", "Blog.json", "articles-1.json", "articles-2.json"],
+            swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]
+        ),
         .target(
             name: "AtlassianRecords",
             dependencies: ["WebRecord"],

@@ -16,6 +16,7 @@ import Testing
         ("Examples/Foursquare/Generated", ["Schemas/Foursquare.json", "--base-class", "FoursquareRecord"]),
         ("Examples/Atlassian/Generated", ["Schemas/Atlassian.json", "--access", "public"]),
         ("Tests/ReadmeExample/Generated", ["Schemas/AppNet.json"]),
+        ("Examples/JSONAPIBlog/Generated", ["Examples/JSONAPIBlog/Blog.json"]),
         ("Tests/GeneratedClashRecords", ["Tests/GeneratedRecordsTests/Clashes.json", "--access", "public"]),
     ]
 

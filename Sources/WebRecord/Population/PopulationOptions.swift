@@ -38,6 +38,11 @@ public struct PopulationOptions: Sendable {
     /// response did not contain. Nil (the default) deletes nothing unless ``orphanDeletion`` is set.
     public var deleteOrphans: OrphanRule?
 
+    /// The records of other entities the response brings at other key paths, populated in the
+    /// same transaction (Docs/Population.md, "Compound responses"). Nil, the default, takes
+    /// the requested entity's `included` from the schema; an empty array populates none.
+    public var included: [IncludedRecords]?
+
     /// Per-relationship merge policies, keyed `"Entity.relationship"`, overriding the schema.
     public var mergePolicies: [String: Relationship.MergePolicy] = [:]
 
@@ -140,6 +145,9 @@ public struct PopulationResult {
     /// merged), for paginators that count a page's records; nil when the response was a single
     /// object rather than a list, which a paginator cannot take for a page.
     package var responseRecordCount: Int?
+    /// How many values the key paths of included records held: a page is empty only when they
+    /// held none either.
+    package var includedRecordCount = 0
 
     /// The counts over all entities.
     public var changes: ChangeCounts {

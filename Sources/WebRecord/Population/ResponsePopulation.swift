@@ -142,6 +142,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         let entity: Entity
         let keyPath: String?
         let listCount: Int?
+        let includedCount: Int
+        /// The requested records that could not be identified (before any included ones).
+        let unidentified: Int
         let builder: ProtoRecordBuilder
         let topLevel: [ProtoRecord]
         let plans: TablePlans
@@ -182,6 +185,14 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             builder.releaseGraph()
             throw error
         }
+        let unidentified = builder.unidentifiedTopLevel.count
+        let includedCount: Int
+        do {
+            includedCount = try buildIncluded(in: response, for: entity, builder: builder, debugger: debugger)
+        } catch {
+            builder.releaseGraph()
+            throw error
+        }
         let protos = builder.protoRecords
         if store.logger.isEnabled(.trace) {
             store.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
@@ -190,11 +201,13 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             builder.releaseGraph()
             var result = PopulationResult(records: [], debugger: debugger, changesByEntity: [:])
             result.responseRecordCount = listCount
+            result.includedRecordCount = includedCount
             return .done(result)
         }
         return .write(
             Graph(
-                response: response, entity: entity, keyPath: keyPath, listCount: listCount, builder: builder,
+                response: response, entity: entity, keyPath: keyPath, listCount: listCount,
+                includedCount: includedCount, unidentified: unidentified, builder: builder,
                 topLevel: topLevel, plans: plans, representations: representations, coercion: coercion,
                 debugger: debugger))
     }
@@ -221,7 +234,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             marshaler.populateAttributes(of: proto)
         }
         marshaler.dropIncompleteRecords(protos)
-        try requireStored(topLevel, unidentified: builder.unidentifiedTopLevel.count, entity: entity, keyPath: keyPath)
+        try requireStored(topLevel, unidentified: graph.unidentified, entity: entity, keyPath: keyPath)
         for proto in protos where proto.row?.switchedFrom != nil {
             marshaler.clearSwitchedSubentity(of: proto, representations: representations)
         }
@@ -265,6 +278,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var result = PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
         result.containedRowIDs = contained
         result.responseRecordCount = graph.listCount
+        result.includedRecordCount = graph.includedCount
         return result
     }
 
@@ -450,6 +464,73 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 .invalidResponseFormat,
                 "the value at '\(keyPath)' is \(other.typeName); expected an object or an array",
                 entity: entity.name, keyPath: keyPath, value: other)
+        }
+    }
+
+    // MARK: - Step 1b: included records
+
+    /// Builds the proto-records of the records the response brings for other entities (the
+    /// options' `included`, else the entity's), into the same graph as the requested ones: a
+    /// record named by key in one place and given whole in another is one record, in either
+    /// order.
+    ///
+    /// - Returns: how many values their key paths held.
+    private func buildIncluded(
+        in response: JSONValue, for entity: Entity, builder: ProtoRecordBuilder, debugger: Debugger
+    ) throws(WebRecordError) -> Int {
+        let included = options.included ?? entity.included
+        guard !included.isEmpty, case .object = response else { return 0 }
+        var count = 0
+        for group in included {
+            let values: [JSONValue]
+            switch response.value(atKeyPath: group.keyPath) {
+            case nil, .null?: continue
+            case .array(let elements)?: values = elements
+            case .object(let object)?: values = [.object(object)]
+            case let other?:
+                throw WebRecordError(
+                    .invalidResponseFormat,
+                    "the included records at '\(group.keyPath)' are \(other.typeName); expected an object or an array",
+                    entity: entity.name, keyPath: group.keyPath, value: other)
+            }
+            count += values.count
+            switch group.routing {
+            case .entity(let name):
+                _ = try builder.build(values, entity: try store.schema.requireEntity(name), keyPath: group.keyPath)
+            case .discriminator(let key, let entities):
+                var routed: [String: [JSONValue]] = [:]
+                var order: [String] = []
+                var skipped: [String: Int] = [:]
+                for value in values {
+                    let tag = value.value(atKeyPath: key).map(Self.routingText) ?? ""
+                    guard let name = entities[tag] else {
+                        skipped[tag, default: 0] += 1
+                        continue
+                    }
+                    if routed[name] == nil { order.append(name) }
+                    routed[name, default: []].append(value)
+                }
+                for name in order {
+                    _ = try builder.build(
+                        routed[name] ?? [], entity: try store.schema.requireEntity(name), keyPath: group.keyPath)
+                }
+                for (tag, skippedCount) in skipped.sorted(by: { $0.key < $1.key }) {
+                    store.logger.log(
+                        .debug,
+                        "\(skippedCount) included record(s) at '\(group.keyPath)' with \(key) '\(tag)' were skipped: "
+                            + "no entity is routed for it", entity: entity.name)
+                }
+            }
+        }
+        return count
+    }
+
+    /// A discriminator's value as the text a routing table is keyed by.
+    private static func routingText(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .null: ""
+        default: value.serialized()
         }
     }
 

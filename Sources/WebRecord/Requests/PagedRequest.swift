@@ -299,7 +299,7 @@ extension RecordStore {
         let pageRecords = Set(result.records.map(\.rowID))
         var end: PagingEnd?
         let followsLinks = builtIn != nil && pagination?.followsLinks == true
-        if result.responseRecordCount == 0, !(named && followsLinks) {
+        if result.responseRecordCount == 0, result.population.includedRecordCount == 0, !(named && followsLinks) {
             // (A next URL or Link still named after an empty page is followed: the server says
             // there is more, and repeats and the page limit still end the run.)
             end = .emptyPage

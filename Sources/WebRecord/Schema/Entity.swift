@@ -16,6 +16,9 @@ public struct Entity: Sendable, Hashable {
     var keyPathForResponseObject: String?
     /// How a response dictionary picks a sub-entity of this one, if it can.
     var subentityDiscriminator: SubentityDiscriminator?
+    /// The records of other entities a response for this one brings (its own declaration, else
+    /// its nearest ancestor's).
+    var included: [IncludedRecords]
     /// Every attribute, inherited ones first.
     public var attributes: [Attribute]
     /// Every relationship, inherited ones first.
@@ -31,8 +34,8 @@ public struct Entity: Sendable, Hashable {
     init(
         name: String, parentName: String? = nil, isAbstract: Bool = false, primaryKey: PrimaryKey? = nil,
         keyPathForResponseObject: String? = nil, subentityDiscriminator: SubentityDiscriminator? = nil,
-        attributes: [Attribute] = [], relationships: [Relationship] = [], subentityNames: [String] = [],
-        rootName: String? = nil, fileName: String = ""
+        included: [IncludedRecords] = [], attributes: [Attribute] = [], relationships: [Relationship] = [],
+        subentityNames: [String] = [], rootName: String? = nil, fileName: String = ""
     ) {
         self.name = name
         self.parentName = parentName
@@ -40,6 +43,7 @@ public struct Entity: Sendable, Hashable {
         self.primaryKey = primaryKey
         self.keyPathForResponseObject = keyPathForResponseObject
         self.subentityDiscriminator = subentityDiscriminator
+        self.included = included
         self.attributes = attributes
         self.relationships = relationships
         self.subentityNames = subentityNames

@@ -10,6 +10,8 @@ struct EntityDeclaration: Sendable {
     var primaryKeyIsComposite = false
     var keyPathForResponseObject: String?
     var discriminator: SubentityDiscriminator?
+    /// The records of other entities that come with this one's in a response.
+    var included: [IncludedRecords]?
     var attributes: [Attribute] = []
     var relationships: [Relationship] = []
     /// Properties declared but too broken to read (an unknown type, no destination). They are
@@ -30,7 +32,7 @@ struct SchemaFileReader {
 
     static let topLevelKeys = ["version", "dateFormats", "keyStyle", "entities", "description"]
     static let entityKeys = [
-        "primaryKey", "keyPathForResponseObject", "parent", "abstract", "subentities",
+        "primaryKey", "keyPathForResponseObject", "parent", "abstract", "subentities", "included",
         "attributes", "relationships", "description",
     ]
     static let attributeKeys = [
@@ -142,6 +144,9 @@ struct SchemaFileReader {
         if let discriminator = Self.nonNull(object["subentities"]) {
             entity.discriminator = readDiscriminator(discriminator, entity: name)
         }
+        if let included = Self.nonNull(object["included"]) {
+            entity.included = readIncluded(included, entity: name)
+        }
         if let attributes = Self.nonNull(object["attributes"]) {
             if let members = attributes.objectValue {
                 for (attributeName, spec) in members {
@@ -202,6 +207,54 @@ struct SchemaFileReader {
         var table: [String: String] = [:]
         for (value, target) in map { table[value] = target.stringValue }
         return .value(key: key, map: table)
+    }
+
+    /// `"included": [{"keyPath": "included", "entity": "Person"}, {"keyPath": "included", "key": "type",
+    /// "map": {"people": "Person"}}]`: the records of other entities a response brings.
+    private mutating func readIncluded(_ value: JSONValue, entity: String) -> [IncludedRecords] {
+        guard let elements = value.arrayValue else {
+            problem(entity, nil, "'included' must be an array of objects, not \(Self.kind(of: value))")
+            return []
+        }
+        var result: [IncludedRecords] = []
+        for (index, element) in elements.enumerated() {
+            let what = "'included[\(index)]'"
+            guard let object = element.objectValue else {
+                problem(entity, nil, "\(what) must be an object, not \(Self.kind(of: element))")
+                continue
+            }
+            checkKeys(object, allowed: ["keyPath", "entity", "key", "map"], entity: entity, property: nil, what: what)
+            guard let keyPath = object["keyPath"]?.stringValue, !keyPath.isEmpty else {
+                problem(entity, nil, "\(what) needs 'keyPath', the key path of the records in the response")
+                continue
+            }
+            checkKeyPath(keyPath, entity: entity, property: nil, key: "included[\(index)].keyPath")
+            if let target = object["entity"] {
+                guard object["key"] == nil, object["map"] == nil else {
+                    problem(entity, nil, "\(what) takes either 'entity' or 'key' and 'map', not both")
+                    continue
+                }
+                guard let name = target.stringValue, !name.isEmpty else {
+                    problem(entity, nil, "\(what).entity must be an entity name, not \(Self.kind(of: target))")
+                    continue
+                }
+                result.append(.entity(name, at: keyPath))
+                continue
+            }
+            guard let key = object["key"]?.stringValue, !key.isEmpty,
+                let map = object["map"]?.objectValue, !map.isEmpty, map.allSatisfy({ $0.value.stringValue != nil })
+            else {
+                problem(
+                    entity, nil,
+                    "\(what) needs 'entity', or 'key' (a key path in each record) and 'map' (values to entity names)")
+                continue
+            }
+            checkKeyPath(key, entity: entity, property: nil, key: "included[\(index)].key")
+            var table: [String: String] = [:]
+            for (value, target) in map { table[value] = target.stringValue }
+            result.append(.routed(at: keyPath, by: key, table))
+        }
+        return result
     }
 
     // MARK: - Properties

@@ -27,6 +27,7 @@ struct SchemaResolver {
             checkPrimaryKey(entity, in: resolved)
             checkRelationships(entity, in: resolved)
             checkDiscriminator(entity, in: resolved)
+            checkIncluded(entity)
         }
         checkHierarchyColumns(entities, in: resolved)
         checkGeneratedNames(entities, in: resolved)
@@ -139,7 +140,9 @@ struct SchemaResolver {
             primaryKey: primaryKey,
             keyPathForResponseObject: declaration.keyPathForResponseObject
                 ?? chain.reversed().lazy.compactMap(\.keyPathForResponseObject).first,
-            subentityDiscriminator: declaration.discriminator, attributes: attributes, relationships: relationships,
+            subentityDiscriminator: declaration.discriminator,
+            included: declaration.included ?? chain.reversed().lazy.compactMap(\.included).first ?? [],
+            attributes: attributes, relationships: relationships,
             subentityNames: subentities.map(\.name), rootName: chain.first?.name ?? declaration.name,
             fileName: declaration.file)
     }
@@ -252,6 +255,18 @@ struct SchemaResolver {
                     entity, relationship.name,
                     "inverse \(destination.name).\(inverseName) does not point back (it points to \(inverse.destination).\(inverseOfInverse))"
                 )
+            }
+        }
+    }
+
+    /// The entities an entity's `included` names exist.
+    private mutating func checkIncluded(_ entity: Entity) {
+        for included in entity.included {
+            for name in included.entityNames where byName[name] == nil {
+                problem(
+                    entity, nil,
+                    "included '\(included.keyPath)' names '\(name)', which is not an entity"
+                        + NameSuggestion.hint(for: name, in: byName.keys))
             }
         }
     }

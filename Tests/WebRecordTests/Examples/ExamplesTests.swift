@@ -7,6 +7,30 @@ import WebRecord
 /// output and their exit status. The expected counts come from the recorded responses the
 /// examples serve, copied in `Fixtures/mmrecord/`.
 @Suite struct ExamplesTests {
+    // MARK: - JSON:API
+
+    @Test func jsonAPIExamplePopulatesCompoundPagesAndWritesNothingTheSecondTime() async throws {
+        let run = try await ExampleProcess.run("jsonapi-example")
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stderr.isEmpty, "\(run)")
+        #expect(
+            run.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) == [
+                "Pages:",
+                "  page 1: 1, 2; Article +2, Person +2, Comment +2",
+                "  page 2: 3; Article +1, Person +0, Comment +1",
+                "",
+                "Articles:",
+                "  1 JSON:API paints my bikeshed! — by Dan Gebhardt — \"First!\" by Yehuda Katz; "
+                    + "\"I like XML better\" by Dan Gebhardt",
+                "  2 Sideloading, or compound documents — by Dan Gebhardt — no comments",
+                "  3 An article with no author yet — by no author — \"Who wrote this?\" by nobody",
+                "  Yehuda Katz wrote 0 article(s)",
+                "  Dan Gebhardt wrote 2 article(s)",
+                "",
+                "Again: 0 inserted, 0 updated, 8 unchanged", "",
+            ], "\(run)")
+    }
+
     // MARK: - App.net
 
     @Test func appNetExamplePagesThroughTheStreamAndReadsTheGraphBack() async throws {
