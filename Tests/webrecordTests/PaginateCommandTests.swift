@@ -48,6 +48,21 @@ import WebRecordTesting
         return try store.fetch("Post", orderBy: [.ascending("id")]).compactMap { $0["id"] as String? }
     }
 
+    @Test func followsALinkObjectsHrefAndFailsOnANextThatIsNotALink() async throws {
+        let first = Array(posts[0..<5])
+        let second = Array(posts[5..<10])
+        server.route(
+            "/page1",
+            .json(JSONValue.object(["data": .array(first), "meta": ["next": ["href": "/page2"]]]).serialized()))
+        server.route("/page2", .json(JSONValue.object(["data": .array(second), "meta": ["next": 3]]).serialized()))
+        let result = try await populate(["--paginate", "next-url:meta.next"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("'meta.next'"), "\(result.stderr)")
+        #expect(result.stderr.contains("integer"), "\(result.stderr)")
+        #expect(server.requests(to: "/page2").count == 1, "the link object was followed")
+        #expect(try storedPostIDs().count == 10, "both pages were populated before the bad link stopped paging")
+    }
+
     @Test func followsEveryPage() async throws {
         servePages(size: 5)
         let result = try await populate(["--paginate", "next-url:meta.next"])
