@@ -47,6 +47,11 @@ enum GenerateSwiftCommand: Subcommand {
         let schema = try StoreAccess.loadSchema(arguments.positionals)
         let files = arguments.positionals.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }
         let generator = SwiftGenerator(schema: schema, schemaFiles: files, access: access, baseClass: baseClass)
+        if let baseClass, generator.generates(baseClass) || SwiftNaming.moduleNames.contains(baseClass) {
+            throw UsageError(
+                message: "invalid --base-class '\(baseClass)'; a generated class has that name: choose another",
+                command: spec)
+        }
         guard let output = arguments.value("--output") else {
             Output.out(generator.singleFile())
             return ExitStatus.success

@@ -39,6 +39,13 @@ enum Output {
         return true
     }
 
+    /// Whether standard output is a pipe whose reader has gone away.
+    static var isStandardOutputClosed: Bool {
+        var descriptor = pollfd(fd: STDOUT_FILENO, events: 0, revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return false }
+        return descriptor.revents & Int16(POLLERR | POLLHUP) != 0
+    }
+
     /// Whether standard error is a terminal (progress and notes are shown only there).
     static var isErrorTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 

@@ -218,7 +218,7 @@ enum PopulateCommand: Subcommand {
 
     /// "; the 2 sources before it were saved", or nothing for the first source.
     private static func savedNote(_ index: Int, paged: Bool = false) -> String {
-        if paged { return "; the pages before it were saved and no orphans were deleted" }
+        if paged { return "; the pages populated before the failure were saved and no orphans were deleted" }
         return switch index {
         case 0: ""
         case 1: "; the source before it was saved"

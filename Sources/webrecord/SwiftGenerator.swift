@@ -35,6 +35,11 @@ struct SwiftGenerator {
     /// class would otherwise shadow it (`Foundation.Date` when an entity is named `Date`).
     private let typeSpelling: [String: String]
 
+    /// Whether `name` is the name of a class this generator writes (or its namespace's).
+    func generates(_ name: String) -> Bool {
+        classNames.values.contains(name) || namespace == name
+    }
+
     init(schema: Schema, schemaFiles: [String], access: Access, baseClass: String?) {
         self.schema = schema
         self.access = access
@@ -44,7 +49,9 @@ struct SwiftGenerator {
         var names: [String: String] = [:]
         for entity in schema.entities {
             var name = SwiftNaming.identifier(for: entity.name, upper: true) ?? "Entity"
-            if SwiftNaming.keywords.contains(name) || SwiftNaming.reservedMemberNames.contains(name) {
+            if SwiftNaming.keywords.contains(name) || SwiftNaming.reservedMemberNames.contains(name)
+                || SwiftNaming.moduleNames.contains(name)
+            {
                 name += "Record"
             }
             names[entity.name] = Self.unique(name, in: &used)

@@ -40,10 +40,24 @@ enum SwiftNaming {
         "startRequestFetchingFirst", "startDetailRequest", "startPagedRequest", "refresh", "pages", "observe",
     ]
 
-    /// Initialisms written in capitals when they are not the first word.
+    /// Initialisms written in capitals when they are not the first word of a property (and
+    /// always in a class name); a plural keeps its `s` small: `ids` → `IDs`.
     static let initialisms: Set<String> = [
-        "id", "ids", "url", "urls", "uri", "uuid", "json", "html", "http", "https", "api", "ip", "xml", "sql",
+        "id", "url", "uri", "uuid", "json", "html", "http", "https", "api", "ip", "xml", "sql",
     ]
+
+    /// The modules generated code names types of: a class of one of these names would hide it.
+    static let moduleNames: Set<String> = ["Swift", "Foundation", "WebRecord"]
+
+    /// `word` in capitals when it is an initialism or the plural of one; nil otherwise.
+    static func initialism(_ word: String) -> String? {
+        let lower = word.lowercased()
+        if initialisms.contains(lower) { return lower.uppercased() }
+        if lower.hasSuffix("s"), initialisms.contains(String(lower.dropLast())) {
+            return lower.dropLast().uppercased() + "s"
+        }
+        return nil
+    }
 
     /// The words of a schema name: runs of ASCII letters and digits, split at other characters,
     /// where a lower-case letter or digit is followed by an upper-case one, and before the last
@@ -83,12 +97,12 @@ enum SwiftNaming {
         guard !parts.isEmpty else { return nil }
         var result = ""
         for (index, word) in parts.enumerated() {
-            if index == 0 {
-                // The first word keeps its case after its first letter; an all-capitals first
-                // word is lowered whole for a property (`URL` → `url`).
-                result += upper ? capitalizingFirst(word) : loweringLeadingCapitals(word)
-            } else if initialisms.contains(word.lowercased()) {
-                result += word.uppercased()
+            if index == 0, !upper {
+                // A property's first word keeps its case after its first letter; an
+                // all-capitals first word is lowered whole (`URL` → `url`).
+                result += loweringLeadingCapitals(word)
+            } else if let capitals = initialism(word) {
+                result += capitals
             } else {
                 result += capitalizingFirst(word)
             }

@@ -85,6 +85,18 @@ enum WatchCommand: Subcommand {
         interrupt.setEventHandler { task.cancel() }
         interrupt.resume()
         defer { interrupt.cancel() }
+        // A reader that goes away (`watch | head -n 1`) ends the command even while nothing
+        // changes: a pipe whose reader closed reports an error to poll(2).
+        let pipeWatch = Task {
+            while !Task.isCancelled {
+                if Output.isStandardOutputClosed {
+                    task.cancel()
+                    return
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        defer { pipeWatch.cancel() }
         switch await task.result {
         case .success: return ExitStatus.success
         case .failure(let error as WebRecordError): throw Failure("\(path): \(StoreAccess.describe(error))")

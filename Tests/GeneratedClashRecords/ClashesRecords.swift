@@ -12,6 +12,8 @@ public enum ClashesRecords {
             TypeRecord.self,
             Date.self,
             Record.self,
+            WebRecordRecord.self,
+            FoundationRecord.self,
             ProtocolRecord.self,
         ]
     }

@@ -68,6 +68,9 @@ public final class TypeRecord: WebRecord.Record {
     /// The `bytes` attribute, bytes.
     public var bytes: Data? { self["bytes"] }
 
+    /// The `user_ids` attribute, any JSON value.
+    public var userIDs: JSONValue? { self["user_ids"] }
+
     /// The `related` relationship, to one `Date`; its inverse is `owner`. Named `relatedRelationship`: `related` is a
     /// member of `Record`.
     public var relatedRelationship: Date? { related("related") }

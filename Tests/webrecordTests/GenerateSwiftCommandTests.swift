@@ -84,6 +84,23 @@ import Testing
         #expect(result.stdout.contains("final class InwardLink: Link {"), "a sub-entity still inherits its parent")
     }
 
+    @Test func initialismsAndModuleNamesAreSpelledAsDocumented() async throws {
+        let directory = try TemporaryDirectory()
+        let schema = try directory.write(
+            "names.json",
+            #"{"entities": {"json_api_doc": {"primaryKey": "id", "attributes": {"id": {"type": "string"}, "user_ids": {"type": "json"}, "avatar_url": {"type": "url"}}}, "Foundation": {"primaryKey": "id", "attributes": {"id": {"type": "string"}}}}}"#
+        )
+        let result = try await CLI.run(["generate-swift", schema])
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("final class JSONAPIDoc: Record {"), "\(result.stdout)")
+        #expect(result.stdout.contains("    var userIDs: JSONValue? { self[\"user_ids\"] }"))
+        #expect(result.stdout.contains("    var avatarURL: URL? { self[\"avatar_url\"] }"))
+        #expect(result.stdout.contains("final class FoundationRecord: Record {"), "a class would hide the module")
+        let clash = try await CLI.run(["generate-swift", schema, "--base-class", "JSONAPIDoc"])
+        #expect(clash.status == 2, "\(clash)")
+        #expect(clash.stderr.contains("a generated class has that name"), "\(clash.stderr)")
+    }
+
     @Test(arguments: [
         (["--access", "private"], "invalid --access 'private'; expected internal or public"),
         (["--base-class", "my record"], "invalid --base-class 'my record'"),

@@ -501,8 +501,13 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 var routed: [String: [JSONValue]] = [:]
                 var order: [String] = []
                 var skipped: [String: Int] = [:]
+                var untyped = 0
                 for value in values {
-                    let tag = value.value(atKeyPath: key).map(Self.routingText) ?? ""
+                    guard case .object = value, let found = value.value(atKeyPath: key), !found.isNull else {
+                        untyped += 1
+                        continue
+                    }
+                    let tag = Self.routingText(found)
                     guard let name = entities[tag] else {
                         skipped[tag, default: 0] += 1
                         continue
@@ -513,6 +518,14 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 for name in order {
                     _ = try builder.build(
                         routed[name] ?? [], entity: try store.schema.requireEntity(name), keyPath: group.keyPath)
+                }
+                if untyped > 0 {
+                    // Not a record of a type the map could route: malformed, so a warning.
+                    debugger.record(
+                        WebRecordError(
+                            .invalidResponseFormat,
+                            "\(untyped) included value(s) at '\(group.keyPath)' are not objects with a '\(key)'; "
+                                + "they were skipped", isFatal: false, entity: entity.name, keyPath: group.keyPath))
                 }
                 for (tag, skippedCount) in skipped.sorted(by: { $0.key < $1.key }) {
                     store.logger.log(

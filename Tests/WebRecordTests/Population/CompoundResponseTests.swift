@@ -87,6 +87,19 @@ import WebRecordTesting
         #expect(notes.count == 1, "\(log.messages)")
         #expect(notes.first?.level == .debug)
         #expect(notes.first?.message.contains("2 included record(s)") == true)
+        #expect(result.debugger.warnings.isEmpty, "a type left unmapped is not a warning")
+    }
+
+    @Test func malformedIncludedValuesAreWarnings() throws {
+        let store = try store()
+        var document = try #require(Self.document.objectValue)
+        document["included"] = [1, ["id": "77"], ["type": .null, "id": "78"], ["type": "people", "id": "9"]]
+        let result = try store.populate(.object(document), entity: "Article")
+        let warnings = result.debugger.warnings
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.first?.code == .invalidResponseFormat)
+        #expect(warnings.first?.message.contains("3 included value(s) at 'included'") == true, "\(warnings)")
+        #expect(try store.count("Person") == 1)
     }
 
     @Test func populatingTheSameDocumentAgainWritesNothing() throws {
