@@ -59,6 +59,14 @@ struct Benchmark {
         report.firstImport = try phase("first import", .firstImport, data: main, repeat: repetitions)
         report.reimportUnchanged = try phase(
             "re-import, unchanged", .reimportUnchanged, data: main, repeat: repetitions)
+        do {
+            // Whole processes, the Python reference's and `webrecord populate`'s, interleaved.
+            report.versusPython = try phase(
+                "against the Python reference", .versusPython, data: main, repeat: repetitions)
+        } catch {
+            // No python3, or no `webrecord` built beside the benchmark: the rest still runs.
+            report.versusPythonFailure = "\(error)"
+        }
         report.reimportChanged = try phase(
             "re-import, 10% changed", .reimportChanged, data: changed, original: main, repeat: repetitions)
         report.pagedImport = try phase(
