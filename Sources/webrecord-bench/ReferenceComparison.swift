@@ -103,6 +103,21 @@ struct ReferenceComparison {
         return result
     }
 
+    /// Why the comparison cannot run here (no `python3` on `PATH`, no reference script, no
+    /// `webrecord` beside the benchmark), or nil when it can.
+    static func missingPrerequisite() -> String? {
+        if TimedCommand.onPath("python3") == nil { return "python3 is not on PATH" }
+        if BenchmarkOptions.packageFile(BenchmarkOptions.referenceScript) == nil {
+            return "\(BenchmarkOptions.referenceScript) not found; run from the package"
+        }
+        do {
+            _ = try webRecordExecutable()
+        } catch {
+            return "\(error)"
+        }
+        return nil
+    }
+
     /// The fields of the `RESULT` line in `output`.
     private static func resultFields(_ output: String) -> [String: String] {
         guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("RESULT ") }) else { return [:] }
