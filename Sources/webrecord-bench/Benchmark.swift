@@ -59,6 +59,18 @@ struct Benchmark {
         report.firstImport = try phase("first import", .firstImport, data: main, repeat: repetitions)
         report.reimportUnchanged = try phase(
             "re-import, unchanged", .reimportUnchanged, data: main, repeat: repetitions)
+        // Whole processes, the Python reference's and `webrecord populate`'s, interleaved. Without
+        // python3 or a `webrecord` built beside the benchmark, the rest still runs.
+        if let missing = ReferenceComparison.missingPrerequisite() {
+            report.versusPythonFailure = missing
+        } else {
+            do {
+                report.versusPython = try phase(
+                    "against the Python reference", .versusPython, data: main, repeat: repetitions)
+            } catch {
+                report.versusPythonFailure = "\(error)".trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+        }
         report.reimportChanged = try phase(
             "re-import, 10% changed", .reimportChanged, data: changed, original: main, repeat: repetitions)
         report.pagedImport = try phase(

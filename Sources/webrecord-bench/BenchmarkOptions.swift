@@ -61,6 +61,18 @@ struct BenchmarkOptions {
     func resolvedSchemaPath() throws -> String {
         if let schemaPath { return schemaPath }
         let relative = "Schemas/AppNet.json"
+        guard let path = Self.packageFile(relative) else {
+            throw BenchmarkError("cannot find \(relative); run from the package or pass --schema PATH")
+        }
+        return path
+    }
+
+    /// The hand-written Python reference the `versus-python` phase runs.
+    static let referenceScript = "Scripts/reference_import.py"
+
+    /// A file of the package, by its path inside it: found above the current directory, or
+    /// next to this source file; nil when it is in neither place.
+    static func packageFile(_ relative: String) -> String? {
         var directory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         while true {
             let candidate = directory.appendingPathComponent(relative).path
@@ -72,7 +84,6 @@ struct BenchmarkOptions {
         let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let candidate = packageRoot.appendingPathComponent(relative).path
-        if FileManager.default.fileExists(atPath: candidate) { return candidate }
-        throw BenchmarkError("cannot find \(relative); run from the package or pass --schema PATH")
+        return FileManager.default.fileExists(atPath: candidate) ? candidate : nil
     }
 }

@@ -21,6 +21,10 @@ enum Phase: String, CaseIterable {
     /// Observe every post by date, then time how long after each commit that changes 10 posts
     /// the observation's delivery arrives.
     case observe
+    /// Time the hand-written Python reference (`Scripts/reference_import.py`) and
+    /// `webrecord populate`, each a whole process, on the same response: first import and
+    /// unchanged re-import, `--repeat` interleaved rounds (``ReferenceComparison``).
+    case versusPython = "versus-python"
     /// Write the generated response for `--posts N` to `--data FILE`, and its 10%-changed
     /// variant next to it (`FILE.changed.json`): the input for profiling a phase under
     /// `valgrind --tool=callgrind`.
@@ -56,6 +60,8 @@ struct PhaseResult {
 struct PhaseRunner {
     let phase: Phase
     let schema: Schema
+    /// The schema's file, for the command-line runs of `webrecord`.
+    let schemaPath: String
     /// The response file to populate (or, for the baseline, whose rows to insert).
     let dataPath: String
     /// The response populated before the timed one (re-import phases).
@@ -75,6 +81,13 @@ struct PhaseRunner {
         case .baseline: result = try baseline()
         case .queries: result = try queries()
         case .observe: result = try await observe()
+        case .versusPython:
+            guard let script = BenchmarkOptions.packageFile(BenchmarkOptions.referenceScript) else {
+                throw BenchmarkError("cannot find \(BenchmarkOptions.referenceScript); run from the package")
+            }
+            result = try ReferenceComparison(
+                dataPath: dataPath, schemaPath: schemaPath, scriptPath: script, rounds: repetitions
+            ).run()
         case .generate: result = try generate()
         }
         result["peak"] = String(ProcessMemory.peakResidentBytes() ?? 0)

@@ -23,6 +23,10 @@ struct Report {
     /// of the posts and at all of them.
     var smallObservation: Measurement?
     var observation: Measurement?
+    /// `webrecord populate` against the hand-written Python reference, each a whole process
+    /// (``ReferenceComparison``), and why it was not measured when it was not.
+    var versusPython: Measurement?
+    var versusPythonFailure: String?
     /// The load average before and after the run.
     var loadBefore = "?"
     var loadAfter = "?"
@@ -45,6 +49,8 @@ struct Report {
         lines.append(contentsOf: table())
         lines.append("")
         lines.append(contentsOf: notes())
+        lines.append("")
+        lines.append(contentsOf: versusPythonLines())
         lines.append("")
         lines.append("Targets")
         lines.append(contentsOf: targets().map { "  " + $0 })
@@ -114,6 +120,47 @@ struct Report {
         return lines
     }
 
+    // MARK: - Against the Python reference
+
+    /// A `versus-python` figure in seconds (or bytes, for `.peak`), or nil when not measured.
+    private func versusPythonFigure(_ subject: ReferenceComparison.Subject, _ suffix: String = "") -> Double? {
+        versusPython.flatMap { Double($0.fields[subject.rawValue + suffix] ?? "") }
+    }
+
+    private func versusPythonLines() -> [String] {
+        guard let versusPython else {
+            return ["Against the hand-written Python reference: not measured (\(versusPythonFailure ?? "skipped"))"]
+        }
+        let fields = versusPython.fields
+        var lines = [
+            "Against the hand-written Python reference (\(BenchmarkOptions.referenceScript)), \(versusPython.posts) posts: "
+                + "whole processes, start to exit; median of \(fields["rounds"] ?? "?") interleaved rounds (best in brackets)"
+        ]
+        let titles: [(ReferenceComparison.Subject, String)] = [
+            (.pythonFirst, "Python reference, first import"),
+            (.pythonReimport, "Python reference, re-import"),
+            (.webRecordFirst, "webrecord populate, first import"),
+            (.webRecordReimport, "webrecord populate, re-import, unchanged"),
+        ]
+        let width = titles.map(\.1.count).max() ?? 0
+        lines.append(
+            "  " + "run".padding(toLength: width, withPad: " ", startingAt: 0) + "  wall s (best)    CPU s  peak MB")
+        for (subject, title) in titles {
+            lines.append(
+                "  " + title.padding(toLength: width, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "  %.3f (%.3f)  %7.3f  %7.1f", versusPythonFigure(subject) ?? 0,
+                        versusPythonFigure(subject, ".best") ?? 0, versusPythonFigure(subject, ".cpu") ?? 0,
+                        (versusPythonFigure(subject, ".peak") ?? 0) / 1_000_000))
+        }
+        lines.append(
+            "  the reference's own timing of load + insert: \(Self.short(fields["python.first.own"])) s first, "
+                + "\(Self.short(fields["python.reimport.own"])) s re-import; records stored: Python "
+                + "\(fields["python.records"] ?? "?"), WebRecord \(fields["webrecord.records"] ?? "?"); "
+                + "WebRecord's re-import inserted/updated/unchanged \(fields["webrecord.reimport.changes"] ?? "?")")
+        return lines
+    }
+
     // MARK: - Targets
 
     private func targets() -> [String] {
@@ -145,6 +192,34 @@ struct Report {
         if let reimportUnchanged {
             timeVerdict(reimportUnchanged, limit: 0.2, "re-import, unchanged <= 0.2 s", applies: atTargetSize)
             if !atTargetSize { lines[lines.count - 1] += sizeNote }
+        }
+        if ReferenceComparison.Subject.allCases.allSatisfy({ (versusPythonFigure($0) ?? 0) > 0 }) {
+            /// A ratio of two medians of whole processes, with the CPU times' ratio alongside.
+            func ratioVerdict(
+                _ numerator: ReferenceComparison.Subject, _ denominator: ReferenceComparison.Subject, limit: Double,
+                _ text: String
+            ) {
+                let wall = (versusPythonFigure(numerator) ?? 0) / (versusPythonFigure(denominator) ?? 1)
+                let cpu =
+                    (versusPythonFigure(numerator, ".cpu") ?? 0)
+                    / max(versusPythonFigure(denominator, ".cpu") ?? 1, 1e-9)
+                var line = String(
+                    format: "\(text): %.3f s / %.3f s = %.2f x wall (%.2f x CPU), medians of whole processes",
+                    versusPythonFigure(numerator) ?? 0, versusPythonFigure(denominator) ?? 0, wall, cpu)
+                if wall > limit, cpu <= limit { line += " (met on CPU time)" }
+                verdict(atTargetSize ? wall <= limit : nil, line + sizeNote)
+            }
+            ratioVerdict(
+                .webRecordFirst, .pythonFirst, limit: 0.25,
+                "first import through the CLI <= 0.25 x the Python reference's")
+            ratioVerdict(
+                .webRecordReimport, .pythonReimport, limit: 0.15,
+                "re-import, unchanged, through the CLI <= 0.15 x the Python reference's re-import")
+            ratioVerdict(
+                .webRecordReimport, .webRecordFirst, limit: 0.6,
+                "re-import, unchanged, through the CLI <= 0.6 x its own first import")
+        } else if let versusPythonFailure {
+            verdict(nil, "the targets against the Python reference: not measured (\(versusPythonFailure))")
         }
         if let parse, parse.seconds > 0, parse.cpuSeconds > 0 {
             let rate = Double(parse.bytes) / parse.seconds / 1_000_000

@@ -20,7 +20,8 @@ do {
         guard let dataPath = options.dataPath else { throw BenchmarkError("--phase needs --data FILE") }
         let schema = try Schema(contentsOf: URL(fileURLWithPath: schemaPath))
         let runner = PhaseRunner(
-            phase: phase, schema: schema, dataPath: dataPath, originalPath: options.originalPath,
+            phase: phase, schema: schema, schemaPath: schemaPath, dataPath: dataPath,
+            originalPath: options.originalPath,
             postCount: options.posts, repetitions: options.repetitions ?? 1)
         print(try await runner.run().line)
     } else {
