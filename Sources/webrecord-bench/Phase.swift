@@ -254,7 +254,10 @@ struct PhaseRunner {
             initial = Timing.now() - start
             residentAfterInitial = ProcessMemory.residentBytes() ?? 0
             for round in 0..<max(repetitions, 11) {
-                let changed = stride(from: round, to: posts.count, by: max(1, posts.count / 10)).prefix(10).map {
+                // Ten posts a round, spread over the stream, starting further on each round (and
+                // over again on a short stream): each round changes at least one post.
+                let step = max(1, posts.count / 10)
+                let changed = stride(from: round % step, to: posts.count, by: step).prefix(10).map {
                     index -> JSONValue in
                     guard var post = posts[index].objectValue else { return posts[index] }
                     post["text"] = .string("changed in round \(round)")
