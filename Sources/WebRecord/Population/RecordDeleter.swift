@@ -30,7 +30,8 @@ struct RecordDeleter<Storage: RecordStorage> {
                 let entity = store.schema.entity(named: entityName)
             else { continue }
             plan.append((currentTable, currentID, entityName))
-            for relationship in entity.relationships where relationship.deleteRule != .nullify {
+            for relationship in entity.relationships
+            where relationship.deleteRule != .nullify || identifiesDestination(relationship) {
                 let related = try transaction.relatedRowIDs(of: currentID, entity: entity, relationship: relationship)
                 guard !related.isEmpty else { continue }
                 if relationship.deleteRule == .deny {
@@ -58,6 +59,16 @@ struct RecordDeleter<Storage: RecordStorage> {
             gone.insert("\(item.table)#\(item.rowID)")
         }
         return true
+    }
+
+    /// Whether the records at the other end of `relationship` are identified by it (their
+    /// primary key is its inverse, as a `Source` is identified by its `post`): they cannot
+    /// outlive the record they belong to, so they are deleted with it, whatever the delete
+    /// rule, rather than left with no key that anything could find them by.
+    private func identifiesDestination(_ relationship: Relationship) -> Bool {
+        guard let inverse = relationship.inverse, let destination = store.schema.entity(named: relationship.destination)
+        else { return false }
+        return destination.primaryKey == .relationship(inverse)
     }
 
     /// The primary keys of the rows about to be deleted, serialized, by `table#rowID`: read
