@@ -57,10 +57,9 @@ struct ResolvedQuery: Sendable {
             case .foreignKeyThere(let table, let column, let position)?:
                 region.insert(table)
                 memberships.append((relationship.name, table, column, position))
-            case .joinTable(let table, let selfColumn, let otherColumn, let position)?:
+            case .joinTable(let table, let selfColumn, _, let position)?:
                 region.insert(table)
                 memberships.append((relationship.name, table, selfColumn, position))
-                _ = otherColumn
             case .foreignKeyHere?, nil:
                 break
             }
@@ -146,7 +145,7 @@ struct ResolvedQuery: Sendable {
                 sql += " WHERE \(quote(membership.column)) IS NOT NULL"
             } else {
                 sql += " WHERE \(quote(membership.column)) IN (SELECT value FROM json_each(?))"
-                values.append(.text(Self.jsonArray(ids)))
+                values.append(.text(KeySetQuery.jsonArray(ids)))
             }
             sql += " ORDER BY 1, " + (membership.position.map { "\(quote($0)), " } ?? "") + "\"_id\""
             var members: [Int64: [DatabaseValue]] = [:]
@@ -187,10 +186,6 @@ struct ResolvedQuery: Sendable {
         return current.flatMap { record in
             [.integer(record.rowID)] + record.storedValues.sorted { $0.key < $1.key }.map(\.value)
         }
-    }
-
-    private static func jsonArray(_ ids: Set<Int64>) -> String {
-        "[" + ids.map(String.init).joined(separator: ",") + "]"
     }
 
     // MARK: - Ordering

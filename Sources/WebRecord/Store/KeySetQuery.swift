@@ -55,6 +55,11 @@ struct KeySetQuery {
         }
     }
 
+    /// Row ids as a JSON array, for `IN (SELECT value FROM json_each(?))`.
+    static func jsonArray(_ rowIDs: some Collection<Int64>) -> String {
+        jsonArray(rowIDs.map(DatabaseValue.integer)) ?? "[]"
+    }
+
     /// The keys as a JSON array, or nil when one is not text or an integer.
     static func jsonArray(_ keys: [DatabaseValue]) -> String? {
         var bytes: [UInt8] = []

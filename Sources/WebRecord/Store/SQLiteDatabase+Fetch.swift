@@ -61,7 +61,7 @@ extension SQLiteDatabase {
             entity, predicate: predicate, arguments: arguments, includingSubentities: includingSubentities)
         if let rowIDs {
             sql += (sql.contains(" WHERE ") ? " AND " : " WHERE ") + "\"_id\" IN (SELECT value FROM json_each(?))"
-            values.append(.text("[" + rowIDs.map(String.init).joined(separator: ",") + "]"))
+            values.append(.text(KeySetQuery.jsonArray(rowIDs)))
         }
         var order: [String] = []
         for sort in orderBy {
