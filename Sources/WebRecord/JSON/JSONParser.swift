@@ -86,7 +86,22 @@ struct JSONParser: ~Copyable {
         if position == end {
             throw JSONParseFailure(.emptyInput, at: position)
         }
+        try parseValue(above: 0)
+        skipWhitespace()
+        if position < end {
+            throw JSONParseFailure(.trailingContent, at: position)
+        }
+        return values.popLast()
+    }
 
+    /// Parses one value at `position` (whitespace already skipped) and pushes it on the value
+    /// stack; `floor` containers are open around it (`containers.count`), and stay open.
+    ///
+    /// The containers below `floor` count towards ``maximumDepth`` but are not looked at: the
+    /// document's top-level value has none, and a streamed array's element has the containers
+    /// that enclose it (`JSONStreamReader`).
+    @inline(__always)
+    mutating func parseValue(above floor: Int) throws(JSONParseFailure) {
         parsing: while true {
             // Parse one value starting at `position` (whitespace already skipped).
             guard position < end else {
@@ -136,7 +151,7 @@ struct JSONParser: ~Copyable {
             }
 
             // A value is complete: continue or close the enclosing containers.
-            while containers.count > 0 {
+            while containers.count > floor {
                 let container = containers.base[containers.count &- 1]
                 skipWhitespace()
                 guard position < end else {
@@ -167,14 +182,8 @@ struct JSONParser: ~Copyable {
                     closeArray(container)
                 }
             }
-            break parsing
+            return
         }
-
-        skipWhitespace()
-        if position < end {
-            throw JSONParseFailure(.trailingContent, at: position)
-        }
-        return values.popLast()
     }
 
     @inline(__always)
