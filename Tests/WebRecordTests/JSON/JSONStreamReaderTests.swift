@@ -256,6 +256,25 @@ struct JSONStreamReaderTests {
         #expect(read.envelope == ["r": 1, "response": ["n": [1, 2], "vé": ["items": []], "z": [:]]])
     }
 
+    @Test("Key paths with digits, empty components and repeated keys stream as JSONReader reads them")
+    func unusualKeyPaths() throws {
+        let cases: [(String, String)] = [
+            (#"{"0": [1, 2]}"#, "0"),
+            (#"{"data": {"": [1]}}"#, "data."),
+            (#"{"": {"x": [1]}}"#, ".x"),
+            (#"{"a": {"b": {"c": [[1], {"d": []}]}}}"#, "a.b.c"),
+            (#"{"a": {"b": {"c": [1]}}}"#, "a.b"),
+            (#"{"a": [{"b": [1]}]}"#, "a.0.b"),
+            (#"{"a": {"0": {"b": [1]}}}"#, "a.0.b"),
+        ]
+        for (text, keyPath) in cases {
+            #expect(StreamTesting.compare(Array(text.utf8), keyPath: keyPath, label: text))
+        }
+        let read = StreamTesting.streamRead(
+            Array(#"{"a": {"0": {"b": [1]}}}"#.utf8), keyPath: "a.0.b", settings: .defaults)
+        #expect(read.elements == [1])
+    }
+
     @Test("Nothing is streamed when the key path names no array, or goes through one")
     func notStreamed() throws {
         let cases: [(String, String?)] = [
