@@ -28,6 +28,9 @@
 // - Integers are parsed by hand. Doubles take Clinger's exact fast path when the significand
 //   fits 2^53 and the decimal exponent is within ±22, and otherwise fall back to `Double(_:)`
 //   (strtod), so every result is correctly rounded.
+// - Its end of input may be only the end of what JSONStreamReader holds of a longer input: the
+//   parser must never decide on a byte more than 5 past `position`, and a decision that the end
+//   of input changes must end in a throw at (or a few bytes from) the end.
 
 /// An object key waiting for its object to close: where its bytes start in the input (after
 /// the opening quote), and their count for a key without escapes; for a key with escapes,

@@ -8,10 +8,11 @@
 // A window is the part of the input the reader holds: the parser sees its end as the end of
 // input. When the input goes on past the window, a failure at (or a few bytes from) the
 // window's end may only mean that the window stops there; the reader then reads more and
-// parses again from the last checkpoint (see `JSONStreamReader.isTruncation(_:position:)`).
+// parses again from the last checkpoint (see `JSONStreamReader.isTruncation(_:at:)`).
 // That is sound because the parser never decides anything on a byte it has not reached, except
-// within a few bytes ahead of its position (a literal, a UTF-8 sequence, an escape), and
-// every decision taken at the end of input throws.
+// within a few bytes ahead of its position (a literal, a UTF-8 sequence, an escape), and every
+// decision that the end of input changes ends in a throw there (a number that stops at the end
+// is followed by the check for the `,` or bracket after it, which throws).
 
 /// Where the walk down a key path resumes after the reader read more: a member of the object
 /// at `level` (0 for the top-level object; -1 before the top-level value), at `position`.
