@@ -161,24 +161,30 @@ enum PopulateCommand: Subcommand {
                 continue
             }
             progress.begin(source: index, paged: false)
-            let response: JSONValue
+            let open: (String?) throws(WebRecordError) -> JSONStreamReader
+            let size: Int?
             do {
-                response = try source.load { progress.read(bytes: $0) }
+                (open, size) = try source.opener()
             } catch let failure as Failure {
                 progress.finish()
                 throw Failure(failure.message + savedNote(index))
             }
             let opened = try store ?? StoreAccess.open(path: path, schema: schema)
             store = opened
+            // A file or standard input is streamed: its records are read, mapped and written a
+            // batch at a time, and never kept, so that memory stays bounded whatever its size.
+            var streamed = options
+            streamed.returnsRecords = false
             do {
-                let result = try await opened.populate(response, entity: entity, options: options)
+                let result = try await ResponsePopulation(store: opened.database, options: streamed)
+                    .populate(streaming: open, expectedBytes: size, entity: entity)
                 summary.add(result)
                 kept.formUnion(result.containedRowIDs)
-                last = (result.records, response)
+                last = ([], result.debugger.responseObject ?? .null)
                 progress.completed(records: summary.records)
             } catch {
                 progress.finish()
-                throw Failure("\(source.name): \(StoreAccess.describe(error))" + savedNote(index))
+                throw Failure(Source.describe(error, of: source) + savedNote(index))
             }
         }
         progress.finish()
@@ -252,14 +258,12 @@ struct Source {
         }
     }
 
-    /// Reads and parses a file or standard input (a URL source is requested instead, see
-    /// ``URLSource``).
+    /// What opens a file or standard input for streaming (a URL source is requested instead,
+    /// see ``URLSource``).
     ///
-    /// - Parameter read: called with the number of bytes read, before they are parsed.
-    /// - Throws: ``Failure`` naming the source: unreadable, or malformed JSON (with line and
-    ///   column).
-    func load(read: (Int) -> Void = { _ in }) throws -> JSONValue {
-        let data: Data
+    /// - Returns: what opens the source for a key path, and the source's size when known.
+    /// - Throws: ``Failure`` naming the source when it does not exist or is a directory.
+    func opener() throws -> (open: (String?) throws(WebRecordError) -> JSONStreamReader, size: Int?) {
         switch kind {
         case .file(let path):
             var isDirectory: ObjCBool = false
@@ -267,21 +271,30 @@ struct Source {
                 throw Failure("\(name): no such file")
             }
             if isDirectory.boolValue { throw Failure("\(name): is a directory") }
-            do {
-                data = try Data(contentsOf: URL(fileURLWithPath: path))
-            } catch {
-                throw Failure("\(name): cannot be read")
-            }
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+            return (
+                { keyPath throws(WebRecordError) in try JSONStreamReader.file(atPath: path, keyPath: keyPath) }, size
+            )
         case .standardInput:
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            let open: (String?) throws(WebRecordError) -> JSONStreamReader = { keyPath in
+                JSONStreamReader(keyPath: keyPath) { buffer in
+                    let count = read(FileHandle.standardInput.fileDescriptor, buffer.baseAddress, buffer.count)
+                    guard count >= 0 else { throw Failure("cannot be read") }
+                    return count
+                }
+            }
+            return (open, nil)
         case .url:
             throw Failure("\(name): a URL source is requested, not read")
         }
-        read(data.count)
-        do {
-            return try JSONReader().read(data)
-        } catch {
-            throw Failure("\(name): \(error.location.map { "\($0): " } ?? "")malformed JSON: \(error.message)")
+    }
+
+    /// A file's or standard input's failure: malformed JSON with its line and column, a file
+    /// that cannot be read, or the population's.
+    static func describe(_ error: WebRecordError, of source: Source) -> String {
+        if error.code == .invalidJSON {
+            return "\(source.name): \(error.location.map { "\($0): " } ?? "")malformed JSON: \(error.message)"
         }
+        return "\(source.name): \(StoreAccess.describe(error))"
     }
 }

@@ -21,7 +21,7 @@ struct PopulationSummary {
     }
 
     mutating func add(_ result: PopulationResult) {
-        records += result.records.count
+        records += result.storedRecordCount
         for (entity, counts) in result.changesByEntity {
             total = total + counts
             byEntity[entity] = (byEntity[entity] ?? ChangeCounts()) + counts

@@ -61,6 +61,12 @@ public struct PopulationOptions: Sendable {
     /// ``RequestOptions/progress`` is.
     public var progress: (@Sendable (ResponseProgress) -> Void)?
 
+    /// Whether the result holds the populated top-level records (the default). Set it to false
+    /// when only the store and the counts matter, as in a bulk import: the records are then
+    /// never made, which saves their time and memory (``PopulationResult/records`` is empty,
+    /// its counts complete). An ``orphanDeletion`` closure still gets them.
+    public var returnsRecords = true
+
     /// The least time between two calls of ``progress`` within a phase, and the quiet time at
     /// the start of a response. Tests shorten it.
     package var progressInterval = ProgressReporter.defaultInterval
@@ -80,6 +86,10 @@ public struct PopulationOptions: Sendable {
     var deletesOrphans: Bool {
         deleteOrphans != nil || orphanDeletion != nil || orphanDeletionFollows
     }
+
+    /// Whether the population makes the top-level records: to return them, or for the orphan
+    /// closure.
+    var makesRecords: Bool { returnsRecords || orphanDeletion != nil }
 }
 
 /// Which stored records count as orphans when a response did not contain them.
@@ -148,6 +158,9 @@ public struct PopulationResult {
     /// How many values the key paths of included records held: a page is empty only when they
     /// held none either.
     package var includedRecordCount = 0
+    /// How many top-level records were stored: ``records``' count, also when the options did
+    /// not ask for the records (``PopulationOptions/returnsRecords``).
+    package var storedRecordCount = 0
 
     /// The counts over all entities.
     public var changes: ChangeCounts {
@@ -157,6 +170,7 @@ public struct PopulationResult {
     /// Creates a result.
     package init(records: [Record], debugger: Debugger, changesByEntity: [String: ChangeCounts]) {
         self.records = records
+        self.storedRecordCount = records.count
         self.debugger = debugger
         self.changesByEntity = changesByEntity
     }

@@ -104,6 +104,16 @@ package final class ProgressReporter: Sendable {
         update(.populating) { $0.recordsPopulated = records }
     }
 
+    /// A streamed response: `bytes` of its `expected` (nil: unknown) are read, and `records`
+    /// top-level values mapped.
+    package func streamed(bytes: Int, expected: Int?, records: Int) {
+        update(.populating) { progress in
+            progress.bytesRead = bytes
+            progress.expectedBytes = expected.flatMap { $0 >= bytes ? $0 : nil }
+            progress.recordsPopulated = records
+        }
+    }
+
     /// The population's rows are being written; `records` top-level records were mapped.
     package func writing(records: Int) {
         update(.writing) { $0.recordsPopulated = records }

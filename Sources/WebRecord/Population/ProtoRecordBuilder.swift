@@ -55,8 +55,11 @@ final class ProtoRecordBuilder {
     /// The top-level proto-records for `values`, in response order, without repeats.
     ///
     /// `progress`, when given, hears how many are built every ``progressStride`` values.
+    /// `indexOffset` is the position of the first value in the whole list, for messages: a
+    /// streamed response builds its records a batch at a time.
     func build(
-        _ values: [JSONValue], entity: Entity, keyPath: String?, progress: ProgressReporter? = nil
+        _ values: [JSONValue], entity: Entity, keyPath: String?, progress: ProgressReporter? = nil,
+        indexOffset: Int = 0
     ) throws(WebRecordError) -> [ProtoRecord] {
         let representation = try representations.representation(of: entity)
         protoRecords.reserveCapacity(values.count * 2)
@@ -64,9 +67,12 @@ final class ProtoRecordBuilder {
         results.reserveCapacity(values.count)
         var seen = Set<ObjectIdentifier>()
         seen.reserveCapacity(values.count)
-        for (index, value) in values.enumerated() {
+        for (position, value) in values.enumerated() {
+            let index = indexOffset + position
             topLevelIndex = index
-            if let progress, index & (Self.progressStride - 1) == 0, index > 0 { progress.populated(results.count) }
+            if let progress, index & (Self.progressStride - 1) == 0, index > 0 {
+                progress.populated(indexOffset == 0 ? results.count : index)
+            }
             let proto: ProtoRecord?
             switch value {
             case .object(let dictionary):

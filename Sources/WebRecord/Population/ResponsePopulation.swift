@@ -45,7 +45,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     }
 
     /// The reporter of this population: the request's, or a new one for the options' callback.
-    private func reporter() -> ProgressReporter? {
+    func reporter() -> ProgressReporter? {
         progress
             ?? options.progress.map {
                 ProgressReporter(interval: options.progressInterval, phase: .populating, callback: $0)
@@ -75,7 +75,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 result = try store.inTransaction { transaction in try write(graph, in: transaction, progress: progress)
                 }
             }
-            progress?.finish(records: result.records.count)
+            progress?.finish(records: result.storedRecordCount)
             return result
         } catch {
             // A failure before the write transaction leaves no file a first write would not have.
@@ -98,7 +98,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         do {
             switch try prepare(response, entityName: entity, debugger: debugger, progress: progress) {
             case .done(let result):
-                progress?.finish(records: result.records.count)
+                progress?.finish(records: result.storedRecordCount)
                 return result
             case .write(let graph):
                 defer { graph.release() }
@@ -108,7 +108,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 let result = try await store.inTransaction { [self] transaction in
                     HandOver(try write(handOver.value, in: transaction, progress: progress))
                 }.value
-                progress?.finish(records: result.records.count)
+                progress?.finish(records: result.storedRecordCount)
                 return result
             }
         } catch {
@@ -117,7 +117,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
     }
 
-    private static func failure(_ error: any Error, entity: String, debugger: Debugger) -> WebRecordError {
+    static func failure(_ error: any Error, entity: String, debugger: Debugger) -> WebRecordError {
         switch error {
         case let error as WebRecordError where error.code == .cancelled:
             let cancelled = WebRecordError.cancelled(entity: entity)
@@ -136,21 +136,23 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         case write(Graph)
     }
 
-    /// A population's proto-record graph, built and ready to write.
-    private struct Graph {
+    /// A population's proto-record graph, built and ready to write: a whole response's, or
+    /// one batch of a streamed response's.
+    struct Graph {
         let response: JSONValue
         let entity: Entity
         let keyPath: String?
         let listCount: Int?
-        let includedCount: Int
-        /// The requested records that could not be identified (before any included ones).
-        let unidentified: Int
+        var includedCount = 0
         let builder: ProtoRecordBuilder
         let topLevel: [ProtoRecord]
         let plans: TablePlans
         let representations: RepresentationSet
         let coercion: ValueCoercion
         let debugger: Debugger
+
+        /// The requested records that could not be identified (before any included ones).
+        var unidentified: Int { builder.unidentifiedTopLevel.count }
 
         /// Breaks the graph's reference cycles once it is written.
         func release() { builder.releaseGraph() }
@@ -169,6 +171,42 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         if values.isEmpty {
             debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
         }
+        var graph = try makeGraph(
+            values, entity: entity, keyPath: keyPath, response: response, listCount: listCount, debugger: debugger,
+            progress: progress)
+        do {
+            let builder = graph.builder
+            try requireIdentified(
+                builder.unidentifiedTopLevel, unmapped: builder.unmappedTopLevel, identified: graph.topLevel.count,
+                entity: entity,
+                keyPath: keyPath)
+            graph.includedCount = try buildIncluded(in: response, for: entity, builder: builder, debugger: debugger)
+        } catch {
+            graph.release()
+            throw error
+        }
+        let protos = graph.builder.protoRecords
+        if store.logger.isEnabled(.trace) {
+            store.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
+        }
+        if orphanRuleApplies == false, protos.isEmpty {
+            graph.release()
+            var result = PopulationResult(records: [], debugger: debugger, changesByEntity: [:])
+            result.responseRecordCount = listCount
+            result.includedRecordCount = graph.includedCount
+            return .done(result)
+        }
+        return .write(graph)
+    }
+
+    /// Step 2 for `values`: the proto-record graph of the top-level records, without the
+    /// included ones.
+    ///
+    /// - Parameter indexOffset: the position of the first value in the whole list, for messages.
+    func makeGraph(
+        _ values: [JSONValue], entity: Entity, keyPath: String?, response: JSONValue, listCount: Int?,
+        debugger: Debugger, progress: ProgressReporter?, indexOffset: Int = 0
+    ) throws(WebRecordError) -> Graph {
         let coercion = ValueCoercion(dateFormats: store.schema.dateFormats)
         let plans = TablePlans(layout: store.layout)
         let representations = RepresentationSet(store: store, plans: plans, coercion: coercion)
@@ -176,54 +214,71 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             store: store, options: options, coercion: coercion, representations: representations, debugger: debugger)
         let topLevel: [ProtoRecord]
         do {
-            topLevel = try builder.build(values, entity: entity, keyPath: keyPath, progress: progress)
-            try requireIdentified(
-                builder.unidentifiedTopLevel, unmapped: builder.unmappedTopLevel, identified: topLevel.count,
-                entity: entity,
-                keyPath: keyPath)
+            topLevel = try builder.build(
+                values, entity: entity, keyPath: keyPath, progress: progress, indexOffset: indexOffset)
         } catch {
             builder.releaseGraph()
             throw error
         }
-        let unidentified = builder.unidentifiedTopLevel.count
-        let includedCount: Int
-        do {
-            includedCount = try buildIncluded(in: response, for: entity, builder: builder, debugger: debugger)
-        } catch {
-            builder.releaseGraph()
-            throw error
-        }
-        let protos = builder.protoRecords
-        if store.logger.isEnabled(.trace) {
-            store.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
-        }
-        if orphanRuleApplies == false, protos.isEmpty {
-            builder.releaseGraph()
-            var result = PopulationResult(records: [], debugger: debugger, changesByEntity: [:])
-            result.responseRecordCount = listCount
-            result.includedRecordCount = includedCount
-            return .done(result)
-        }
-        return .write(
-            Graph(
-                response: response, entity: entity, keyPath: keyPath, listCount: listCount,
-                includedCount: includedCount, unidentified: unidentified, builder: builder,
-                topLevel: topLevel, plans: plans, representations: representations, coercion: coercion,
-                debugger: debugger))
+        return Graph(
+            response: response, entity: entity, keyPath: keyPath, listCount: listCount, builder: builder,
+            topLevel: topLevel, plans: plans, representations: representations, coercion: coercion,
+            debugger: debugger)
     }
 
     /// Steps 3–8, in the write transaction.
     private func write(
         _ graph: Graph, in transaction: Storage.Transaction, progress: ProgressReporter?
     ) throws -> PopulationResult {
-        let (entity, keyPath, debugger, representations) = (
-            graph.entity, graph.keyPath, graph.debugger, graph.representations
-        )
-        let builder = graph.builder
-        let protos = builder.protoRecords
-        let topLevel = graph.topLevel
+        let (entity, debugger) = (graph.entity, graph.debugger)
+        let protos = graph.builder.protoRecords
         try transaction.checkCancellation()
-        progress?.writing(records: topLevel.count)
+        progress?.writing(records: graph.topLevel.count)
+        var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
+        let writer = try store(graph, in: transaction, deleter: &deleter, checksStored: true).writer
+
+        var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners, logger: store.logger)
+        var records = options.makesRecords ? makeRecords(graph.topLevel) : []
+        let contained = Self.containedRowIDs(protos, entity: entity, schema: store.schema)
+        if orphanRuleApplies {
+            try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
+                .run(entity: entity, keep: contained, results: records, response: graph.response, deleter: &deleter)
+        }
+        for (name, count) in deleter.deleted {
+            changes[name, default: ChangeCounts()].deleted += count
+        }
+        if writer.touchedOtherRows || !deleter.deleted.isEmpty {
+            records = try refetch(records, in: transaction)
+        }
+        try transaction.checkCancellation()
+        var result = PopulationResult(
+            records: options.returnsRecords ? records : [], debugger: debugger, changesByEntity: changes)
+        result.storedRecordCount = graph.topLevel.count { $0.row != nil }
+        result.containedRowIDs = contained
+        result.responseRecordCount = graph.listCount
+        result.includedRecordCount = graph.includedCount
+        return result
+    }
+
+    /// What steps 3–6 leave behind: the writer (which rows it relinked), and the top-level
+    /// records that could not be stored.
+    struct StoredGraph {
+        let writer: PopulationWriter<Storage>
+        let dropped: Int
+        let firstDropped: JSONValue?
+    }
+
+    /// Steps 3–6: resolves the graph's records against the store, creates what is missing,
+    /// populates attributes, wires relationships, and writes rows and links.
+    ///
+    /// - Parameter checksStored: whether to apply the rules for top-level records that could
+    ///   not be stored now (a whole response) rather than over all batches (a streamed one).
+    func store(
+        _ graph: Graph, in transaction: Storage.Transaction, deleter: inout RecordDeleter<Storage>,
+        checksStored: Bool
+    ) throws -> StoredGraph {
+        let (debugger, representations) = (graph.debugger, graph.representations)
+        let protos = graph.builder.protoRecords
         let resolver = RecordResolver(
             store: store, transaction: transaction, plans: graph.plans, representations: representations,
             debugger: debugger)
@@ -234,7 +289,13 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             marshaler.populateAttributes(of: proto)
         }
         marshaler.dropIncompleteRecords(protos)
-        try requireStored(topLevel, unidentified: graph.unidentified, entity: entity, keyPath: keyPath)
+        let dropped = graph.topLevel.filter { $0.row == nil }
+        if checksStored {
+            try requireStored(
+                dropped: dropped.count, first: dropped.first.map { .object($0.dictionary) },
+                topLevel: graph.topLevel.count, unidentified: graph.unidentified, entity: graph.entity,
+                keyPath: graph.keyPath)
+        }
         for proto in protos where proto.row?.switchedFrom != nil {
             marshaler.clearSwitchedSubentity(of: proto, representations: representations)
         }
@@ -248,10 +309,13 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
         var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
-        var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
         try writer.writeLinks(marshaler.operations, deleter: &deleter)
+        return StoredGraph(
+            writer: writer, dropped: dropped.count, firstDropped: dropped.first.map { .object($0.dictionary) })
+    }
 
-        var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners, logger: store.logger)
+    /// The records of the stored top-level proto-records, in their order.
+    func makeRecords(_ topLevel: [ProtoRecord]) -> [Record] {
         var records: [Record] = []
         records.reserveCapacity(topLevel.count)
         var recordClasses: [Int: Record.Type] = [:]  // looked up once per entity, not per record
@@ -263,28 +327,12 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             records.append(
                 store.record(of: recordClass, entity: representation.entity, rowID: row.rowID, values: row.snapshot))
         }
-        let contained = Self.containedRowIDs(protos, entity: entity, schema: store.schema)
-        if orphanRuleApplies {
-            try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
-                .run(entity: entity, keep: contained, results: records, response: graph.response, deleter: &deleter)
-        }
-        for (name, count) in deleter.deleted {
-            changes[name, default: ChangeCounts()].deleted += count
-        }
-        if writer.touchedOtherRows || !deleter.deleted.isEmpty {
-            records = try refetch(records, in: transaction)
-        }
-        try transaction.checkCancellation()
-        var result = PopulationResult(records: records, debugger: debugger, changesByEntity: changes)
-        result.containedRowIDs = contained
-        result.responseRecordCount = graph.listCount
-        result.includedRecordCount = graph.includedCount
-        return result
+        return records
     }
 
     /// The `_id` of every stored record of `entity`'s hierarchy that the response named, at any
     /// depth, as an object or a reference (DESIGN §3.14): the records orphan deletion keeps.
-    private static func containedRowIDs(_ protos: [ProtoRecord], entity: Entity, schema: Schema) -> Set<Int64> {
+    static func containedRowIDs(_ protos: [ProtoRecord], entity: Entity, schema: Schema) -> Set<Int64> {
         let names = Set(schema.hierarchy(from: entity.name).map(\.name))
         var contained = Set<Int64>()
         for proto in protos where names.contains(proto.representation.name) {
@@ -296,7 +344,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// Refuses a schema that names a value transformer nobody registered, before anything is
     /// read or written: its attribute would otherwise be stored as NULL on every record (a NULL
     /// key inserting a duplicate on every import).
-    private func requireTransformers() throws(WebRecordError) {
+    func requireTransformers() throws(WebRecordError) {
         for entity in store.schema.entities {
             for attribute in entity.attributes {
                 guard let name = attribute.transformer, store.transformer(named: name) == nil else { continue }
@@ -315,31 +363,30 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// The same rules for top-level records that were identified but not stored (new ones
     /// without a non-optional attribute): none stored fails, and so does any under orphan
     /// deletion — `{"id": 0, "error": "Bad credentials"}` is not a list of records.
-    private func requireStored(_ topLevel: [ProtoRecord], unidentified: Int, entity: Entity, keyPath: String?)
-        throws(WebRecordError)
-    {
-        let dropped = topLevel.filter { $0.row == nil }
-        guard let first = dropped.first else { return }
-        let total = topLevel.count + unidentified
-        if dropped.count == topLevel.count {
+    func requireStored(
+        dropped: Int, first: JSONValue?, topLevel: Int, unidentified: Int, entity: Entity, keyPath: String?
+    ) throws(WebRecordError) {
+        guard dropped > 0 else { return }
+        let total = topLevel + unidentified
+        if dropped == topLevel {
             throw WebRecordError(
                 .invalidResponseFormat,
                 "none of the \(total) top-level record\(total == 1 ? "" : "s") could be stored (each lacks a non-optional "
                     + "attribute or a key); the response is not a list of \(entity.name) records, and nothing was written",
-                entity: entity.name, keyPath: keyPath, value: .object(first.dictionary))
+                entity: entity.name, keyPath: keyPath, value: first)
         }
         if options.deletesOrphans {
             throw WebRecordError(
                 .invalidResponseFormat,
-                "\(dropped.count) of the \(total) top-level records could not be stored (they lack a non-optional attribute); "
+                "\(dropped) of the \(total) top-level records could not be stored (they lack a non-optional attribute); "
                     + "with orphan deletion nothing is written or deleted",
-                entity: entity.name, keyPath: keyPath, value: .object(first.dictionary))
+                entity: entity.name, keyPath: keyPath, value: first)
         }
     }
 
     /// Records of an abstract entity that no sub-entity matched (`unmapped`) count too when
     /// orphans are deleted: skipped, they would be taken for orphans.
-    private func requireIdentified(
+    func requireIdentified(
         _ unidentified: (count: Int, first: JSONValue?, firstIndex: Int), unmapped: Int, identified: Int,
         entity: Entity,
         keyPath: String?
@@ -368,7 +415,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     }
 
     /// Inserted, updated and unchanged counts by entity, logging each insert and update at debug level.
-    private static func changeCounts(
+    static func changeCounts(
         _ protos: [ProtoRecord], relinked: Set<ObjectIdentifier>, logger: Logger
     ) -> [String: ChangeCounts] {
         let logsChanges = logger.isEnabled(.debug)
@@ -422,11 +469,21 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         return text.count <= 40 ? text : String(text.prefix(37)) + "..."
     }
 
-    private var orphanRuleApplies: Bool {
+    var orphanRuleApplies: Bool {
         options.deleteOrphans != nil || options.orphanDeletion != nil
     }
 
     // MARK: - Step 1: the key path
+
+    /// Where `entity`'s records are in an object response: the options' key path, else the
+    /// record class's, else the schema's; nil when none is set (or it is empty).
+    func responseKeyPath(of entity: Entity) -> String? {
+        let keyPath =
+            options.keyPath ?? store.recordClass(for: entity.name).keyPathForResponseObject
+            ?? entity.keyPathForResponseObject
+        guard let keyPath, !keyPath.isEmpty else { return nil }
+        return keyPath
+    }
 
     /// The records at the key path (DESIGN §3.1): an array response ignores the key path, a
     /// single object becomes one record, a missing or null key path is an empty result.
@@ -441,10 +498,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 .invalidResponseFormat, "the response is \(response.typeName); expected an object or an array",
                 entity: entity.name, value: response)
         }
-        let keyPath =
-            options.keyPath ?? store.recordClass(for: entity.name).keyPathForResponseObject
-            ?? entity.keyPathForResponseObject
-        guard let keyPath, !keyPath.isEmpty else { return ([response], nil, false) }
+        guard let keyPath = responseKeyPath(of: entity) else { return ([response], nil, false) }
         let found = response.value(atKeyPath: keyPath)
         switch found {
         case nil, .null?:
@@ -551,7 +605,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
 
     /// The records again, as stored now: what a link operation or a deletion changed in rows
     /// the population did not hold shows.
-    private func refetch(_ records: [Record], in transaction: Storage.Transaction) throws(WebRecordError) -> [Record] {
+    func refetch(_ records: [Record], in transaction: Storage.Transaction) throws(WebRecordError) -> [Record] {
         var byTable: [String: [Int64]] = [:]
         for record in records { byTable[record.entity.rootName, default: []].append(record.rowID) }
         var fresh: [String: Record] = [:]

@@ -401,4 +401,41 @@ public final class RecordStore: Sendable {
     ) async throws(WebRecordError) -> sending PopulationResult {
         try await ResponsePopulation(store: database, options: options).populate(response, entity: entity)
     }
+
+    /// Populates the store from a JSON file, reading it as a stream: the records at the key
+    /// path are read, mapped and written a batch at a time, in one transaction, so that a
+    /// response of any size populates in bounded memory.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// var options = PopulationOptions()
+    /// options.returnsRecords = false  // a bulk import: the counts are enough
+    /// let result = try await store.populate(contentsOf: URL(fileURLWithPath: "posts.json"), entity: "Post", options: options)
+    /// print(result.changes.inserted)
+    /// ```
+    ///
+    /// The store ends as ``populate(_:entity:options:)-(_,_,_)`` leaves it for the same
+    /// response, with the same counts and failures. Memory grows with a batch (a few megabytes
+    /// of the file) and with the records returned; set
+    /// ``PopulationOptions/returnsRecords`` to false to keep none. The debugger's
+    /// ``Debugger/responseObject``, and the response an orphan closure gets, are the response
+    /// with an empty list (`[]`) at the key path. A response with no list there, or whose
+    /// entity has included records, is read whole (Docs/Population.md, "Large responses").
+    ///
+    /// - Parameters:
+    ///   - file: a JSON file.
+    ///   - entity: the entity the response's records are (or the root of their hierarchy).
+    ///   - options: key path, injection, orphan rules and hooks.
+    /// - Throws: ``WebRecordError``: `invalidJSON` with the line and column of malformed JSON,
+    ///   `invalidResponseFormat` when the file cannot be read, or any population failure. The
+    ///   store is left as it was.
+    public func populate(
+        contentsOf file: URL, entity: String, options: PopulationOptions = PopulationOptions()
+    ) async throws(WebRecordError) -> sending PopulationResult {
+        let path = file.path
+        return try await ResponsePopulation(store: database, options: options).populate(
+            streaming: { keyPath throws(WebRecordError) in try JSONStreamReader.file(atPath: path, keyPath: keyPath) },
+            entity: entity)
+    }
 }

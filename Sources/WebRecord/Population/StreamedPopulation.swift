@@ -1,0 +1,387 @@
+import Foundation
+
+extension ResponsePopulation {
+    /// Populates the store from a response read as a stream: the records at the key path are
+    /// read, built and written a batch at a time, in one transaction, so that memory grows with
+    /// a batch and with the records kept, not with the response.
+    ///
+    /// Two threads share the work: one reads the next batch and builds its proto-records while
+    /// the store's writer resolves and writes the one before. The result is the one a whole
+    /// response gives (the same rows, links, counts and failures; DESIGN §3 holds across
+    /// batches, as it does across the responses of a paged request), with two differences a
+    /// caller can see:
+    /// - the debugger's ``Debugger/responseObject`` and the orphan closure's response are the
+    ///   response without its records: the list at the key path is empty (`[]`);
+    /// - records met again in a later batch are counted once, as in a whole response, and a
+    ///   debug log line may report a row created by one batch as updated by a later one.
+    ///
+    /// A response whose records cannot be streamed (no list at the key path, or an entity with
+    /// included records, which are linked across the whole response) is read whole and
+    /// populated as ``populate(_:entity:debugger:)-(_,_,_)`` does.
+    ///
+    /// - Parameters:
+    ///   - open: opens the response, streaming the list at the key path given (nil: none).
+    ///   - expectedBytes: the response's size when known, for progress.
+    ///   - entity: the entity the response's records are (or the root of their hierarchy).
+    ///   - debugger: where errors are collected; a new one by default.
+    /// - Throws: ``WebRecordError`` on a fatal error, after rolling back: the store is left as
+    ///   it was, whichever batch failed.
+    package func populate(
+        streaming open: (String?) throws(WebRecordError) -> JSONStreamReader, expectedBytes: Int? = nil,
+        entity entityName: String, debugger: Debugger? = nil
+    ) async throws(WebRecordError) -> sending PopulationResult {
+        let debugger = debugger ?? Debugger(initialEntity: entityName, logger: store.logger)
+        let entity: Entity
+        let keyPath: String?
+        let reader: JSONStreamReader
+        do {
+            entity = try store.schema.requireEntity(entityName)
+            let included = options.included ?? entity.included
+            keyPath = responseKeyPath(of: entity)
+            reader = try open(included.isEmpty ? keyPath : nil)
+            if case .whole(let response) = try reader.start() {
+                return try await populate(response, entity: entityName, debugger: debugger)
+            }
+            try requireTransformers()
+        } catch {
+            await store.discardIfNeverWritten()
+            throw Self.failure(error, entity: entityName, debugger: debugger)
+        }
+        let progress = reporter()
+        progress?.populating(total: nil)
+        let batches = BatchPipeline<Graph> { $0.release() }
+        startReading(
+            reader, into: batches, entity: entity, keyPath: keyPath, debugger: debugger,
+            progress: progress.map { ($0, expectedBytes) })
+        do {
+            let result = try await store.inTransaction { [self] transaction in
+                defer { batches.stop() }
+                return HandOver(
+                    try writeBatches(batches, in: transaction, entity: entity, keyPath: keyPath, debugger: debugger))
+            }.value
+            progress?.finish(records: result.storedRecordCount)
+            return result
+        } catch {
+            batches.stop()
+            await store.discardIfNeverWritten()
+            throw Self.failure(error, entity: entityName, debugger: debugger)
+        }
+    }
+
+    /// Reads `reader`'s batches and builds their graphs on a thread of their own, handing each to
+    /// `batches`, then the response without its records; or the first error.
+    private func startReading(
+        _ reader: JSONStreamReader, into batches: BatchPipeline<Graph>, entity: Entity, keyPath: String?,
+        debugger: Debugger, progress: (reporter: ProgressReporter, expectedBytes: Int?)?
+    ) {
+        // The reader is used by this thread alone from now on.
+        let handOver = HandOver(reader)
+        Thread.detachNewThread { [self] in
+            let reader = handOver.value
+            var offset = 0
+            do {
+                while !batches.isStopped, let values = try reader.nextBatch() {
+                    let graph = try makeGraph(
+                        values, entity: entity, keyPath: keyPath, response: .null, listCount: values.count,
+                        debugger: debugger, progress: progress?.reporter, indexOffset: offset)
+                    offset += values.count
+                    if store.logger.isEnabled(.trace) {
+                        store.logger.log(
+                            .trace, "proto-record graph:\n" + Self.describeGraph(graph.builder.protoRecords),
+                            entity: entity.name)
+                    }
+                    progress?.reporter.streamed(
+                        bytes: reader.bytesRead, expected: progress?.expectedBytes, records: offset)
+                    if !batches.put(.batch(graph)) {
+                        graph.release()
+                        return
+                    }
+                }
+                _ = batches.put(.end(try reader.finish()))
+            } catch {
+                _ = batches.put(.failure(error))
+            }
+        }
+    }
+
+    /// Steps 3–8 over the batches, in the write transaction.
+    private func writeBatches(
+        _ batches: BatchPipeline<Graph>, in transaction: Storage.Transaction, entity: Entity, keyPath: String?,
+        debugger: Debugger
+    ) throws -> PopulationResult {
+        var totals = StreamTotals(collectsRecords: options.makesRecords)
+        var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
+        while true {
+            try transaction.checkCancellation()
+            switch batches.take() {
+            case .batch(let graph):
+                defer { graph.release() }
+                let stored = try store(graph, in: transaction, deleter: &deleter, checksStored: false)
+                add(graph, stored: stored, to: &totals, entity: entity)
+            case .end(let envelope):
+                return try finish(
+                    totals, envelope: envelope, in: transaction, entity: entity, keyPath: keyPath, debugger: debugger,
+                    deleter: &deleter)
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    /// Adds one written batch to the totals.
+    private func add(_ graph: Graph, stored: StoredGraph, to totals: inout StreamTotals, entity: Entity) {
+        let builder = graph.builder
+        totals.listCount += graph.listCount ?? 0
+        totals.identified += graph.topLevel.count
+        for proto in graph.topLevel {
+            if let row = proto.row { totals.topLevelRows.insert(RowKey(row)) }
+        }
+        let unidentified = builder.unidentifiedTopLevel
+        if unidentified.count > 0 {
+            if totals.unidentified.count == 0 {
+                totals.unidentified = unidentified
+            } else {
+                totals.unidentified.count += unidentified.count
+            }
+        }
+        totals.unmapped += builder.unmappedTopLevel
+        totals.dropped += stored.dropped
+        if totals.firstDropped == nil { totals.firstDropped = stored.firstDropped }
+        totals.touchedOtherRows = totals.touchedOtherRows || stored.writer.touchedOtherRows
+        let protos = builder.protoRecords
+        totals.contained.formUnion(Self.containedRowIDs(protos, entity: entity, schema: store.schema))
+        let relinked = stored.writer.relinkedOwners
+        let logsChanges = store.logger.isEnabled(.debug)
+        for proto in protos {
+            guard let row = proto.row else { continue }
+            let isRelinked = relinked.contains(ObjectIdentifier(row))
+            let status: StreamTotals.Status =
+                row.isNew ? .inserted : (row.isChanged || isRelinked) ? .updated : .unchanged
+            let name = proto.representation.name
+            totals.note(row, status: status, relinked: isRelinked, entity: name)
+            if logsChanges, status != .unchanged {
+                let verb = status == .inserted ? "created" : "updated"
+                store.logger.log(.debug, "\(verb) \(proto) _id \(row.rowID)", entity: name)
+            }
+        }
+        guard totals.collectsRecords else { return }
+        // A record met again in a later batch, at the top level or nested, shows as stored last.
+        if !totals.recordIndex.isEmpty {
+            for proto in protos {
+                guard let row = proto.row, let index = totals.recordIndex[RowKey(row)] else { continue }
+                totals.records[index] = store.record(
+                    of: totals.recordClass(for: proto.representation, in: store), entity: proto.representation.entity,
+                    rowID: row.rowID, values: row.snapshot)
+            }
+        }
+        for proto in graph.topLevel {
+            guard let row = proto.row, totals.recordIndex[RowKey(row)] == nil else { continue }
+            totals.recordIndex[RowKey(row)] = totals.records.count
+            totals.records.append(
+                store.record(
+                    of: totals.recordClass(for: proto.representation, in: store), entity: proto.representation.entity,
+                    rowID: row.rowID, values: row.snapshot))
+        }
+    }
+
+    /// After the last batch: the rules for records that could not be identified or stored,
+    /// orphan deletion, and the result.
+    private func finish(
+        _ totals: StreamTotals, envelope: JSONValue, in transaction: Storage.Transaction, entity: Entity,
+        keyPath: String?, debugger: Debugger, deleter: inout RecordDeleter<Storage>
+    ) throws -> PopulationResult {
+        debugger.setResponseObject(envelope)
+        if totals.listCount == 0 {
+            debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
+        }
+        try requireIdentified(
+            totals.unidentified, unmapped: totals.unmapped, identified: totals.identified, entity: entity,
+            keyPath: keyPath)
+        try requireStored(
+            dropped: totals.dropped, first: totals.firstDropped, topLevel: totals.identified,
+            unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
+        var records = totals.records
+        if orphanRuleApplies {
+            try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
+                .run(entity: entity, keep: totals.contained, results: records, response: envelope, deleter: &deleter)
+        }
+        var changes = totals.changeCounts()
+        for (name, count) in deleter.deleted {
+            changes[name, default: ChangeCounts()].deleted += count
+        }
+        if totals.touchedOtherRows || !deleter.deleted.isEmpty {
+            records = try refetch(records, in: transaction)
+        }
+        try transaction.checkCancellation()
+        var result = PopulationResult(
+            records: options.returnsRecords ? records : [], debugger: debugger, changesByEntity: changes)
+        result.storedRecordCount = options.makesRecords ? records.count : totals.topLevelRows.count
+        result.containedRowIDs = totals.contained
+        result.responseRecordCount = totals.listCount
+        return result
+    }
+}
+
+/// A row's identity across the batches of one population: its table and `_id`.
+private struct RowKey: Hashable {
+    let table: String
+    let rowID: Int64
+
+    init(_ row: RowState) {
+        table = row.table.name
+        rowID = row.rowID
+    }
+}
+
+/// A record's identity across the batches of one population: its entity and `_id`.
+private struct EntityRow: Hashable {
+    let entity: String
+    let rowID: Int64
+}
+
+/// What the batches of a streamed response add up to.
+private struct StreamTotals {
+    /// What a population did to a row, the strongest over the batches that met it.
+    enum Status: UInt8, Comparable {
+        case unchanged, updated, inserted
+
+        static func < (lhs: Status, rhs: Status) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    let collectsRecords: Bool
+    var listCount = 0
+    var identified = 0
+    /// The rows of the top-level records stored.
+    var topLevelRows = Set<RowKey>()
+    var unidentified: (count: Int, first: JSONValue?, firstIndex: Int) = (0, nil, 0)
+    var unmapped = 0
+    var dropped = 0
+    var firstDropped: JSONValue?
+    var touchedOtherRows = false
+    var contained = Set<Int64>()
+    /// Each row met, by entity and `_id`: a row met in several batches counts once.
+    var statuses: [String: [Int64: Status]] = [:]
+    /// The rows a batch changed: their values before the population, and their latest.
+    var changed: [EntityRow: (original: [DatabaseValue], latest: [DatabaseValue])] = [:]
+    /// The rows whose links a batch changed outside their own columns.
+    var relinkedRows = Set<EntityRow>()
+    var records: [Record] = []
+    var recordIndex: [RowKey: Int] = [:]
+    private var recordClasses: [Int: Record.Type] = [:]
+
+    init(collectsRecords: Bool) {
+        self.collectsRecords = collectsRecords
+    }
+
+    /// A row met by a batch, and what the batch did to it.
+    ///
+    /// A row that one batch changes and a later one sets back (a record repeated in the
+    /// response, with a value that differs between its occurrences) is unchanged, as it is in a
+    /// whole response, where the occurrences merge before anything is written: each row a batch
+    /// changes keeps its values from before the population, and its latest values.
+    mutating func note(_ row: RowState, status: Status, relinked: Bool, entity: String) {
+        let key = EntityRow(entity: entity, rowID: row.rowID)
+        let earlier = statuses[entity]?[row.rowID]
+        if relinked { relinkedRows.insert(key) }
+        if status == .updated, earlier != .inserted, changed[key] == nil, let original = row.original {
+            // Met unchanged before, or not at all: `original` is the row before the population.
+            changed[key] = (original, row.values)
+        } else if changed[key] != nil {
+            changed[key]?.latest = row.values
+        }
+        statuses[entity, default: [:]][row.rowID] = max(earlier ?? status, status)
+    }
+
+    /// The record class of `representation`'s entity, looked up once per entity.
+    mutating func recordClass(for representation: Representation, in store: some RecordStorage) -> Record.Type {
+        if let found = recordClasses[representation.index] { return found }
+        let found = store.recordClass(for: representation.name)
+        recordClasses[representation.index] = found
+        return found
+    }
+
+    func changeCounts() -> [String: ChangeCounts] {
+        var changes: [String: ChangeCounts] = [:]
+        for (entity, rows) in statuses {
+            var counts = ChangeCounts()
+            for (rowID, var status) in rows {
+                let key = EntityRow(entity: entity, rowID: rowID)
+                if status == .updated, !relinkedRows.contains(key), let values = changed[key],
+                    values.original == values.latest
+                {
+                    status = .unchanged
+                }
+                switch status {
+                case .inserted: counts.inserted += 1
+                case .updated: counts.updated += 1
+                case .unchanged: counts.unchanged += 1
+                }
+            }
+            changes[entity] = counts
+        }
+        return changes
+    }
+}
+
+/// A bounded hand-over of batches from the thread that reads and builds them to the writer:
+/// at most ``capacity`` wait, so that reading runs ahead of writing by that many and no more.
+final class BatchPipeline<Batch>: @unchecked Sendable {
+    /// What comes through: a batch, the end (with the response without its records), or the
+    /// reader's failure.
+    enum Item {
+        case batch(Batch)
+        case end(JSONValue)
+        case failure(any Error)
+    }
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private var stopped = false
+    /// How many items may wait.
+    let capacity: Int
+    /// What is done with a batch dropped when the writer stops.
+    private let discard: (Batch) -> Void
+
+    init(capacity: Int = 2, discard: @escaping (Batch) -> Void) {
+        self.capacity = capacity
+        self.discard = discard
+    }
+
+    /// Whether the writer has stopped taking items.
+    var isStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopped
+    }
+
+    /// Waits for room and adds `item`; false when the writer has stopped (the item is dropped).
+    func put(_ item: Item) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= capacity, !stopped { condition.wait() }
+        guard !stopped else { return false }
+        items.append(item)
+        condition.broadcast()
+        return true
+    }
+
+    /// Waits for the next item.
+    func take() -> Item {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
+    /// The writer is done: wakes the reader and drops what waits.
+    func stop() {
+        condition.lock()
+        defer { condition.unlock() }
+        stopped = true
+        for case .batch(let batch) in items { discard(batch) }
+        items.removeAll()
+        condition.broadcast()
+    }
+}
