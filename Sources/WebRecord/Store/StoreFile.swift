@@ -13,7 +13,14 @@ struct StoreFile: Sendable {
         state.createdFile = Connection.createFile(atPath: path, mode: mode_t(options.fileMode))
         let connection = try Connection(path: path, mustExist: true, busyTimeout: options.busyTimeout)
         connection.sqlObserver = options.sqlObserver
-        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+        // Statement journals in memory: a statement that writes many rows keeps the pages it
+        // changes until it ends, and in a temporary file that cost a system call per page and
+        // page number (21,000 writes for the 43,000 rows of the App.net benchmark). A page
+        // cache of 16 MB rather than SQLite's 2 MB keeps a population's pages from being spilled
+        // to the WAL before the commit; it is filled only as pages are used.
+        try connection.execute(
+            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384"
+        )
         if state.createdFile { try enableWAL(on: connection) }
         return connection
     }
