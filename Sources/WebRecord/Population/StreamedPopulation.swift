@@ -81,6 +81,9 @@ extension ResponsePopulation {
             var offset = 0
             do {
                 while !batches.isStopped, let values = try reader.nextBatch() {
+                    // The graphs the writer is done with are freed here, by the thread that
+                    // made them, while the writer goes on.
+                    for written in batches.takeWritten() { written.release() }
                     let graph = try makeGraph(
                         values, entity: entity, keyPath: keyPath, response: .null, listCount: values.count,
                         debugger: debugger, progress: progress?.reporter, indexOffset: offset)
@@ -97,7 +100,9 @@ extension ResponsePopulation {
                         return
                     }
                 }
-                _ = batches.put(.end(try reader.finish()))
+                let envelope = try reader.finish()
+                for written in batches.takeWritten() { written.release() }
+                _ = batches.put(.end(envelope))
             } catch {
                 _ = batches.put(.failure(error))
             }
@@ -115,7 +120,7 @@ extension ResponsePopulation {
             try transaction.checkCancellation()
             switch batches.take() {
             case .batch(let graph):
-                defer { graph.release() }
+                defer { batches.written(graph) }
                 let stored = try store(graph, in: transaction, deleter: &deleter, checksStored: false)
                 add(graph, stored: stored, to: &totals, entity: entity)
             case .end(let envelope):
@@ -337,6 +342,10 @@ final class BatchPipeline<Batch>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Item] = []
     private var stopped = false
+    /// Whether the reader has put its last item (the end or a failure).
+    private var readerDone = false
+    /// Batches written, waiting for the reader to free them.
+    private var done: [Batch] = []
     /// How many items may wait.
     let capacity: Int
     /// What is done with a batch dropped when the writer stops.
@@ -354,12 +363,32 @@ final class BatchPipeline<Batch>: @unchecked Sendable {
         return stopped
     }
 
+    /// A batch the writer is done with: kept for the reader to free while the writer goes on,
+    /// or freed at once when the reader has put its last item.
+    func written(_ batch: Batch) {
+        condition.lock()
+        let keep = !readerDone && !stopped
+        if keep { done.append(batch) }
+        condition.unlock()
+        if !keep { discard(batch) }
+    }
+
+    /// The batches the writer is done with, for the reader to free.
+    func takeWritten() -> [Batch] {
+        condition.lock()
+        defer { condition.unlock() }
+        let taken = done
+        done.removeAll()
+        return taken
+    }
+
     /// Waits for room and adds `item`; false when the writer has stopped (the item is dropped).
     func put(_ item: Item) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while items.count >= capacity, !stopped { condition.wait() }
         guard !stopped else { return false }
+        if case .batch = item {} else { readerDone = true }
         items.append(item)
         condition.broadcast()
         return true
@@ -382,6 +411,8 @@ final class BatchPipeline<Batch>: @unchecked Sendable {
         stopped = true
         for case .batch(let batch) in items { discard(batch) }
         items.removeAll()
+        done.forEach(discard)
+        done.removeAll()
         condition.broadcast()
     }
 }
