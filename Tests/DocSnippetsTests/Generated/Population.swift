@@ -27,7 +27,21 @@ extension DocSnippetContext {
 
 // Docs/Population.md, block 2
 extension DocSnippetContext {
-    func population2() throws {
+    func population2() async throws {
+        var options = PopulationOptions()
+        options.returnsRecords = false  // a bulk import: the counts are enough
+        let result = try await store.populate(
+            contentsOf: URL(fileURLWithPath: "posts.json"), entity: "Post", options: options)
+        print(result.changes.inserted, result.changes.updated)
+        // Every name the block declares is used, as a reader would go on to use it.
+        _ = options
+        _ = result
+    }
+}
+
+// Docs/Population.md, block 3
+extension DocSnippetContext {
+    func population3() throws {
         struct SwiftLogBridge: WebRecord.LogHandler {
             let logger: Logging.Logger
             func log(event: LogEvent) {
