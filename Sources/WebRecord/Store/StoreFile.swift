@@ -15,12 +15,10 @@ struct StoreFile: Sendable {
         connection.sqlObserver = options.sqlObserver
         // Statement journals in memory: a statement that writes many rows keeps the pages it
         // changes until it ends, and in a temporary file that cost a system call per page and
-        // page number (21,000 writes for the 43,000 rows of the App.net benchmark). A page
-        // cache of 16 MB rather than SQLite's 2 MB keeps a population's pages from being spilled
-        // to the WAL before the commit; it is filled only as pages are used.
-        try connection.execute(
-            "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384"
-        )
+        // page number (21,000 writes for the 43,000 rows of the App.net benchmark). The page
+        // cache keeps SQLite's default size (2 MB), which bounds the memory of a transaction
+        // of any size: pages it no longer holds go to the WAL before the commit.
+        try connection.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY")
         if state.createdFile { try enableWAL(on: connection) }
         return connection
     }
