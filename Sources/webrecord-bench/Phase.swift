@@ -29,6 +29,10 @@ enum Phase: String, CaseIterable {
     /// variant next to it (`FILE.changed.json`): the input for profiling a phase under
     /// `valgrind --tool=callgrind`.
     case generate
+    /// `webrecord populate` on one large file (`--data FILE`, about 1 GB: generate it with
+    /// `--posts 750000`), timed as a whole process, its peak memory against the streaming
+    /// target (``LargeStream``). Not part of the default run: it takes minutes.
+    case streamLarge = "stream-large"
 }
 
 /// What a phase prints on its last line: `RESULT key=value ...`.
@@ -89,6 +93,7 @@ struct PhaseRunner {
                 dataPath: dataPath, schemaPath: schemaPath, scriptPath: script, rounds: repetitions
             ).run()
         case .generate: result = try generate()
+        case .streamLarge: result = try LargeStream(dataPath: dataPath, schemaPath: schemaPath).run()
         }
         result["peak"] = String(ProcessMemory.peakResidentBytes() ?? 0)
         return result

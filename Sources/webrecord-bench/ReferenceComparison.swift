@@ -119,13 +119,13 @@ struct ReferenceComparison {
     }
 
     /// The fields of the `RESULT` line in `output`.
-    private static func resultFields(_ output: String) -> [String: String] {
+    static func resultFields(_ output: String) -> [String: String] {
         guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("RESULT ") }) else { return [:] }
         return PhaseResult.fields(in: String(line))
     }
 
     /// Removes a store file and its write-ahead log, so the next import starts empty.
-    private static func removeStore(_ path: String) {
+    static func removeStore(_ path: String) {
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }
@@ -146,7 +146,7 @@ struct ReferenceComparison {
     }
 
     /// `webrecord` in the build directory that holds this benchmark.
-    private static func webRecordExecutable() throws -> String {
+    static func webRecordExecutable() throws -> String {
         let directory = URL(fileURLWithPath: ChildProcess.executablePath).deletingLastPathComponent()
         let path = directory.appendingPathComponent("webrecord").path
         guard FileManager.default.isExecutableFile(atPath: path) else {
