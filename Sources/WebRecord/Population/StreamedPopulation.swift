@@ -17,7 +17,7 @@ extension ResponsePopulation {
     ///
     /// A response whose records cannot be streamed (no list at the key path, or an entity with
     /// included records, which are linked across the whole response) is read whole and
-    /// populated as ``populate(_:entity:debugger:)-(_,_,_)`` does.
+    /// populated as `populate(_:entity:debugger:)` does.
     ///
     /// - Parameters:
     ///   - open: opens the response, streaming the list at the key path given (nil: none).

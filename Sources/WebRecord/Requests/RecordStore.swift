@@ -415,7 +415,7 @@ public final class RecordStore: Sendable {
     /// print(result.changes.inserted)
     /// ```
     ///
-    /// The store ends as ``populate(_:entity:options:)-(_,_,_)`` leaves it for the same
+    /// The store ends as `populate(_:entity:options:)` leaves it for the same
     /// response, with the same counts and failures. Memory grows with a batch (a few megabytes
     /// of the file) and with the records returned; set
     /// ``PopulationOptions/returnsRecords`` to false to keep none. The debugger's
