@@ -64,8 +64,8 @@ package final class JSONStreamReader {
         case failed(WebRecordError)
     }
 
-    /// The default byte limit of a batch: 4 MB of element text.
-    package static let defaultBatchByteLimit = 4 << 20
+    /// The default byte limit of a batch: 2 MB of element text.
+    package static let defaultBatchByteLimit = 2 << 20
     /// The read buffer's capacity, unless an element needs more.
     static let defaultBufferCapacity = 1 << 20
 
