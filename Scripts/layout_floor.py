@@ -86,22 +86,32 @@ COPY_NATURAL = [
 ]
 
 
+def remove(path):
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+
+
+def fresh_store(path, ddl, pragmas=()):
+    """A new file with the writer's settings and `ddl`'s tables, the source attached and read once
+    (so that the copy does not time the first read of its file)."""
+    remove(path)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    for pragma in ("PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY") + tuple(pragmas):
+        db.execute(pragma)
+    db.executescript(ddl)
+    db.execute("ATTACH ? AS src", (SRC,))
+    for table in ("Post", "User", "Counts", "Source", "CoverImage"):
+        db.execute(f'SELECT count(*), sum(length("_entity")) FROM src."{table}"').fetchall()
+    return db
+
+
 def run(name, ddl, copies, pragmas=(), late_indexes=None):
     path = SRC + ".layout-floor.sqlite"
     times = []
     for _ in range(REPEAT):
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(path + suffix):
-                os.remove(path + suffix)
-        db = sqlite3.connect(path, isolation_level=None)
-        db.execute("PRAGMA journal_mode = WAL")
-        for pragma in ("PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY") + tuple(pragmas):
-            db.execute(pragma)
-        db.executescript(ddl)
-        db.execute("ATTACH ? AS src", (SRC,))
-        # Read the source once so that the copy does not time the first read of its file.
-        for table in ("Post", "User", "Counts", "Source", "CoverImage"):
-            db.execute(f'SELECT count(*), sum(length("_entity")) FROM src."{table}"').fetchall()
+        db = fresh_store(path, ddl, pragmas)
         start = time.perf_counter()
         db.execute("BEGIN")
         for sql in copies:
@@ -113,9 +123,7 @@ def run(name, ddl, copies, pragmas=(), late_indexes=None):
         db.execute("COMMIT")
         times.append(time.perf_counter() - start)
         db.close()
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
+    remove(path)
     rows = sum(sqlite3.connect(SRC).execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]
                for t in ("Post", "User", "Counts", "Source", "CoverImage"))
     print(f"{name:48s} rows={rows} median={statistics.median(times):.4f}s best={min(times):.4f}s")
@@ -126,17 +134,7 @@ def per_table(repeat):
     path = SRC + ".layout-floor.sqlite"
     times = {}
     for _ in range(repeat):
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(path + suffix):
-                os.remove(path + suffix)
-        db = sqlite3.connect(path, isolation_level=None)
-        db.execute("PRAGMA journal_mode = WAL")
-        for pragma in ("PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA temp_store = MEMORY"):
-            db.execute(pragma)
-        db.executescript(CURRENT)
-        db.execute("ATTACH ? AS src", (SRC,))
-        for table in ("Post", "User", "Counts", "Source", "CoverImage"):
-            db.execute(f'SELECT count(*), sum(length("_entity")) FROM src."{table}"').fetchall()
+        db = fresh_store(path, CURRENT)
         db.execute("BEGIN")
         for sql in COPY_CURRENT:
             start = time.perf_counter()
@@ -146,9 +144,7 @@ def per_table(repeat):
         db.execute("COMMIT")
         times.setdefault("COMMIT", []).append(time.perf_counter() - start)
         db.close()
-    for suffix in ("", "-wal", "-shm"):
-        if os.path.exists(path + suffix):
-            os.remove(path + suffix)
+    remove(path)
     for name, values in times.items():
         print(f"  {name:12s} median={statistics.median(values):.4f}s")
 
