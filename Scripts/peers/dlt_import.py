@@ -48,7 +48,11 @@ import sqlite3
 import sys
 import time
 
-import dlt
+# dlt sends anonymous usage telemetry over the network by default; off, so that the time is
+# the import's alone (`dlt telemetry disable` does the same for every pipeline of the user).
+os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")
+
+import dlt  # noqa: E402 (after the setting above)
 
 from appnet_rows import KEYS, rows_of
 
