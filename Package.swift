@@ -21,6 +21,9 @@ let package = Package(
         .target(name: "WebRecordModelImport", dependencies: ["WebRecord"]),
         .executableTarget(name: "webrecord", dependencies: ["WebRecord", "WebRecordModelImport"]),
         .executableTarget(name: "webrecord-bench", dependencies: ["WebRecord", "WebRecordTesting"]),
+        // A peer the benchmark's `--phase peers` runs: the importer a developer writes without a
+        // framework (Foundation's JSONSerialization and SQLite's C API), untuned (Scripts/peers/).
+        .executableTarget(name: "peer-handwritten-swift", dependencies: ["WebRecordSQLite"]),
         // The examples use record classes that `webrecord generate-swift` wrote (their Generated/
         // folders; Scripts/generate-swift-examples): a warning in them fails the build.
         .executableTarget(

@@ -25,6 +25,11 @@ enum Phase: String, CaseIterable {
     /// `webrecord populate`, each a whole process, on the same response: first import and
     /// unchanged re-import, `--repeat` interleaved rounds (``ReferenceComparison``).
     case versusPython = "versus-python"
+    /// Time WebRecord's peers (the Python reference, sqlite-utils, dlt, the hand-written Swift
+    /// importer) and `webrecord populate`, each a whole process, on the same response: first
+    /// import and re-import, `--repeat` interleaved rounds (``PeerComparison``). Not part of the
+    /// default run: dlt alone takes minutes.
+    case peers
     /// Write the generated response for `--posts N` to `--data FILE`, and its 10%-changed
     /// variant next to it (`FILE.changed.json`): the input for profiling a phase under
     /// `valgrind --tool=callgrind`.
@@ -92,6 +97,8 @@ struct PhaseRunner {
             result = try ReferenceComparison(
                 dataPath: dataPath, schemaPath: schemaPath, scriptPath: script, rounds: repetitions
             ).run()
+        case .peers:
+            result = try PeerComparison(dataPath: dataPath, schemaPath: schemaPath, rounds: repetitions).run()
         case .generate: result = try generate()
         case .streamLarge: result = try LargeStream(dataPath: dataPath, schemaPath: schemaPath).run()
         }

@@ -134,7 +134,7 @@ struct ReferenceComparison {
     /// The interpreter `python3` on `PATH` runs, by its real path (`sys.executable`): a version
     /// manager's `python3` is often a shell script that starts the interpreter, and its start-up
     /// is not the reference's.
-    private static func pythonInterpreter(scratch: URL) throws -> String {
+    static func pythonInterpreter(scratch: URL) throws -> String {
         guard let python3 = TimedCommand.onPath("python3") else {
             throw BenchmarkError("python3 is not on PATH; the Python reference needs it")
         }
