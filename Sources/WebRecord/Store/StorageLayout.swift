@@ -13,23 +13,23 @@
 ///
 /// The layout depends on the schema alone: every ``RecordStorage`` lays a schema out this way.
 package struct StorageLayout: Sendable, Equatable {
-    struct Column: Sendable, Hashable {
-        enum Role: Sendable, Hashable {
+    package struct Column: Sendable, Hashable {
+        package enum Role: Sendable, Hashable {
             case system
             case attribute(AttributeType)
             case foreignKey(table: String)
             case position
         }
 
-        var name: String
-        var role: Role
+        package var name: String
+        package var role: Role
         /// The entity that declares the attribute or relationship the column stores; nil for
         /// `_id` and `_entity`.
-        var entity: String? = nil
+        package var entity: String? = nil
 
         /// How an error names the column: `Entity.property`, with the table when the
         /// property belongs to a sub-entity (`InwardLink.issue (column Link.issue)`).
-        func displayName(table: String) -> String {
+        package func displayName(table: String) -> String {
             guard let entity, entity != table else { return "\(table).\(name)" }
             return "\(entity).\(name) (column \(table).\(name))"
         }
@@ -43,7 +43,7 @@ package struct StorageLayout: Sendable, Equatable {
         }
 
         /// How the column is described in the store's metadata (compared on open).
-        var signature: String {
+        package var signature: String {
             switch role {
             case .system: "system"
             case .attribute(let type): "attribute \(type.rawValue)"
@@ -53,34 +53,34 @@ package struct StorageLayout: Sendable, Equatable {
         }
     }
 
-    struct Table: Sendable, Equatable {
-        var name: String
-        var columns: [Column]
-        var primaryKeyColumns: [String]
-        var indexedColumns: [String]
+    package struct Table: Sendable, Equatable {
+        package var name: String
+        package var columns: [Column]
+        package var primaryKeyColumns: [String]
+        package var indexedColumns: [String]
 
         /// Every column after `_id` and `_entity`, in layout order: the order of a
         /// ``TableRow``'s values.
-        var valueColumns: [String] {
+        package var valueColumns: [String] {
             columns.map(\.name).filter { $0 != "_id" && $0 != "_entity" }
         }
     }
 
-    struct JoinTable: Sendable, Equatable {
-        var name: String
-        var ownerTable: String
-        var targetTable: String
-        var hasPosition: Bool
-        var hasInversePosition: Bool
+    package struct JoinTable: Sendable, Equatable {
+        package var name: String
+        package var ownerTable: String
+        package var targetTable: String
+        package var hasPosition: Bool
+        package var hasInversePosition: Bool
 
         /// The join table's columns, in the order `CREATE TABLE` declares them.
-        var columnNames: [String] {
+        package var columnNames: [String] {
             ["owner", "target"] + (hasPosition ? ["position"] : []) + (hasInversePosition ? ["inverse_position"] : [])
         }
     }
 
     /// Where one relationship's links live.
-    enum RelationshipStorage: Sendable, Equatable {
+    package enum RelationshipStorage: Sendable, Equatable {
         /// This entity's table holds `column`, the destination's `_id`.
         case foreignKeyHere(column: String, positionColumn: String?)
         /// The destination's table holds `column`, this record's `_id` (the inverse side of a to-one).
@@ -89,19 +89,19 @@ package struct StorageLayout: Sendable, Equatable {
         case joinTable(table: String, selfColumn: String, otherColumn: String, positionColumn: String?)
     }
 
-    var tables: [Table]
-    var joinTables: [JoinTable]
+    package var tables: [Table]
+    package var joinTables: [JoinTable]
     /// entity name -> relationship name -> storage
-    var relationships: [String: [String: RelationshipStorage]]
+    package var relationships: [String: [String: RelationshipStorage]]
     /// entity name -> the table that holds its records (its root's)
-    var entityTables: [String: String]
+    package var entityTables: [String: String]
     /// `Entity.relationship` -> how its links are stored, in words (recorded in the metadata
     /// and compared on open), for the relationships each entity declares itself.
-    var relationshipSignatures: [String: String]
+    package var relationshipSignatures: [String: String]
 
-    func table(named name: String) -> Table? { tables.first { $0.name == name } }
+    package func table(named name: String) -> Table? { tables.first { $0.name == name } }
 
-    func storage(of relationship: String, in entity: String) -> RelationshipStorage? {
+    package func storage(of relationship: String, in entity: String) -> RelationshipStorage? {
         relationships[entity]?[relationship]
     }
 
