@@ -20,16 +20,19 @@ package final class PostgreSQLDatabase: Sendable {
         /// Called with the text of every statement run.
         package var sqlObserver: (@Sendable (String) -> Void)?
 
+        /// The default options: the `public` schema, the global logger, no transformers of its own.
         package init() {}
     }
 
     /// The schema the database was opened for.
     package let schema: Schema
+    /// How the schema is laid out in tables: the SQLite store's layout.
     package let layout: StorageLayout
     /// The schema (namespace) holding the tables.
     package let namespace: String
     /// The Record classes rows are made into.
     package let recordClasses: RecordClassRegistry
+    /// Where populations of this database log.
     package let logger: Logger
     private let transformers: [String: AttributeTransformers.Transform]
     private let connection: ConnectionLock

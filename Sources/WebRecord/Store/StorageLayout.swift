@@ -13,7 +13,9 @@
 ///
 /// The layout depends on the schema alone: every ``RecordStorage`` lays a schema out this way.
 package struct StorageLayout: Sendable, Equatable {
+    /// A column of a table: its name and what it stores.
     package struct Column: Sendable, Hashable {
+        /// What a column stores: `_id` or `_entity`, an attribute, a foreign key, a position.
         package enum Role: Sendable, Hashable {
             case system
             case attribute(AttributeType)
@@ -21,7 +23,9 @@ package struct StorageLayout: Sendable, Equatable {
             case position
         }
 
+        /// The column's name.
         package var name: String
+        /// What the column stores.
         package var role: Role
         /// The entity that declares the attribute or relationship the column stores; nil for
         /// `_id` and `_entity`.
@@ -53,10 +57,15 @@ package struct StorageLayout: Sendable, Equatable {
         }
     }
 
+    /// The table of a root entity's hierarchy.
     package struct Table: Sendable, Equatable {
+        /// The table's name, the root entity's.
         package var name: String
+        /// Its columns, `_id` and `_entity` first.
         package var columns: [Column]
+        /// The primary key's columns, in key order (the unique index `_pk_<Table>`).
         package var primaryKeyColumns: [String]
+        /// The columns with an index of their own (`_index_<Table>_<column>`).
         package var indexedColumns: [String]
 
         /// Every column after `_id` and `_entity`, in layout order: the order of a
@@ -66,11 +75,17 @@ package struct StorageLayout: Sendable, Equatable {
         }
     }
 
+    /// The join table of a many-to-many relationship, or of a to-many without an inverse.
     package struct JoinTable: Sendable, Equatable {
+        /// `_<Entity>_<relationship>`, after the owning side.
         package var name: String
+        /// The table `owner` refers to.
         package var ownerTable: String
+        /// The table `target` refers to.
         package var targetTable: String
+        /// Whether it has `position` (the owner's list is ordered).
         package var hasPosition: Bool
+        /// Whether it has `inverse_position` (the target's list is ordered).
         package var hasInversePosition: Bool
 
         /// The join table's columns, in the order `CREATE TABLE` declares them.
@@ -89,7 +104,9 @@ package struct StorageLayout: Sendable, Equatable {
         case joinTable(table: String, selfColumn: String, otherColumn: String, positionColumn: String?)
     }
 
+    /// The tables, one per root entity.
     package var tables: [Table]
+    /// The join tables.
     package var joinTables: [JoinTable]
     /// entity name -> relationship name -> storage
     package var relationships: [String: [String: RelationshipStorage]]
@@ -99,8 +116,10 @@ package struct StorageLayout: Sendable, Equatable {
     /// and compared on open), for the relationships each entity declares itself.
     package var relationshipSignatures: [String: String]
 
+    /// The table named `name`, if the layout has one.
     package func table(named name: String) -> Table? { tables.first { $0.name == name } }
 
+    /// Where the relationship `relationship` of `entity` keeps its links.
     package func storage(of relationship: String, in entity: String) -> RelationshipStorage? {
         relationships[entity]?[relationship]
     }
