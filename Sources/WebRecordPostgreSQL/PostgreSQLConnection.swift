@@ -61,6 +61,12 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         "PostgreSQLConnection(\(info))"
     }
 
+    /// What another thread may use to interrupt the statement this connection runs, or nil
+    /// when libpq cannot make one.
+    package func makeCanceller() -> PostgreSQLCanceller? {
+        PQgetCancel(handle).map(PostgreSQLCanceller.init)
+    }
+
     /// The server's version number (`150004` for 15.4).
     package var serverVersion: Int {
         Int(PQserverVersion(handle))
@@ -173,3 +179,26 @@ package final class PostgreSQLConnection: CustomStringConvertible {
 
 @available(*, unavailable)
 extension PostgreSQLConnection: Sendable {}
+
+/// Interrupts the statement a connection is running, from any thread (libpq's `PQcancel`):
+/// the statement fails with SQLSTATE `57014`, and the connection stays usable.
+///
+/// `@unchecked Sendable` is safe: libpq documents `PQcancel` as safe to call from any thread
+/// (even a signal handler), and the object is freed only when the last reference goes.
+package final class PostgreSQLCanceller: @unchecked Sendable {
+    private let handle: OpaquePointer
+
+    fileprivate init(_ handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    deinit {
+        PQfreeCancel(handle)
+    }
+
+    /// Asks the server to interrupt the statement running now, if any.
+    package func cancel() {
+        var buffer = [CChar](repeating: 0, count: 256)
+        _ = PQcancel(handle, &buffer, Int32(buffer.count))
+    }
+}

@@ -9,12 +9,17 @@ extension PostgreSQLDatabase: RecordStorage {
         try write { connection in try body(PostgreSQLRecordTransaction(database: self, connection: connection)) }
     }
 
-    /// Runs `body` in one write transaction on the database's queue (see the async `write(_:)`).
+    /// Runs `body` in one write transaction on the database's queue (see the async `write(_:)`);
+    /// the transaction's ``PostgreSQLRecordTransaction/checkCancellation()`` sees the task's
+    /// cancellation.
     package func inTransaction<T: Sendable>(
         _ body: @escaping @Sendable (PostgreSQLRecordTransaction) throws -> T
     ) async throws -> T {
-        try await write { [self] connection in
-            try body(PostgreSQLRecordTransaction(database: self, connection: connection))
+        try await cancellable { [self] cancellation in
+            try write(cancellation: cancellation) { connection in
+                try body(
+                    PostgreSQLRecordTransaction(database: self, connection: connection, cancellation: cancellation))
+            }
         }
     }
 

@@ -82,28 +82,93 @@ package final class PostgreSQLDatabase: Sendable {
     /// The first transaction creates or migrates the tables before `body`, under an advisory
     /// lock, so that they are committed or rolled back with `body`'s changes.
     package func write<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
-        try connection.withConnection { connection, state in
-            let result = try connection.inTransaction {
-                if !state.layoutIsReady {
-                    try PostgreSQLMigrator(layout: layout, namespace: namespace, connection: connection).migrate()
-                }
-                let result = try body(connection)
-                if Task.isCancelled { throw WebRecordError(.cancelled, "the write was cancelled before it committed") }
-                return result
-            }
-            state.layoutIsReady = true
-            return result
-        }
+        try write(cancellation: nil, body)
     }
 
     /// ``write(_:)`` on the database's own queue, without blocking the calling task's thread.
+    /// Cancelling the task interrupts the statement the server runs for it, rolls back, and
+    /// throws `cancelled`; so does a cancellation that `body` notices itself.
     package func write<T: Sendable>(_ body: @escaping @Sendable (PostgreSQLConnection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { [self] in
-                continuation.resume(with: Result { try write(body) })
+        try await cancellable { [self] cancellation in try write(cancellation: cancellation, body) }
+    }
+
+    /// Runs `work` on the database's queue with the cancellation of the calling task, which the
+    /// task's cancellation raises.
+    func cancellable<T: Sendable>(_ work: @escaping @Sendable (WriteCancellation) throws -> T) async throws -> T {
+        let cancellation = WriteCancellation(canceller: connection.canceller)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    continuation.resume(with: Result { try work(cancellation) })
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// Runs `body` in one transaction, which `cancellation` (when given) can interrupt.
+    func write<T>(cancellation: WriteCancellation?, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        func isCancelled() -> Bool { Task.isCancelled || cancellation?.isCancelled == true }
+        return try connection.withConnection { connection, state in
+            if isCancelled() { throw WebRecordError(.cancelled, "the write was cancelled before it began") }
+            cancellation?.begin()
+            defer { cancellation?.end() }
+            do {
+                let result = try connection.inTransaction {
+                    if !state.layoutIsReady {
+                        try PostgreSQLMigrator(layout: layout, namespace: namespace, connection: connection).migrate()
+                    }
+                    let result = try body(connection)
+                    // A task cancelled while its closure ran commits nothing.
+                    if isCancelled() {
+                        throw WebRecordError(.cancelled, "the write was cancelled before it committed")
+                    }
+                    return result
+                }
+                state.layoutIsReady = true
+                return result
+            } catch {
+                guard isCancelled() else { throw error }
+                if let error = error as? WebRecordError, error.code == .cancelled { throw error }
+                throw WebRecordError(.cancelled, "the write was cancelled", cause: error)
             }
         }
     }
+}
+
+/// The cancellation of one async write: raised by the task's cancellation handler, which also
+/// interrupts the statement the server runs, once the write has begun.
+final class WriteCancellation: Sendable {
+    private struct State {
+        var cancelled = false
+        var running = false
+    }
+
+    private let state = Locked(State())
+    private let canceller: PostgreSQLCanceller?
+
+    init(canceller: PostgreSQLCanceller?) {
+        self.canceller = canceller
+    }
+
+    /// Whether the task was cancelled.
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Raises the flag, and interrupts the running statement when the write has begun.
+    func cancel() {
+        let running = state.withLock { state in
+            state.cancelled = true
+            return state.running
+        }
+        if running { canceller?.cancel() }
+    }
+
+    /// The write holds the connection: a cancellation from now on interrupts its statements.
+    func begin() { state.withLock { $0.running = true } }
+
+    /// The write is done with the connection.
+    func end() { state.withLock { $0.running = false } }
 }
 
 /// The connection of a ``PostgreSQLDatabase`` and what it knows of the store, used by one
@@ -123,10 +188,13 @@ final class ConnectionLock: @unchecked Sendable {
     private let state = State()
     /// Where the connection goes, without its password.
     let info: PostgreSQLConnectionInfo
+    /// What interrupts the connection's running statement from another thread.
+    let canceller: PostgreSQLCanceller?
 
     init(_ connection: PostgreSQLConnection) {
         self.connection = connection
         self.info = connection.info
+        self.canceller = connection.makeCanceller()
     }
 
     func withConnection<T>(_ body: (PostgreSQLConnection, State) throws -> T) rethrows -> T {

@@ -10,11 +10,13 @@ import WebRecord
 package final class PostgreSQLRecordTransaction: RecordStorageTransaction {
     let database: PostgreSQLDatabase
     let connection: PostgreSQLConnection
+    private let cancellation: WriteCancellation?
     private var tables: [String: PostgreSQLTableSQL] = [:]
 
-    init(database: PostgreSQLDatabase, connection: PostgreSQLConnection) {
+    init(database: PostgreSQLDatabase, connection: PostgreSQLConnection, cancellation: WriteCancellation? = nil) {
         self.database = database
         self.connection = connection
+        self.cancellation = cancellation
     }
 
     /// The SQL of the layout's table `name`.
@@ -30,9 +32,11 @@ package final class PostgreSQLRecordTransaction: RecordStorageTransaction {
         return sql
     }
 
-    /// Throws `CancellationError` when the task running the transaction is cancelled.
+    /// Throws `CancellationError` when the task running the transaction is cancelled: the
+    /// calling task, or the task an async transaction runs for.
     package func checkCancellation() throws {
         try Task.checkCancellation()
+        if cancellation?.isCancelled == true { throw CancellationError() }
     }
 }
 

@@ -232,3 +232,47 @@ import Testing
         #expect(try PostgreSQLStores.content(of: postgreSQL) == before)
     }
 }
+
+/// Cancelling the task a PostgreSQL write runs for interrupts it and rolls it back, as on SQLite.
+@Suite struct PostgreSQLCancellationTests {
+    @Test func aPopulationInACancelledTaskIsCancelledAndWritesNothing() async throws {
+        let schema = try Schema(json: decisionSchemaJSON, fileName: "Decisions.json")
+        let postgreSQL = try PostgreSQLStores.postgreSQL(schema)
+        _ = try await ResponsePopulation(store: postgreSQL).populate(
+            try JSONReader().read(#"[{"id": 1, "title": "a"}]"#), entity: "Post")
+        let before = try PostgreSQLStores.content(of: postgreSQL)
+        let response = try JSONReader().read(#"[{"id": 1, "title": "changed"}, {"id": 2, "title": "b"}]"#)
+        let task = Task { () -> WebRecordError.Code? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                _ = try await ResponsePopulation(store: postgreSQL).populate(response, entity: "Post")
+                return nil
+            } catch {
+                return (error as? WebRecordError)?.code
+            }
+        }
+        #expect(await task.value == .cancelled)
+        #expect(try PostgreSQLStores.content(of: postgreSQL) == before)
+    }
+
+    @Test func cancellingTheTaskInterruptsTheStatementTheServerRuns() async throws {
+        let schema = try Schema(json: decisionSchemaJSON, fileName: "Decisions.json")
+        let postgreSQL = try PostgreSQLStores.postgreSQL(schema)
+        try await postgreSQL.write { _ in }
+        let started = Date()
+        let task = Task {
+            try await postgreSQL.write { connection in
+                try connection.execute("INSERT INTO \"Tag\" (\"_entity\", \"name\") VALUES ('Tag', 'x')")
+                try connection.execute("SELECT pg_sleep(60)")
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        task.cancel()
+        let error = await #expect(throws: WebRecordError.self) { try await task.value }
+        #expect(error?.code == .cancelled)
+        #expect((error?.cause as? WebRecordError)?.sqlState == "57014")
+        #expect(Date().timeIntervalSince(started) < 30)
+        // Rolled back, and the connection goes on.
+        #expect(try postgreSQL.withConnection { try $0.scalar("SELECT count(*) FROM \"Tag\"") } == .integer(0))
+    }
+}
