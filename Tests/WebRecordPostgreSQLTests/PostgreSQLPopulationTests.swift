@@ -54,6 +54,24 @@ import Testing
         #expect(try PostgreSQLStores.content(of: postgreSQL) == content)
     }
 
+    @Test func aStreamedResponseInSmallBatchesGivesTheSameRowsInBothStores() async throws {
+        let schema = try PostgreSQLStores.shippedSchema("AppNet")
+        let data = try Data(
+            contentsOf: PostgreSQLStores.packageRoot.appendingPathComponent(
+                "Tests/WebRecordTests/Fixtures/mmrecord/appnet-posts.json"))
+        let sqlite = try PostgreSQLStores.sqlite(schema)
+        let postgreSQL = try PostgreSQLStores.postgreSQL(schema)
+        // Batches of a few records: new rows get their _ids batch after batch.
+        let open: (String?) throws(WebRecordError) -> JSONStreamReader = { keyPath in
+            JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: 4_000)
+        }
+        let expected = try await ResponsePopulation(store: sqlite).populate(streaming: open, entity: "Post")
+        let result = try await ResponsePopulation(store: postgreSQL).populate(streaming: open, entity: "Post")
+        #expect(result.changes == expected.changes)
+        #expect(result.changes.inserted == 94)
+        #expect(try PostgreSQLStores.content(of: postgreSQL) == (try PostgreSQLStores.content(of: sqlite)))
+    }
+
     /// Posts with an ordered many-to-many (tags), a replaced and cascading to-many (comments),
     /// a one-to-one identified by its owner (counts), a composite key (events) and a hierarchy
     /// (shapes).
