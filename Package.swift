@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "WebRecord", targets: ["WebRecord"]),
         .library(name: "WebRecordTesting", targets: ["WebRecordTesting"]),
         .library(name: "WebRecordModelImport", targets: ["WebRecordModelImport"]),
+        // PostgreSQL support, in a product of its own: an app using only `WebRecord` needs no libpq.
+        .library(name: "WebRecordPostgreSQL", targets: ["WebRecordPostgreSQL"]),
         .executable(name: "webrecord", targets: ["webrecord"]),
         .executable(name: "webrecord-bench", targets: ["webrecord-bench"]),
     ],
@@ -17,6 +19,12 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .target(name: "WebRecord", dependencies: ["WebRecordSQLite"]),
+        .systemLibrary(
+            name: "WebRecordLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(name: "WebRecordPostgreSQL", dependencies: ["WebRecord", "WebRecordLibPQ"]),
         .target(name: "WebRecordTesting", dependencies: ["WebRecord"]),
         .target(name: "WebRecordModelImport", dependencies: ["WebRecord"]),
         .executableTarget(name: "webrecord", dependencies: ["WebRecord", "WebRecordModelImport"]),
@@ -56,6 +64,15 @@ let package = Package(
         ),
         .executableTarget(name: "webrecord-probe", dependencies: ["WebRecord"], path: "Tests/Probe"),
         .target(name: "TestSupport", dependencies: ["WebRecord", "WebRecordTesting"], path: "Tests/TestSupport"),
+        // A private PostgreSQL server for the tests: initdb into a temporary directory, a Unix socket there.
+        .target(
+            name: "PostgreSQLTestSupport", dependencies: ["WebRecordPostgreSQL", "TestSupport"],
+            path: "Tests/PostgreSQLTestSupport"
+        ),
+        .testTarget(
+            name: "WebRecordPostgreSQLTests",
+            dependencies: ["WebRecord", "WebRecordPostgreSQL", "PostgreSQLTestSupport", "TestSupport"]
+        ),
         .testTarget(
             name: "WebRecordTests",
             dependencies: ["WebRecord", "WebRecordTesting", "TestSupport"],

@@ -21,7 +21,8 @@ import Foundation
 ///
 /// The context members are set when they apply: ``entity``, ``property``, ``keyPath`` and
 /// ``value`` for a record's data; ``file``, ``line`` and ``column`` for a place in a schema
-/// file or a JSON text; ``sqliteCode`` and ``sql`` for the store; ``httpStatus`` for a server.
+/// file or a JSON text; ``sqliteCode`` or ``sqlState``, and ``sql``, for the store; ``httpStatus``
+/// for a server.
 /// ``location`` formats them, the one way every message of WebRecord places an error.
 public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomReflectable {
     /// What kind of error this is.
@@ -57,6 +58,9 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomRe
     public var cause: (any Error & Sendable)?
     /// The SQLite extended result code, for ``Code/storeError``.
     public var sqliteCode: Int32?
+    /// The SQLSTATE PostgreSQL reported (`42601` for a syntax error, say), for ``Code/storeError``
+    /// from a PostgreSQL store. The server's message is the error's ``message``.
+    public var sqlState: String?
     /// The SQL that failed, for ``Code/storeError``. Bound values are never included.
     public var sql: String?
     /// The HTTP status code, for ``Code/serverError``.
@@ -122,6 +126,7 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomRe
     public var description: String {
         var text = "\(code): \(locatedMessage)"
         if let sqliteCode { text += " [SQLite \(sqliteCode)]" }
+        if let sqlState { text += " [SQLSTATE \(sqlState)]" }
         for problem in problems {
             text += "\n  \(problem.locatedMessage)"
         }
@@ -147,7 +152,7 @@ extension WebRecordError {
                 "property": property as Any, "keyPath": keyPath as Any, "value": Redaction.json(value) as Any,
                 "file": file as Any, "line": line as Any, "column": column as Any, "problems": problems,
                 "cause": cause.map { Redaction.text(String(describing: $0)) } as Any, "sqliteCode": sqliteCode as Any,
-                "sql": sql as Any, "httpStatus": httpStatus as Any,
+                "sqlState": sqlState as Any, "sql": sql as Any, "httpStatus": httpStatus as Any,
             ],
             displayStyle: .struct)
     }
@@ -179,7 +184,8 @@ extension WebRecordError {
         public static let emptyResultSet = Code(.emptyResultSet)
         /// A value could not be coerced to its attribute's type.
         public static let typeMismatch = Code(.typeMismatch)
-        /// SQLite reported an error; ``WebRecordError/sqliteCode`` carries the extended code.
+        /// The database reported an error: ``WebRecordError/sqliteCode`` carries SQLite's
+        /// extended code, ``WebRecordError/sqlState`` PostgreSQL's SQLSTATE.
         public static let storeError = Code(.storeError)
         /// The server failed: a transport error or a non-2xx status.
         public static let serverError = Code(.serverError)

@@ -19,7 +19,7 @@ package struct Logger: Sendable {
     }
 
     /// The logger that follows the global settings: the one used wherever no other is given.
-    static let global = Logger()
+    package static let global = Logger()
 
     /// Whether an event at `level` would be logged. Check it before building costly metadata.
     func isEnabled(_ level: LogLevel) -> Bool {

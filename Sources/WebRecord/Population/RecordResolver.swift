@@ -3,7 +3,9 @@
 /// Proto-records identified by key are looked up with one lookup of the whole key set per
 /// table, however many keys. Proto-records identified by their owner are looked up, once their
 /// owners are resolved, through the owner's relationship: again one lookup per table and round.
-/// What is not found is new: it gets a fresh `_id` now, and is inserted by the ``PopulationWriter``.
+/// What is not found is new: it gets a fresh `_id` now, reserved from the store a batch at a
+/// time (``RecordStorageTransaction/reserveRowIDs(in:count:)``), and is inserted by the
+/// ``PopulationWriter``.
 struct RecordResolver<Storage: RecordStorage> {
     let store: Storage
     let transaction: Storage.Transaction
@@ -15,15 +17,17 @@ struct RecordResolver<Storage: RecordStorage> {
     func resolve(_ protoRecords: [ProtoRecord]) throws(WebRecordError) {
         var keyed: [String: [ProtoRecord]] = [:]
         var owned: [ProtoRecord] = []
+        var unidentified: [ProtoRecord] = []
         for proto in protoRecords {
             if proto.normalizedKey != nil {
                 keyed[proto.representation.rootName, default: []].append(proto)
             } else if proto.owner != nil {
                 owned.append(proto)
             } else {
-                try makeNew(proto)
+                unidentified.append(proto)
             }
         }
+        try makeNew(unidentified)
         for table in keyed.keys.sorted() {
             try resolveByKey(keyed[table] ?? [], table: table)
         }
@@ -32,7 +36,7 @@ struct RecordResolver<Storage: RecordStorage> {
         while !pending.isEmpty {
             let ready = pending.filter { $0.owner?.proto.row != nil }
             if ready.isEmpty {
-                for proto in pending { try makeNew(proto) }
+                try makeNew(pending)
                 break
             }
             pending.removeAll { $0.owner?.proto.row != nil }
@@ -44,7 +48,7 @@ struct RecordResolver<Storage: RecordStorage> {
 
     private func resolveByKey(_ protos: [ProtoRecord], table: String) throws(WebRecordError) {
         guard let plan = plans[table], !plan.primaryKeyColumns.isEmpty else {
-            for proto in protos { try makeNew(proto) }
+            try makeNew(protos)
             return
         }
         let keyColumns = plan.primaryKeyColumns
@@ -64,9 +68,7 @@ struct RecordResolver<Storage: RecordStorage> {
             try transaction.forEachRow(
                 in: table, where: keyColumns.map { plan.columns[$0] }, areIn: wanted.keys.map(\.parts), match)
         }
-        for proto in protos where proto.row == nil && !proto.isRejected {
-            try makeNew(proto)
-        }
+        try makeNew(protos.filter { $0.row == nil && !$0.isRejected })
     }
 
     // MARK: - By owner
@@ -81,9 +83,10 @@ struct RecordResolver<Storage: RecordStorage> {
     private func resolveByOwner(_ protos: [ProtoRecord]) throws(WebRecordError) {
         // Group by (child table, owner relationship); only owners already stored can have a child stored.
         var groups: [Group: [ProtoRecord]] = [:]
+        var ownersAreNew: [ProtoRecord] = []
         for proto in protos {
             guard let owner = proto.owner, owner.proto.row?.isNew == false else {
-                try makeNew(proto)
+                ownersAreNew.append(proto)
                 continue
             }
             let relationship = owner.relationship.property
@@ -92,6 +95,7 @@ struct RecordResolver<Storage: RecordStorage> {
                 relationship: relationship.name)
             groups[group, default: []].append(proto)
         }
+        try makeNew(ownersAreNew)
         let ordered = groups.keys.sorted {
             "\($0.table)|\($0.ownerEntity).\($0.relationship)" < "\($1.table)|\($1.ownerEntity).\($1.relationship)"
         }
@@ -103,7 +107,7 @@ struct RecordResolver<Storage: RecordStorage> {
                 let lookup = ownerLookup(
                     plan: plan, ownerEntity: owner.proto.entity, relationship: owner.relationship.property)
             else {
-                for proto in group { try makeNew(proto) }
+                try makeNew(group)
                 continue
             }
             var byOwner: [Int64: ProtoRecord] = [:]
@@ -131,9 +135,7 @@ struct RecordResolver<Storage: RecordStorage> {
                     match(found, ownerID: ownerID)
                 }
             }
-            for proto in group where proto.row == nil {
-                try makeNew(proto)
-            }
+            try makeNew(group.filter { $0.row == nil })
         }
     }
 
@@ -193,21 +195,32 @@ struct RecordResolver<Storage: RecordStorage> {
         proto.rowID = row.rowID
     }
 
-    private func makeNew(_ proto: ProtoRecord) throws(WebRecordError) {
-        guard let plan = proto.representation.table else {
-            throw WebRecordError(
-                .storeError, "the store has no table '\(proto.entity.rootName)'", entity: proto.entity.name)
+    /// Gives each of `protos` (in order, skipping any that has a row already) a new row with a
+    /// fresh `_id`: one reservation from the store per table, however many records.
+    private func makeNew(_ protos: [ProtoRecord]) throws(WebRecordError) {
+        var tables: [TablePlan] = []
+        var byTable: [String: [ProtoRecord]] = [:]
+        var seen = Set<ObjectIdentifier>()
+        for proto in protos where proto.row == nil && seen.insert(ObjectIdentifier(proto)).inserted {
+            guard let plan = proto.representation.table else {
+                throw WebRecordError(
+                    .storeError, "the store has no table '\(proto.entity.rootName)'", entity: proto.entity.name)
+            }
+            if byTable[plan.name] == nil { tables.append(plan) }
+            byTable[plan.name, default: []].append(proto)
         }
-        let next: Int64
-        if let known = plan.nextRowID {
-            next = known
-        } else if let maximum = try transaction.largestRowID(in: plan.name) {
-            next = maximum + 1
-        } else {
-            next = 1
+        for plan in tables {
+            guard let members = byTable[plan.name] else { continue }
+            let rowIDs = try transaction.reserveRowIDs(in: plan.name, count: members.count)
+            guard rowIDs.count == members.count else {
+                throw WebRecordError(
+                    .storeError,
+                    "the store reserved \(rowIDs.count) new ids in '\(plan.name)' for \(members.count) rows")
+            }
+            for (proto, rowID) in zip(members, rowIDs) {
+                proto.row = RowState(newIn: plan, rowID: rowID, entityName: proto.representation.name)
+                proto.rowID = rowID
+            }
         }
-        plan.nextRowID = next + 1
-        proto.row = RowState(newIn: plan, rowID: next, entityName: proto.representation.name)
-        proto.rowID = next
     }
 }

@@ -13,8 +13,6 @@ final class TablePlan {
     let columnIndex: [String: Int]
     /// The positions of the primary-key columns, in key order.
     let primaryKeyColumns: [Int]
-    /// The `_id` the next new row of this population gets; read from the store on first use.
-    var nextRowID: Int64?
 
     init(_ table: StorageLayout.Table) {
         name = table.name

@@ -26,7 +26,7 @@ public struct Entity: Sendable, Hashable {
     /// The names of the direct sub-entities, in declaration order.
     var subentityNames: [String]
     /// The name of the root of this entity's hierarchy; its table holds the whole hierarchy.
-    var rootName: String
+    package var rootName: String
     /// The schema file that declared the entity.
     package var fileName: String
 

@@ -83,8 +83,17 @@ package protocol RecordStorageTransaction {
         _ body: (_ ownerID: Int64, _ row: TableRow) throws(WebRecordError) -> Void
     ) throws(WebRecordError)
 
-    /// The largest `_id` of `table`, or nil when it has no row.
-    func largestRowID(in table: String) throws(WebRecordError) -> Int64?
+    // MARK: - New rows
+
+    /// `count` new `_id`s for rows of `table`, distinct from every `_id` the table holds and
+    /// from those reserved before by this transaction, in ascending order.
+    ///
+    /// A population asks once per table for each batch of new records, never once per record.
+    /// The store decides how `_id`s are made: SQLite takes the largest `_id` plus one inside
+    /// its exclusive write transaction; a store many writers share at once takes them from a
+    /// sequence, so that two transactions never get the same one. An `_id` reserved and not
+    /// used is a gap, never reused by this transaction.
+    func reserveRowIDs(in table: String, count: Int) throws(WebRecordError) -> [Int64]
 
     // MARK: - Writing rows
 

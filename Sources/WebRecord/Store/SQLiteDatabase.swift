@@ -337,7 +337,7 @@ package final class RecordClassRegistry: Sendable {
     private let schema: Schema
     private let classes = Locked<[String: RecordClass]>([:])
 
-    init(schema: Schema) {
+    package init(schema: Schema) {
         self.schema = schema
     }
 

@@ -60,11 +60,23 @@ extension SQLiteRecordTransaction {
         }
     }
 
-    package func largestRowID(in table: String) throws(WebRecordError) -> Int64? {
-        guard case .integer(let maximum)? = try connection.scalar("SELECT max(\"_id\") FROM \(quote(table))") else {
-            return nil
+    // MARK: - New rows
+
+    /// The largest `_id` plus one, and on: SQLite's write transaction is exclusive, so no other
+    /// writer can take them. The largest `_id` is read once per table and transaction; later
+    /// reservations follow the earlier ones without a statement.
+    package func reserveRowIDs(in table: String, count: Int) throws(WebRecordError) -> [Int64] {
+        guard count > 0 else { return [] }
+        let first: Int64
+        if let next = nextRowIDs[table] {
+            first = next
+        } else if case .integer(let maximum)? = try connection.scalar("SELECT max(\"_id\") FROM \(quote(table))") {
+            first = maximum + 1
+        } else {
+            first = 1
         }
-        return maximum
+        nextRowIDs[table] = first + Int64(count)
+        return Array(first..<(first + Int64(count)))
     }
 
     // MARK: - Writing rows

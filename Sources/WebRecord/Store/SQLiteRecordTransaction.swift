@@ -36,6 +36,8 @@ package final class SQLiteRecordTransaction: RecordStorageTransaction {
     let database: SQLiteDatabase
     let connection: Connection
     private var tables: [String: TableSQL] = [:]
+    /// The `_id` the next row reserved in each table gets (see `reserveRowIDs(in:count:)`).
+    var nextRowIDs: [String: Int64] = [:]
 
     init(database: SQLiteDatabase, connection: Connection) {
         self.database = database

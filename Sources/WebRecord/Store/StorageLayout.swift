@@ -13,23 +13,27 @@
 ///
 /// The layout depends on the schema alone: every ``RecordStorage`` lays a schema out this way.
 package struct StorageLayout: Sendable, Equatable {
-    struct Column: Sendable, Hashable {
-        enum Role: Sendable, Hashable {
+    /// A column of a table: its name and what it stores.
+    package struct Column: Sendable, Hashable {
+        /// What a column stores: `_id` or `_entity`, an attribute, a foreign key, a position.
+        package enum Role: Sendable, Hashable {
             case system
             case attribute(AttributeType)
             case foreignKey(table: String)
             case position
         }
 
-        var name: String
-        var role: Role
+        /// The column's name.
+        package var name: String
+        /// What the column stores.
+        package var role: Role
         /// The entity that declares the attribute or relationship the column stores; nil for
         /// `_id` and `_entity`.
-        var entity: String? = nil
+        package var entity: String? = nil
 
         /// How an error names the column: `Entity.property`, with the table when the
         /// property belongs to a sub-entity (`InwardLink.issue (column Link.issue)`).
-        func displayName(table: String) -> String {
+        package func displayName(table: String) -> String {
             guard let entity, entity != table else { return "\(table).\(name)" }
             return "\(entity).\(name) (column \(table).\(name))"
         }
@@ -43,7 +47,7 @@ package struct StorageLayout: Sendable, Equatable {
         }
 
         /// How the column is described in the store's metadata (compared on open).
-        var signature: String {
+        package var signature: String {
             switch role {
             case .system: "system"
             case .attribute(let type): "attribute \(type.rawValue)"
@@ -53,34 +57,45 @@ package struct StorageLayout: Sendable, Equatable {
         }
     }
 
-    struct Table: Sendable, Equatable {
-        var name: String
-        var columns: [Column]
-        var primaryKeyColumns: [String]
-        var indexedColumns: [String]
+    /// The table of a root entity's hierarchy.
+    package struct Table: Sendable, Equatable {
+        /// The table's name, the root entity's.
+        package var name: String
+        /// Its columns, `_id` and `_entity` first.
+        package var columns: [Column]
+        /// The primary key's columns, in key order (the unique index `_pk_<Table>`).
+        package var primaryKeyColumns: [String]
+        /// The columns with an index of their own (`_index_<Table>_<column>`).
+        package var indexedColumns: [String]
 
         /// Every column after `_id` and `_entity`, in layout order: the order of a
         /// ``TableRow``'s values.
-        var valueColumns: [String] {
+        package var valueColumns: [String] {
             columns.map(\.name).filter { $0 != "_id" && $0 != "_entity" }
         }
     }
 
-    struct JoinTable: Sendable, Equatable {
-        var name: String
-        var ownerTable: String
-        var targetTable: String
-        var hasPosition: Bool
-        var hasInversePosition: Bool
+    /// The join table of a many-to-many relationship, or of a to-many without an inverse.
+    package struct JoinTable: Sendable, Equatable {
+        /// `_<Entity>_<relationship>`, after the owning side.
+        package var name: String
+        /// The table `owner` refers to.
+        package var ownerTable: String
+        /// The table `target` refers to.
+        package var targetTable: String
+        /// Whether it has `position` (the owner's list is ordered).
+        package var hasPosition: Bool
+        /// Whether it has `inverse_position` (the target's list is ordered).
+        package var hasInversePosition: Bool
 
         /// The join table's columns, in the order `CREATE TABLE` declares them.
-        var columnNames: [String] {
+        package var columnNames: [String] {
             ["owner", "target"] + (hasPosition ? ["position"] : []) + (hasInversePosition ? ["inverse_position"] : [])
         }
     }
 
     /// Where one relationship's links live.
-    enum RelationshipStorage: Sendable, Equatable {
+    package enum RelationshipStorage: Sendable, Equatable {
         /// This entity's table holds `column`, the destination's `_id`.
         case foreignKeyHere(column: String, positionColumn: String?)
         /// The destination's table holds `column`, this record's `_id` (the inverse side of a to-one).
@@ -89,19 +104,23 @@ package struct StorageLayout: Sendable, Equatable {
         case joinTable(table: String, selfColumn: String, otherColumn: String, positionColumn: String?)
     }
 
-    var tables: [Table]
-    var joinTables: [JoinTable]
+    /// The tables, one per root entity.
+    package var tables: [Table]
+    /// The join tables.
+    package var joinTables: [JoinTable]
     /// entity name -> relationship name -> storage
-    var relationships: [String: [String: RelationshipStorage]]
+    package var relationships: [String: [String: RelationshipStorage]]
     /// entity name -> the table that holds its records (its root's)
-    var entityTables: [String: String]
+    package var entityTables: [String: String]
     /// `Entity.relationship` -> how its links are stored, in words (recorded in the metadata
     /// and compared on open), for the relationships each entity declares itself.
-    var relationshipSignatures: [String: String]
+    package var relationshipSignatures: [String: String]
 
-    func table(named name: String) -> Table? { tables.first { $0.name == name } }
+    /// The table named `name`, if the layout has one.
+    package func table(named name: String) -> Table? { tables.first { $0.name == name } }
 
-    func storage(of relationship: String, in entity: String) -> RelationshipStorage? {
+    /// Where the relationship `relationship` of `entity` keeps its links.
+    package func storage(of relationship: String, in entity: String) -> RelationshipStorage? {
         relationships[entity]?[relationship]
     }
 

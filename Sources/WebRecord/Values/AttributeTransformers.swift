@@ -44,7 +44,7 @@ public enum AttributeTransformers {
     }
 
     /// The process-wide transformer named `name`.
-    static func transformer(named name: String) -> Transform? {
+    package static func transformer(named name: String) -> Transform? {
         registry.withLock { $0[name] }
     }
 }

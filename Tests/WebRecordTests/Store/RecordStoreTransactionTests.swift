@@ -23,6 +23,31 @@ import Testing
         #expect(try other.fetchOne("Tag", primaryKey: "swift") != nil)
     }
 
+    @Test func newRowIDsFollowTheLargestAndEachOtherWithinATransaction() throws {
+        let store = try RecordStore(inMemory: StoreSchemas.blog())
+        try store.write { connection in
+            _ = try connection.insertRow("Tag", ["_id": 7, "_entity": "Tag", "name": "swift"])
+        }
+        var statements: [String] = []
+        let reserved = try store.database.inTransaction { transaction in
+            let observer = Locked<[String]>([])
+            transaction.connection.sqlObserver = { sql in observer.withLock { $0.append(sql) } }
+            defer { transaction.connection.sqlObserver = nil }
+            let first = try transaction.reserveRowIDs(in: "Tag", count: 3)
+            let second = try transaction.reserveRowIDs(in: "Tag", count: 2)
+            let empty = try transaction.reserveRowIDs(in: "Tag", count: 0)
+            let otherTable = try transaction.reserveRowIDs(in: "User", count: 2)
+            statements = observer.withLock { $0 }
+            return [first, second, empty, otherTable]
+        }
+        #expect(reserved == [[8, 9, 10], [11, 12], [], [1, 2]])
+        // The largest _id is read once per table; later reservations need no statement.
+        #expect(statements.filter { $0.contains("max(") }.count == 2)
+        // Reserving writes nothing: the next transaction starts again from the largest _id.
+        let again = try store.database.inTransaction { try $0.reserveRowIDs(in: "Tag", count: 1) }
+        #expect(again == [8])
+    }
+
     @Test func writeRollsBackWhenTheClosureThrows() throws {
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.blog())

@@ -1,0 +1,174 @@
+/// What a store must run to hold a schema's layout, and the layout record it keeps after: the
+/// comparison of the schema's layout with the one a store recorded, shared by every store
+/// (each writes its own statements through a ``LayoutDDL``).
+///
+/// - A new table, column, join table or index is added.
+/// - A change that would move or hide stored data is an `incompatibleStore` error naming every
+///   change (see `Docs/StorageLayout.md`, "Migration").
+/// - A column the schema no longer has is kept, unused, and stays recorded.
+package struct LayoutMigrationPlan {
+    /// The statements to run, in order; none when the store has the layout already.
+    package var statements: [String]
+    /// The layout record to keep (the `layout` row of `_webrecord_metadata`).
+    package var metadata: JSONValue
+
+    /// The layout record a store keeps, read from the `value` of its `layout` row.
+    ///
+    /// - Throws: `incompatibleStore` when it is missing, unreadable or of another format version.
+    package static func layoutRecord(_ value: DatabaseValue?) throws(WebRecordError) -> JSONObject {
+        guard case .text(let text)? = value, let object = (try? JSONReader().read(text))?.objectValue else {
+            throw WebRecordError(.incompatibleStore, "the store's layout record is missing or unreadable")
+        }
+        let version = object["version"]?.int64Value ?? 0
+        guard version == Int64(StoreMigrator.layoutFormatVersion) else {
+            throw WebRecordError(
+                .incompatibleStore,
+                "the store's layout version \(version) is not supported (expected \(StoreMigrator.layoutFormatVersion))"
+            )
+        }
+        return object
+    }
+
+    /// Compares `layout` with the `stored` layout record (nil for a store with no tables yet),
+    /// given the names of the indexes the store has.
+    ///
+    /// - Throws: `incompatibleStore` naming every change that cannot be made in place.
+    package init(
+        layout: StorageLayout, stored: JSONObject?, existingIndexes: Set<String>, ddl: some LayoutDDL
+    ) throws(WebRecordError) {
+        var storedTables = stored?["tables"]?.objectValue ?? [:]
+        var storedJoins = stored?["joinTables"]?.objectValue ?? [:]
+        var storedEntities = stored?["entities"]?.objectValue ?? [:]
+        var storedRelationships = stored?["relationships"]?.objectValue ?? [:]
+        var statements: [String] = []
+        var changes: [String] = []
+        // SQLite compares names without regard to case: a new name that matches a stored one
+        // only that way would meet "already exists" (or worse, the old table's data).
+        let storedTableNames = Array(storedTables.keys) + Array(storedJoins.keys)
+
+        for table in layout.tables {
+            guard let old = storedTables[table.name]?.objectValue else {
+                if let clash = SQLiteNames.caseVariant(of: table.name, in: storedTableNames) {
+                    changes.append(
+                        "\(table.name): table name differs only in case from the stored table \(clash) (SQLite names ignore case)"
+                    )
+                    continue
+                }
+                statements += ddl.createStatements(for: table)
+                storedTables[table.name] = Self.describe(table)
+                continue
+            }
+            var columns = old["columns"]?.objectValue ?? [:]
+            let oldKey = old["primaryKey"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            if oldKey != table.primaryKeyColumns {
+                changes.append(
+                    "\(table.name): primary key changed from \(Self.list(oldKey)) to \(Self.list(table.primaryKeyColumns))"
+                )
+            }
+            for column in table.columns {
+                if let signature = columns[column.name]?.stringValue {
+                    if signature != column.signature {
+                        changes.append(
+                            "\(column.displayName(table: table.name)): changed from \(signature) to \(column.signature)"
+                        )
+                    }
+                } else if let clash = SQLiteNames.caseVariant(of: column.name, in: Array(columns.keys)) {
+                    changes.append(
+                        "\(column.displayName(table: table.name)): column name differs only in case from the stored column \(table.name).\(clash) (SQLite names ignore case)"
+                    )
+                } else {
+                    statements.append(ddl.addColumnStatement(column, table: table.name))
+                    columns[column.name] = .string(column.signature)
+                }
+            }
+            // Indexes on new columns, and on existing attributes newly marked `indexed`.
+            let missingIndexes = table.indexedColumns.filter { !existingIndexes.contains("_index_\(table.name)_\($0)") }
+            statements += ddl.indexStatements(for: table, onlyColumns: Set(missingIndexes))
+            var updated = old
+            updated["columns"] = .object(columns)
+            storedTables[table.name] = .object(updated)
+        }
+        for join in layout.joinTables {
+            let description = Self.describe(join)
+            if let old = storedJoins[join.name] {
+                if old != description {
+                    changes.append(
+                        "\(join.name): join table changed from \(old.serialized(sortedKeys: true)) to \(description.serialized(sortedKeys: true))"
+                    )
+                }
+            } else if let clash = SQLiteNames.caseVariant(of: join.name, in: storedTableNames) {
+                changes.append(
+                    "\(join.name): join table name differs only in case from the stored table \(clash) (SQLite names ignore case)"
+                )
+            } else {
+                statements += ddl.createStatements(for: join)
+                storedJoins[join.name] = description
+            }
+        }
+        for (entity, table) in layout.entityTables.sorted(by: { $0.key < $1.key }) {
+            if let old = storedEntities[entity]?.stringValue, old != table {
+                changes.append(
+                    "\(entity): records moved from table \(old) to table \(table); the stored records would no longer be read"
+                )
+            }
+            storedEntities[entity] = .string(table)
+        }
+        // A store made before relationships were recorded is described as it is now.
+        for (name, signature) in layout.relationshipSignatures.sorted(by: { $0.key < $1.key }) {
+            if let old = storedRelationships[name]?.stringValue, old != signature {
+                changes.append(
+                    "\(name): relationship stored as \(old), would be stored as \(signature); its stored links would no longer be read"
+                )
+            }
+            storedRelationships[name] = .string(signature)
+        }
+        if !changes.isEmpty {
+            throw WebRecordError(
+                .incompatibleStore,
+                "the schema changed incompatibly since the store was created; the store was not modified: "
+                    + changes.joined(separator: "; "))
+        }
+        let metadata: JSONValue = .object([
+            "version": .integer(Int64(StoreMigrator.layoutFormatVersion)),
+            "tables": .object(storedTables),
+            "joinTables": .object(storedJoins),
+            "entities": .object(storedEntities),
+            "relationships": .object(storedRelationships),
+        ])
+        self.statements = statements
+        self.metadata = metadata
+    }
+
+    private static func describe(_ table: StorageLayout.Table) -> JSONValue {
+        var columns = JSONObject()
+        for column in table.columns { columns[column.name] = .string(column.signature) }
+        return .object([
+            "columns": .object(columns),
+            "primaryKey": .array(table.primaryKeyColumns.map { .string($0) }),
+        ])
+    }
+
+    private static func describe(_ join: StorageLayout.JoinTable) -> JSONValue {
+        .object([
+            "owner": .string(join.ownerTable), "target": .string(join.targetTable),
+            "position": .bool(join.hasPosition), "inversePosition": .bool(join.hasInversePosition),
+        ])
+    }
+
+    private static func list(_ names: [String]) -> String {
+        names.isEmpty ? "(none)" : names.joined(separator: "+")
+    }
+}
+
+/// The statements that make a layout's tables, columns and indexes in one store's SQL.
+package protocol LayoutDDL {
+    /// `CREATE TABLE` for `table`, then its indexes.
+    func createStatements(for table: StorageLayout.Table) -> [String]
+    /// The indexes of `table`: its primary key's unique index, and its other indexed columns;
+    /// only those of `onlyColumns` (and no primary key's) when it is given.
+    func indexStatements(for table: StorageLayout.Table, onlyColumns: Set<String>?) -> [String]
+    /// `CREATE TABLE` for the join table `join`, then its index.
+    func createStatements(for join: StorageLayout.JoinTable) -> [String]
+    /// The statement that adds `column` to the existing table `table`.
+    func addColumnStatement(_ column: StorageLayout.Column, table: String) -> String
+}

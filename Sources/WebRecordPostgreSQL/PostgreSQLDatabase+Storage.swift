@@ -1,0 +1,124 @@
+import Foundation
+import WebRecord
+
+/// ``PostgreSQLDatabase`` as the store populations write through (``RecordStorage``) and
+/// records read through (``RecordReading``).
+extension PostgreSQLDatabase: RecordStorage {
+    /// Runs `body` in one write transaction (see `write(_:)`).
+    package func inTransaction<T>(_ body: (PostgreSQLRecordTransaction) throws -> T) throws -> T {
+        try write { connection in try body(PostgreSQLRecordTransaction(database: self, connection: connection)) }
+    }
+
+    /// Runs `body` in one write transaction on the database's queue (see the async `write(_:)`);
+    /// the transaction's ``PostgreSQLRecordTransaction/checkCancellation()`` sees the task's
+    /// cancellation.
+    package func inTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (PostgreSQLRecordTransaction) throws -> T
+    ) async throws -> T {
+        try await cancellable { [self] cancellation in
+            try write(cancellation: cancellation) { connection in
+                try body(
+                    PostgreSQLRecordTransaction(database: self, connection: connection, cancellation: cancellation))
+            }
+        }
+    }
+
+    /// The value transformer named `name`: this database's own, else the process-wide one.
+    package func transformer(named name: String) -> AttributeTransformers.Transform? {
+        transformers(named: name) ?? AttributeTransformers.transformer(named: name)
+    }
+
+    /// The class records of `entityName` are made of.
+    package func recordClass(for entityName: String) -> Record.Type {
+        recordClasses.recordClass(for: entityName)
+    }
+
+    /// A record of `recordClass` for a row of this database.
+    package func record(
+        of recordClass: Record.Type, entity: Entity, rowID: Int64, values: [String: DatabaseValue]
+    ) -> Record {
+        recordClass.init(row: Record.StoredRow(entity: entity, rowID: rowID, values: values, store: self))
+    }
+
+    /// Nothing to remove: a PostgreSQL store leaves no file behind, and its first write
+    /// transaction makes its tables together with its changes, or nothing.
+    package func discardIfNeverWritten() {}
+
+    /// Nothing to remove (see ``discardIfNeverWritten()``).
+    package func discardIfNeverWritten() async {}
+}
+
+extension PostgreSQLDatabase: RecordReading {
+    /// The entity `recordClass` is registered for.
+    package func entityName(registeredFor recordClass: Record.Type) -> String? {
+        recordClasses.entityName(registeredFor: recordClass)
+    }
+
+    /// The records related to `record` through `name`: for a to-many, in stored order when it is
+    /// ordered, else by `_id`.
+    package func relatedRecords(of record: Record, relationship name: String, limit: Int?) throws(WebRecordError)
+        -> [Record]
+    {
+        guard let relationship = record.entity.relationship(named: name),
+            let storage = layout.storage(of: name, in: record.entity.name),
+            let destination = schema.entity(named: relationship.destination)
+        else {
+            throw WebRecordError(
+                .invalidArgument, "entity '\(record.entity.name)' has no property '\(name)'",
+                entity: record.entity.name, property: name)
+        }
+        let table = pgQuote(destination.rootName)
+        var sql: String
+        switch storage {
+        case .foreignKeyHere(let column, _):
+            guard case .integer(let target)? = record.storedValues[column] else { return [] }
+            return try records("SELECT * FROM \(table) WHERE \"_id\" = $1", [.integer(target)])
+        case .foreignKeyThere(_, let column, let position):
+            sql = "SELECT * FROM \(table) WHERE \(pgQuote(column)) = $1"
+            sql += " ORDER BY " + (position.map { "\(pgQuote($0)), " } ?? "") + "\"_id\""
+        case .joinTable(let join, let selfColumn, let otherColumn, let position):
+            sql =
+                "SELECT d.* FROM \(table) d JOIN \(pgQuote(join)) j ON j.\(pgQuote(otherColumn)) = d.\"_id\" WHERE j.\(pgQuote(selfColumn)) = $1"
+            sql += " ORDER BY " + (position.map { "j.\(pgQuote($0)), " } ?? "") + "d.\"_id\""
+        }
+        if let limit { sql += " LIMIT \(max(0, limit))" }
+        return try records(sql, [.integer(record.rowID)])
+    }
+
+    /// The records of the rows `sql` gives (every column of a table: `_id`, `_entity`, then
+    /// the others), each of the class registered for its entity.
+    func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {
+        do {
+            return try withConnection { connection in try records(sql, arguments, on: connection) }
+        } catch {
+            throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)")
+        }
+    }
+
+    /// ``records(_:_:)`` on `connection`, inside a transaction that holds it.
+    func records(_ sql: String, _ arguments: [DatabaseValue], on connection: PostgreSQLConnection)
+        throws(WebRecordError) -> [Record]
+    {
+        let result = try connection.execute(sql, arguments)
+        var records: [Record] = []
+        records.reserveCapacity(result.rows.count)
+        for row in result.rows {
+            var values: [String: DatabaseValue] = [:]
+            values.reserveCapacity(result.columnNames.count)
+            var rowID: Int64 = 0
+            var entityName = ""
+            for (name, value) in zip(result.columnNames, row) {
+                switch name {
+                case "_id": if case .integer(let id) = value { rowID = id }
+                case "_entity": if case .text(let text) = value { entityName = text }
+                default: values[name] = value
+                }
+            }
+            guard let entity = schema.entity(named: entityName) else {
+                throw WebRecordError(.incompatibleStore, "row \(rowID) names an unknown entity '\(entityName)'")
+            }
+            records.append(record(of: recordClass(for: entity.name), entity: entity, rowID: rowID, values: values))
+        }
+        return records
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import WebRecord
+
+/// A WebRecord store in a PostgreSQL database: the schema's layout in a schema (namespace) of
+/// the database, and the store interface populations write through (``RecordStorage``).
+///
+/// It holds one connection, used by one thread at a time; synchronous calls wait for it, and
+/// async ones run on a serial queue of their own so that they never block the cooperative
+/// pool. The first write transaction creates or migrates the tables, together with its own
+/// changes (see ``PostgreSQLMigrator``).
+package final class PostgreSQLDatabase: Sendable {
+    /// What opening a database needs besides its schema and connection URL.
+    package struct Options: Sendable {
+        /// The schema (namespace) that holds the store's tables, created when missing.
+        package var namespace = "public"
+        /// Where populations of this database log.
+        package var logger = Logger.global
+        /// Value transformers of this database, before the process-wide ones.
+        package var transformers: [String: AttributeTransformers.Transform] = [:]
+        /// Called with the text of every statement run.
+        package var sqlObserver: (@Sendable (String) -> Void)?
+
+        /// The default options: the `public` schema, the global logger, no transformers of its own.
+        package init() {}
+    }
+
+    /// The schema the database was opened for.
+    package let schema: Schema
+    /// How the schema is laid out in tables: the SQLite store's layout.
+    package let layout: StorageLayout
+    /// The schema (namespace) holding the tables.
+    package let namespace: String
+    /// The Record classes rows are made into.
+    package let recordClasses: RecordClassRegistry
+    /// Where populations of this database log.
+    package let logger: Logger
+    private let transformers: [String: AttributeTransformers.Transform]
+    private let connection: ConnectionLock
+    private let queue: DispatchQueue
+
+    /// Connects to the database `location` names (a connection URL or conninfo string) for
+    /// `schema`.
+    ///
+    /// - Throws: `invalidSchema` when a name of the layout is longer than PostgreSQL's 63
+    ///   bytes; `storeError` when the server cannot be reached; `invalidArgument` for a
+    ///   location libpq cannot read.
+    package init(_ location: String, schema: Schema, options: Options = Options()) throws(WebRecordError) {
+        let layout = StorageLayout(schema: schema)
+        try PostgreSQLNames.check(layout, namespace: options.namespace)
+        self.schema = schema
+        self.layout = layout
+        self.namespace = options.namespace
+        self.recordClasses = RecordClassRegistry(schema: schema)
+        self.logger = options.logger
+        self.transformers = options.transformers
+        let connection = try PostgreSQLConnection(location)
+        connection.sqlObserver = options.sqlObserver
+        try connection.execute("SET search_path TO \(pgQuote(options.namespace))")
+        self.connection = ConnectionLock(connection)
+        self.queue = DispatchQueue(label: "WebRecord.PostgreSQLDatabase")
+    }
+
+    /// The value transformer this database was given under `name`, if any.
+    func transformers(named name: String) -> AttributeTransformers.Transform? {
+        transformers[name]
+    }
+
+    /// A description of the database that never holds a password.
+    package var description: String {
+        connection.info.description
+    }
+
+    /// Runs `body` with the connection, waiting for any other thread using it. A thread already
+    /// using it (inside a transaction) gets it again.
+    package func withConnection<T>(_ body: (PostgreSQLConnection) throws -> T) rethrows -> T {
+        try connection.withConnection { connection, _ in try body(connection) }
+    }
+
+    // MARK: - Writing
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    /// The first transaction creates or migrates the tables before `body`, under an advisory
+    /// lock, so that they are committed or rolled back with `body`'s changes.
+    package func write<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try write(cancellation: nil, body)
+    }
+
+    /// ``write(_:)`` on the database's own queue, without blocking the calling task's thread.
+    /// Cancelling the task interrupts the statement the server runs for it, rolls back, and
+    /// throws `cancelled`; so does a cancellation that `body` notices itself.
+    package func write<T: Sendable>(_ body: @escaping @Sendable (PostgreSQLConnection) throws -> T) async throws -> T {
+        try await cancellable { [self] cancellation in try write(cancellation: cancellation, body) }
+    }
+
+    /// Runs `work` on the database's queue with the cancellation of the calling task, which the
+    /// task's cancellation raises.
+    func cancellable<T: Sendable>(_ work: @escaping @Sendable (WriteCancellation) throws -> T) async throws -> T {
+        let cancellation = WriteCancellation(canceller: connection.canceller)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    continuation.resume(with: Result { try work(cancellation) })
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+        }
+    }
+
+    /// Runs `body` in one transaction, which `cancellation` (when given) can interrupt.
+    func write<T>(cancellation: WriteCancellation?, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        func isCancelled() -> Bool { Task.isCancelled || cancellation?.isCancelled == true }
+        return try connection.withConnection { connection, state in
+            if isCancelled() { throw WebRecordError(.cancelled, "the write was cancelled before it began") }
+            cancellation?.begin()
+            defer { cancellation?.end() }
+            do {
+                let result = try connection.inTransaction {
+                    if !state.layoutIsReady {
+                        try PostgreSQLMigrator(layout: layout, namespace: namespace, connection: connection).migrate()
+                    }
+                    let result = try body(connection)
+                    // A task cancelled while its closure ran commits nothing.
+                    if isCancelled() {
+                        throw WebRecordError(.cancelled, "the write was cancelled before it committed")
+                    }
+                    return result
+                }
+                state.layoutIsReady = true
+                return result
+            } catch {
+                guard isCancelled() else { throw error }
+                if let error = error as? WebRecordError, error.code == .cancelled { throw error }
+                throw WebRecordError(.cancelled, "the write was cancelled", cause: error)
+            }
+        }
+    }
+}
+
+/// The cancellation of one async write: raised by the task's cancellation handler, which also
+/// interrupts the statement the server runs, once the write has begun.
+final class WriteCancellation: Sendable {
+    private struct State {
+        var cancelled = false
+        var running = false
+    }
+
+    private let state = Locked(State())
+    private let canceller: PostgreSQLCanceller?
+
+    init(canceller: PostgreSQLCanceller?) {
+        self.canceller = canceller
+    }
+
+    /// Whether the task was cancelled.
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Raises the flag, and interrupts the running statement when the write has begun.
+    func cancel() {
+        let running = state.withLock { state in
+            state.cancelled = true
+            return state.running
+        }
+        if running { canceller?.cancel() }
+    }
+
+    /// The write holds the connection: a cancellation from now on interrupts its statements.
+    func begin() { state.withLock { $0.running = true } }
+
+    /// The write is done with the connection.
+    func end() { state.withLock { $0.running = false } }
+}
+
+/// The connection of a ``PostgreSQLDatabase`` and what it knows of the store, used by one
+/// thread at a time (a recursive lock: a thread inside a transaction reads through it again).
+///
+/// `@unchecked Sendable` is safe: the connection and the state are only reached inside
+/// ``withConnection(_:)``, under the lock.
+final class ConnectionLock: @unchecked Sendable {
+    /// What a connection knows of the store.
+    final class State {
+        /// Whether the tables were made or checked by a committed transaction.
+        var layoutIsReady = false
+    }
+
+    private let lock = NSRecursiveLock()
+    private let connection: PostgreSQLConnection
+    private let state = State()
+    /// Where the connection goes, without its password.
+    let info: PostgreSQLConnectionInfo
+    /// What interrupts the connection's running statement from another thread.
+    let canceller: PostgreSQLCanceller?
+
+    init(_ connection: PostgreSQLConnection) {
+        self.connection = connection
+        self.info = connection.info
+        self.canceller = connection.makeCanceller()
+    }
+
+    func withConnection<T>(_ body: (PostgreSQLConnection, State) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(connection, state)
+    }
+}

@@ -1,0 +1,76 @@
+import WebRecord
+
+/// Creates or migrates a PostgreSQL store's tables, inside the store's first write
+/// transaction, as the SQLite store does (the comparison is the same one,
+/// ``LayoutMigrationPlan``): new tables, columns, join tables and indexes are added; any other
+/// change is refused with `incompatibleStore`, naming every change, and nothing is written.
+///
+/// Creation and additive changes run in the transaction, so they are committed or rolled back
+/// with it. The transaction first takes an advisory lock (`pg_advisory_xact_lock`, keyed by the
+/// store's schema name) held until it ends: two workers that start at once against an empty
+/// database take turns, and the second finds the tables made (each statement of a
+/// `READ COMMITTED` transaction sees what committed before it).
+struct PostgreSQLMigrator {
+    let layout: StorageLayout
+    let namespace: String
+    let connection: PostgreSQLConnection
+
+    func migrate() throws(WebRecordError) {
+        try connection.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("WebRecord layout of \(namespace)")])
+        try connection.execute("CREATE SCHEMA IF NOT EXISTS \(pgQuote(namespace))")
+        let stored = try storedLayout()
+        let indexes = try connection.rows(
+            "SELECT indexname FROM pg_catalog.pg_indexes WHERE schemaname = $1", [.text(namespace)])
+        let existingIndexes = Set(
+            indexes.compactMap { row -> String? in
+                if case .text(let name)? = row.first { return name }
+                return nil
+            })
+        let plan = try LayoutMigrationPlan(
+            layout: layout, stored: stored, existingIndexes: existingIndexes, ddl: PostgreSQLLayoutDDL())
+        if stored == nil {
+            try connection.execute(
+                "CREATE TABLE \"_webrecord_metadata\" (\"key\" text COLLATE \"C\" PRIMARY KEY, \"value\" text NOT NULL)"
+            )
+        }
+        // Every new table first, so that the foreign keys added after find the tables they name.
+        let creations = plan.statements.filter { $0.hasPrefix("CREATE TABLE ") }
+        for statement in creations + plan.statements.filter({ !$0.hasPrefix("CREATE TABLE ") }) {
+            try connection.execute(statement)
+        }
+        if plan.metadata != stored.map(JSONValue.object) {
+            try connection.execute(
+                """
+                INSERT INTO "_webrecord_metadata" ("key", "value") VALUES ('layout', $1)
+                ON CONFLICT ("key") DO UPDATE SET "value" = EXCLUDED."value"
+                """,
+                [.text(plan.metadata.serialized(sortedKeys: true))])
+        }
+    }
+
+    /// The layout record of the store, nil when the schema holds no table yet.
+    ///
+    /// - Throws: `incompatibleStore` when the schema holds tables WebRecord did not make, or a
+    ///   layout record WebRecord cannot read.
+    private func storedLayout() throws(WebRecordError) -> JSONObject? {
+        let tables = try connection.rows(
+            "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(namespace)]
+        ).compactMap { row -> String? in
+            if case .text(let name)? = row.first { return name }
+            return nil
+        }
+        guard tables.contains("_webrecord_metadata") else {
+            guard tables.isEmpty else {
+                let names = tables.map { "'\($0)'" }
+                throw WebRecordError(
+                    .incompatibleStore,
+                    "the database already holds tables that WebRecord did not create (\(names.prefix(10).joined(separator: ", "))\(names.count > 10 ? ", …" : "")); open an empty or WebRecord store"
+                )
+            }
+            return nil
+        }
+        return try LayoutMigrationPlan.layoutRecord(
+            try connection.scalar("SELECT \"value\" FROM \"_webrecord_metadata\" WHERE \"key\" = 'layout'"))
+    }
+}

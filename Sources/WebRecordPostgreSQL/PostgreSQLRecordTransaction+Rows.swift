@@ -1,0 +1,128 @@
+import WebRecord
+
+/// Finding and writing rows: the population's batched lookups by key and by owner, new `_id`s
+/// from each table's sequence, and its inserts and updates.
+extension PostgreSQLRecordTransaction {
+    // MARK: - Finding rows
+
+    /// Rows whose `column` holds one of `keys`: `= ANY($1)` over one array of every key.
+    package func forEachRow(
+        in table: String, where column: String, isIn keys: [DatabaseValue],
+        _ body: (TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError) {
+        guard !keys.isEmpty else { return }
+        let sql = try sql(for: table)
+        let rows = try connection.rows(
+            "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE \(pgQuote(column)) = ANY($1::\(sql.type(of: column))[])",
+            [try PostgreSQLArray.literal(keys)])
+        for row in rows { try body(sql.row(row)) }
+    }
+
+    /// Rows whose `columns` hold one of `keys`: `(a, b) IN (SELECT * FROM unnest($1, $2))`,
+    /// one array per column.
+    package func forEachRow(
+        in table: String, where columns: [String], areIn keys: [[DatabaseValue]],
+        _ body: (TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError) {
+        guard !columns.isEmpty, !keys.isEmpty else { return }
+        let sql = try sql(for: table)
+        var arrays: [DatabaseValue] = []
+        var casts: [String] = []
+        for (index, column) in columns.enumerated() {
+            arrays.append(try PostgreSQLArray.literal(keys.map { index < $0.count ? $0[index] : .null }))
+            casts.append("$\(index + 1)::\(sql.type(of: column))[]")
+        }
+        let rows = try connection.rows(
+            "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE (\(columns.map(pgQuote).joined(separator: ", "))) IN (SELECT * FROM unnest(\(casts.joined(separator: ", "))))",
+            arrays)
+        for row in rows { try body(sql.row(row)) }
+    }
+
+    /// Rows that owners refer to: the owners' table joined to this one, for the owners' `_id`s
+    /// in one array; the owner's `_id` comes first.
+    package func forEachRow(
+        in table: String, referencedBy column: String, of ownerTable: String, ownerIDs: [Int64],
+        _ body: (_ ownerID: Int64, _ row: TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError) {
+        guard !ownerIDs.isEmpty else { return }
+        let sql = try sql(for: table)
+        let rows = try connection.rows(
+            "SELECT o.\"_id\", \(sql.selectList(alias: "c")) FROM \(pgQuote(ownerTable)) AS o JOIN \(sql.quotedName) AS c ON c.\"_id\" = o.\(pgQuote(column)) WHERE o.\"_id\" = ANY($1::bigint[])",
+            [try PostgreSQLArray.literal(ownerIDs.map { .integer($0) })])
+        for row in rows {
+            guard case .integer(let ownerID) = row[0] else { continue }
+            try body(ownerID, sql.row(row, leading: 1))
+        }
+    }
+
+    // MARK: - New rows
+
+    /// `count` values of the table's `_id` sequence, in one statement: `nextval` over
+    /// `generate_series`. A sequence never hands a value out twice, whichever transaction asks
+    /// and whether or not it commits, so workers sharing the database never collide.
+    package func reserveRowIDs(in table: String, count: Int) throws(WebRecordError) -> [Int64] {
+        guard count > 0 else { return [] }
+        let qualified = pgQuote(database.namespace) + "." + pgQuote(table)
+        let rows = try connection.rows(
+            "SELECT nextval(pg_get_serial_sequence($1, '_id')) FROM generate_series(1, $2::bigint)",
+            [.text(qualified), .integer(Int64(count))])
+        let rowIDs = rows.compactMap { row -> Int64? in
+            if case .integer(let id)? = row.first { return id }
+            return nil
+        }
+        return rowIDs.sorted()
+    }
+
+    // MARK: - Writing rows
+
+    /// Inserts each table's new rows with one `INSERT ... SELECT * FROM unnest(...)` per
+    /// ``rowsPerStatement`` rows, one array per column, then updates changed rows the same way
+    /// with `UPDATE ... FROM unnest(...)`. Foreign keys are checked at the commit.
+    package func writeRows(inserted: [TableRows], updated: [TableRows]) throws(WebRecordError) {
+        for group in inserted where !group.rows.isEmpty {
+            let sql = try sql(for: group.table)
+            var start = 0
+            while start < group.rows.count {
+                let chunk = group.rows[start..<min(start + Self.rowsPerStatement, group.rows.count)]
+                start += Self.rowsPerStatement
+                let (arrays, casts) = try columnArrays(chunk, sql: sql)
+                try connection.execute(
+                    "INSERT INTO \(sql.quotedName) (\(sql.selectList())) SELECT * FROM unnest(\(casts))", arrays)
+            }
+        }
+        for group in updated where !group.rows.isEmpty {
+            let sql = try sql(for: group.table)
+            let assignments = sql.columnNames.dropFirst().map { "\($0) = v.\($0)" }.joined(separator: ", ")
+            var start = 0
+            while start < group.rows.count {
+                let chunk = group.rows[start..<min(start + Self.rowsPerStatement, group.rows.count)]
+                start += Self.rowsPerStatement
+                let (arrays, casts) = try columnArrays(chunk, sql: sql)
+                try connection.execute(
+                    "UPDATE \(sql.quotedName) AS t SET \(assignments) FROM unnest(\(casts)) AS v(\(sql.selectList())) WHERE t.\"_id\" = v.\"_id\"",
+                    arrays)
+            }
+        }
+    }
+
+    /// One array parameter per column of `rows` (`_id`, `_entity`, then the value columns), and
+    /// the casts that type them: `$1::bigint[], $2::text[], ...`.
+    private func columnArrays(_ rows: ArraySlice<TableRow>, sql: PostgreSQLTableSQL) throws(WebRecordError) -> (
+        [DatabaseValue], String
+    ) {
+        var arrays = [
+            try PostgreSQLArray.literal(rows.map { .integer($0.rowID) }),
+            try PostgreSQLArray.literal(rows.map { .text($0.entityName) }),
+        ]
+        var casts = ["$1::bigint[]", "$2::text[]"]
+        for (index, column) in sql.valueColumns.enumerated() {
+            arrays.append(try PostgreSQLArray.literal(rows.map { index < $0.values.count ? $0.values[index] : .null }))
+            casts.append("$\(index + 3)::\(sql.type(of: column))[]")
+        }
+        return (arrays, casts.joined(separator: ", "))
+    }
+
+    /// Rows per `INSERT` or `UPDATE`: enough that a population makes few round trips, few
+    /// enough that one statement's arrays stay a few megabytes.
+    static let rowsPerStatement = 5_000
+}

@@ -1,0 +1,86 @@
+import WebRecord
+
+/// One write transaction of a ``PostgreSQLDatabase``, as a population uses it: statements on
+/// the database's connection, inside the transaction its `write(_:)` began.
+///
+/// Every operation is batch-shaped: a whole key set, a whole table's rows, every member of a
+/// relationship goes in one statement, as an array parameter (``PostgreSQLArray``) that the
+/// statement unnests, so that a population makes a round trip per table and step, not per
+/// record. Every value is bound; identifiers are quoted.
+package final class PostgreSQLRecordTransaction: RecordStorageTransaction {
+    let database: PostgreSQLDatabase
+    let connection: PostgreSQLConnection
+    private let cancellation: WriteCancellation?
+    private var tables: [String: PostgreSQLTableSQL] = [:]
+
+    init(database: PostgreSQLDatabase, connection: PostgreSQLConnection, cancellation: WriteCancellation? = nil) {
+        self.database = database
+        self.connection = connection
+        self.cancellation = cancellation
+    }
+
+    /// The SQL of the layout's table `name`.
+    ///
+    /// - Throws: `storeError` when the layout has no such table.
+    func sql(for name: String) throws(WebRecordError) -> PostgreSQLTableSQL {
+        if let sql = tables[name] { return sql }
+        guard let table = database.layout.table(named: name) else {
+            throw WebRecordError(.storeError, "the store has no table '\(name)'")
+        }
+        let sql = PostgreSQLTableSQL(table)
+        tables[name] = sql
+        return sql
+    }
+
+    /// Throws `CancellationError` when the task running the transaction is cancelled: the
+    /// calling task, or the task an async transaction runs for.
+    package func checkCancellation() throws {
+        try Task.checkCancellation()
+        if cancellation?.isCancelled == true { throw CancellationError() }
+    }
+}
+
+@available(*, unavailable)
+extension PostgreSQLRecordTransaction: Sendable {}
+
+/// The SQL that reads and writes the rows of one table as ``TableRow``s, and the type of each
+/// column (for the casts of array parameters).
+struct PostgreSQLTableSQL {
+    /// The table's name, quoted.
+    let quotedName: String
+    /// `"_id", "_entity", ...valueColumns`, quoted.
+    let columnNames: [String]
+    /// Every column after `_id` and `_entity`, in layout order.
+    let valueColumns: [String]
+    /// The PostgreSQL type of each column, by name.
+    let types: [String: String]
+
+    init(_ table: StorageLayout.Table) {
+        quotedName = pgQuote(table.name)
+        valueColumns = table.valueColumns
+        columnNames = (["_id", "_entity"] + valueColumns).map(pgQuote)
+        var types: [String: String] = [:]
+        for column in table.columns { types[column.name] = PostgreSQLLayoutDDL.typeName(column) }
+        self.types = types
+    }
+
+    /// `"_id", "_entity", ...`, each qualified by `alias` when one is given.
+    func selectList(alias: String? = nil) -> String {
+        columnNames.map { name in (alias.map { "\($0)." } ?? "") + name }.joined(separator: ", ")
+    }
+
+    /// The type of the column `name` (`text` for a column the layout does not know).
+    func type(of name: String) -> String {
+        types[name] ?? "text"
+    }
+
+    /// A row read from `values`, whose first `leading` values are other columns, then `_id`,
+    /// `_entity` and ``valueColumns``.
+    func row(_ values: [DatabaseValue], leading: Int = 0) -> TableRow {
+        var rowID: Int64 = 0
+        var entityName = ""
+        if case .integer(let id) = values[leading] { rowID = id }
+        if case .text(let text) = values[leading + 1] { entityName = text }
+        return TableRow(rowID: rowID, entityName: entityName, values: Array(values[(leading + 2)...]))
+    }
+}
