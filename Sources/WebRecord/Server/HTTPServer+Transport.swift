@@ -123,7 +123,9 @@ final class HTTPTransfer: Sendable {
         var task: URLSessionDataTask?
         var continuation: CheckedContinuation<Outcome, Never>?
         var ending: Ending = .none
-        var watchdog: Task<Void, Never>?
+        /// Ends the transfer as timed out when it fires. A dispatch timer, not a task: it fires on
+        /// time even while every thread of Swift's cooperative pool is busy or blocked.
+        var watchdog: DispatchWorkItem?
         var body = Data()
     }
 
@@ -151,14 +153,10 @@ final class HTTPTransfer: Sendable {
             state.task = task
             state.continuation = continuation
             let timeout = self.timeout
-            state.watchdog = Task { [self] in
-                do {
-                    try await Task.sleep(nanoseconds: HTTPServer.nanoseconds(timeout))
-                } catch {
-                    return
-                }
-                end(.timedOut)
-            }
+            let watchdog = DispatchWorkItem { [self] in end(.timedOut) }
+            state.watchdog = watchdog
+            DispatchQueue.global().asyncAfter(
+                deadline: .now() + .nanoseconds(Int(clamping: HTTPServer.nanoseconds(timeout))), execute: watchdog)
             return false
         }
         if cancelled { continuation.resume(returning: .failure(.cancelled(entity: entity))) }
