@@ -61,6 +61,9 @@ final class ProtoRecord: CustomStringConvertible {
     /// The owner, for records identified by their owner (those without a key).
     var owner: Owner?
     var row: RowState?
+    /// When the response last gave this record's values, in the order of the occurrences the
+    /// builder met: of two proto-records that share one row, the later given wins.
+    var lastGiven = 0
     /// Whether the store refused the record it names (a reference to a record of another
     /// branch of its hierarchy): it gets no row, and nothing links to it.
     var isRejected = false

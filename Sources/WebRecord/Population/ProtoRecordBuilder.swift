@@ -28,6 +28,8 @@ final class ProtoRecordBuilder {
     private(set) var unidentifiedTopLevel: (count: Int, first: JSONValue?, firstIndex: Int) = (0, nil, 0)
     /// The position of the top-level value being built, for messages.
     private var topLevelIndex = 0
+    /// How many record objects the builder has met so far.
+    private var occurrences = 0
     /// The top-level dictionaries of an abstract entity skipped because no sub-entity matched.
     private(set) var unmappedTopLevel = 0
 
@@ -244,7 +246,9 @@ final class ProtoRecordBuilder {
             earlier = nil
         }
         let proto: ProtoRecord
+        occurrences += 1
         if let earlier {
+            earlier.lastGiven = occurrences
             // The same record repeated as is (a user on each of their posts): its nested records
             // were merged and its relationships set from these very values already.
             if merge(dictionary, into: earlier, as: representation) == .identical { return earlier }
@@ -252,6 +256,7 @@ final class ProtoRecordBuilder {
         } else {
             proto = ProtoRecord(
                 representation: representation, dictionary: dictionary, parent: parent, isReference: false)
+            proto.lastGiven = occurrences
             proto.normalizedKey = normalized
             proto.primaryKeyValue = rawKey
             if let normalized {

@@ -27,6 +27,14 @@ struct RecordResolver<Storage: RecordStorage> {
         for table in keyed.keys.sorted() {
             try resolveByKey(keyed[table] ?? [], table: table)
         }
+        // A record found through its owner may be one the response also names by key (a user
+        // nested without a key on one post, and with its key on another): both proto-records
+        // then share one row, so that what each brings is merged into it, and it is written
+        // and counted once.
+        var stored = StoredRows()
+        for proto in protoRecords where proto.normalizedKey != nil {
+            if let row = proto.row, !row.isNew { stored.add(row) }
+        }
         // Owned records resolve in rounds: each round, those whose owners are resolved.
         var pending = owned
         while !pending.isEmpty {
@@ -36,7 +44,7 @@ struct RecordResolver<Storage: RecordStorage> {
                 break
             }
             pending.removeAll { $0.owner?.proto.row != nil }
-            try resolveByOwner(ready)
+            try resolveByOwner(ready, stored: &stored)
         }
     }
 
@@ -72,18 +80,29 @@ struct RecordResolver<Storage: RecordStorage> {
     // MARK: - By owner
 
     /// Proto-records identified by their owner, grouped by child table and owner relationship.
-    private struct Group: Hashable {
+    fileprivate struct Group: Hashable {
         let table: String
         let ownerEntity: String
         let relationship: String
     }
 
-    private func resolveByOwner(_ protos: [ProtoRecord]) throws(WebRecordError) {
+    private func resolveByOwner(_ protos: [ProtoRecord], stored: inout StoredRows) throws(WebRecordError) {
         // Group by (child table, owner relationship); only owners already stored can have a child stored.
         var groups: [Group: [ProtoRecord]] = [:]
+        // Two proto-records of one owner row through one relationship are one record (the
+        // owner's row is shared when the response names it twice): they share one row too.
+        var newChildren: [NewChild: RowState] = [:]
         for proto in protos {
-            guard let owner = proto.owner, owner.proto.row?.isNew == false else {
-                try makeNew(proto)
+            guard let owner = proto.owner, let ownerRow = owner.proto.row, !ownerRow.isNew else {
+                let child = proto.owner.flatMap { owner in
+                    owner.proto.row.map { NewChild(owner: ObjectIdentifier($0), relationship: owner.relationship.name) }
+                }
+                if let child, let row = newChildren[child] {
+                    attach(row, to: proto)
+                } else {
+                    try makeNew(proto)
+                    if let child { newChildren[child] = proto.row }
+                }
                 continue
             }
             let relationship = owner.relationship.property
@@ -106,16 +125,18 @@ struct RecordResolver<Storage: RecordStorage> {
                 for proto in group { try makeNew(proto) }
                 continue
             }
-            var byOwner: [Int64: ProtoRecord] = [:]
+            var byOwner: [Int64: [ProtoRecord]] = [:]
             byOwner.reserveCapacity(group.count)
             for proto in group {
-                if let id = proto.owner?.proto.row?.rowID { byOwner[id] = proto }
+                if let id = proto.owner?.proto.row?.rowID { byOwner[id, default: []].append(proto) }
             }
             func match(_ found: TableRow, ownerID: Int64) {
-                guard let proto = byOwner[ownerID] else { return }
-                attach(
-                    RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values),
-                    to: proto)
+                guard let protos = byOwner[ownerID] else { return }
+                let row =
+                    stored.row(in: plan.name, rowID: found.rowID)
+                    ?? RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values)
+                for proto in protos { attach(row, to: proto) }
+                if protos.contains(where: { $0.row === row }) { stored.add(row) }
             }
             switch lookup {
             case .childHoldsOwner(let column, let index):
@@ -132,9 +153,21 @@ struct RecordResolver<Storage: RecordStorage> {
                 }
             }
             for proto in group where proto.row == nil {
-                try makeNew(proto)
+                let ownerID = proto.owner?.proto.row?.rowID
+                if let ownerID, let row = stored.child(of: ownerID, in: groupKey) {
+                    attach(row, to: proto)
+                } else {
+                    try makeNew(proto)
+                    if let ownerID, let row = proto.row { stored.add(row, child: ownerID, in: groupKey) }
+                }
             }
         }
+    }
+
+    /// A record found through a new owner: the owner's row and the relationship.
+    private struct NewChild: Hashable {
+        let owner: ObjectIdentifier
+        let relationship: String
     }
 
     /// Where the link between an owner and its child is kept, which decides how the children of
@@ -162,6 +195,29 @@ struct RecordResolver<Storage: RecordStorage> {
     }
 
     // MARK: - Rows
+
+    /// The stored rows already matched to a proto-record, by table and `_id`, and the new rows
+    /// made for records found through their owner, by owner and relationship.
+    fileprivate struct StoredRows {
+        private var rows: [String: [Int64: RowState]] = [:]
+        private var children: [Group: [Int64: RowState]] = [:]
+
+        mutating func add(_ row: RowState, child ownerID: Int64, in group: Group) {
+            children[group, default: [:]][ownerID] = row
+        }
+
+        func child(of ownerID: Int64, in group: Group) -> RowState? {
+            children[group]?[ownerID]
+        }
+
+        mutating func add(_ row: RowState) {
+            rows[row.table.name, default: [:]][row.rowID] = row
+        }
+
+        func row(in table: String, rowID: Int64) -> RowState? {
+            rows[table]?[rowID]
+        }
+    }
 
     private func attach(_ row: RowState, to proto: ProtoRecord) {
         guard proto.row == nil else { return }

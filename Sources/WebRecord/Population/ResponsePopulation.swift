@@ -285,7 +285,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         try resolver.resolve(protos)
 
         var marshaler = Marshaler(store: store, options: options, coercion: graph.coercion, debugger: debugger)
-        for proto in protos {
+        for proto in Self.attributeOrder(protos) {
             marshaler.populateAttributes(of: proto)
         }
         marshaler.dropIncompleteRecords(protos)
@@ -304,14 +304,38 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
         var rows: [RowState] = []
         rows.reserveCapacity(protos.count)
+        var seen = Set<ObjectIdentifier>()
         for proto in protos {
-            if let row = proto.row { rows.append(row) }
+            // A row two proto-records share (RecordResolver) is written once.
+            if let row = proto.row, seen.insert(ObjectIdentifier(row)).inserted { rows.append(row) }
         }
         var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
         try writer.writeLinks(marshaler.operations, deleter: &deleter)
         return StoredGraph(
             writer: writer, dropped: dropped.count, firstDropped: dropped.first.map { .object($0.dictionary) })
+    }
+
+    /// The proto-records in the order their attributes are populated: the graph's, except that
+    /// the proto-records sharing one row (RecordResolver) are populated together, the one the
+    /// response gave last, last, so that its values win as a later value does (DESIGN §3.7).
+    static func attributeOrder(_ protos: [ProtoRecord]) -> [ProtoRecord] {
+        var sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
+        for proto in protos {
+            if let row = proto.row { sharing[ObjectIdentifier(row), default: []].append(proto) }
+        }
+        guard sharing.count < protos.count else { return protos }
+        var ordered: [ProtoRecord] = []
+        ordered.reserveCapacity(protos.count)
+        for proto in protos {
+            guard let row = proto.row, let group = sharing[ObjectIdentifier(row)], group.count > 1 else {
+                ordered.append(proto)
+                continue
+            }
+            guard group[0] === proto else { continue }
+            ordered += group.sorted { $0.lastGiven < $1.lastGiven }
+        }
+        return ordered
     }
 
     /// The records of the stored top-level proto-records, in their order.
@@ -420,8 +444,10 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     ) -> [String: ChangeCounts] {
         let logsChanges = logger.isEnabled(.debug)
         var changes: [String: ChangeCounts] = [:]
+        var counted = Set<ObjectIdentifier>()
         for proto in protos {
-            guard let row = proto.row else { continue }
+            // A row two proto-records share (RecordResolver) counts once.
+            guard let row = proto.row, counted.insert(ObjectIdentifier(row)).inserted else { continue }
             let name = proto.representation.name
             if row.isNew {
                 changes[name, default: ChangeCounts()].inserted += 1
