@@ -288,7 +288,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in Self.attributeOrder(protos) {
             marshaler.populateAttributes(of: proto)
         }
+        let firstRowIDs = Self.firstNewRowIDs(protos)
         marshaler.dropIncompleteRecords(protos)
+        Self.numberNewRows(protos, from: firstRowIDs, plans: graph.plans)
         let dropped = graph.topLevel.filter { $0.row == nil }
         if checksStored {
             try requireStored(
@@ -336,6 +338,47 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             ordered += group.sorted { $0.lastGiven < $1.lastGiven }
         }
         return ordered
+    }
+
+    /// The first `_id` the resolver took for a new row of each table: where ``numberNewRows(_:from:plans:)``
+    /// starts.
+    static func firstNewRowIDs(_ protos: [ProtoRecord]) -> [String: Int64] {
+        var first: [String: Int64] = [:]
+        for proto in protos {
+            guard let row = proto.row, row.isNew else { continue }
+            first[row.table.name] = min(first[row.table.name] ?? row.rowID, row.rowID)
+        }
+        return first
+    }
+
+    /// Gives the new rows their `_id`s in the order the response first names their records, from
+    /// the first `_id` the resolver took for each table, and none to a record that is not stored.
+    ///
+    /// The resolver takes `_id`s table by table, records found by key before those found through
+    /// their owner, and before the records lacking a non-optional value are dropped. Numbered
+    /// again here, the `_id`s do not depend on how a response is cut into batches: a streamed
+    /// response's new rows get the `_id`s the whole response gives them. Links are wired after
+    /// this, with the final `_id`s.
+    static func numberNewRows(_ protos: [ProtoRecord], from first: [String: Int64], plans: TablePlans) {
+        var rows: [String: [RowState]] = [:]
+        var seen = Set<ObjectIdentifier>()
+        for proto in protos {
+            guard let row = proto.row, row.isNew, seen.insert(ObjectIdentifier(row)).inserted else { continue }
+            rows[row.table.name, default: []].append(row)
+        }
+        // A table whose new rows were all dropped starts its next rows where it started.
+        for (table, id) in first where rows[table] == nil { plans[table]?.nextRowID = id }
+        for (table, tableRows) in rows {
+            guard var next = first[table] else { continue }
+            for row in tableRows {
+                row.rowID = next
+                next += 1
+            }
+            plans[table]?.nextRowID = next
+        }
+        for proto in protos {
+            if let row = proto.row, row.isNew { proto.rowID = row.rowID }
+        }
     }
 
     /// The records of the stored top-level proto-records, in their order.

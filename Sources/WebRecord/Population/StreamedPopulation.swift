@@ -116,12 +116,20 @@ extension ResponsePopulation {
     ) throws -> PopulationResult {
         var totals = StreamTotals(collectsRecords: options.makesRecords)
         var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
+        // New rows take their `_id`s in turn across the batches, as in one response: from after
+        // the largest `_id` each table had when the population began, whatever a batch deletes.
+        var nextRowIDs: [String: Int64] = [:]
+        for table in store.layout.tables {
+            nextRowIDs[table.name] = try (transaction.largestRowID(in: table.name) ?? 0) + 1
+        }
         while true {
             try transaction.checkCancellation()
             switch batches.take() {
             case .batch(let graph):
                 defer { batches.written(graph) }
+                graph.plans.continueRowIDs(nextRowIDs)
                 let stored = try store(graph, in: transaction, deleter: &deleter, checksStored: false)
+                nextRowIDs.merge(graph.plans.nextRowIDs) { $1 }
                 add(graph, stored: stored, to: &totals, entity: entity)
             case .end(let envelope):
                 return try finish(

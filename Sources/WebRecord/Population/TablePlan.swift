@@ -48,4 +48,14 @@ struct TablePlans {
 
     /// The plan of the table named `name`, if the layout has one.
     subscript(name: String) -> TablePlan? { plans[name] }
+
+    /// The `_id` the next new row of each table gets, for the tables that have made one.
+    var nextRowIDs: [String: Int64] { plans.compactMapValues(\.nextRowID) }
+
+    /// Makes the new rows of each table in `nextRowIDs` start at the `_id` given: where an
+    /// earlier batch of the same population left off, so that a row that batch made and then
+    /// dropped leaves the gap it leaves in a whole response.
+    func continueRowIDs(_ nextRowIDs: [String: Int64]) {
+        for (name, next) in nextRowIDs { plans[name]?.nextRowID = next }
+    }
 }
