@@ -260,12 +260,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         return result
     }
 
-    /// What steps 3–6 leave behind: the writer (which rows it relinked), and the top-level
-    /// records that could not be stored.
+    /// What steps 3–6 leave behind: the writer (which rows it relinked).
     struct StoredGraph {
         let writer: PopulationWriter<Storage>
-        let dropped: Int
-        let firstDropped: JSONValue?
     }
 
     /// Steps 3–6: resolves the graph's records against the store, creates what is missing,
@@ -314,8 +311,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
         try writer.writeLinks(marshaler.operations, deleter: &deleter)
-        return StoredGraph(
-            writer: writer, dropped: dropped.count, firstDropped: dropped.first.map { .object($0.dictionary) })
+        return StoredGraph(writer: writer)
     }
 
     /// The proto-records in the order their attributes are populated: the graph's, except that

@@ -145,9 +145,17 @@ extension ResponsePopulation {
     private func add(_ graph: Graph, stored: StoredGraph, to totals: inout StreamTotals, entity: Entity) {
         let builder = graph.builder
         totals.listCount += graph.listCount ?? 0
-        totals.identified += graph.topLevel.count
         for proto in graph.topLevel {
-            if let row = proto.row { totals.topLevelRows.insert(RowKey(row)) }
+            // A record met in several batches is one record, as in a whole response.
+            let key = totals.key(of: proto)
+            totals.identified.insert(key)
+            if let row = proto.row {
+                totals.topLevelRows.insert(RowKey(row))
+                totals.stored.insert(key)
+            } else if totals.dropped[key] == nil {
+                totals.dropped[key] = .object(proto.dictionary)
+                totals.droppedOrder.append(key)
+            }
         }
         let unidentified = builder.unidentifiedTopLevel
         if unidentified.count > 0 {
@@ -158,8 +166,6 @@ extension ResponsePopulation {
             }
         }
         totals.unmapped += builder.unmappedTopLevel
-        totals.dropped += stored.dropped
-        if totals.firstDropped == nil { totals.firstDropped = stored.firstDropped }
         totals.touchedOtherRows = totals.touchedOtherRows || stored.writer.touchedOtherRows
         let protos = builder.protoRecords
         totals.contained.formUnion(Self.containedRowIDs(protos, entity: entity, schema: store.schema))
@@ -208,11 +214,14 @@ extension ResponsePopulation {
             debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
         }
         try requireIdentified(
-            totals.unidentified, unmapped: totals.unmapped, identified: totals.identified, entity: entity,
+            totals.unidentified, unmapped: totals.unmapped, identified: totals.identified.count, entity: entity,
             keyPath: keyPath)
+        // A record that one batch could not store and a later one stored is stored.
+        let dropped = totals.droppedOrder.filter { !totals.stored.contains($0) }
         try requireStored(
-            dropped: totals.dropped, first: totals.firstDropped, topLevel: totals.identified,
-            unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
+            dropped: dropped.count, first: dropped.first.flatMap { totals.dropped[$0] },
+            topLevel: totals.identified.count, unidentified: totals.unidentified.count, entity: entity,
+            keyPath: keyPath)
         var records = totals.records
         if orphanRuleApplies {
             try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
@@ -246,6 +255,15 @@ private struct RowKey: Hashable {
     }
 }
 
+/// A top-level record's identity across the batches of one population: its table and normalized
+/// primary key, which it has whether or not it is stored; a record of an entity without a key
+/// is a record of its own.
+private struct TopLevelKey: Hashable {
+    let table: String
+    let key: KeyValue?
+    let serial: Int
+}
+
 /// A record's identity across the batches of one population: its entity and `_id`.
 private struct EntityRow: Hashable {
     let entity: String
@@ -263,13 +281,19 @@ private struct StreamTotals {
 
     let collectsRecords: Bool
     var listCount = 0
-    var identified = 0
+    /// The top-level records identified, each once.
+    var identified = Set<TopLevelKey>()
+    /// The top-level records some batch stored.
+    var stored = Set<TopLevelKey>()
+    /// The top-level records some batch could not store, with the first such occurrence, in
+    /// the order met.
+    var dropped: [TopLevelKey: JSONValue] = [:]
+    var droppedOrder: [TopLevelKey] = []
+    private var unkeyed = 0
     /// The rows of the top-level records stored.
     var topLevelRows = Set<RowKey>()
     var unidentified: (count: Int, first: JSONValue?, firstIndex: Int) = (0, nil, 0)
     var unmapped = 0
-    var dropped = 0
-    var firstDropped: JSONValue?
     var touchedOtherRows = false
     var contained = Set<Int64>()
     /// Each row met, by entity and `_id`: a row met in several batches counts once.
@@ -303,6 +327,15 @@ private struct StreamTotals {
             changed[key]?.latest = row.values
         }
         statuses[entity, default: [:]][row.rowID] = max(earlier ?? status, status)
+    }
+
+    /// The identity of a top-level record across batches.
+    mutating func key(of proto: ProtoRecord) -> TopLevelKey {
+        if let key = proto.normalizedKey {
+            return TopLevelKey(table: proto.representation.rootName, key: key, serial: 0)
+        }
+        unkeyed += 1
+        return TopLevelKey(table: proto.representation.rootName, key: nil, serial: unkeyed)
     }
 
     /// The record class of `representation`'s entity, looked up once per entity.
