@@ -15,6 +15,11 @@ extension ResponsePopulation {
     /// - records met again in a later batch are counted once, as in a whole response, and a
     ///   debug log line may report a row created by one batch as updated by a later one.
     ///
+    /// The occurrences of one record in different batches are applied in turn, as consecutive
+    /// responses would be: where they give it different relationships, or a later one completes
+    /// a new record an earlier one left without a non-optional value, the store can differ
+    /// from the whole response's (Docs/Population.md, "Large responses: streamed population").
+    ///
     /// A response whose records cannot be streamed (no list at the key path, or an entity with
     /// included records, which are linked across the whole response) is read whole and
     /// populated as `populate(_:entity:debugger:)` does.
