@@ -269,12 +269,6 @@ private struct TopLevelKey: Hashable {
     let serial: Int
 }
 
-/// A record's identity across the batches of one population: its entity and `_id`.
-private struct EntityRow: Hashable {
-    let entity: String
-    let rowID: Int64
-}
-
 /// What the batches of a streamed response add up to.
 private struct StreamTotals {
     /// What a population did to a row, the strongest over the batches that met it.
@@ -301,12 +295,14 @@ private struct StreamTotals {
     var unmapped = 0
     var touchedOtherRows = false
     var contained = Set<Int64>()
-    /// Each row met, by entity and `_id`: a row met in several batches counts once.
-    var statuses: [String: [Int64: Status]] = [:]
-    /// The rows a batch changed: their values before the population, and their latest.
-    var changed: [EntityRow: (original: [DatabaseValue], latest: [DatabaseValue])] = [:]
+    /// Each row met, by table and `_id`: a row met in several batches counts once, for the
+    /// entity it was met as last (a record whose sub-entity changes between batches is one).
+    var statuses: [RowKey: (status: Status, entity: String)] = [:]
+    /// The rows a batch changed: their values and entity before the population, and their
+    /// latest.
+    var changed: [RowKey: (original: [DatabaseValue], originalEntity: String, latest: [DatabaseValue])] = [:]
     /// The rows whose links a batch changed outside their own columns.
-    var relinkedRows = Set<EntityRow>()
+    var relinkedRows = Set<RowKey>()
     var records: [Record] = []
     var recordIndex: [RowKey: Int] = [:]
     private var recordClasses: [Int: Record.Type] = [:]
@@ -322,16 +318,18 @@ private struct StreamTotals {
     /// whole response, where the occurrences merge before anything is written: each row a batch
     /// changes keeps its values from before the population, and its latest values.
     mutating func note(_ row: RowState, status: Status, relinked: Bool, entity: String) {
-        let key = EntityRow(entity: entity, rowID: row.rowID)
-        let earlier = statuses[entity]?[row.rowID]
+        let key = RowKey(row)
+        let earlier = statuses[key]
         if relinked { relinkedRows.insert(key) }
-        if status == .updated, earlier != .inserted, changed[key] == nil, let original = row.original {
-            // Met unchanged before, or not at all: `original` is the row before the population.
-            changed[key] = (original, row.values)
+        if status == .updated, earlier?.status != .inserted, changed[key] == nil, let original = row.original {
+            // Met unchanged before, or not at all: `original` is the row before the population,
+            // and its entity the one it was met as, or the one this batch switched it from.
+            let originalEntity = earlier?.entity ?? row.switchedFrom?.name ?? entity
+            changed[key] = (original, originalEntity, row.values)
         } else if changed[key] != nil {
             changed[key]?.latest = row.values
         }
-        statuses[entity, default: [:]][row.rowID] = max(earlier ?? status, status)
+        statuses[key] = (max(earlier?.status ?? status, status), entity)
     }
 
     /// The identity of a top-level record across batches.
@@ -353,22 +351,18 @@ private struct StreamTotals {
 
     func changeCounts() -> [String: ChangeCounts] {
         var changes: [String: ChangeCounts] = [:]
-        for (entity, rows) in statuses {
-            var counts = ChangeCounts()
-            for (rowID, var status) in rows {
-                let key = EntityRow(entity: entity, rowID: rowID)
-                if status == .updated, !relinkedRows.contains(key), let values = changed[key],
-                    values.original == values.latest
-                {
-                    status = .unchanged
-                }
-                switch status {
-                case .inserted: counts.inserted += 1
-                case .updated: counts.updated += 1
-                case .unchanged: counts.unchanged += 1
-                }
+        for (key, row) in statuses {
+            var status = row.status
+            if status == .updated, !relinkedRows.contains(key), let values = changed[key],
+                values.original == values.latest, values.originalEntity == row.entity
+            {
+                status = .unchanged
             }
-            changes[entity] = counts
+            switch status {
+            case .inserted: changes[row.entity, default: ChangeCounts()].inserted += 1
+            case .updated: changes[row.entity, default: ChangeCounts()].updated += 1
+            case .unchanged: changes[row.entity, default: ChangeCounts()].unchanged += 1
+            }
         }
         return changes
     }
