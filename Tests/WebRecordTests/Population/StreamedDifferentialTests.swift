@@ -156,9 +156,12 @@ import WebRecordTesting
 
         /// An integer key written one of the ways that coerce to it.
         mutating func integerKey(_ value: Int) -> JSONValue {
-            switch random.next(below: 4) {
+            switch random.next(below: 7) {
             case 0: .string("\(value)")
             case 1: .double(Double(value))
+            case 2: .string("+\(value)")
+            case 3: .string("0\(value)")
+            case 4: .number("\(value).0e0")
             default: .integer(Int64(value))
             }
         }
