@@ -12,7 +12,11 @@ struct RecordResolver<Storage: RecordStorage> {
     let debugger: Debugger
 
     /// Resolves every proto-record to a ``RowState``, existing or new.
-    func resolve(_ protoRecords: [ProtoRecord]) throws(WebRecordError) {
+    ///
+    /// - Returns: whether two proto-records share a row (one record named with and without
+    ///   its key, and what is found through it).
+    @discardableResult
+    func resolve(_ protoRecords: [ProtoRecord]) throws(WebRecordError) -> Bool {
         var keyed: [String: [ProtoRecord]] = [:]
         var owned: [ProtoRecord] = []
         for proto in protoRecords {
@@ -46,6 +50,7 @@ struct RecordResolver<Storage: RecordStorage> {
             pending.removeAll { $0.owner?.proto.row != nil }
             try resolveByOwner(ready, stored: &stored)
         }
+        return stored.sharesRows
     }
 
     // MARK: - By key
@@ -99,6 +104,7 @@ struct RecordResolver<Storage: RecordStorage> {
                 }
                 if let child, let row = newChildren[child] {
                     attach(row, to: proto)
+                    stored.sharesRows = true
                 } else {
                     try makeNew(proto)
                     if let child { newChildren[child] = proto.row }
@@ -132,8 +138,10 @@ struct RecordResolver<Storage: RecordStorage> {
             }
             func match(_ found: TableRow, ownerID: Int64) {
                 guard let protos = byOwner[ownerID] else { return }
+                let known = stored.row(in: plan.name, rowID: found.rowID)
+                if known != nil || protos.count > 1 { stored.sharesRows = true }
                 let row =
-                    stored.row(in: plan.name, rowID: found.rowID)
+                    known
                     ?? RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values)
                 for proto in protos { attach(row, to: proto) }
                 if protos.contains(where: { $0.row === row }) { stored.add(row) }
@@ -156,6 +164,7 @@ struct RecordResolver<Storage: RecordStorage> {
                 let ownerID = proto.owner?.proto.row?.rowID
                 if let ownerID, let row = stored.child(of: ownerID, in: groupKey) {
                     attach(row, to: proto)
+                    stored.sharesRows = true
                 } else {
                     try makeNew(proto)
                     if let ownerID, let row = proto.row { stored.add(row, child: ownerID, in: groupKey) }
@@ -200,6 +209,8 @@ struct RecordResolver<Storage: RecordStorage> {
     /// made for records found through their owner, by owner and relationship.
     fileprivate struct StoredRows {
         private var rows: [String: [Int64: RowState]] = [:]
+        /// Whether a row was given to a second proto-record.
+        var sharesRows = false
         private var children: [Group: [Int64: RowState]] = [:]
 
         mutating func add(_ row: RowState, child ownerID: Int64, in group: Group) {

@@ -279,10 +279,10 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         let resolver = RecordResolver(
             store: store, transaction: transaction, plans: graph.plans, representations: representations,
             debugger: debugger)
-        try resolver.resolve(protos)
+        let sharesRows = try resolver.resolve(protos)
 
         var marshaler = Marshaler(store: store, options: options, coercion: graph.coercion, debugger: debugger)
-        for proto in Self.attributeOrder(protos) {
+        for proto in sharesRows ? Self.attributeOrder(protos) : protos {
             marshaler.populateAttributes(of: proto)
         }
         let firstRowIDs = Self.firstNewRowIDs(protos)
@@ -322,7 +322,6 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in protos {
             if let row = proto.row { sharing[ObjectIdentifier(row), default: []].append(proto) }
         }
-        guard sharing.count < protos.count else { return protos }
         var ordered: [ProtoRecord] = []
         ordered.reserveCapacity(protos.count)
         for proto in protos {
