@@ -35,10 +35,7 @@ struct RecordResolver<Storage: RecordStorage> {
         // nested without a key on one post, and with its key on another): both proto-records
         // then share one row, so that what each brings is merged into it, and it is written
         // and counted once.
-        var stored = StoredRows()
-        for proto in protoRecords where proto.normalizedKey != nil {
-            if let row = proto.row, !row.isNew { stored.add(row) }
-        }
+        var stored = StoredRows(keyed: keyed)
         // Owned records resolve in rounds: each round, those whose owners are resolved.
         var pending = owned
         while !pending.isEmpty {
@@ -131,20 +128,25 @@ struct RecordResolver<Storage: RecordStorage> {
                 for proto in group { try makeNew(proto) }
                 continue
             }
-            var byOwner: [Int64: [ProtoRecord]] = [:]
+            var byOwner: [Int64: ProtoRecord] = [:]
             byOwner.reserveCapacity(group.count)
+            // Rarely, an owner's row is shared by two proto-records, each with this child.
+            var moreByOwner: [Int64: [ProtoRecord]] = [:]
             for proto in group {
-                if let id = proto.owner?.proto.row?.rowID { byOwner[id, default: []].append(proto) }
+                guard let id = proto.owner?.proto.row?.rowID else { continue }
+                if byOwner[id] == nil { byOwner[id] = proto } else { moreByOwner[id, default: []].append(proto) }
             }
             func match(_ found: TableRow, ownerID: Int64) {
-                guard let protos = byOwner[ownerID] else { return }
+                guard let proto = byOwner[ownerID] else { return }
                 let known = stored.row(in: plan.name, rowID: found.rowID)
-                if known != nil || protos.count > 1 { stored.sharesRows = true }
+                let more = moreByOwner.isEmpty ? [] : moreByOwner[ownerID] ?? []
+                if known != nil || !more.isEmpty { stored.sharesRows = true }
                 let row =
                     known
                     ?? RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values)
-                for proto in protos { attach(row, to: proto) }
-                if protos.contains(where: { $0.row === row }) { stored.add(row) }
+                attach(row, to: proto)
+                for other in more { attach(row, to: other) }
+                if known == nil, proto.row === row || more.contains(where: { $0.row === row }) { stored.add(row) }
             }
             switch lookup {
             case .childHoldsOwner(let column, let index):
@@ -207,7 +209,11 @@ struct RecordResolver<Storage: RecordStorage> {
 
     /// The stored rows already matched to a proto-record, by table and `_id`, and the new rows
     /// made for records found through their owner, by owner and relationship.
+    ///
+    /// The rows of the records found by key are indexed for a table only when a record is
+    /// found through its owner in that table.
     fileprivate struct StoredRows {
+        private let keyed: [String: [ProtoRecord]]
         private var rows: [String: [Int64: RowState]] = [:]
         /// Whether a row was given to a second proto-record.
         var sharesRows = false
@@ -221,12 +227,28 @@ struct RecordResolver<Storage: RecordStorage> {
             children[group]?[ownerID]
         }
 
+        init(keyed: [String: [ProtoRecord]]) {
+            self.keyed = keyed
+        }
+
+        /// Indexes the stored rows of the records of `table` found by key, once.
+        private mutating func index(_ table: String) {
+            guard rows[table] == nil else { return }
+            var index: [Int64: RowState] = [:]
+            for proto in keyed[table] ?? [] {
+                if let row = proto.row, !row.isNew { index[row.rowID] = row }
+            }
+            rows[table] = index
+        }
+
         mutating func add(_ row: RowState) {
+            index(row.table.name)
             rows[row.table.name, default: [:]][row.rowID] = row
         }
 
-        func row(in table: String, rowID: Int64) -> RowState? {
-            rows[table]?[rowID]
+        mutating func row(in table: String, rowID: Int64) -> RowState? {
+            index(table)
+            return rows[table]?[rowID]
         }
     }
 

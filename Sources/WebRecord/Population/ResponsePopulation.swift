@@ -306,7 +306,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var seen = Set<ObjectIdentifier>()
         for proto in protos {
             // A row two proto-records share (RecordResolver) is written once.
-            if let row = proto.row, seen.insert(ObjectIdentifier(row)).inserted { rows.append(row) }
+            guard let row = proto.row else { continue }
+            if !sharesRows || seen.insert(ObjectIdentifier(row)).inserted { rows.append(row) }
         }
         var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
