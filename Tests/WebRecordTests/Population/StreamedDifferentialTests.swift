@@ -345,7 +345,9 @@ import WebRecordTesting
                 }
             }
             maybe(&object, "tags", 40) { $0.relationship("tags", post: id) { $0.list(4) { $0.tag() } } }
-            maybe(&object, "comments", 40) { $0.relationship("comments", post: id) { $0.list(3) { $0.comment(post: id) } } }
+            maybe(&object, "comments", 40) {
+                $0.relationship("comments", post: id) { $0.list(3) { $0.comment(post: id) } }
+            }
             maybe(&object, "links", 40) { $0.relationship("links", post: id) { $0.list(3) { $0.link(post: id) } } }
             maybe(&object, "readers", 30) {
                 $0.relationship("readers", post: id) { $0.list(3) { .string("u\($0.random.next(below: 5))") } }
@@ -546,20 +548,24 @@ import WebRecordTesting
         let earlier = generator.response(count: 6 + generator.random.next(below: 10))
         let text = generator.response(count: 8 + generator.random.next(below: 12))
         let whole = try await Self.outcome(of: text, after: earlier, way: .whole, options: options)
-        let oneBatch = try await Self.outcome(of: text, after: earlier, way: .streamed(batchBytes: 1 << 20), options: options)
+        let oneBatch = try await Self.outcome(
+            of: text, after: earlier, way: .streamed(batchBytes: 1 << 20), options: options)
         let same = oneBatch == whole
         #expect(
             same,
-            "seed \(seed):\n\(Self.difference(whole, oneBatch, ("whole", "streamed")))\nearlier: \(earlier)\nresponse: \(text)")
+            "seed \(seed):\n\(Self.difference(whole, oneBatch, ("whole", "streamed")))\nearlier: \(earlier)\nresponse: \(text)"
+        )
         let inTurn = try await Self.outcome(of: text, after: earlier, way: .consecutive, options: PopulationOptions())
-        let tiny = try await Self.outcome(of: text, after: earlier, way: .streamed(batchBytes: 1), options: PopulationOptions())
+        let tiny = try await Self.outcome(
+            of: text, after: earlier, way: .streamed(batchBytes: 1), options: PopulationOptions())
         // Consecutive responses give a later response's new rows the `_id`s of rows an earlier
         // one deleted; a stream, as a whole response, does not. Nothing refers to the rows of
         // these tables: they are compared by their content.
         let sameAsInTurn = Self.content(tiny.rows) == Self.content(inTurn.rows)
         #expect(
             sameAsInTurn,
-            "seed \(seed):\n\(Self.difference(inTurn, tiny, ("in turn", "streamed")))\nearlier: \(earlier)\nresponse: \(text)")
+            "seed \(seed):\n\(Self.difference(inTurn, tiny, ("in turn", "streamed")))\nearlier: \(earlier)\nresponse: \(text)"
+        )
     }
 
     // MARK: - Cases the seeds found
@@ -574,7 +580,8 @@ import WebRecordTesting
         for way in [Way.streamed(batchBytes: 1), .streamed(batchBytes: 1 << 20)] {
             let streamed = try await outcome(of: text, after: earlier, way: way, options: options)
             let same = streamed == whole
-            #expect(same, "\(way):\n\(difference(whole, streamed, ("whole", "streamed")))", sourceLocation: sourceLocation)
+            #expect(
+                same, "\(way):\n\(difference(whole, streamed, ("whole", "streamed")))", sourceLocation: sourceLocation)
         }
         return whole
     }
@@ -613,7 +620,8 @@ import WebRecordTesting
     /// repeat is the later occurrence, and its nested values win again (DESIGN §3.7). A whole
     /// response skipped the repeat's nested records and kept the middle value.
     @Test func aRepeatAfterAChangedNestedRecordGivesTheLaterValues() async throws {
-        let repost = #"{"id": 1, "title": "a", "repostOf": {"id": 10, "title": "t", "body": "first"}, "tags": [{"name": "x", "weight": 1}]}"#
+        let repost =
+            #"{"id": 1, "title": "a", "repostOf": {"id": 10, "title": "t", "body": "first"}, "tags": [{"name": "x", "weight": 1}]}"#
         let text = """
             {"data": [\(repost),
                       {"id": 10, "title": "t", "body": "second", "tags": [{"name": "x", "weight": 2}]},
@@ -692,37 +700,64 @@ import WebRecordTesting
         // A to-one another record claims in between: the attachment stays with the record that
         // names it last in the stream, with the one named after the first occurrence in a whole
         // response.
-        (#"{"data": []}"#, #"{"data": [{"id": 6, "title": "a", "attachment": {"id": 403}}, {"id": 8, "title": "b", "attachment": {"id": 403}}, {"id": 6, "title": "a", "attachment": {"id": 403}}]}"#),
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 6, "title": "a", "attachment": {"id": 403}}, {"id": 8, "title": "b", "attachment": {"id": 403}}, {"id": 6, "title": "a", "attachment": {"id": 403}}]}"#
+        ),
         // A member of a to-many another record lists in between.
-        (#"{"data": []}"#, #"{"data": [{"id": 6, "title": "a", "comments": [{"id": 1}]}, {"id": 8, "title": "b", "comments": [{"id": 1}]}, {"id": 6, "title": "a", "comments": [{"id": 1}]}]}"#),
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 6, "title": "a", "comments": [{"id": 1}]}, {"id": 8, "title": "b", "comments": [{"id": 1}]}, {"id": 6, "title": "a", "comments": [{"id": 1}]}]}"#
+        ),
         // A to-one named by key, then without a key: in a stream, the one related there; in a
         // whole response, whose later value wins, a new record.
-        (#"{"data": []}"#, #"{"data": [{"id": 10, "title": "t", "attachment": {"id": 410}}, {"id": 10, "attachment": {}}]}"#),
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 10, "title": "t", "attachment": {"id": 410}}, {"id": 10, "attachment": {}}]}"#
+        ),
         // A to-one cleared, then named without a key: in a stream, a new record; in a whole
         // response, the one related before.
-        (#"{"data": [{"id": 5, "title": "t", "attachment": {"id": 1}}]}"#, #"{"data": [{"id": 5, "attachment": null}, {"id": 5, "attachment": {"url": "u"}}]}"#),
+        (
+            #"{"data": [{"id": 5, "title": "t", "attachment": {"id": 1}}]}"#,
+            #"{"data": [{"id": 5, "attachment": null}, {"id": 5, "attachment": {"url": "u"}}]}"#
+        ),
         // A to-one to a record that cannot be stored: in a stream, the link stays as it was.
-        (#"{"data": []}"#, #"{"data": [{"id": 10, "title": "a", "repostOf": {"id": 3, "title": "c"}}, {"id": 10, "repostOf": {"id": 8}}]}"#),
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 10, "title": "a", "repostOf": {"id": 3, "title": "c"}}, {"id": 10, "repostOf": {"id": 8}}]}"#
+        ),
         // A reference by key, then the record without its title: in a stream, the stub made for
         // the reference is stored and then updated; in a whole response, the record is not
         // stored.
         (#"{"data": []}"#, #"{"data": [{"id": 1, "title": "a", "repostOf": 12}, {"id": 12, "body": "b"}]}"#),
         // A record whose sub-entity changes and changes back: in a stream, each change clears
         // what the other sub-entity had; a whole response takes the last sub-entity once.
-        (#"{"data": [{"id": 1, "title": "a", "shape": {"id": 7, "kind": "circle", "radius": 1.5}}]}"#, #"{"data": [{"id": 1, "shape": {"id": 7, "kind": "square"}}, {"id": 2, "title": "b", "shape": {"id": 7, "kind": "circle"}}]}"#),
+        (
+            #"{"data": [{"id": 1, "title": "a", "shape": {"id": 7, "kind": "circle", "radius": 1.5}}]}"#,
+            #"{"data": [{"id": 1, "shape": {"id": 7, "kind": "square"}}, {"id": 2, "title": "b", "shape": {"id": 7, "kind": "circle"}}]}"#
+        ),
         // A to-many union whose members change: a stream keeps the earlier members too.
-        (#"{"data": []}"#, #"{"data": [{"id": 1, "title": "a", "links": [{"id": 1, "url": "u"}]}, {"id": 1, "links": [{"id": 2, "url": "v"}]}]}"#),
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 1, "title": "a", "links": [{"id": 1, "url": "u"}]}, {"id": 1, "links": [{"id": 2, "url": "v"}]}]}"#
+        ),
         // A to-many replace with cascade (the case Docs/Population.md gives).
-        (#"{"data": []}"#, #"{"data": [{"id": 1, "title": "a", "comments": [{"id": 10}, {"id": 11}]}, {"id": 1, "comments": [{"id": 11}]}]}"#),
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 1, "title": "a", "comments": [{"id": 10}, {"id": 11}]}, {"id": 1, "comments": [{"id": 11}]}]}"#
+        ),
     ])
     func relationshipsThatDifferBetweenOccurrencesAreAppliedInTurn(earlier: String, text: String) async throws {
         let options = PopulationOptions()
         let whole = try await Self.outcome(of: text, after: earlier, way: .whole, options: options)
-        let oneBatch = try await Self.outcome(of: text, after: earlier, way: .streamed(batchBytes: 1 << 20), options: options)
+        let oneBatch = try await Self.outcome(
+            of: text, after: earlier, way: .streamed(batchBytes: 1 << 20), options: options)
         let inTurn = try await Self.outcome(of: text, after: earlier, way: .consecutive, options: options)
         let tiny = try await Self.outcome(of: text, after: earlier, way: .streamed(batchBytes: 1), options: options)
         #expect(oneBatch == whole, "\(Self.difference(whole, oneBatch, ("whole", "one batch")))")
-        #expect(Self.content(tiny.rows) == Self.content(inTurn.rows), "\(Self.difference(inTurn, tiny, ("in turn", "streamed")))")
+        #expect(
+            Self.content(tiny.rows) == Self.content(inTurn.rows),
+            "\(Self.difference(inTurn, tiny, ("in turn", "streamed")))")
         // The difference is real: were it gone, the documentation would say too much.
         #expect(tiny.rows != whole.rows, "\(whole)")
     }
@@ -790,7 +825,9 @@ import WebRecordTesting
     /// Posts enough for several batches of 300 bytes, then `tail` spliced in before the end of
     /// the list.
     static func laterBatch(_ tail: String) -> String {
-        let posts = (1...12).map { #"{"id": \#($0), "title": "post \#($0) of a list long enough for several batches"}"# }
+        let posts = (1...12).map {
+            #"{"id": \#($0), "title": "post \#($0) of a list long enough for several batches"}"#
+        }
         return #"{"meta": {"page": 1}, "data": [\#n"# + posts.joined(separator: ",\n") + ",\n" + tail + "]}"
     }
 
@@ -824,7 +861,8 @@ import WebRecordTesting
         #expect(whole.code == .invalidJSON)
         for (way, error, unchanged) in found {
             #expect(unchanged, "\(way) changed the store")
-            #expect(error?.message == whole.message && error?.line == whole.line, "\(way): \(String(describing: error))")
+            #expect(
+                error?.message == whole.message && error?.line == whole.line, "\(way): \(String(describing: error))")
         }
     }
 
