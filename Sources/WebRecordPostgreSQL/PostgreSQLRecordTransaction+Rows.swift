@@ -73,6 +73,9 @@ extension PostgreSQLRecordTransaction {
         return rowIDs.sorted()
     }
 
+    /// Nothing to do: a sequence never hands out a deleted row's `_id` again.
+    package func beginRowIDs(in tables: [String]) throws(WebRecordError) {}
+
     // MARK: - Writing rows
 
     /// Inserts each table's new rows with one `INSERT ... SELECT * FROM unnest(...)` per

@@ -61,6 +61,13 @@ final class ProtoRecord: CustomStringConvertible {
     /// The owner, for records identified by their owner (those without a key).
     var owner: Owner?
     var row: RowState?
+    /// How many merges had changed a record of the response when this record's relationships
+    /// were last linked (``ProtoRecordBuilder``): a repeat of it as is may skip its nested
+    /// records only if none changed since.
+    var linkedAfterChanges = -1
+    /// When the response last gave this record's values, in the order of the occurrences the
+    /// builder met: of two proto-records that share one row, the later given wins.
+    var lastGiven = 0
     /// Whether the store refused the record it names (a reference to a record of another
     /// branch of its hierarchy): it gets no row, and nothing links to it.
     var isRejected = false

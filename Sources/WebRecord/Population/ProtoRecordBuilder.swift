@@ -28,6 +28,10 @@ final class ProtoRecordBuilder {
     private(set) var unidentifiedTopLevel: (count: Int, first: JSONValue?, firstIndex: Int) = (0, nil, 0)
     /// The position of the top-level value being built, for messages.
     private var topLevelIndex = 0
+    /// How many merges have changed a record's dictionary so far.
+    private var changes = 0
+    /// How many record objects the builder has met so far.
+    private var occurrences = 0
     /// The top-level dictionaries of an abstract entity skipped because no sub-entity matched.
     private(set) var unmappedTopLevel = 0
 
@@ -244,14 +248,23 @@ final class ProtoRecordBuilder {
             earlier = nil
         }
         let proto: ProtoRecord
+        occurrences += 1
         if let earlier {
+            earlier.lastGiven = occurrences
             // The same record repeated as is (a user on each of their posts): its nested records
-            // were merged and its relationships set from these very values already.
-            if merge(dictionary, into: earlier, as: representation) == .identical { return earlier }
+            // were merged and its relationships set from these very values already, unless an
+            // occurrence in between changed one of them: then this later occurrence's values
+            // win again (DESIGN §3.7), and its nested records are merged once more.
+            if merge(dictionary, into: earlier, as: representation) == .identical,
+                earlier.linkedAfterChanges == changes
+            {
+                return earlier
+            }
             proto = earlier
         } else {
             proto = ProtoRecord(
                 representation: representation, dictionary: dictionary, parent: parent, isReference: false)
+            proto.lastGiven = occurrences
             proto.normalizedKey = normalized
             proto.primaryKeyValue = rawKey
             if let normalized {
@@ -272,6 +285,7 @@ final class ProtoRecordBuilder {
 
         try linkRelationships(
             of: proto, in: dictionary, representation: representation, owner: ownerProtoFromDictionary, depth: depth)
+        proto.linkedAfterChanges = changes
         return proto
     }
 
@@ -487,7 +501,11 @@ final class ProtoRecordBuilder {
         proto.isReference = false
         // The common case in real streams: the same record repeated as is (a user on each of
         // their posts). Nothing to merge, and no copy of the dictionary's storage.
-        if proto.dictionary == dictionary { return wasReference ? .merged : .identical }
+        if proto.dictionary == dictionary {
+            guard wasReference else { return .identical }
+            changes += 1
+            return .merged
+        }
         for (key, value) in dictionary {
             if let earlier = proto.dictionary[key] {
                 guard earlier != value else { continue }
@@ -510,6 +528,7 @@ final class ProtoRecordBuilder {
             }
             proto.dictionary[key] = value
         }
+        changes += 1
         return .merged
     }
 

@@ -3,52 +3,63 @@
 /// Proto-records identified by key are looked up with one lookup of the whole key set per
 /// table, however many keys. Proto-records identified by their owner are looked up, once their
 /// owners are resolved, through the owner's relationship: again one lookup per table and round.
-/// What is not found is new: it gets a fresh `_id` now, reserved from the store a batch at a
-/// time (``RecordStorageTransaction/reserveRowIDs(in:count:)``), and is inserted by the
-/// ``PopulationWriter``.
+/// What is not found is new: it gets a new row with a provisional `_id` (negative, unique in the
+/// batch), which ``ResponsePopulation`` replaces with one the store reserves
+/// (``RecordStorageTransaction/reserveRowIDs(in:count:)``) once the records that are not stored
+/// are dropped, and the ``PopulationWriter`` inserts it.
 struct RecordResolver<Storage: RecordStorage> {
     let store: Storage
     let transaction: Storage.Transaction
     let plans: TablePlans
     let representations: RepresentationSet
     let debugger: Debugger
+    /// The provisional `_id`s of the new rows: -1, -2, ...
+    let provisionalRowIDs = ProvisionalRowIDs()
 
     /// Resolves every proto-record to a ``RowState``, existing or new.
-    func resolve(_ protoRecords: [ProtoRecord]) throws(WebRecordError) {
+    ///
+    /// - Returns: whether two proto-records share a row (one record named with and without
+    ///   its key, and what is found through it).
+    @discardableResult
+    func resolve(_ protoRecords: [ProtoRecord]) throws(WebRecordError) -> Bool {
         var keyed: [String: [ProtoRecord]] = [:]
         var owned: [ProtoRecord] = []
-        var unidentified: [ProtoRecord] = []
         for proto in protoRecords {
             if proto.normalizedKey != nil {
                 keyed[proto.representation.rootName, default: []].append(proto)
             } else if proto.owner != nil {
                 owned.append(proto)
             } else {
-                unidentified.append(proto)
+                try makeNew(proto)
             }
         }
-        try makeNew(unidentified)
         for table in keyed.keys.sorted() {
             try resolveByKey(keyed[table] ?? [], table: table)
         }
+        // A record found through its owner may be one the response also names by key (a user
+        // nested without a key on one post, and with its key on another): both proto-records
+        // then share one row, so that what each brings is merged into it, and it is written
+        // and counted once.
+        var stored = StoredRows(keyed: keyed)
         // Owned records resolve in rounds: each round, those whose owners are resolved.
         var pending = owned
         while !pending.isEmpty {
             let ready = pending.filter { $0.owner?.proto.row != nil }
             if ready.isEmpty {
-                try makeNew(pending)
+                for proto in pending { try makeNew(proto) }
                 break
             }
             pending.removeAll { $0.owner?.proto.row != nil }
-            try resolveByOwner(ready)
+            try resolveByOwner(ready, stored: &stored)
         }
+        return stored.sharesRows
     }
 
     // MARK: - By key
 
     private func resolveByKey(_ protos: [ProtoRecord], table: String) throws(WebRecordError) {
         guard let plan = plans[table], !plan.primaryKeyColumns.isEmpty else {
-            try makeNew(protos)
+            for proto in protos { try makeNew(proto) }
             return
         }
         let keyColumns = plan.primaryKeyColumns
@@ -68,25 +79,38 @@ struct RecordResolver<Storage: RecordStorage> {
             try transaction.forEachRow(
                 in: table, where: keyColumns.map { plan.columns[$0] }, areIn: wanted.keys.map(\.parts), match)
         }
-        try makeNew(protos.filter { $0.row == nil && !$0.isRejected })
+        for proto in protos where proto.row == nil && !proto.isRejected {
+            try makeNew(proto)
+        }
     }
 
     // MARK: - By owner
 
     /// Proto-records identified by their owner, grouped by child table and owner relationship.
-    private struct Group: Hashable {
+    fileprivate struct Group: Hashable {
         let table: String
         let ownerEntity: String
         let relationship: String
     }
 
-    private func resolveByOwner(_ protos: [ProtoRecord]) throws(WebRecordError) {
+    private func resolveByOwner(_ protos: [ProtoRecord], stored: inout StoredRows) throws(WebRecordError) {
         // Group by (child table, owner relationship); only owners already stored can have a child stored.
         var groups: [Group: [ProtoRecord]] = [:]
-        var ownersAreNew: [ProtoRecord] = []
+        // Two proto-records of one owner row through one relationship are one record (the
+        // owner's row is shared when the response names it twice): they share one row too.
+        var newChildren: [NewChild: RowState] = [:]
         for proto in protos {
-            guard let owner = proto.owner, owner.proto.row?.isNew == false else {
-                ownersAreNew.append(proto)
+            guard let owner = proto.owner, let ownerRow = owner.proto.row, !ownerRow.isNew else {
+                let child = proto.owner.flatMap { owner in
+                    owner.proto.row.map { NewChild(owner: ObjectIdentifier($0), relationship: owner.relationship.name) }
+                }
+                if let child, let row = newChildren[child] {
+                    attach(row, to: proto)
+                    stored.sharesRows = true
+                } else {
+                    try makeNew(proto)
+                    if let child { newChildren[child] = proto.row }
+                }
                 continue
             }
             let relationship = owner.relationship.property
@@ -95,7 +119,6 @@ struct RecordResolver<Storage: RecordStorage> {
                 relationship: relationship.name)
             groups[group, default: []].append(proto)
         }
-        try makeNew(ownersAreNew)
         let ordered = groups.keys.sorted {
             "\($0.table)|\($0.ownerEntity).\($0.relationship)" < "\($1.table)|\($1.ownerEntity).\($1.relationship)"
         }
@@ -107,19 +130,28 @@ struct RecordResolver<Storage: RecordStorage> {
                 let lookup = ownerLookup(
                     plan: plan, ownerEntity: owner.proto.entity, relationship: owner.relationship.property)
             else {
-                try makeNew(group)
+                for proto in group { try makeNew(proto) }
                 continue
             }
             var byOwner: [Int64: ProtoRecord] = [:]
             byOwner.reserveCapacity(group.count)
+            // Rarely, an owner's row is shared by two proto-records, each with this child.
+            var moreByOwner: [Int64: [ProtoRecord]] = [:]
             for proto in group {
-                if let id = proto.owner?.proto.row?.rowID { byOwner[id] = proto }
+                guard let id = proto.owner?.proto.row?.rowID else { continue }
+                if byOwner[id] == nil { byOwner[id] = proto } else { moreByOwner[id, default: []].append(proto) }
             }
             func match(_ found: TableRow, ownerID: Int64) {
                 guard let proto = byOwner[ownerID] else { return }
-                attach(
-                    RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values),
-                    to: proto)
+                let known = stored.row(in: plan.name, rowID: found.rowID)
+                let more = moreByOwner.isEmpty ? [] : moreByOwner[ownerID] ?? []
+                if known != nil || !more.isEmpty { stored.sharesRows = true }
+                let row =
+                    known
+                    ?? RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values)
+                attach(row, to: proto)
+                for other in more { attach(row, to: other) }
+                if known == nil, proto.row === row || more.contains(where: { $0.row === row }) { stored.add(row) }
             }
             switch lookup {
             case .childHoldsOwner(let column, let index):
@@ -135,8 +167,23 @@ struct RecordResolver<Storage: RecordStorage> {
                     match(found, ownerID: ownerID)
                 }
             }
-            try makeNew(group.filter { $0.row == nil })
+            for proto in group where proto.row == nil {
+                let ownerID = proto.owner?.proto.row?.rowID
+                if let ownerID, let row = stored.child(of: ownerID, in: groupKey) {
+                    attach(row, to: proto)
+                    stored.sharesRows = true
+                } else {
+                    try makeNew(proto)
+                    if let ownerID, let row = proto.row { stored.add(row, child: ownerID, in: groupKey) }
+                }
+            }
         }
+    }
+
+    /// A record found through a new owner: the owner's row and the relationship.
+    private struct NewChild: Hashable {
+        let owner: ObjectIdentifier
+        let relationship: String
     }
 
     /// Where the link between an owner and its child is kept, which decides how the children of
@@ -164,6 +211,51 @@ struct RecordResolver<Storage: RecordStorage> {
     }
 
     // MARK: - Rows
+
+    /// The stored rows already matched to a proto-record, by table and `_id`, and the new rows
+    /// made for records found through their owner, by owner and relationship.
+    ///
+    /// The rows of the records found by key are indexed for a table only when a record is
+    /// found through its owner in that table.
+    fileprivate struct StoredRows {
+        private let keyed: [String: [ProtoRecord]]
+        private var rows: [String: [Int64: RowState]] = [:]
+        /// Whether a row was given to a second proto-record.
+        var sharesRows = false
+        private var children: [Group: [Int64: RowState]] = [:]
+
+        mutating func add(_ row: RowState, child ownerID: Int64, in group: Group) {
+            children[group, default: [:]][ownerID] = row
+        }
+
+        func child(of ownerID: Int64, in group: Group) -> RowState? {
+            children[group]?[ownerID]
+        }
+
+        init(keyed: [String: [ProtoRecord]]) {
+            self.keyed = keyed
+        }
+
+        /// Indexes the stored rows of the records of `table` found by key, once.
+        private mutating func index(_ table: String) {
+            guard rows[table] == nil else { return }
+            var index: [Int64: RowState] = [:]
+            for proto in keyed[table] ?? [] {
+                if let row = proto.row, !row.isNew { index[row.rowID] = row }
+            }
+            rows[table] = index
+        }
+
+        mutating func add(_ row: RowState) {
+            index(row.table.name)
+            rows[row.table.name, default: [:]][row.rowID] = row
+        }
+
+        mutating func row(in table: String, rowID: Int64) -> RowState? {
+            index(table)
+            return rows[table]?[rowID]
+        }
+    }
 
     private func attach(_ row: RowState, to proto: ProtoRecord) {
         guard proto.row == nil else { return }
@@ -195,32 +287,24 @@ struct RecordResolver<Storage: RecordStorage> {
         proto.rowID = row.rowID
     }
 
-    /// Gives each of `protos` (in order, skipping any that has a row already) a new row with a
-    /// fresh `_id`: one reservation from the store per table, however many records.
-    private func makeNew(_ protos: [ProtoRecord]) throws(WebRecordError) {
-        var tables: [TablePlan] = []
-        var byTable: [String: [ProtoRecord]] = [:]
-        var seen = Set<ObjectIdentifier>()
-        for proto in protos where proto.row == nil && seen.insert(ObjectIdentifier(proto)).inserted {
-            guard let plan = proto.representation.table else {
-                throw WebRecordError(
-                    .storeError, "the store has no table '\(proto.entity.rootName)'", entity: proto.entity.name)
-            }
-            if byTable[plan.name] == nil { tables.append(plan) }
-            byTable[plan.name, default: []].append(proto)
+    private func makeNew(_ proto: ProtoRecord) throws(WebRecordError) {
+        guard let plan = proto.representation.table else {
+            throw WebRecordError(
+                .storeError, "the store has no table '\(proto.entity.rootName)'", entity: proto.entity.name)
         }
-        for plan in tables {
-            guard let members = byTable[plan.name] else { continue }
-            let rowIDs = try transaction.reserveRowIDs(in: plan.name, count: members.count)
-            guard rowIDs.count == members.count else {
-                throw WebRecordError(
-                    .storeError,
-                    "the store reserved \(rowIDs.count) new ids in '\(plan.name)' for \(members.count) rows")
-            }
-            for (proto, rowID) in zip(members, rowIDs) {
-                proto.row = RowState(newIn: plan, rowID: rowID, entityName: proto.representation.name)
-                proto.rowID = rowID
-            }
-        }
+        let rowID = provisionalRowIDs.next()
+        proto.row = RowState(newIn: plan, rowID: rowID, entityName: proto.representation.name)
+        proto.rowID = rowID
+    }
+}
+
+/// The provisional `_id`s a ``RecordResolver`` gives new rows, until the store reserves theirs:
+/// negative, so that none is the `_id` of a stored row.
+final class ProvisionalRowIDs {
+    private var last: Int64 = 0
+
+    func next() -> Int64 {
+        last -= 1
+        return last
     }
 }

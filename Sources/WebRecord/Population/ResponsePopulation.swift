@@ -260,12 +260,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         return result
     }
 
-    /// What steps 3–6 leave behind: the writer (which rows it relinked), and the top-level
-    /// records that could not be stored.
+    /// What steps 3–6 leave behind: the writer (which rows it relinked).
     struct StoredGraph {
         let writer: PopulationWriter<Storage>
-        let dropped: Int
-        let firstDropped: JSONValue?
     }
 
     /// Steps 3–6: resolves the graph's records against the store, creates what is missing,
@@ -282,13 +279,14 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         let resolver = RecordResolver(
             store: store, transaction: transaction, plans: graph.plans, representations: representations,
             debugger: debugger)
-        try resolver.resolve(protos)
+        let sharesRows = try resolver.resolve(protos)
 
         var marshaler = Marshaler(store: store, options: options, coercion: graph.coercion, debugger: debugger)
-        for proto in protos {
+        for proto in sharesRows ? Self.attributeOrder(protos) : protos {
             marshaler.populateAttributes(of: proto)
         }
         marshaler.dropIncompleteRecords(protos)
+        try numberNewRows(protos, in: transaction)
         let dropped = graph.topLevel.filter { $0.row == nil }
         if checksStored {
             try requireStored(
@@ -304,14 +302,70 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
         var rows: [RowState] = []
         rows.reserveCapacity(protos.count)
+        var seen = Set<ObjectIdentifier>()
         for proto in protos {
-            if let row = proto.row { rows.append(row) }
+            // A row two proto-records share (RecordResolver) is written once.
+            guard let row = proto.row else { continue }
+            if !sharesRows || seen.insert(ObjectIdentifier(row)).inserted { rows.append(row) }
         }
         var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
         try writer.writeLinks(marshaler.operations, deleter: &deleter)
-        return StoredGraph(
-            writer: writer, dropped: dropped.count, firstDropped: dropped.first.map { .object($0.dictionary) })
+        return StoredGraph(writer: writer)
+    }
+
+    /// The proto-records in the order their attributes are populated: the graph's, except that
+    /// the proto-records sharing one row (RecordResolver) are populated together, the one the
+    /// response gave last, last, so that its values win as a later value does (DESIGN §3.7).
+    static func attributeOrder(_ protos: [ProtoRecord]) -> [ProtoRecord] {
+        var sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
+        for proto in protos {
+            if let row = proto.row { sharing[ObjectIdentifier(row), default: []].append(proto) }
+        }
+        var ordered: [ProtoRecord] = []
+        ordered.reserveCapacity(protos.count)
+        for proto in protos {
+            guard let row = proto.row, let group = sharing[ObjectIdentifier(row)], group.count > 1 else {
+                ordered.append(proto)
+                continue
+            }
+            guard group[0] === proto else { continue }
+            ordered += group.sorted { $0.lastGiven < $1.lastGiven }
+        }
+        return ordered
+    }
+
+    /// Gives the new rows the `_id`s the store reserves for them, in the order the response first
+    /// names their records, table by table, and none to a record that is not stored: one
+    /// reservation per table that has new rows (``RecordStorageTransaction/reserveRowIDs(in:count:)``).
+    ///
+    /// The resolver gives new rows provisional `_id`s, table by table, records found by key
+    /// before those found through their owner, and before the records lacking a non-optional
+    /// value are dropped. Reserved here, in response order, the `_id`s do not depend on how a
+    /// response is cut into batches: a streamed response's new rows get the `_id`s the whole
+    /// response gives them, in a store that hands out the largest plus one. Links are wired
+    /// after this, with the final `_id`s.
+    func numberNewRows(_ protos: [ProtoRecord], in transaction: Storage.Transaction) throws(WebRecordError) {
+        var tables: [String] = []
+        var rows: [String: [RowState]] = [:]
+        var seen = Set<ObjectIdentifier>()
+        for proto in protos {
+            guard let row = proto.row, row.isNew, seen.insert(ObjectIdentifier(row)).inserted else { continue }
+            if rows[row.table.name] == nil { tables.append(row.table.name) }
+            rows[row.table.name, default: []].append(row)
+        }
+        for table in tables {
+            guard let tableRows = rows[table] else { continue }
+            let rowIDs = try transaction.reserveRowIDs(in: table, count: tableRows.count).sorted()
+            guard rowIDs.count == tableRows.count else {
+                throw WebRecordError(
+                    .storeError, "the store reserved \(rowIDs.count) new ids in '\(table)' for \(tableRows.count) rows")
+            }
+            for (row, rowID) in zip(tableRows, rowIDs) { row.rowID = rowID }
+        }
+        for proto in protos {
+            if let row = proto.row, row.isNew { proto.rowID = row.rowID }
+        }
     }
 
     /// The records of the stored top-level proto-records, in their order.
@@ -420,8 +474,10 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     ) -> [String: ChangeCounts] {
         let logsChanges = logger.isEnabled(.debug)
         var changes: [String: ChangeCounts] = [:]
+        var counted = Set<ObjectIdentifier>()
         for proto in protos {
-            guard let row = proto.row else { continue }
+            // A row two proto-records share (RecordResolver) counts once.
+            guard let row = proto.row, counted.insert(ObjectIdentifier(row)).inserted else { continue }
             let name = proto.representation.name
             if row.isNew {
                 changes[name, default: ChangeCounts()].inserted += 1

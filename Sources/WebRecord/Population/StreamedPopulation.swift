@@ -15,6 +15,11 @@ extension ResponsePopulation {
     /// - records met again in a later batch are counted once, as in a whole response, and a
     ///   debug log line may report a row created by one batch as updated by a later one.
     ///
+    /// The occurrences of one record in different batches are applied in turn, as consecutive
+    /// responses would be: where they give it different relationships, or a later one completes
+    /// a new record an earlier one left without a non-optional value, the store can differ
+    /// from the whole response's (Docs/Population.md, "Large responses: streamed population").
+    ///
     /// A response whose records cannot be streamed (no list at the key path, or an entity with
     /// included records, which are linked across the whole response) is read whole and
     /// populated as `populate(_:entity:debugger:)` does.
@@ -116,6 +121,9 @@ extension ResponsePopulation {
     ) throws -> PopulationResult {
         var totals = StreamTotals(collectsRecords: options.makesRecords)
         var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
+        // New rows take their `_id`s in turn across the batches, as in one response: from after
+        // the largest `_id` each table had when the population began, whatever a batch deletes.
+        try transaction.beginRowIDs(in: store.layout.tables.map(\.name))
         while true {
             try transaction.checkCancellation()
             switch batches.take() {
@@ -137,9 +145,17 @@ extension ResponsePopulation {
     private func add(_ graph: Graph, stored: StoredGraph, to totals: inout StreamTotals, entity: Entity) {
         let builder = graph.builder
         totals.listCount += graph.listCount ?? 0
-        totals.identified += graph.topLevel.count
         for proto in graph.topLevel {
-            if let row = proto.row { totals.topLevelRows.insert(RowKey(row)) }
+            // A record met in several batches is one record, as in a whole response.
+            let key = totals.key(of: proto)
+            totals.identified.insert(key)
+            if let row = proto.row {
+                totals.topLevelRows.insert(RowKey(row))
+                totals.stored.insert(key)
+            } else if totals.dropped[key] == nil {
+                totals.dropped[key] = .object(proto.dictionary)
+                totals.droppedOrder.append(key)
+            }
         }
         let unidentified = builder.unidentifiedTopLevel
         if unidentified.count > 0 {
@@ -150,8 +166,6 @@ extension ResponsePopulation {
             }
         }
         totals.unmapped += builder.unmappedTopLevel
-        totals.dropped += stored.dropped
-        if totals.firstDropped == nil { totals.firstDropped = stored.firstDropped }
         totals.touchedOtherRows = totals.touchedOtherRows || stored.writer.touchedOtherRows
         let protos = builder.protoRecords
         totals.contained.formUnion(Self.containedRowIDs(protos, entity: entity, schema: store.schema))
@@ -200,11 +214,14 @@ extension ResponsePopulation {
             debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
         }
         try requireIdentified(
-            totals.unidentified, unmapped: totals.unmapped, identified: totals.identified, entity: entity,
+            totals.unidentified, unmapped: totals.unmapped, identified: totals.identified.count, entity: entity,
             keyPath: keyPath)
+        // A record that one batch could not store and a later one stored is stored.
+        let dropped = totals.droppedOrder.filter { !totals.stored.contains($0) }
         try requireStored(
-            dropped: totals.dropped, first: totals.firstDropped, topLevel: totals.identified,
-            unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
+            dropped: dropped.count, first: dropped.first.flatMap { totals.dropped[$0] },
+            topLevel: totals.identified.count, unidentified: totals.unidentified.count, entity: entity,
+            keyPath: keyPath)
         var records = totals.records
         if orphanRuleApplies {
             try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
@@ -238,10 +255,13 @@ private struct RowKey: Hashable {
     }
 }
 
-/// A record's identity across the batches of one population: its entity and `_id`.
-private struct EntityRow: Hashable {
-    let entity: String
-    let rowID: Int64
+/// A top-level record's identity across the batches of one population: its table and normalized
+/// primary key, which it has whether or not it is stored; a record of an entity without a key
+/// is a record of its own.
+private struct TopLevelKey: Hashable {
+    let table: String
+    let key: KeyValue?
+    let serial: Int
 }
 
 /// What the batches of a streamed response add up to.
@@ -255,21 +275,29 @@ private struct StreamTotals {
 
     let collectsRecords: Bool
     var listCount = 0
-    var identified = 0
+    /// The top-level records identified, each once.
+    var identified = Set<TopLevelKey>()
+    /// The top-level records some batch stored.
+    var stored = Set<TopLevelKey>()
+    /// The top-level records some batch could not store, with the first such occurrence, in
+    /// the order met.
+    var dropped: [TopLevelKey: JSONValue] = [:]
+    var droppedOrder: [TopLevelKey] = []
+    private var unkeyed = 0
     /// The rows of the top-level records stored.
     var topLevelRows = Set<RowKey>()
     var unidentified: (count: Int, first: JSONValue?, firstIndex: Int) = (0, nil, 0)
     var unmapped = 0
-    var dropped = 0
-    var firstDropped: JSONValue?
     var touchedOtherRows = false
     var contained = Set<Int64>()
-    /// Each row met, by entity and `_id`: a row met in several batches counts once.
-    var statuses: [String: [Int64: Status]] = [:]
-    /// The rows a batch changed: their values before the population, and their latest.
-    var changed: [EntityRow: (original: [DatabaseValue], latest: [DatabaseValue])] = [:]
+    /// Each row met, by table and `_id`: a row met in several batches counts once, for the
+    /// entity it was met as last (a record whose sub-entity changes between batches is one).
+    var statuses: [RowKey: (status: Status, entity: String)] = [:]
+    /// The rows a batch changed: their values and entity before the population, and their
+    /// latest.
+    var changed: [RowKey: (original: [DatabaseValue], originalEntity: String, latest: [DatabaseValue])] = [:]
     /// The rows whose links a batch changed outside their own columns.
-    var relinkedRows = Set<EntityRow>()
+    var relinkedRows = Set<RowKey>()
     var records: [Record] = []
     var recordIndex: [RowKey: Int] = [:]
     private var recordClasses: [Int: Record.Type] = [:]
@@ -285,16 +313,27 @@ private struct StreamTotals {
     /// whole response, where the occurrences merge before anything is written: each row a batch
     /// changes keeps its values from before the population, and its latest values.
     mutating func note(_ row: RowState, status: Status, relinked: Bool, entity: String) {
-        let key = EntityRow(entity: entity, rowID: row.rowID)
-        let earlier = statuses[entity]?[row.rowID]
+        let key = RowKey(row)
+        let earlier = statuses[key]
         if relinked { relinkedRows.insert(key) }
-        if status == .updated, earlier != .inserted, changed[key] == nil, let original = row.original {
-            // Met unchanged before, or not at all: `original` is the row before the population.
-            changed[key] = (original, row.values)
+        if status == .updated, earlier?.status != .inserted, changed[key] == nil, let original = row.original {
+            // Met unchanged before, or not at all: `original` is the row before the population,
+            // and its entity the one it was met as, or the one this batch switched it from.
+            let originalEntity = earlier?.entity ?? row.switchedFrom?.name ?? entity
+            changed[key] = (original, originalEntity, row.values)
         } else if changed[key] != nil {
             changed[key]?.latest = row.values
         }
-        statuses[entity, default: [:]][row.rowID] = max(earlier ?? status, status)
+        statuses[key] = (max(earlier?.status ?? status, status), entity)
+    }
+
+    /// The identity of a top-level record across batches.
+    mutating func key(of proto: ProtoRecord) -> TopLevelKey {
+        if let key = proto.normalizedKey {
+            return TopLevelKey(table: proto.representation.rootName, key: key, serial: 0)
+        }
+        unkeyed += 1
+        return TopLevelKey(table: proto.representation.rootName, key: nil, serial: unkeyed)
     }
 
     /// The record class of `representation`'s entity, looked up once per entity.
@@ -307,22 +346,18 @@ private struct StreamTotals {
 
     func changeCounts() -> [String: ChangeCounts] {
         var changes: [String: ChangeCounts] = [:]
-        for (entity, rows) in statuses {
-            var counts = ChangeCounts()
-            for (rowID, var status) in rows {
-                let key = EntityRow(entity: entity, rowID: rowID)
-                if status == .updated, !relinkedRows.contains(key), let values = changed[key],
-                    values.original == values.latest
-                {
-                    status = .unchanged
-                }
-                switch status {
-                case .inserted: counts.inserted += 1
-                case .updated: counts.updated += 1
-                case .unchanged: counts.unchanged += 1
-                }
+        for (key, row) in statuses {
+            var status = row.status
+            if status == .updated, !relinkedRows.contains(key), let values = changed[key],
+                values.original == values.latest, values.originalEntity == row.entity
+            {
+                status = .unchanged
             }
-            changes[entity] = counts
+            switch status {
+            case .inserted: changes[row.entity, default: ChangeCounts()].inserted += 1
+            case .updated: changes[row.entity, default: ChangeCounts()].updated += 1
+            case .unchanged: changes[row.entity, default: ChangeCounts()].unchanged += 1
+            }
         }
         return changes
     }

@@ -95,6 +95,13 @@ package protocol RecordStorageTransaction {
     /// used is a gap, never reused by this transaction.
     func reserveRowIDs(in table: String, count: Int) throws(WebRecordError) -> [Int64]
 
+    /// Fixes, for each of `tables`, where the new `_id`s this transaction reserves start, before
+    /// anything in it deletes rows: a population made of several batches calls it first, so
+    /// that a row one batch deletes does not give its `_id` to a row a later batch inserts, as
+    /// it would not in one response. A store that hands out the largest `_id` plus one reads
+    /// each table's largest now; a store with sequences has nothing to do.
+    func beginRowIDs(in tables: [String]) throws(WebRecordError)
+
     // MARK: - Writing rows
 
     /// Inserts the rows of `inserted` (whose `_id`s are new), table by table in the order

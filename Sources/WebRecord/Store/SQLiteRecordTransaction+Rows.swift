@@ -67,16 +67,25 @@ extension SQLiteRecordTransaction {
     /// reservations follow the earlier ones without a statement.
     package func reserveRowIDs(in table: String, count: Int) throws(WebRecordError) -> [Int64] {
         guard count > 0 else { return [] }
-        let first: Int64
-        if let next = nextRowIDs[table] {
-            first = next
-        } else if case .integer(let maximum)? = try connection.scalar("SELECT max(\"_id\") FROM \(quote(table))") {
-            first = maximum + 1
-        } else {
-            first = 1
-        }
+        let first = try nextRowID(in: table)
         nextRowIDs[table] = first + Int64(count)
         return Array(first..<(first + Int64(count)))
+    }
+
+    /// Reads the largest `_id` of each table this transaction has not reserved in yet.
+    package func beginRowIDs(in tables: [String]) throws(WebRecordError) {
+        for table in tables where nextRowIDs[table] == nil {
+            nextRowIDs[table] = try nextRowID(in: table)
+        }
+    }
+
+    /// The `_id` the next row reserved in `table` gets: read once per table and transaction.
+    private func nextRowID(in table: String) throws(WebRecordError) -> Int64 {
+        if let next = nextRowIDs[table] { return next }
+        if case .integer(let maximum)? = try connection.scalar("SELECT max(\"_id\") FROM \(quote(table))") {
+            return maximum + 1
+        }
+        return 1
     }
 
     // MARK: - Writing rows
