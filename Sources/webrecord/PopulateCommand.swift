@@ -163,8 +163,9 @@ enum PopulateCommand: Subcommand {
             progress.begin(source: index, paged: false)
             let open: (String?) throws(WebRecordError) -> JSONStreamReader
             let size: Int?
+            let reopens: Bool
             do {
-                (open, size) = try source.opener()
+                (open, size, reopens) = try source.opener()
             } catch let failure as Failure {
                 progress.finish()
                 throw Failure(failure.message + savedNote(index))
@@ -177,7 +178,7 @@ enum PopulateCommand: Subcommand {
             streamed.returnsRecords = false
             do {
                 let result = try await ResponsePopulation(store: opened.database, options: streamed)
-                    .populate(streaming: open, expectedBytes: size, entity: entity)
+                    .populate(streaming: open, expectedBytes: size, entity: entity, reopens: reopens)
                 summary.add(result)
                 kept.formUnion(result.containedRowIDs)
                 last = ([], result.debugger.responseObject ?? .null)
@@ -261,9 +262,11 @@ struct Source {
     /// What opens a file or standard input for streaming (a URL source is requested instead,
     /// see ``URLSource``).
     ///
-    /// - Returns: what opens the source for a key path, and the source's size when known.
+    /// - Returns: what opens the source for a key path, the source's size when known, and
+    ///   whether it can be opened again to be read whole (a regular file; not standard input or
+    ///   a pipe).
     /// - Throws: ``Failure`` naming the source when it does not exist or is a directory.
-    func opener() throws -> (open: (String?) throws(WebRecordError) -> JSONStreamReader, size: Int?) {
+    func opener() throws -> (open: (String?) throws(WebRecordError) -> JSONStreamReader, size: Int?, reopens: Bool) {
         switch kind {
         case .file(let path):
             var isDirectory: ObjCBool = false
@@ -271,9 +274,12 @@ struct Source {
                 throw Failure("\(name): no such file")
             }
             if isDirectory.boolValue { throw Failure("\(name): is a directory") }
-            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            let size = attributes?[.size] as? Int
+            let isRegular = attributes?[.type] as? FileAttributeType == .typeRegular
             return (
-                { keyPath throws(WebRecordError) in try JSONStreamReader.file(atPath: path, keyPath: keyPath) }, size
+                { keyPath throws(WebRecordError) in try JSONStreamReader.file(atPath: path, keyPath: keyPath) }, size,
+                isRegular
             )
         case .standardInput:
             let open: (String?) throws(WebRecordError) -> JSONStreamReader = { keyPath in
@@ -283,7 +289,7 @@ struct Source {
                     return count
                 }
             }
-            return (open, nil)
+            return (open, nil, false)
         case .url:
             throw Failure("\(name): a URL source is requested, not read")
         }

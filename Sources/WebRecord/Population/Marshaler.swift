@@ -95,6 +95,7 @@ struct Marshaler {
                     keyPath: missing.keyPaths.first?.text, value: .object(proto.dictionary)))
             proto.row = nil
             proto.rowID = nil
+            proto.isDroppedIncomplete = true
             droppedAny = true
         }
         guard droppedAny else { return }
@@ -110,6 +111,7 @@ struct Marshaler {
                         isFatal: false, entity: proto.representation.name, value: .object(proto.dictionary)))
                 proto.row = nil
                 proto.rowID = nil
+                proto.isDroppedIncomplete = true
                 changed = true
             }
         }

@@ -71,6 +71,9 @@ final class ProtoRecord: CustomStringConvertible {
     /// Whether the store refused the record it names (a reference to a record of another
     /// branch of its hierarchy): it gets no row, and nothing links to it.
     var isRejected = false
+    /// Whether the population dropped the record, new and without a value for a non-optional
+    /// attribute (or identified by an owner that was dropped): it gets no row.
+    var isDroppedIncomplete = false
 
     init(representation: Representation, dictionary: JSONObject, parent: ProtoRecord?, isReference: Bool) {
         self.representation = representation

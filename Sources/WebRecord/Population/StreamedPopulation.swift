@@ -16,25 +16,33 @@ extension ResponsePopulation {
     ///   debug log line may report a row created by one batch as updated by a later one.
     ///
     /// The occurrences of one record in different batches are applied in turn, as consecutive
-    /// responses would be: where they give it different relationships, or a later one completes
-    /// a new record an earlier one left without a non-optional value, the store can differ
+    /// responses would be: where they give it different relationships, the store can differ
     /// from the whole response's (Docs/Population.md, "Large responses: streamed population").
     ///
     /// A response whose records cannot be streamed (no list at the key path, or an entity with
     /// included records, which are linked across the whole response) is read whole and
     /// populated as `populate(_:entity:debugger:)` does.
     ///
+    /// One case cannot be applied in turn without losing data: a new record that one batch
+    /// drops, as it lacks a non-optional value, and that occurs again in a later batch. The whole
+    /// response merges the occurrences first, and may store the record with what each gave. When
+    /// that happens, the streamed population is rolled back and, when `open` can open the
+    /// response again (a file), the response is read whole and populated as one; otherwise
+    /// (standard input) it fails with an `invalidResponseFormat` that says why.
+    ///
     /// - Parameters:
     ///   - open: opens the response, streaming the list at the key path given (nil: none).
     ///   - expectedBytes: the response's size when known, for progress.
     ///   - entity: the entity the response's records are (or the root of their hierarchy).
     ///   - debugger: where errors are collected; a new one by default.
+    ///   - reopens: whether `open` can open the response again, to read it whole.
     /// - Throws: ``WebRecordError`` on a fatal error, after rolling back: the store is left as
     ///   it was, whichever batch failed.
     package func populate(
         streaming open: (String?) throws(WebRecordError) -> JSONStreamReader, expectedBytes: Int? = nil,
-        entity entityName: String, debugger: Debugger? = nil
+        entity entityName: String, debugger: Debugger? = nil, reopens: Bool = true
     ) async throws(WebRecordError) -> sending PopulationResult {
+        let givenDebugger = debugger
         let debugger = debugger ?? Debugger(initialEntity: entityName, logger: store.logger)
         let entity: Entity
         let keyPath: String?
@@ -66,10 +74,49 @@ extension ResponsePopulation {
             }.value
             progress?.finish(records: result.storedRecordCount)
             return result
+        } catch let divergence as StreamedDivergence {
+            batches.stop()
+            guard reopens else {
+                await store.discardIfNeverWritten()
+                throw Self.failure(
+                    WebRecordError(
+                        .invalidResponseFormat,
+                        "\(divergence.record) was not stored where it first occurs, as it lacks a non-optional value, and occurs again later in the response: populated in parts, what its first occurrence gave would be lost. Populate the response whole (from a file, WebRecord reads it again whole when this happens)",
+                        entity: entityName),
+                    entity: entityName, debugger: debugger)
+            }
+            // The streamed attempt's errors are not the response's: the whole population records its
+            // own, in a new debugger unless the caller gave one.
+            let wholeDebugger = givenDebugger ?? Debugger(initialEntity: entityName, logger: store.logger)
+            let response: JSONValue
+            do {
+                response = try Self.readWhole(open)
+            } catch {
+                await store.discardIfNeverWritten()
+                throw Self.failure(error, entity: entityName, debugger: wholeDebugger)
+            }
+            return try await populate(response, entity: entityName, debugger: wholeDebugger)
         } catch {
             batches.stop()
             await store.discardIfNeverWritten()
             throw Self.failure(error, entity: entityName, debugger: debugger)
+        }
+    }
+
+    /// The whole response `open` opens, read with no list streamed.
+    private static func readWhole(
+        _ open: (String?) throws(WebRecordError) -> JSONStreamReader
+    ) throws(WebRecordError) -> JSONValue {
+        let reader = try open(nil)
+        switch try reader.start() {
+        case .whole(let response):
+            return response
+        case .streaming:
+            // A top-level array streams even with no key path: gather it.
+            var elements: [JSONValue] = []
+            while let batch = try reader.nextBatch() { elements += batch }
+            _ = try reader.finish()
+            return .array(elements)
         }
     }
 
@@ -130,7 +177,7 @@ extension ResponsePopulation {
             case .batch(let graph):
                 defer { batches.written(graph) }
                 let stored = try store(graph, in: transaction, deleter: &deleter, checksStored: false)
-                add(graph, stored: stored, to: &totals, entity: entity)
+                try add(graph, stored: stored, to: &totals, entity: entity)
             case .end(let envelope):
                 return try finish(
                     totals, envelope: envelope, in: transaction, entity: entity, keyPath: keyPath, debugger: debugger,
@@ -142,7 +189,7 @@ extension ResponsePopulation {
     }
 
     /// Adds one written batch to the totals.
-    private func add(_ graph: Graph, stored: StoredGraph, to totals: inout StreamTotals, entity: Entity) {
+    private func add(_ graph: Graph, stored: StoredGraph, to totals: inout StreamTotals, entity: Entity) throws {
         let builder = graph.builder
         totals.listCount += graph.listCount ?? 0
         for proto in graph.topLevel {
@@ -169,6 +216,7 @@ extension ResponsePopulation {
         totals.touchedOtherRows = totals.touchedOtherRows || stored.writer.touchedOtherRows
         let protos = builder.protoRecords
         totals.contained.formUnion(Self.containedRowIDs(protos, entity: entity, schema: store.schema))
+        try totals.noteDropped(protos)
         let relinked = stored.writer.relinkedOwners
         let logsChanges = store.logger.isEnabled(.debug)
         for proto in protos {
@@ -302,6 +350,10 @@ private struct StreamTotals {
     var recordIndex: [RowKey: Int] = [:]
     private var recordClasses: [Int: Record.Type] = [:]
 
+    /// The records dropped as incomplete by a batch, by their identity across batches.
+    var droppedIdentities = Set<RecordIdentity>()
+    private var newlyDropped: [RecordIdentity] = []
+
     init(collectsRecords: Bool) {
         self.collectsRecords = collectsRecords
     }
@@ -325,6 +377,22 @@ private struct StreamTotals {
             changed[key]?.latest = row.values
         }
         statuses[key] = (max(earlier?.status ?? status, status), entity)
+    }
+
+    /// Notes the records of a batch that were dropped as incomplete, and throws
+    /// ``StreamedDivergence`` when a record an earlier batch dropped occurs again: the whole
+    /// response would have merged the occurrences before dropping any, and may have stored the
+    /// record with what each gave, where the batches, applied in turn, lose what the first gave.
+    mutating func noteDropped(_ protos: [ProtoRecord]) throws {
+        for proto in protos {
+            guard let identity = RecordIdentity(proto) else { continue }
+            if droppedIdentities.contains(identity) {
+                throw StreamedDivergence(record: proto.description)
+            }
+            if proto.isDroppedIncomplete { newlyDropped.append(identity) }
+        }
+        droppedIdentities.formUnion(newlyDropped)
+        newlyDropped.removeAll(keepingCapacity: true)
     }
 
     /// The identity of a top-level record across batches.
@@ -450,4 +518,28 @@ final class BatchPipeline<Batch>: @unchecked Sendable {
         done.removeAll()
         condition.broadcast()
     }
+}
+
+/// A record's identity across the batches of one population: its table and key, or, for a record
+/// identified by its owner, its table, its owner's row and the owner's relationship.
+private enum RecordIdentity: Hashable {
+    case key(table: String, key: KeyValue)
+    case owned(table: String, owner: Int64, relationship: Int)
+
+    init?(_ proto: ProtoRecord) {
+        if let key = proto.normalizedKey {
+            self = .key(table: proto.representation.rootName, key: key)
+        } else if let owner = proto.owner, let ownerRowID = owner.proto.row?.rowID {
+            self = .owned(table: proto.representation.rootName, owner: ownerRowID, relationship: owner.relationship.id)
+        } else {
+            return nil
+        }
+    }
+}
+
+/// Thrown inside a streamed population's transaction, which it rolls back, when a record that
+/// one batch dropped as incomplete occurs again in a later one (``StreamTotals/noteDropped(_:)``).
+struct StreamedDivergence: Error {
+    /// The record, as a proto-record describes itself.
+    let record: String
 }

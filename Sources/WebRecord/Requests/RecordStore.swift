@@ -417,8 +417,10 @@ public final class RecordStore: Sendable {
     ///
     /// The store ends as `populate(_:entity:options:)` leaves it for the same
     /// response, with the same counts and failures, except where a record repeated in different
-    /// batches changes its relationships or is completed by a later one (Docs/Population.md,
-    /// "Large responses: streamed population"). Memory grows with a batch (a few megabytes
+    /// batches changes its relationships (Docs/Population.md, "Large responses: streamed
+    /// population"). A new record that one batch cannot store, lacking a non-optional value,
+    /// and that occurs again later makes the population start over with the file read whole,
+    /// so that nothing its first occurrence gave is lost. Memory grows with a batch (a few megabytes
     /// of the file) and with the records returned; set
     /// ``PopulationOptions/returnsRecords`` to false to keep none. The debugger's
     /// ``Debugger/responseObject``, and the response an orphan closure gets, are the response
