@@ -194,11 +194,13 @@ extension ResponsePopulation {
         totals.listCount += graph.listCount ?? 0
         for proto in graph.topLevel {
             // A record met in several batches is one record, as in a whole response.
+            // Each ends stored (its row is kept) or not (its key is kept, with its first
+            // occurrence): the two together count the records identified, each once.
             let key = totals.key(of: proto)
-            totals.identified.insert(key)
             if let row = proto.row {
                 totals.topLevelRows.insert(RowKey(row))
-                totals.stored.insert(key)
+                // A record that one batch could not store and a later one stored is stored.
+                if !totals.dropped.isEmpty { totals.dropped.removeValue(forKey: key) }
             } else if totals.dropped[key] == nil {
                 totals.dropped[key] = .object(proto.dictionary)
                 totals.droppedOrder.append(key)
@@ -261,15 +263,13 @@ extension ResponsePopulation {
         if totals.listCount == 0 {
             debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
         }
+        let identified = totals.topLevelRows.count + totals.dropped.count
         try requireIdentified(
-            totals.unidentified, unmapped: totals.unmapped, identified: totals.identified.count, entity: entity,
-            keyPath: keyPath)
-        // A record that one batch could not store and a later one stored is stored.
-        let dropped = totals.droppedOrder.filter { !totals.stored.contains($0) }
+            totals.unidentified, unmapped: totals.unmapped, identified: identified, entity: entity, keyPath: keyPath)
+        let dropped = totals.droppedOrder.filter { totals.dropped[$0] != nil }
         try requireStored(
             dropped: dropped.count, first: dropped.first.flatMap { totals.dropped[$0] },
-            topLevel: totals.identified.count, unidentified: totals.unidentified.count, entity: entity,
-            keyPath: keyPath)
+            topLevel: identified, unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
         var records = totals.records
         if orphanRuleApplies {
             try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
@@ -292,14 +292,20 @@ extension ResponsePopulation {
     }
 }
 
-/// A row's identity across the batches of one population: its table and `_id`.
+/// A row's identity across the batches of one population: its table (by its position in the
+/// layout) and `_id`.
 private struct RowKey: Hashable {
-    let table: String
+    let table: Int
     let rowID: Int64
 
     init(_ row: RowState) {
-        table = row.table.name
+        table = row.table.index
         rowID = row.rowID
+    }
+
+    init(table: Int, rowID: Int64) {
+        self.table = table
+        self.rowID = rowID
     }
 }
 
@@ -323,12 +329,8 @@ private struct StreamTotals {
 
     let collectsRecords: Bool
     var listCount = 0
-    /// The top-level records identified, each once.
-    var identified = Set<TopLevelKey>()
-    /// The top-level records some batch stored.
-    var stored = Set<TopLevelKey>()
-    /// The top-level records some batch could not store, with the first such occurrence, in
-    /// the order met.
+    /// The top-level records no batch has stored so far, with the first occurrence, and
+    /// (``droppedOrder``) in the order met.
     var dropped: [TopLevelKey: JSONValue] = [:]
     var droppedOrder: [TopLevelKey] = []
     private var unkeyed = 0
@@ -338,9 +340,19 @@ private struct StreamTotals {
     var unmapped = 0
     var touchedOtherRows = false
     var contained = Set<Int64>()
-    /// Each row met, by table and `_id`: a row met in several batches counts once, for the
-    /// entity it was met as last (a record whose sub-entity changes between batches is one).
-    var statuses: [RowKey: (status: Status, entity: String)] = [:]
+    /// Each row met, by table (its position in the layout) and `_id`: a row met in several
+    /// batches counts once, for the entity it was met as last (a record whose sub-entity
+    /// changes between batches is one). Compact, as it holds every row a response names.
+    var statuses: [[Int64: RowStatus]] = []
+    /// The entities of ``statuses``, by the number a ``RowStatus`` gives.
+    private var entityNames: [String] = []
+    private var entityNumbers: [String: UInt16] = [:]
+
+    /// What a population did to a row, and the entity it was met as last.
+    struct RowStatus {
+        var status: Status
+        var entity: UInt16
+    }
     /// The rows a batch changed: their values and entity before the population, and their
     /// latest.
     var changed: [RowKey: (original: [DatabaseValue], originalEntity: String, latest: [DatabaseValue])] = [:]
@@ -366,17 +378,28 @@ private struct StreamTotals {
     /// changes keeps its values from before the population, and its latest values.
     mutating func note(_ row: RowState, status: Status, relinked: Bool, entity: String) {
         let key = RowKey(row)
-        let earlier = statuses[key]
+        while statuses.count <= key.table { statuses.append([:]) }
+        let earlier = statuses[key.table][key.rowID]
         if relinked { relinkedRows.insert(key) }
         if status == .updated, earlier?.status != .inserted, changed[key] == nil, let original = row.original {
             // Met unchanged before, or not at all: `original` is the row before the population,
             // and its entity the one it was met as, or the one this batch switched it from.
-            let originalEntity = earlier?.entity ?? row.switchedFrom?.name ?? entity
+            let originalEntity = earlier.map { entityNames[Int($0.entity)] } ?? row.switchedFrom?.name ?? entity
             changed[key] = (original, originalEntity, row.values)
         } else if changed[key] != nil {
             changed[key]?.latest = row.values
         }
-        statuses[key] = (max(earlier?.status ?? status, status), entity)
+        statuses[key.table][key.rowID] = RowStatus(
+            status: max(earlier?.status ?? status, status), entity: entityNumber(entity))
+    }
+
+    /// The number `entity` has in ``statuses``, given it at its first use.
+    private mutating func entityNumber(_ entity: String) -> UInt16 {
+        if let number = entityNumbers[entity] { return number }
+        let number = UInt16(truncatingIfNeeded: entityNames.count)
+        entityNames.append(entity)
+        entityNumbers[entity] = number
+        return number
     }
 
     /// Notes the records of a batch that were dropped as incomplete, and throws
@@ -413,19 +436,30 @@ private struct StreamTotals {
     }
 
     func changeCounts() -> [String: ChangeCounts] {
+        var counts = [ChangeCounts](repeating: ChangeCounts(), count: entityNames.count)
+        for (table, rows) in statuses.enumerated() {
+            for (rowID, row) in rows {
+                var status = row.status
+                let entity = entityNames[Int(row.entity)]
+                if status == .updated {
+                    let key = RowKey(table: table, rowID: rowID)
+                    if !relinkedRows.contains(key), let values = changed[key], values.original == values.latest,
+                        values.originalEntity == entity
+                    {
+                        status = .unchanged
+                    }
+                }
+                switch status {
+                case .inserted: counts[Int(row.entity)].inserted += 1
+                case .updated: counts[Int(row.entity)].updated += 1
+                case .unchanged: counts[Int(row.entity)].unchanged += 1
+                }
+            }
+        }
         var changes: [String: ChangeCounts] = [:]
-        for (key, row) in statuses {
-            var status = row.status
-            if status == .updated, !relinkedRows.contains(key), let values = changed[key],
-                values.original == values.latest, values.originalEntity == row.entity
-            {
-                status = .unchanged
-            }
-            switch status {
-            case .inserted: changes[row.entity, default: ChangeCounts()].inserted += 1
-            case .updated: changes[row.entity, default: ChangeCounts()].updated += 1
-            case .unchanged: changes[row.entity, default: ChangeCounts()].unchanged += 1
-            }
+        for (number, entityCounts) in counts.enumerated()
+        where entityCounts.inserted + entityCounts.updated + entityCounts.unchanged > 0 {
+            changes[entityNames[number]] = entityCounts
         }
         return changes
     }

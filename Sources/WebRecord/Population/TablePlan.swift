@@ -7,6 +7,8 @@
 final class TablePlan {
     /// The table's name.
     let name: String
+    /// The table's position in the layout: the same for every population of one store.
+    let index: Int
     /// Every column after `_id` and `_entity`, in layout order.
     let columns: [String]
     /// The position of each column in ``columns``.
@@ -14,8 +16,9 @@ final class TablePlan {
     /// The positions of the primary-key columns, in key order.
     let primaryKeyColumns: [Int]
 
-    init(_ table: StorageLayout.Table) {
+    init(_ table: StorageLayout.Table, index: Int) {
         name = table.name
+        self.index = index
         columns = table.valueColumns
         var columnIndex: [String: Int] = [:]
         for (index, column) in columns.enumerated() { columnIndex[column] = index }
@@ -40,7 +43,7 @@ struct TablePlans {
 
     init(layout: StorageLayout) {
         var plans: [String: TablePlan] = [:]
-        for table in layout.tables { plans[table.name] = TablePlan(table) }
+        for (index, table) in layout.tables.enumerated() { plans[table.name] = TablePlan(table, index: index) }
         self.plans = plans
     }
 
