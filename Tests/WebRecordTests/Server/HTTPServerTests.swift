@@ -77,8 +77,12 @@ import WebRecordTesting
 
     // MARK: - Timeouts and transport errors
 
+    // The slow routes answer after 300 s, and a request that gives up is expected well before
+    // (240 s): the whole suite runs its tests in parallel on two cores, and a request's task has
+    // been seen to wait about 25 s for a thread there, so a tighter bound fails for the machine's
+    // sake, not the client's.
     @Test func aSlowResponseTimesOutAsAServerError() async throws {
-        loopback.route("/slow", .json("[]", delay: 30))
+        loopback.route("/slow", .json("[]", delay: 300))
         let server = HTTPServer(baseURL: loopback.baseURL)
         let started = Date()
 
@@ -87,18 +91,18 @@ import WebRecordTesting
         #expect(error?.code == .serverError)
         #expect((error?.cause as? TransportError)?.code == -1001)
         #expect(error?.message.contains("within 0.30 s") == true)
-        #expect(Date().timeIntervalSince(started) < 25, "well before the server's 30 s answer")
+        #expect(Date().timeIntervalSince(started) < 240, "well before the server's 300 s answer")
     }
 
     @Test func theServerTimeoutAppliesWhenTheRequestGivesNone() async throws {
-        loopback.route("/slow", .json("[]", delay: 30))
+        loopback.route("/slow", .json("[]", delay: 300))
         let server = HTTPServer(baseURL: loopback.baseURL, timeout: 0.25)
         let started = Date()
 
         let error = await RequestSupport.error { _ = try await server.response(for: request("slow")) }
 
         #expect(error?.code == .serverError)
-        #expect(Date().timeIntervalSince(started) < 25, "well before the server's 30 s answer")
+        #expect(Date().timeIntervalSince(started) < 240, "well before the server's 300 s answer")
     }
 
     @Test func aRefusedConnectionIsAServerErrorWithItsCause() async throws {
@@ -171,7 +175,7 @@ import WebRecordTesting
 
         _ = try await server.response(for: request("busy"))
 
-        #expect(Date().timeIntervalSince(started) < 25, "far below the 3600 s Retry-After")
+        #expect(Date().timeIntervalSince(started) < 240, "far below the 3600 s Retry-After")
         #expect(loopback.requests(to: "/busy").count == 2)
     }
 
@@ -365,7 +369,7 @@ import WebRecordTesting
     // MARK: - Cancellation
 
     @Test func cancellingTheTaskMidFlightIsCancelled() async throws {
-        loopback.route("/slow", .json("[]", delay: 30))
+        loopback.route("/slow", .json("[]", delay: 300))
         let server = HTTPServer(baseURL: loopback.baseURL)
         let started = Date()
         let task = Task { try await server.response(for: request("slow")) }
@@ -375,7 +379,7 @@ import WebRecordTesting
         let error = await RequestSupport.error { _ = try await task.value }
 
         #expect(error?.code == .cancelled)
-        #expect(Date().timeIntervalSince(started) < 25, "well before the server's 30 s answer")
+        #expect(Date().timeIntervalSince(started) < 240, "well before the server's 300 s answer")
     }
 
     @Test func cancellingDuringARetryWaitIsCancelled() async throws {
