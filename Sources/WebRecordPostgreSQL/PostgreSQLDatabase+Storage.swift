@@ -63,9 +63,7 @@ extension PostgreSQLDatabase: RecordReading {
             let storage = layout.storage(of: name, in: record.entity.name),
             let destination = schema.entity(named: relationship.destination)
         else {
-            throw WebRecordError(
-                .invalidArgument, "entity '\(record.entity.name)' has no property '\(name)'",
-                entity: record.entity.name, property: name)
+            throw WebRecordError.unknownProperty(name, entity: record.entity.name)
         }
         let table = pgQuote(destination.rootName)
         var sql: String

@@ -243,7 +243,7 @@ extension WebRecordError {
         WebRecordError(.invalidEntityDescription, "the schema has no entity '\(name)'", entity: name)
     }
 
-    static func unknownProperty(_ name: String, entity: String) -> WebRecordError {
+    package static func unknownProperty(_ name: String, entity: String) -> WebRecordError {
         WebRecordError(
             .invalidArgument, "entity '\(entity)' has no property '\(name)'", entity: entity, property: name)
     }

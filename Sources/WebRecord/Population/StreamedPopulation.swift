@@ -196,14 +196,16 @@ extension ResponsePopulation {
             // A record met in several batches is one record, as in a whole response.
             // Each ends stored (its row is kept) or not (its key is kept, with its first
             // occurrence): the two together count the records identified, each once.
-            let key = totals.key(of: proto)
             if let row = proto.row {
                 totals.topLevelRows.insert(RowKey(row))
                 // A record that one batch could not store and a later one stored is stored.
-                if !totals.dropped.isEmpty { totals.dropped.removeValue(forKey: key) }
-            } else if totals.dropped[key] == nil {
-                totals.dropped[key] = .object(proto.dictionary)
-                totals.droppedOrder.append(key)
+                if !totals.dropped.isEmpty { totals.dropped.removeValue(forKey: totals.key(of: proto)) }
+            } else {
+                let key = totals.key(of: proto)
+                if totals.dropped[key] == nil {
+                    totals.dropped[key] = .object(proto.dictionary)
+                    totals.droppedOrder.append(key)
+                }
             }
         }
         let unidentified = builder.unidentifiedTopLevel
@@ -407,7 +409,8 @@ private struct StreamTotals {
     /// response would have merged the occurrences before dropping any, and may have stored the
     /// record with what each gave, where the batches, applied in turn, lose what the first gave.
     mutating func noteDropped(_ protos: [ProtoRecord]) throws {
-        for proto in protos {
+        // Nothing to look up until a batch has dropped a record: most responses never do.
+        for proto in protos where proto.isDroppedIncomplete || !droppedIdentities.isEmpty {
             guard let identity = RecordIdentity(proto) else { continue }
             if droppedIdentities.contains(identity) {
                 throw StreamedDivergence(record: proto.description)
