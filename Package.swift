@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "WebRecordPostgreSQL", dependencies: ["WebRecord", "WebRecordLibPQ"]),
         .target(name: "WebRecordTesting", dependencies: ["WebRecord"]),
         .target(name: "WebRecordModelImport", dependencies: ["WebRecord"]),
-        .executableTarget(name: "webrecord", dependencies: ["WebRecord", "WebRecordModelImport"]),
+        .executableTarget(name: "webrecord", dependencies: ["WebRecord", "WebRecordModelImport", "WebRecordPostgreSQL"]),
         .executableTarget(name: "webrecord-bench", dependencies: ["WebRecord", "WebRecordTesting"]),
         // A peer the benchmark's `--phase peers` runs: the importer a developer writes without a
         // framework (Foundation's JSONSerialization and SQLite's C API), untuned (Scripts/peers/).
