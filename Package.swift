@@ -27,7 +27,8 @@ let package = Package(
         .target(name: "WebRecordPostgreSQL", dependencies: ["WebRecord", "WebRecordLibPQ"]),
         .target(name: "WebRecordTesting", dependencies: ["WebRecord"]),
         .target(name: "WebRecordModelImport", dependencies: ["WebRecord"]),
-        .executableTarget(name: "webrecord", dependencies: ["WebRecord", "WebRecordModelImport"]),
+        .executableTarget(
+            name: "webrecord", dependencies: ["WebRecord", "WebRecordModelImport", "WebRecordPostgreSQL"]),
         // `--phase postgres` starts a private PostgreSQL server as the tests do (PostgreSQLTestSupport).
         .executableTarget(
             name: "webrecord-bench",

@@ -54,35 +54,6 @@ extension PostgreSQLDatabase: RecordReading {
         recordClasses.entityName(registeredFor: recordClass)
     }
 
-    /// The records related to `record` through `name`: for a to-many, in stored order when it is
-    /// ordered, else by `_id`.
-    package func relatedRecords(of record: Record, relationship name: String, limit: Int?) throws(WebRecordError)
-        -> [Record]
-    {
-        guard let relationship = record.entity.relationship(named: name),
-            let storage = layout.storage(of: name, in: record.entity.name),
-            let destination = schema.entity(named: relationship.destination)
-        else {
-            throw WebRecordError.unknownProperty(name, entity: record.entity.name)
-        }
-        let table = pgQuote(destination.rootName)
-        var sql: String
-        switch storage {
-        case .foreignKeyHere(let column, _):
-            guard case .integer(let target)? = record.storedValues[column] else { return [] }
-            return try records("SELECT * FROM \(table) WHERE \"_id\" = $1", [.integer(target)])
-        case .foreignKeyThere(_, let column, let position):
-            sql = "SELECT * FROM \(table) WHERE \(pgQuote(column)) = $1"
-            sql += " ORDER BY " + (position.map { "\(pgQuote($0)), " } ?? "") + "\"_id\""
-        case .joinTable(let join, let selfColumn, let otherColumn, let position):
-            sql =
-                "SELECT d.* FROM \(table) d JOIN \(pgQuote(join)) j ON j.\(pgQuote(otherColumn)) = d.\"_id\" WHERE j.\(pgQuote(selfColumn)) = $1"
-            sql += " ORDER BY " + (position.map { "j.\(pgQuote($0)), " } ?? "") + "d.\"_id\""
-        }
-        if let limit { sql += " LIMIT \(max(0, limit))" }
-        return try records(sql, [.integer(record.rowID)])
-    }
-
     /// The records of the rows `sql` gives (every column of a table: `_id`, `_entity`, then
     /// the others), each of the class registered for its entity.
     func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {

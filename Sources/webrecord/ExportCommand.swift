@@ -13,29 +13,29 @@ enum ExportCommand: Subcommand {
             already exist.
             """,
         options: [
-            .schemaFiles, .store("The store file (SQLite); it must exist."),
+            .schemaFiles, .store("The store: a SQLite file, which must exist, or a postgresql:// URL."),
             .entity("The entity to export, sub-entities included."),
         ],
         arguments: [],
         examples: ["webrecord export --schema Schemas/AppNet.json --db appnet.sqlite --entity User"])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let path = try StoreAccess.storePath(arguments.value("--db"), command: spec)
+        let location = try StoreAccess.storeLocation(arguments.value("--db"), command: spec)
         let schema = try StoreAccess.loadSchema(arguments.values("--schema"))
         let entity = try StoreAccess.requireEntity(arguments.value("--entity") ?? "", in: schema)
-        let json = try export(entity: entity.name, schema: schema, path: path)
+        let json = try export(entity: entity.name, schema: schema, location: location)
         Output.out(bytes: json.serializedBytes(prettyPrinted: true) + [UInt8(ascii: "\n")])
         return ExitStatus.success
     }
 
     /// Opens the existing store, exports, and closes the store before returning.
-    private static func export(entity: String, schema: Schema, path: String) throws -> JSONValue {
-        let store = try StoreAccess.openExisting(path: path, schema: schema)
+    private static func export(entity: String, schema: Schema, location: StoreLocation) throws -> JSONValue {
+        let store = try StoreAccess.openExisting(location, schema: schema)
         defer { store.close() }
         do {
             return try store.exportJSON(entity: entity)
         } catch {
-            throw Failure("\(path): \(StoreAccess.describe(error))")
+            throw Failure("\(location.name): \(StoreAccess.describe(error))")
         }
     }
 }

@@ -17,7 +17,8 @@ enum PopulateCommand: Subcommand {
                 help: "A schema file. Repeat it to load several files as one schema.",
                 isRequired: true, isRepeatable: true, isFile: true),
             OptionSpec(
-                name: "--db", valueName: "db", help: "The store file (SQLite), created if missing.", isRequired: true,
+                name: "--db", valueName: "db",
+                help: "The store: a SQLite file, created if missing, or a postgresql:// URL.", isRequired: true,
                 isFile: true),
             OptionSpec(
                 name: "--entity", valueName: "name", help: "The entity of the records in each response.",
@@ -52,7 +53,7 @@ enum PopulateCommand: Subcommand {
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let path = try StoreAccess.storePath(arguments.value("--db"), command: spec)
+        let location = try StoreAccess.storeLocation(arguments.value("--db"), command: spec)
         let fetch = try URLFetchOptions(headers: arguments.values("--header"), timeout: arguments.value("--timeout"))
         let sources = arguments.positionals.map(Source.init)
         let json = arguments.flag("--json")
@@ -76,7 +77,7 @@ enum PopulateCommand: Subcommand {
         options.orphanDeletionFollows = paging.deleteOrphans
 
         let summary = try await populate(
-            sources, entity: entity.name, schema: schema, path: path, options: options,
+            sources, entity: entity.name, schema: schema, location: location, options: options,
             fetch: fetch, paging: paging)
 
         if json {
@@ -94,7 +95,7 @@ enum PopulateCommand: Subcommand {
     /// opened; a URL is requested through the store, and a failed request removes a store file
     /// nothing was committed to: a first source that fails leaves no new file behind.
     private static func populate(
-        _ sources: [Source], entity: String, schema: Schema, path: String, options: PopulationOptions,
+        _ sources: [Source], entity: String, schema: Schema, location: StoreLocation, options: PopulationOptions,
         fetch: URLFetchOptions, paging: PagingArguments
     ) async throws -> PopulationSummary {
         var summary = PopulationSummary(schema: schema)
@@ -114,7 +115,7 @@ enum PopulateCommand: Subcommand {
                 progress.begin(source: index, paged: paging.pagination != nil)
                 // A URL goes through the library's request API, paged or not, as a library
                 // user's request would.
-                let opened = try store ?? StoreAccess.open(path: path, schema: schema)
+                let opened = try store ?? StoreAccess.open(location, schema: schema)
                 store = opened
                 let request = URLSource.requestOptions(for: url, population: options, fetch: fetch)
                 guard let pagination = paging.pagination else {
@@ -170,15 +171,15 @@ enum PopulateCommand: Subcommand {
                 progress.finish()
                 throw Failure(failure.message + savedNote(index))
             }
-            let opened = try store ?? StoreAccess.open(path: path, schema: schema)
+            let opened = try store ?? StoreAccess.open(location, schema: schema)
             store = opened
             // A file or standard input is streamed: its records are read, mapped and written a
             // batch at a time, and never kept, so that memory stays bounded whatever its size.
             var streamed = options
             streamed.returnsRecords = false
             do {
-                let result = try await ResponsePopulation(store: opened.database, options: streamed)
-                    .populate(streaming: open, expectedBytes: size, entity: entity, reopens: reopens)
+                let result = try await opened.database.populate(
+                    streaming: open, expectedBytes: size, entity: entity, options: streamed, reopens: reopens)
                 summary.add(result)
                 kept.formUnion(result.containedRowIDs)
                 last = ([], result.debugger.responseObject ?? .null)
@@ -201,8 +202,9 @@ enum PopulateCommand: Subcommand {
             orphanOptions.deleteOrphans = .all
             let debugger = Debugger(initialEntity: entity)
             do {
-                let deleted = try await ResponsePopulation(store: store.database, options: orphanOptions).deleteOrphans(
-                    of: entity, keeping: kept, results: last.records, response: last.response, debugger: debugger)
+                let deleted = try await store.database.deleteOrphans(
+                    of: entity, keeping: kept, results: last.records, response: last.response, options: orphanOptions,
+                    debugger: debugger)
                 summary.addDeleted(deleted)
                 summary.addWarnings(of: debugger)  // an orphan a deny rule kept, say
             } catch {

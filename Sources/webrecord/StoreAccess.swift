@@ -1,5 +1,22 @@
 import Foundation
 import WebRecord
+import WebRecordPostgreSQL
+
+/// Where `--db` says the store is: a SQLite file, or a PostgreSQL database.
+enum StoreLocation {
+    /// A SQLite store file's path.
+    case file(String)
+    /// A PostgreSQL connection URL (`postgresql://` or `postgres://`).
+    case postgreSQL(String)
+
+    /// The location as messages show it: a URL without its password.
+    var name: String {
+        switch self {
+        case .file(let path): path
+        case .postgreSQL(let url): Redaction.redacted(url)
+        }
+    }
+}
 
 /// Loading schemas and opening stores for the subcommands, with their failures as one line.
 enum StoreAccess {
@@ -33,7 +50,8 @@ enum StoreAccess {
         throw Failure(message)
     }
 
-    /// The `--db` value, checked: it must name a store file that keeps what is written to it.
+    /// The `--db` value, checked: a PostgreSQL connection URL (`postgresql://...` or
+    /// `postgres://...`), or a store file that keeps what is written to it.
     ///
     /// SQLite reads the empty string as a temporary database deleted on close, `:memory:` as a
     /// database in memory, and a `file:` URI (this tool opens stores with URIs enabled) may
@@ -41,8 +59,10 @@ enum StoreAccess {
     /// report records inserted and keep none. A directory is no store either.
     ///
     /// - Throws: ``UsageError`` naming the flag and why.
-    static func storePath(_ value: String?, command: CommandSpec) throws -> String {
+    static func storeLocation(_ value: String?, command: CommandSpec) throws -> StoreLocation {
         let path = value ?? ""
+        let lowered = path.lowercased()
+        if lowered.hasPrefix("postgresql://") || lowered.hasPrefix("postgres://") { return .postgreSQL(path) }
         func refuse(_ reason: String) -> UsageError {
             UsageError(message: "invalid --db '\(path)': \(reason)", command: command)
         }
@@ -62,25 +82,29 @@ enum StoreAccess {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw refuse("it is a directory. Give the store file's path")
         }
-        return path
+        return .file(path)
     }
 
-    /// Opens (creating if needed) a store.
-    static func open(path: String, schema: Schema) throws -> RecordStore {
+    /// Opens (creating a file if needed) a store.
+    static func open(_ location: StoreLocation, schema: Schema) throws -> RecordStore {
         do {
-            return try RecordStore(path: path, schema: schema)
+            switch location {
+            case .file(let path): return try RecordStore(path: path, schema: schema)
+            case .postgreSQL(let url): return try RecordStore(postgreSQL: url, schema: schema)
+            }
         } catch {
-            throw Failure("\(path): \(describe(error))")
+            throw Failure("\(location.name): \(describe(error))")
         }
     }
 
-    /// Opens a store that must already exist; never creates a file.
-    static func openExisting(path: String, schema: Schema) throws -> RecordStore {
-        // ``storePath(_:command:)`` has refused a directory already.
-        guard FileManager.default.fileExists(atPath: path) else {
+    /// Opens a store that must already exist; never creates a file. A PostgreSQL database
+    /// must exist for the connection to succeed.
+    static func openExisting(_ location: StoreLocation, schema: Schema) throws -> RecordStore {
+        // ``storeLocation(_:command:)`` has refused a directory already.
+        if case .file(let path) = location, !FileManager.default.fileExists(atPath: path) {
             throw Failure("\(path): no such store")
         }
-        return try open(path: path, schema: schema)
+        return try open(location, schema: schema)
     }
 
     /// A WebRecord error as the message part of a one-line failure: `code: location: message`.

@@ -18,7 +18,7 @@ enum WatchCommand: Subcommand {
             closed pipe ends it with status 0. The store must already exist.
             """,
         options: [
-            .schemaFiles, .store("The store file (SQLite); it must exist."),
+            .schemaFiles, .store("The store: a SQLite file, which must exist, or a postgresql:// URL."),
             .entity("The entity to watch, sub-entities included."),
             OptionSpec(name: "--where", valueName: "expr", help: "An SQL condition the records must meet."),
             OptionSpec(
@@ -34,7 +34,7 @@ enum WatchCommand: Subcommand {
         ])
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
-        let path = try StoreAccess.storePath(arguments.value("--db"), command: spec)
+        let location = try StoreAccess.storeLocation(arguments.value("--db"), command: spec)
         let schema = try StoreAccess.loadSchema(arguments.values("--schema"))
         let entity = try StoreAccess.requireEntity(arguments.value("--entity") ?? "", in: schema)
         let predicate = arguments.value("--where")
@@ -53,10 +53,10 @@ enum WatchCommand: Subcommand {
                 throw UsageError(message: "invalid --order-by '\(field)'; expected FIELD or FIELD:desc", command: spec)
             }
         }
-        let store = try StoreAccess.openExisting(path: path, schema: schema)
+        let store = try StoreAccess.openExisting(location, schema: schema)
         defer { store.close() }
         let observation = store.observe(entity.name, where: predicate, arguments: values, orderBy: order)
-        return try await watch(observation, store: path)
+        return try await watch(observation, store: location.name)
     }
 
     /// Prints the observation's deliveries until SIGINT, a closed pipe or a failure.

@@ -44,13 +44,18 @@ import Testing
         entities, M relationships: ok (nothing with --quiet), and exits 0; otherwise
         prints one line per problem, FILE: Entity.property: message, and exits 1.
 
-        USAGE: webrecord lint [--quiet] <schema> ...
+        --backend names the database of the store: sqlite (the default), whose limits
+        every valid schema keeps, or postgresql, which also needs names of at most 63
+        bytes, tables of at most 1600 columns and indexes of at most 32 columns.
+
+        USAGE: webrecord lint [--quiet] [--backend <backend>] <schema> ...
 
         ARGUMENTS:
           <schema> ...            A schema file (JSON).
 
         OPTIONS:
           --quiet                 Print nothing when the schema is valid.
+          --backend <backend>     sqlite (the default) or postgresql.
           -h, --help              Show help information.
 
         EXAMPLES:
@@ -74,7 +79,10 @@ import Testing
     }
 
     static let subcommands: [(name: String, abstract: String, usage: String)] = [
-        ("lint", "Check schema files and list every problem.", "USAGE: webrecord lint [--quiet] <schema> ..."),
+        (
+            "lint", "Check schema files and list every problem.",
+            "USAGE: webrecord lint [--quiet] [--backend <backend>] <schema> ..."
+        ),
         (
             "populate", "Populate a store from JSON responses (files or http(s) URLs).",
             "USAGE: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] [--paginate <kind>] [--max-pages <n>] [--delete-orphans] <source> ..."

@@ -142,7 +142,7 @@ import WebRecord
         #expect(
             result.stderrLines == [
                 "webrecord: error: missing expected argument '<schema> ...'",
-                "Usage: webrecord lint [--quiet] <schema> ...",
+                "Usage: webrecord lint [--quiet] [--backend <backend>] <schema> ...",
                 "  See 'webrecord lint --help' for more information.",
             ])
     }

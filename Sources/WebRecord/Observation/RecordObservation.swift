@@ -50,7 +50,8 @@ public struct RecordObservation<RecordClass: Record>: AsyncSequence, Sendable {
             guard !isFinished, !Task.isCancelled else { return finish() }
             guard let engine else {
                 do {
-                    let started = try await ObservationEngine<RecordClass>(database: store.database, query: query)
+                    let database = try store.requireSQLite(for: "observing")
+                    let started = try await ObservationEngine<RecordClass>(database: database, query: query)
                     engine = started
                     return ObservedResults(
                         records: started.records, sections: started.sections(of: started.records), changes: nil,
@@ -174,7 +175,7 @@ extension RecordRequesting {
     }
 }
 
-extension SQLiteDatabase {
+extension RecordDatabase {
     /// The observed query of the one record of `entityName` with the key `value`. A key that does
     /// not fit the entity gives a query that fails when it runs, with the reason.
     func primaryKeyQuery(entityName: String, value: JSONValue, keyPaths: [String]) -> ObservedQuery {

@@ -353,9 +353,9 @@ extension RecordStore {
                 if Task.isCancelled {
                     throw WebRecordError(.cancelled(entity: sequence.entity), debugger: result.debugger)
                 }
-                deleted = try await ResponsePopulation(store: database, options: orphanOptions).deleteOrphans(
+                deleted = try await database.deleteOrphans(
                     of: sequence.entity, keeping: state.keep, results: result.records, response: result.response.body,
-                    debugger: result.debugger)
+                    options: orphanOptions, debugger: result.debugger)
             }
         }
         let typed = result.typed(as: RecordClass.self)

@@ -218,8 +218,8 @@ extension RecordStore {
         if Task.isCancelled { throw WebRecordError(.cancelled(entity: entity), debugger: debugger) }
         let population: PopulationResult
         do {
-            population = try await ResponsePopulation(store: database, options: options.population, progress: progress)
-                .populate(response.body, entity: entity, debugger: debugger)
+            population = try await database.populate(
+                response.body, entity: entity, options: options.population, progress: progress, debugger: debugger)
         } catch {
             // The population rolled back; a cancellation noticed inside it is still a cancellation.
             if error.code == .cancelled || error.cause is CancellationError {

@@ -59,12 +59,17 @@ public final class RecordStore: Sendable {
         /// The default configuration.
         public init() {}
 
+        /// Where the store logs: ``logging``'s handler and level, else the process-wide logger.
+        package var logger: Logger {
+            logging.map { Logger(handler: $0.handler, level: .some($0.level)) } ?? .global
+        }
+
         var databaseOptions: SQLiteDatabase.Options {
             var options = SQLiteDatabase.Options()
             options.busyTimeout = busyTimeout
             options.fileMode = fileMode
             options.sqlObserver = sqlObserver
-            if let logging { options.logger = Logger(handler: logging.handler, level: .some(logging.level)) }
+            options.logger = logger
             options.transformers = transformers
             return options
         }
@@ -72,10 +77,12 @@ public final class RecordStore: Sendable {
 
     /// The schema the store was opened for.
     public var schema: Schema { database.schema }
-    /// The store file's path, or nil for an in-memory store.
-    public var path: String? { database.path }
+    /// The store file's path, or nil for an in-memory store or one on a database server.
+    public var path: String? { sqlite?.path }
     /// The database the store reads and writes.
-    package let database: SQLiteDatabase
+    package let database: any RecordDatabase
+    /// The database when it is SQLite's: what ``read(_:)``, ``write(_:)`` and observations use.
+    package let sqlite: SQLiteDatabase?
     /// The servers registered on this store (see `RecordStore+Servers.swift`).
     let servers = Locked<ServerRegistry>(ServerRegistry())
     /// The registry the store's requests are cancelled through (see `RecordStore+Servers.swift`).
@@ -88,19 +95,44 @@ public final class RecordStore: Sendable {
     ///
     /// - Throws: ``WebRecordError`` with code `storeError` when SQLite cannot open the file, or
     ///   `incompatibleStore` when the file was made for a schema that cannot migrate in place.
-    public init(path: String, schema: Schema, configuration: Configuration = Configuration()) throws(WebRecordError) {
-        database = try SQLiteDatabase(path: path, schema: schema, options: configuration.databaseOptions)
-        cancellation = configuration.cancellation
-        externalChangeInterval = configuration.externalChangeInterval
+    public convenience init(path: String, schema: Schema, configuration: Configuration = Configuration())
+        throws(WebRecordError)
+    {
+        self.init(
+            database: try SQLiteDatabase(path: path, schema: schema, options: configuration.databaseOptions),
+            configuration: configuration)
     }
 
     /// Opens a private in-memory store for `schema`, with its tables made at once.
     ///
     /// - Throws: ``WebRecordError`` with code `storeError` when SQLite cannot make the tables.
-    public init(inMemory schema: Schema, configuration: Configuration = Configuration()) throws(WebRecordError) {
-        database = try SQLiteDatabase(path: nil, schema: schema, options: configuration.databaseOptions)
+    public convenience init(inMemory schema: Schema, configuration: Configuration = Configuration())
+        throws(WebRecordError)
+    {
+        self.init(
+            database: try SQLiteDatabase(path: nil, schema: schema, options: configuration.databaseOptions),
+            configuration: configuration)
+    }
+
+    /// A store over `database`, of any engine: how a module of its own (such as
+    /// `WebRecordPostgreSQL`) opens a store on another database.
+    package init(database: any RecordDatabase, configuration: Configuration) {
+        self.database = database
+        self.sqlite = database as? SQLiteDatabase
         cancellation = configuration.cancellation
         externalChangeInterval = configuration.externalChangeInterval
+    }
+
+    /// The SQLite database, or an `invalidArgument` error naming `operation` for a store on
+    /// another engine, which has no SQLite connection to give.
+    package func requireSQLite(for operation: String) throws(WebRecordError) -> SQLiteDatabase {
+        guard let sqlite else {
+            throw WebRecordError(
+                .invalidArgument,
+                "\(operation) needs a SQLite store; this store is on another database. Use the store's fetch, count, export and populate methods"
+            )
+        }
+        return sqlite
     }
 
     // MARK: - Access
@@ -116,7 +148,8 @@ public final class RecordStore: Sendable {
     /// - Throws: a ``WebRecordError``: what `body` threw, as it was when it is one, else with
     ///   code `closureFailed` and what `body` threw as its cause; or a `storeError`.
     public func read<T>(_ body: (Connection) throws -> T) throws(WebRecordError) -> T {
-        try Self.wrapping { () throws in try database.read(body) }
+        let sqlite = try requireSQLite(for: "read(_:)")
+        return try Self.wrapping { () throws in try sqlite.read(body) }
     }
 
     /// Runs `body` on the reader's serial executor, without blocking the calling task's thread.
@@ -144,7 +177,7 @@ public final class RecordStore: Sendable {
     {
         do {
             // Made on the reader's executor and handed to this task, which alone uses it.
-            return try await database.read { connection in HandOver(try body(connection)) }.value
+            return try await requireSQLite(for: "read(_:)").read { connection in HandOver(try body(connection)) }.value
         } catch {
             throw Self.wrapped(error)
         }
@@ -166,7 +199,8 @@ public final class RecordStore: Sendable {
     ///   `incompatibleStore` when another process changed the store incompatibly since it was
     ///   opened; or a `storeError`.
     public func write<T>(_ body: (Connection) throws -> T) throws(WebRecordError) -> T {
-        try Self.wrapping { () throws in try database.write(body) }
+        let sqlite = try requireSQLite(for: "write(_:)")
+        return try Self.wrapping { () throws in try sqlite.write(body) }
     }
 
     /// Runs `body` in one write transaction on the writer's serial executor, without blocking
@@ -184,7 +218,8 @@ public final class RecordStore: Sendable {
     {
         do {
             // Made on the writer's executor and handed to this task, which alone uses it.
-            return try await database.write { connection in HandOver(try body(connection)) }.value
+            return try await requireSQLite(for: "write(_:)").write { connection in HandOver(try body(connection)) }
+                .value
         } catch {
             throw Self.wrapped(error)
         }
@@ -383,7 +418,7 @@ public final class RecordStore: Sendable {
     public func populate(
         _ response: JSONValue, entity: String, options: PopulationOptions = PopulationOptions()
     ) throws(WebRecordError) -> PopulationResult {
-        try ResponsePopulation(store: database, options: options).populate(response, entity: entity)
+        try database.populate(response, entity: entity, options: options)
     }
 
     /// Populates the store from one response on the writer's serial executor, without blocking
@@ -399,7 +434,7 @@ public final class RecordStore: Sendable {
     public func populate(
         _ response: JSONValue, entity: String, options: PopulationOptions = PopulationOptions()
     ) async throws(WebRecordError) -> sending PopulationResult {
-        try await ResponsePopulation(store: database, options: options).populate(response, entity: entity)
+        try await database.populate(response, entity: entity, options: options)
     }
 
     /// Populates the store from a JSON file, reading it as a stream: the records at the key
@@ -438,8 +473,8 @@ public final class RecordStore: Sendable {
         contentsOf file: URL, entity: String, options: PopulationOptions = PopulationOptions()
     ) async throws(WebRecordError) -> sending PopulationResult {
         let path = file.path
-        return try await ResponsePopulation(store: database, options: options).populate(
+        return try await database.populate(
             streaming: { keyPath throws(WebRecordError) in try JSONStreamReader.file(atPath: path, keyPath: keyPath) },
-            entity: entity)
+            entity: entity, options: options)
     }
 }

@@ -1,214 +1,55 @@
 import Foundation
 
-/// One sort criterion of a fetch: an attribute name and a direction.
-public struct SortOrder: Sendable, Hashable {
-    /// The attribute (or to-one relationship) to sort by.
-    public var name: String
-    /// Whether the order is ascending.
-    public var ascending: Bool
+/// ``SQLiteDatabase`` as the database of a ``RecordStore``: fetches and exports read through
+/// its reader connection (inside a write, the writer's).
+extension SQLiteDatabase: RecordDatabase {
+    /// SQLite's SQL.
+    package var dialect: SQLDialect { .sqlite }
 
-    /// Ascending by `name`.
-    public static func ascending(_ name: String) -> SortOrder { SortOrder(name: name, ascending: true) }
-    /// Descending by `name`.
-    public static func descending(_ name: String) -> SortOrder { SortOrder(name: name, ascending: false) }
+    /// Runs `body` with queries on the connection ``read(_:)`` gives.
+    package func withQueries<T>(_ body: (any RecordQuerying) throws(WebRecordError) -> T) throws(WebRecordError) -> T {
+        do {
+            return try read { connection in try body(SQLiteQueries(database: self, connection: connection)) }
+        } catch {
+            throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)", cause: error)
+        }
+    }
+
+    /// Runs `body` with queries inside one read transaction (`BEGIN` ... `COMMIT`).
+    package func withSnapshot<T>(_ body: (any RecordQuerying) throws(WebRecordError) -> T) throws(WebRecordError) -> T {
+        do {
+            return try read { connection in
+                try connection.execute("BEGIN")
+                do {
+                    let result = try body(SQLiteQueries(database: self, connection: connection))
+                    try connection.execute("COMMIT")
+                    return result
+                } catch {
+                    if connection.isInTransaction { try? connection.execute("ROLLBACK") }
+                    throw error
+                }
+            }
+        } catch {
+            throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)", cause: error)
+        }
+    }
+}
+
+/// Read queries on one connection of a ``SQLiteDatabase``.
+struct SQLiteQueries: RecordQuerying {
+    let database: SQLiteDatabase
+    let connection: Connection
+
+    func rows(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [[DatabaseValue]] {
+        try connection.rows(sql, arguments)
+    }
+
+    func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {
+        try database.records(sql, arguments, on: connection)
+    }
 }
 
 extension SQLiteDatabase {
-    /// Fetches records of an entity, its sub-entities included.
-    ///
-    /// For example:
-    ///
-    /// ```swift
-    /// let recent = try store.fetch("Post", where: "date > ?", arguments: [cutoff],
-    ///                              orderBy: [.descending("date")], limit: 10)
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - entityName: the entity.
-    ///   - predicate: an SQL condition over the entity's columns (attribute names), with `?`
-    ///     placeholders for `arguments`. Arguments are always bound, never spliced.
-    ///   - arguments: the values bound to the placeholders, in order.
-    ///   - orderBy: sort criteria, validated against the entity's properties. Ties and the
-    ///     default order are by `_id` (insertion order).
-    ///   - limit: the most records to return.
-    ///   - offset: how many to skip first.
-    ///   - includingSubentities: false to fetch only records of exactly this entity.
-    /// - Returns: records, instances of the registered ``Record`` subclass where there is one.
-    /// - Throws: ``WebRecordError``: `invalidEntityDescription` for an unknown entity,
-    ///   `invalidArgument` for an unknown sort name, `storeError` for SQL errors.
-    package func fetch(
-        _ entityName: String, where predicate: String? = nil, arguments: [any DatabaseValueConvertible] = [],
-        orderBy: [SortOrder] = [], limit: Int? = nil, offset: Int? = nil, includingSubentities: Bool = true
-    ) throws(WebRecordError) -> [Record] {
-        let entity = try schema.requireEntity(entityName)
-        let (sql, values) = try fetchSQL(
-            entity, where: predicate, arguments: arguments.map(\.databaseValue), orderBy: orderBy, limit: limit,
-            offset: offset, includingSubentities: includingSubentities)
-        return try records(sql, values)
-    }
-
-    /// The `SELECT *` of a fetch, and its arguments: the rows of `entity` (and its sub-entities)
-    /// that match `predicate`, in `orderBy` order and then by `_id`, within `limit` and
-    /// `offset`; with `rowIDs`, only rows among those.
-    ///
-    /// - Throws: `invalidArgument` for a sort name that is not an attribute or a to-one whose
-    ///   key is in this entity's table.
-    package func fetchSQL(
-        _ entity: Entity, where predicate: String?, arguments: [DatabaseValue], orderBy: [SortOrder], limit: Int?,
-        offset: Int? = nil, includingSubentities: Bool = true, rowIDs: Set<Int64>? = nil
-    ) throws(WebRecordError) -> (String, [DatabaseValue]) {
-        var (sql, values) = try selectSQL(
-            entity, predicate: predicate, arguments: arguments, includingSubentities: includingSubentities)
-        if let rowIDs {
-            sql += (sql.contains(" WHERE ") ? " AND " : " WHERE ") + "\"_id\" IN (SELECT value FROM json_each(?))"
-            values.append(.text(KeySetQuery.jsonArray(rowIDs)))
-        }
-        var order: [String] = []
-        for sort in orderBy {
-            try validateSortName(sort.name, of: entity)
-            order.append("\(quote(sort.name)) \(sort.ascending ? "ASC" : "DESC")")
-        }
-        order.append("\"_id\" ASC")
-        sql += " ORDER BY " + order.joined(separator: ", ")
-        if let limit {
-            sql += " LIMIT ?"
-            values.append(.integer(Int64(limit)))
-            if let offset {
-                sql += " OFFSET ?"
-                values.append(.integer(Int64(offset)))
-            }
-        } else if let offset {
-            sql += " LIMIT -1 OFFSET ?"
-            values.append(.integer(Int64(offset)))
-        }
-        return (sql, values)
-    }
-
-    /// Checks that `name` can sort records of `entity`: an attribute, or a to-one whose key
-    /// column is in the entity's table.
-    package func validateSortName(_ name: String, of entity: Entity) throws(WebRecordError) {
-        guard entity.attribute(named: name) == nil else { return }
-        guard let relationship = entity.relationship(named: name), !relationship.isToMany else {
-            throw WebRecordError.unknownProperty(name, entity: entity.name)
-        }
-        // Only a to-one whose key column is in this entity's table can be sorted by; a
-        // one-to-one kept on the other side has no column here.
-        guard case .foreignKeyHere? = layout.storage(of: relationship.name, in: entity.name) else {
-            throw WebRecordError(
-                .invalidArgument,
-                "cannot sort \(entity.name) by '\(name)': its key is kept in \(relationship.destination)'s table",
-                entity: entity.name, property: name)
-        }
-    }
-
-    /// Fetches records as instances of a registered ``Record`` subclass.
-    ///
-    /// The entity is the one the class was registered for, else its ``Record/entityName``.
-    package func fetch<T: Record>(
-        _ type: T.Type, where predicate: String? = nil, arguments: [any DatabaseValueConvertible] = [],
-        orderBy: [SortOrder] = [], limit: Int? = nil, offset: Int? = nil
-    ) throws(WebRecordError) -> [T] {
-        let name = recordClasses.entityName(registeredFor: type) ?? type.entityName
-        return try fetch(name, where: predicate, arguments: arguments, orderBy: orderBy, limit: limit, offset: offset)
-            .compactMap { $0 as? T }
-    }
-
-    /// Counts records of an entity (sub-entities included) matching a predicate.
-    ///
-    /// - Throws: ``WebRecordError`` as for ``fetch(_:where:arguments:orderBy:limit:offset:includingSubentities:)``.
-    package func count(
-        _ entityName: String, where predicate: String? = nil, arguments: [any DatabaseValueConvertible] = [],
-        includingSubentities: Bool = true
-    ) throws(WebRecordError) -> Int {
-        let entity = try schema.requireEntity(entityName)
-        let (sql, values) = try selectSQL(
-            entity, predicate: predicate, arguments: arguments.map(\.databaseValue),
-            includingSubentities: includingSubentities, columns: "count(*)")
-        let result: DatabaseValue?
-        do {
-            result = try read { try $0.scalar(sql, values) }
-        } catch {
-            throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)")
-        }
-        guard case .integer(let count)? = result else { return 0 }
-        return Int(count)
-    }
-
-    /// Fetches the record of an entity with a primary-key value, normalized to the key's type
-    /// (so `"5"` finds the record whose integer key is 5). For a composite key, pass an array
-    /// with one value per part.
-    ///
-    /// - Returns: the record, or nil when there is none.
-    /// - Throws: ``WebRecordError``: `invalidArgument` when the entity's key is not made of
-    ///   attributes or the value does not fit it.
-    package func fetchOne(_ entityName: String, primaryKey value: JSONValue) throws(WebRecordError) -> Record? {
-        let (predicate, arguments) = try primaryKeyCondition(entityName, value: value)
-        return try fetch(entityName, where: predicate, arguments: arguments, limit: 1).first
-    }
-
-    /// The condition that picks the record of `entityName` whose key is `value`, normalized to
-    /// the key's type, and its arguments.
-    ///
-    /// - Throws: ``WebRecordError``: `invalidArgument` when the entity's key is not made of
-    ///   attributes or the value does not fit it.
-    package func primaryKeyCondition(_ entityName: String, value: JSONValue) throws(WebRecordError)
-        -> (String, [DatabaseValue])
-    {
-        let entity = try schema.requireEntity(entityName)
-        guard let key = entity.primaryKey, case let names = key.propertyNames,
-            names.allSatisfy({ entity.attribute(named: $0) != nil })
-        else {
-            throw WebRecordError(
-                .invalidArgument, "\(entity.name) has no attribute primary key to fetch by", entity: entity.name)
-        }
-        let parts = names.count == 1 ? [value] : (value.arrayValue ?? [])
-        guard parts.count == names.count else {
-            throw WebRecordError(.invalidArgument, "\(entity.name)'s key has \(names.count) parts", entity: entity.name)
-        }
-        let coercion = ValueCoercion(dateFormats: schema.dateFormats)
-        var values: [DatabaseValue] = []
-        for (name, part) in zip(names, parts) {
-            guard let attribute = entity.attribute(named: name), let stored = coercion.keyValue(part, for: attribute)
-            else {
-                throw WebRecordError(
-                    .invalidArgument, "\(part.serialized()) is not a valid key for \(entity.name).\(name)",
-                    entity: entity.name, property: name)
-            }
-            values.append(stored.databaseValue)
-        }
-        return (names.map { "\(quote($0)) = ?" }.joined(separator: " AND "), values)
-    }
-
-    // MARK: - Building records
-
-    private func selectSQL(
-        _ entity: Entity, predicate: String?, arguments: [DatabaseValue], includingSubentities: Bool,
-        columns: String = "*"
-    ) throws(WebRecordError) -> (String, [DatabaseValue]) {
-        var conditions: [String] = []
-        var values: [DatabaseValue] = []
-        let names = includingSubentities ? schema.hierarchy(from: entity.name).map(\.name) : [entity.name]
-        if !entity.isRoot || !includingSubentities {
-            conditions.append("\"_entity\" IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))")
-            values += names.map { .text($0) }
-        }
-        if let predicate {
-            conditions.append("(\(predicate))")
-            values += arguments
-        }
-        var sql = "SELECT \(columns) FROM \(quote(entity.rootName))"
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        return (sql, values)
-    }
-
-    /// Runs a `SELECT *` over one table and builds records from its rows.
-    func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {
-        do {
-            return try read { connection in try self.records(sql, arguments, on: connection) }
-        } catch {
-            throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)")
-        }
-    }
 
     func records(_ sql: String, _ arguments: [DatabaseValue], on connection: Connection) throws(WebRecordError)
         -> [Record]
@@ -242,33 +83,6 @@ extension SQLiteDatabase {
             row: Record.StoredRow(entity: entity, rowID: rowID, values: values, store: self))
     }
 
-    /// The records related to `record` through `relationship` (see ``RecordReading``).
-    package func relatedRecords(of record: Record, relationship name: String, limit: Int?) throws(WebRecordError)
-        -> [Record]
-    {
-        guard let relationship = record.entity.relationship(named: name),
-            let storage = layout.storage(of: name, in: record.entity.name),
-            let destination = schema.entity(named: relationship.destination)
-        else {
-            throw WebRecordError.unknownProperty(name, entity: record.entity.name)
-        }
-        let table = quote(destination.rootName)
-        var sql: String
-        switch storage {
-        case .foreignKeyHere(let column, _):
-            guard case .integer(let target)? = record.storedValues[column] else { return [] }
-            return try records("SELECT * FROM \(table) WHERE \"_id\" = ?", [.integer(target)])
-        case .foreignKeyThere(_, let column, let position):
-            sql = "SELECT * FROM \(table) WHERE \(quote(column)) = ?"
-            sql += " ORDER BY " + (position.map { "\(quote($0)), " } ?? "") + "\"_id\""
-        case .joinTable(let join, let selfColumn, let otherColumn, let position):
-            sql =
-                "SELECT d.* FROM \(table) d JOIN \(quote(join)) j ON j.\(quote(otherColumn)) = d.\"_id\" WHERE j.\(quote(selfColumn)) = ?"
-            sql += " ORDER BY " + (position.map { "j.\(quote($0)), " } ?? "") + "d.\"_id\""
-        }
-        if let limit { sql += " LIMIT \(limit)" }
-        return try records(sql, [.integer(record.rowID)])
-    }
 }
 
 /// ``SQLiteDatabase`` as the store its records read through (``RecordReading``): their

@@ -59,7 +59,7 @@ import Testing
         #expect(seen.withLock { $0 } == [[1], [1, 2]])
 
         token.invalidate()
-        #expect(await eventually { !store.database.changes.hasSubscribers }, "the observation was released")
+        #expect(await eventually { !store.sqlite!.changes.hasSubscribers }, "the observation was released")
         try await populate([S.post(3)])
         #expect(seen.withLock { $0 } == [[1], [1, 2]])
     }
@@ -74,7 +74,7 @@ import Testing
         weak let released = token
         token = nil
         #expect(released == nil)
-        #expect(await eventually { !store.database.changes.hasSubscribers }, "the observation was released")
+        #expect(await eventually { !store.sqlite!.changes.hasSubscribers }, "the observation was released")
         try await populate([S.post(2)])
         #expect(seen.withLock { $0 } == 1)
     }
@@ -116,7 +116,7 @@ import Testing
             #expect(observed.changes?.insertions == [1, 2])
         }
         #expect(released == nil, "nothing else holds the object")
-        #expect(await eventually { !store.database.changes.hasSubscribers }, "the observation was released")
+        #expect(await eventually { !store.sqlite!.changes.hasSubscribers }, "the observation was released")
     }
 
     // MARK: - Coalescing

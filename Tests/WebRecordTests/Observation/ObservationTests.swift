@@ -71,7 +71,7 @@ import Testing
         let posts = [S.post(1, author: 1), S.post(2, author: 2)]
         try await populate(posts)
         let published = Locked<[StoreChange]>([])
-        let subscription = store.database.changes.subscribe { change in published.withLock { $0.append(change) } }
+        let subscription = store.sqlite!.changes.subscribe { change in published.withLock { $0.append(change) } }
         defer { subscription.cancel() }
         try await populate(posts)
         #expect(published.withLock { $0 } == [], "an unchanged re-import commits no change")
@@ -132,7 +132,7 @@ import Testing
         var iterator = store.observe("Post").makeAsyncIterator()
         _ = try await iterator.next()
         let published = Locked<[StoreChange]>([])
-        let subscription = store.database.changes.subscribe { change in published.withLock { $0.append(change) } }
+        let subscription = store.sqlite!.changes.subscribe { change in published.withLock { $0.append(change) } }
         defer { subscription.cancel() }
         try await store.write { try $0.execute(#"DELETE FROM "Post""#) }
         // Announced by the commit itself, row by row, not found later by checking the file.
@@ -202,9 +202,9 @@ import Testing
             return count
         }
         while !started.withLock({ $0 }) { await Task.yield() }
-        #expect(store.database.changes.hasSubscribers)
+        #expect(store.sqlite!.changes.hasSubscribers)
         task.cancel()
         #expect(try await task.value == 1)
-        #expect(!store.database.changes.hasSubscribers, "the observation unsubscribed")
+        #expect(!store.sqlite!.changes.hasSubscribers, "the observation unsubscribed")
     }
 }

@@ -431,7 +431,7 @@ import WebRecordTesting
                 result = try await test.store.populate(try JSONReader().read(text), entity: "Post", options: options)
             case .streamed(let batchBytes):
                 let data = Data(text.utf8)
-                result = try await ResponsePopulation(store: test.store.database, options: options).populate(
+                result = try await ResponsePopulation(store: test.store.sqlite!, options: options).populate(
                     streaming: { keyPath in
                         JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchBytes)
                     },
@@ -713,7 +713,7 @@ import WebRecordTesting
         let data = Data(#"{"data": [{"id": 5, "body": "x"}, {"id": 5, "title": "t"}]}"#.utf8)
         var opened = 0
         let error = await #expect(throws: WebRecordError.self) {
-            _ = try await ResponsePopulation(store: test.store.database).populate(
+            _ = try await ResponsePopulation(store: test.store.sqlite!).populate(
                 streaming: { keyPath in
                     opened += 1
                     return JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: 1)
@@ -846,7 +846,7 @@ import WebRecordTesting
     ) async -> WebRecordError? {
         let data = Data(text.utf8)
         do {
-            _ = try await ResponsePopulation(store: store.database, options: options).populate(
+            _ = try await ResponsePopulation(store: store.sqlite!, options: options).populate(
                 streaming: { keyPath in JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchBytes) },
                 entity: "Post")
             return nil

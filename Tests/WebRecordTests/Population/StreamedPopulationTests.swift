@@ -28,7 +28,7 @@ import WebRecordTesting
         batchBytes: Int
     ) async throws(WebRecordError) -> PopulationResult {
         let data = Data(text.utf8)
-        return try await ResponsePopulation(store: store.database, options: options).populate(
+        return try await ResponsePopulation(store: store.sqlite!, options: options).populate(
             streaming: { keyPath in JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchBytes) },
             entity: entity)
     }

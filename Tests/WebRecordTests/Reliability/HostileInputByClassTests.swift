@@ -1010,7 +1010,7 @@ struct HostileInputStoreTests {
             let other = try RecordStore(
                 path: directory.path("scratch.sqlite"),
                 schema: Schema(json: #"{"entities": {"Scratch": {"attributes": {"x": {"type": "string"}}}}}"#))
-            try other.database.withWriter { connection in
+            try other.sqlite!.withWriter { connection in
                 try connection.execute("ATTACH DATABASE '\(path)' AS other")
                 try connection.execute(#"CREATE TABLE other."Item" (sku TEXT PRIMARY KEY, price REAL)"#)
                 try connection.execute(#"INSERT INTO other."Item" VALUES ('A-1', 9.5)"#)

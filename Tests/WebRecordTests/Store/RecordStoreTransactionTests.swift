@@ -29,7 +29,7 @@ import Testing
             _ = try connection.insertRow("Tag", ["_id": 7, "_entity": "Tag", "name": "swift"])
         }
         var statements: [String] = []
-        let reserved = try store.database.inTransaction { transaction in
+        let reserved = try store.sqlite!.inTransaction { transaction in
             let observer = Locked<[String]>([])
             transaction.connection.sqlObserver = { sql in observer.withLock { $0.append(sql) } }
             defer { transaction.connection.sqlObserver = nil }
@@ -44,7 +44,7 @@ import Testing
         // The largest _id is read once per table; later reservations need no statement.
         #expect(statements.filter { $0.contains("max(") }.count == 2)
         // Reserving writes nothing: the next transaction starts again from the largest _id.
-        let again = try store.database.inTransaction { try $0.reserveRowIDs(in: "Tag", count: 1) }
+        let again = try store.sqlite!.inTransaction { try $0.reserveRowIDs(in: "Tag", count: 1) }
         #expect(again == [8])
     }
 
@@ -69,7 +69,7 @@ import Testing
         }
         let after = try ["User", "Post", "Tag", "_Post_tags"].map { try store.dump($0) }
         #expect(after == before)
-        #expect(try store.database.withWriter { $0.isInTransaction } == false)
+        #expect(try store.sqlite!.withWriter { $0.isInTransaction } == false)
         // The writer is usable again afterwards.
         try store.write { try $0.insert("Tag", ["_entity": "Tag", "name": "after"]) }
         #expect(try store.count("Tag") == 1)

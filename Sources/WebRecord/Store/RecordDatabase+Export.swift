@@ -1,6 +1,6 @@
 import Foundation
 
-extension SQLiteDatabase {
+extension RecordDatabase {
     /// Every record of an entity as JSON, sorted by primary key: what `webrecord export` prints.
     ///
     /// For example:
@@ -42,27 +42,12 @@ extension SQLiteDatabase {
     /// - Parameter entity: The entity's name.
     /// - Returns: A JSON array.
     /// - Throws: ``WebRecordError``: `invalidEntityDescription` for an unknown entity,
-    ///   `storeError` when SQLite fails.
+    ///   `storeError` when the database fails.
     package func exportJSON(entity entityName: String) throws(WebRecordError) -> JSONValue {
         let entity = try schema.requireEntity(entityName)
-        do {
-            return try read { connection in
-                try connection.execute("BEGIN")
-                do {
-                    var exporter = RecordExporter(store: self, connection: connection)
-                    let result = try exporter.export(entity)
-                    try connection.execute("COMMIT")
-                    return result
-                } catch {
-                    if connection.isInTransaction { try? connection.execute("ROLLBACK") }
-                    throw error
-                }
-            }
-        } catch let error as WebRecordError {
-            throw error
-        } catch {
-            throw WebRecordError(
-                .storeError, "export of \(entity.name) failed: \(error)", entity: entity.name, cause: error)
+        return try withSnapshot { queries throws(WebRecordError) in
+            var exporter = RecordExporter(schema: schema, layout: layout, queries: queries)
+            return try exporter.export(entity)
         }
     }
 }
@@ -156,20 +141,19 @@ struct ExportKey {
 /// Builds one export inside a read transaction. Loads each table's keys once and each
 /// relationship's links once, so the work is a fixed number of queries per relationship.
 private struct RecordExporter {
-    let store: SQLiteDatabase
-    let connection: Connection
+    let schema: Schema
+    let layout: StorageLayout
+    let queries: any RecordQuerying
     /// root table name -> row id -> key
     private var keysByTable: [String: [Int64: ExportKey]] = [:]
     /// Tables whose keys are being loaded, to stop a cycle of relationship keys.
     private var loading: Set<String> = []
 
-    init(store: SQLiteDatabase, connection: Connection) {
-        self.store = store
-        self.connection = connection
+    init(schema: Schema, layout: StorageLayout, queries: any RecordQuerying) {
+        self.schema = schema
+        self.layout = layout
+        self.queries = queries
     }
-
-    private var schema: Schema { store.schema }
-    private var layout: StorageLayout { store.layout }
 
     mutating func export(_ entity: Entity) throws(WebRecordError) -> JSONValue {
         let hierarchy = schema.hierarchy(from: entity.name)
@@ -181,7 +165,7 @@ private struct RecordExporter {
             arguments = names.map { .text($0) }
         }
         sql += " ORDER BY \"_id\""
-        let records = try store.records(sql, arguments, on: connection)
+        let records = try queries.records(sql, arguments)
         let tableKeys = try keys(ofTable: entity.rootName)
 
         // Relationship links and destination keys, loaded once per relationship (keyed by the
@@ -285,7 +269,7 @@ private struct RecordExporter {
             return keys
         }
         let select = (["\"_id\"", "\"_entity\""] + columns.map(quote)).joined(separator: ", ")
-        let rows = try connection.rows("SELECT \(select) FROM \(quote(table))")
+        let rows = try queries.rows("SELECT \(select) FROM \(quote(table))", [])
         keys.reserveCapacity(rows.count)
         for row in rows {
             guard case .integer(let id) = row[0], case .text(let entityName) = row[1],
@@ -337,7 +321,7 @@ private struct RecordExporter {
                 + (position.map { "\(quote($0)), " } ?? "") + quote(otherColumn)
         }
         var links: [Int64: [Int64]] = [:]
-        for row in try connection.rows(sql) {
+        for row in try queries.rows(sql, []) {
             guard row.count == 2, case .integer(let owner) = row[0], case .integer(let target) = row[1] else {
                 continue
             }

@@ -1,0 +1,86 @@
+import Foundation
+import WebRecord
+
+/// ``PostgreSQLDatabase`` as the database of a ``RecordStore``: fetches and exports run the
+/// same queries as on SQLite, their `?` placeholders numbered for PostgreSQL.
+///
+/// Reading a database whose tables are missing, or lack a column the schema adds, makes them
+/// first, in a transaction of its own, as the first write would: the tables of a shared server
+/// are there for every worker, and a read never fails because no worker has written yet.
+extension PostgreSQLDatabase: RecordDatabase {
+    /// PostgreSQL's SQL.
+    package var dialect: SQLDialect { .postgreSQL }
+
+    /// Runs `body` with queries on the database's connection, each in a transaction of its own.
+    package func withQueries<T>(_ body: (any RecordQuerying) throws(WebRecordError) -> T) throws(WebRecordError) -> T {
+        try makingLayout { () throws(WebRecordError) in
+            try onConnection { connection throws(WebRecordError) in
+                try body(PostgreSQLQueries(database: self, connection: connection))
+            }
+        }
+    }
+
+    /// Runs `body` with queries inside one `REPEATABLE READ` read-only transaction: every query
+    /// sees the same committed state.
+    package func withSnapshot<T>(_ body: (any RecordQuerying) throws(WebRecordError) -> T) throws(WebRecordError)
+        -> T
+    {
+        try makingLayout { () throws(WebRecordError) in
+            try onConnection { connection throws(WebRecordError) in
+                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                do throws(WebRecordError) {
+                    let result = try body(PostgreSQLQueries(database: self, connection: connection))
+                    try connection.execute("COMMIT")
+                    return result
+                } catch {
+                    _ = try? connection.execute("ROLLBACK")
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Releases nothing yet: the connection closes when the database is deinitialized.
+    package func close() {}
+
+    /// ``withConnection(_:)`` with `body`'s typed errors.
+    private func onConnection<T>(_ body: (PostgreSQLConnection) throws(WebRecordError) -> T) throws(WebRecordError)
+        -> T
+    {
+        do {
+            return try withConnection { connection in try body(connection) }
+        } catch {
+            throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)", cause: error)
+        }
+    }
+
+    /// Runs `read`; when it fails because a table or column of the layout is missing, makes
+    /// the layout (an empty write transaction migrates) and runs `read` again.
+    private func makingLayout<T>(_ read: () throws(WebRecordError) -> T) throws(WebRecordError) -> T {
+        do {
+            return try read()
+        } catch let error where error.sqlState == "42P01" || error.sqlState == "42703" {
+            do {
+                try write { _ in }
+            } catch {
+                throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)", cause: error)
+            }
+            return try read()
+        }
+    }
+}
+
+/// Read queries on the connection of a ``PostgreSQLDatabase``: SQLite's `?` placeholders become
+/// `$1`, `$2`, ...
+struct PostgreSQLQueries: RecordQuerying {
+    let database: PostgreSQLDatabase
+    let connection: PostgreSQLConnection
+
+    func rows(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [[DatabaseValue]] {
+        try connection.execute(PostgreSQLPlaceholders.numbered(sql, from: 1), arguments).rows
+    }
+
+    func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {
+        try database.records(PostgreSQLPlaceholders.numbered(sql, from: 1), arguments, on: connection)
+    }
+}

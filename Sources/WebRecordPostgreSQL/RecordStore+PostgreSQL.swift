@@ -1,0 +1,56 @@
+import Foundation
+import WebRecord
+
+/// How a ``RecordStore`` on PostgreSQL is set up, besides its connection URL and the store's
+/// ``RecordStore/Configuration``.
+public struct PostgreSQLConfiguration: Sendable {
+    /// The schema (namespace) that holds the store's tables, created when missing. Default
+    /// `public`.
+    public var namespace = "public"
+
+    /// The default configuration.
+    public init() {}
+}
+
+extension RecordStore {
+    /// Opens a store in a PostgreSQL database for `schema`.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// let store = try RecordStore(postgreSQL: "postgresql://ingest@db.internal/mirror", schema: schema)
+    /// ```
+    ///
+    /// `location` is a connection URL (`postgresql://user@host:port/database?sslmode=require`)
+    /// or a libpq conninfo string (`host=/run/postgresql dbname=mirror`). What it leaves out comes
+    /// from libpq's environment variables (`PGHOST`, `PGUSER`, `PGPASSWORD`, ...) and password file
+    /// (`~/.pgpass`), so a password need not be written in it. No message, error or description
+    /// of the store shows the password.
+    ///
+    /// The tables are made by the first write, or the first read, in the configuration's
+    /// namespace, with the layout `Docs/StorageLayout.md` describes mapped to PostgreSQL's types
+    /// (`Docs/PostgreSQL.md`). ``RecordStore/read(_:)``, ``RecordStore/write(_:)`` and
+    /// observations need a SQLite store: on this one they throw `invalidArgument`.
+    ///
+    /// - Parameters:
+    ///   - location: the connection URL or conninfo string.
+    ///   - schema: the schema.
+    ///   - configuration: the store's configuration; its logging, transformers, SQL observer
+    ///     and cancellation apply, its SQLite file settings do not.
+    ///   - postgreSQL: the namespace and other PostgreSQL settings.
+    /// - Throws: ``WebRecordError``: `storeError` when the server cannot be reached,
+    ///   `invalidArgument` for a location libpq cannot read, `invalidSchema` for a name longer
+    ///   than PostgreSQL's 63 bytes.
+    public convenience init(
+        postgreSQL location: String, schema: Schema, configuration: Configuration = Configuration(),
+        postgreSQL settings: PostgreSQLConfiguration = PostgreSQLConfiguration()
+    ) throws(WebRecordError) {
+        var options = PostgreSQLDatabase.Options()
+        options.namespace = settings.namespace
+        options.logger = configuration.logger
+        options.transformers = configuration.transformers
+        options.sqlObserver = configuration.sqlObserver
+        self.init(
+            database: try PostgreSQLDatabase(location, schema: schema, options: options), configuration: configuration)
+    }
+}
