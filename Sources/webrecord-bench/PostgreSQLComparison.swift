@@ -183,12 +183,24 @@ struct PostgreSQLComparison {
         return (python, script, probe.output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// The posts of the response and its distinct users.
+    /// The posts of the response and its distinct users, read a batch at a time.
+    ///
+    /// The benchmark's own memory stays small: a child's peak memory, as `wait4` reports it,
+    /// is at least the benchmark's peak when it started the child (see ``TimedCommand/Run``).
     static func expectedRows(_ dataPath: String) throws -> (posts: Int, users: Int) {
-        let response = try JSONReader().read(Data(contentsOf: URL(fileURLWithPath: dataPath)))
-        let posts = response["data"]?.arrayValue ?? []
-        let users = Set(posts.compactMap { $0["user"]?["id"]?.stringValue })
-        return (posts.count, users.count)
+        let reader = try JSONStreamReader.file(atPath: dataPath, keyPath: "data")
+        guard case .streaming = try reader.start() else {
+            throw BenchmarkError("\(dataPath): no \"data\" list of posts")
+        }
+        var posts = 0
+        var users = Set<String>()
+        while let batch = try reader.nextBatch() {
+            posts += batch.count
+            for post in batch {
+                if let user = post["user"]?["id"]?.stringValue { users.insert(user) }
+            }
+        }
+        return (posts, users.count)
     }
 
     /// The records `webrecord populate --json` says it inserted.

@@ -17,6 +17,11 @@ struct TimedCommand {
         /// The child's user and system CPU seconds.
         var cpu: Double
         /// The child's peak resident set size, in bytes (`ru_maxrss`).
+        ///
+        /// Linux counts in it the peak of the benchmark's own memory when the child was started:
+        /// `posix_spawn` runs the child in the benchmark's memory until it executes the program,
+        /// and the kernel keeps that memory's peak. A phase that times children keeps its own
+        /// memory below theirs.
         var peakBytes: Int
         /// What the child printed on standard output.
         var output: String
