@@ -12,6 +12,10 @@ internal import WebRecordLibPQ
 /// The session is set up so that values read the same whatever the server's defaults: UTF-8,
 /// `TimeZone` UTC, `DateStyle` ISO, and floats printed exactly (`extra_float_digits` 3).
 ///
+/// A connection the server closed (a restart, a terminated backend) fails its statements with
+/// a `storeError` saying so; ``reconnectIfLost()`` connects again between transactions, and
+/// makes the session again with every setting made through ``setSessionSetting(_:)``.
+///
 /// Not `Sendable`: a store owns its connections and uses each on one thread at a time.
 package final class PostgreSQLConnection: CustomStringConvertible {
     private let handle: OpaquePointer
@@ -21,12 +25,13 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     package var sqlObserver: (@Sendable (String) -> Void)?
     /// Whether a transaction ``inTransaction(_:)`` began is open.
     package private(set) var isInTransaction = false
-    /// What another thread uses to interrupt the statement this connection runs.
+    /// What another thread uses to interrupt the statement this connection runs; it follows the
+    /// connection when it reconnects.
     package let canceller: PostgreSQLCanceller
     /// The statement timeout ``setStatementTimeout(_:)`` set, nil when the session keeps the
     /// server's.
     package private(set) var statementTimeout: Duration?
-    /// The `SET` statements that make the session.
+    /// The `SET` statements that make a session, run again on every new one.
     private var sessionSettings = [
         // Constant settings, so nothing is interpolated: values read back in one form whatever
         // the server's configuration.
@@ -107,15 +112,15 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         }
     }
 
-    /// Runs `sql`, a `SET` of the session (such as the `search_path`), and keeps it among the
-    /// settings that make the session.
+    /// Runs `sql`, a `SET` of the session (such as the `search_path`), now and again on every
+    /// new session after a reconnection.
     package func setSessionSetting(_ sql: String) throws(WebRecordError) {
         try execute(sql)
         sessionSettings.append(sql)
     }
 
-    /// Sets the session's `statement_timeout` to `timeout`, to the millisecond (rounded up). A
-    /// statement that runs longer is cancelled by the server
+    /// Sets the session's `statement_timeout` to `timeout`, to the millisecond (rounded up), now
+    /// and after every reconnection. A statement that runs longer is cancelled by the server
     /// and fails with a `storeError` (SQLSTATE `57014`) that names the timeout.
     ///
     /// - Throws: `invalidArgument` for a timeout that is not positive or is longer than
@@ -145,6 +150,52 @@ package final class PostgreSQLConnection: CustomStringConvertible {
                 "a statement timeout must be positive and at most \(maximum) ms (about 24.8 days); it is \(timeout)")
         }
         return milliseconds
+    }
+
+    // MARK: - Reconnecting
+
+    /// Whether the connection is known to be lost: the server closed it, or a statement found it
+    /// gone.
+    package var isLost: Bool {
+        PQstatus(handle) == CONNECTION_BAD
+    }
+
+    /// Connects again when the server closed the connection, between transactions: inside a
+    /// transaction it does nothing, as the transaction is lost with its session and must fail.
+    ///
+    /// A connection that is idle reads, without waiting, what the server sent it: a server
+    /// that ended the session (a restart, `pg_terminate_backend`) sent its reason and closed
+    /// the socket, which the read sees, so the next statement runs on a new session rather
+    /// than fail. A connection that vanished without a word (a network cut) is found lost by
+    /// the statement that fails, and reconnected by the next call.
+    ///
+    /// - Throws: `storeError` when the server cannot be reached again; the next call tries again.
+    package func reconnectIfLost() throws(WebRecordError) {
+        guard !isInTransaction else { return }
+        if PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE {
+            // The first read takes what the server sent before it closed (its reason), the
+            // second sees the end of the connection. Neither waits for data.
+            if PQconsumeInput(handle) != 0 { _ = PQconsumeInput(handle) }
+        }
+        if isLost { try reconnect() }
+    }
+
+    /// Connects again with the same parameters (libpq's `PQreset`) and makes the session again:
+    /// UTF-8, UTC, ISO dates, exact floats, and every ``setSessionSetting(_:)``.
+    ///
+    /// - Throws: `storeError` when the server cannot be reached; `invalidArgument` inside a
+    ///   transaction, which would be lost.
+    package func reconnect() throws(WebRecordError) {
+        guard !isInTransaction else {
+            throw WebRecordError(.invalidArgument, "a PostgreSQL connection cannot reconnect inside a transaction")
+        }
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let reason = Self.trimmed(String(cString: PQerrorMessage(handle)))
+            throw WebRecordError(.storeError, info.scrubbed("cannot connect again to \(info): \(reason)"))
+        }
+        canceller.replace(PQgetCancel(handle))
+        try startSession()
     }
 
     // MARK: - Running statements
@@ -206,11 +257,24 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     /// A commit the server refuses (a deferred constraint, a serialization failure) throws its
     /// error, and nothing is committed. Not reentrant: a transaction inside a transaction is an
     /// `invalidArgument` error.
+    ///
+    /// A connection the server closed since the last statement is connected again before the
+    /// transaction begins (``reconnectIfLost()``), and so is one that `BEGIN` finds lost, as
+    /// nothing of the transaction has run. A connection lost after `BEGIN` fails the
+    /// transaction, which the server rolls back; lost during `COMMIT`, the error says that
+    /// whether the transaction committed is unknown.
     package func inTransaction<T>(_ body: () throws -> T) throws -> T {
         guard !isInTransaction else {
             throw WebRecordError(.invalidArgument, "a PostgreSQL transaction cannot begin inside another")
         }
-        try execute("BEGIN")
+        try reconnectIfLost()
+        do {
+            try execute("BEGIN")
+        } catch {
+            guard isLost else { throw error }
+            try reconnect()
+            try execute("BEGIN")
+        }
         isInTransaction = true
         defer { isInTransaction = false }
         let result: T
@@ -225,7 +289,10 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         } catch {
             // A failed COMMIT ends the transaction already; a ROLLBACK makes sure of it.
             rollback()
-            throw error
+            guard isLost else { throw error }
+            var lost = error
+            lost.message += "; whether the transaction committed is unknown"
+            throw lost
         }
         return result
     }
@@ -266,10 +333,11 @@ package final class PostgreSQLConnection: CustomStringConvertible {
 extension PostgreSQLConnection: Sendable {}
 
 /// Interrupts the statement a connection is running, from any thread (libpq's `PQcancel`):
-/// the statement fails with SQLSTATE `57014`, and the connection stays usable.
+/// the statement fails with SQLSTATE `57014`, and the connection stays usable. It follows its
+/// connection when it reconnects (the server knows a session by its process and key).
 ///
-/// libpq documents `PQcancel` as safe to call from any thread; the cancel object is freed under
-/// the lock that guards each call, when the last reference goes.
+/// libpq documents `PQcancel` as safe to call from any thread; the cancel object it uses is
+/// replaced and freed under the lock that guards each call.
 package final class PostgreSQLCanceller: Sendable {
     private struct State {
         var handle: OpaquePointer?
@@ -301,6 +369,14 @@ package final class PostgreSQLCanceller: Sendable {
             guard let handle = state.handle else { return }
             var buffer = [CChar](repeating: 0, count: 256)
             _ = PQcancel(handle, &buffer, Int32(buffer.count))
+        }
+    }
+
+    /// Uses `handle`, the cancel object of the connection's new session, from now on.
+    fileprivate func replace(_ handle: OpaquePointer?) {
+        state.withLock { state in
+            if let old = state.handle { PQfreeCancel(old) }
+            state.handle = handle
         }
     }
 }

@@ -8,6 +8,11 @@ import WebRecord
 /// async ones run on a serial queue of their own so that they never block the cooperative
 /// pool. The first write transaction creates or migrates the tables, together with its own
 /// changes (see ``PostgreSQLMigrator``).
+///
+/// When the server closes the connection (a restart, a terminated backend), a transaction
+/// running on it fails with a `storeError` saying the connection was lost, and the server rolls
+/// it back. The next write or read connects again first, with the same `search_path` and
+/// options; so does a write that finds the connection closed before its transaction begins.
 package final class PostgreSQLDatabase: Sendable {
     /// What opening a database needs besides its schema and connection URL.
     package struct Options: Sendable {
@@ -78,6 +83,7 @@ package final class PostgreSQLDatabase: Sendable {
         self.transformers = options.transformers
         let connection = try PostgreSQLConnection(location, applicationName: options.applicationName)
         connection.sqlObserver = options.sqlObserver
+        // Made again on every new session when the connection reconnects.
         try connection.setSessionSetting("SET search_path TO \(pgQuote(options.namespace))")
         if let timeout = options.statementTimeout {
             try connection.setStatementTimeout(timeout)
@@ -97,8 +103,11 @@ package final class PostgreSQLDatabase: Sendable {
     }
 
     /// Runs `body` with the connection, waiting for any other thread using it. A thread already
-    /// using it (inside a transaction) gets it again.
-    package func withConnection<T>(_ body: (PostgreSQLConnection) throws -> T) rethrows -> T {
+    /// using it (inside a transaction) gets it again. Outside a transaction, a connection the
+    /// server closed is connected again first.
+    ///
+    /// - Throws: what `body` throws; `storeError` when the server cannot be reached again.
+    package func withConnection<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
         try connection.withConnection { connection, _ in try body(connection) }
     }
 
@@ -199,6 +208,7 @@ final class WriteCancellation: Sendable {
 
 /// The connection of a ``PostgreSQLDatabase`` and what it knows of the store, used by one
 /// thread at a time (a recursive lock: a thread inside a transaction reads through it again).
+/// Outside a transaction, a connection the server closed is connected again before it is used.
 ///
 /// `@unchecked Sendable` is safe: the connection and the state are only reached inside
 /// ``withConnection(_:)``, under the lock.
@@ -223,9 +233,12 @@ final class ConnectionLock: @unchecked Sendable {
         self.canceller = connection.canceller
     }
 
-    func withConnection<T>(_ body: (PostgreSQLConnection, State) throws -> T) rethrows -> T {
+    /// Runs `body` with the connection and state under the lock, after connecting again when the
+    /// server closed the connection (outside a transaction).
+    func withConnection<T>(_ body: (PostgreSQLConnection, State) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
+        try connection.reconnectIfLost()
         return try body(connection, state)
     }
 }
