@@ -125,13 +125,23 @@ import Testing
         #expect(try PostgreSQLStores.content(of: database) == before)
 
         // The new session's statements can be interrupted as the first's: the canceller follows it.
+        let name = try database.withConnection { try $0.scalar("SELECT current_database()") }
         let task = Task {
             try await database.write { connection in
                 try connection.execute("UPDATE \"Post\" SET \"title\" = 'x'")
                 try connection.execute("SELECT pg_sleep(60)")
             }
         }
-        try await Task.sleep(for: .milliseconds(500))
+        let activity = try PostgreSQLConnection(server.conninfo())
+        var sleeping = false
+        for _ in 0..<300 where !sleeping {
+            sleeping =
+                try activity.scalar(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query = $2",
+                    [name ?? .null, .text("SELECT pg_sleep(60)")]) == .integer(1)
+            if !sleeping { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(sleeping)
         let started = ContinuousClock.now
         task.cancel()
         let cancelled = await #expect(throws: WebRecordError.self) { try await task.value }
