@@ -19,6 +19,8 @@ internal import WebRecordLibPQ
 /// Not `Sendable`: a store owns its connections and uses each on one thread at a time.
 package final class PostgreSQLConnection: CustomStringConvertible {
     private let handle: OpaquePointer
+    /// Whether ``close()`` finished the connection.
+    package private(set) var isClosed = false
     /// Where the connection goes, without its password.
     package let info: PostgreSQLConnectionInfo
     /// Called with the text of every statement run (used by tests to count statements).
@@ -70,11 +72,21 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         self.handle = connection
         self.info = info
         self.canceller = PostgreSQLCanceller(PQgetCancel(connection))
+        // The server's notices (a `CREATE ... IF NOT EXISTS` that found the object, say) are
+        // not errors: libpq would print them on standard error.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         // From here on, a failure finishes the connection in deinit.
         try startSession()
     }
 
     deinit {
+        if !isClosed { PQfinish(handle) }
+    }
+
+    /// Closes the connection. It must not be used after.
+    package func close() {
+        guard !isClosed else { return }
+        isClosed = true
         PQfinish(handle)
     }
 

@@ -47,9 +47,6 @@ extension PostgreSQLDatabase: RecordStorage {
     /// Nothing to remove (see ``discardIfNeverWritten()``).
     package func discardIfNeverWritten() async {}
 
-    /// How many times a population is tried again after a conflict with another worker.
-    package var conflictRetryLimit: Int { 8 }
-
     /// A serialization failure (`40001`), a deadlock (`40P01`), or a unique key another
     /// worker's transaction inserted while this one had found no row for it (`23505`): each
     /// rolled this transaction back, and the same population, tried again, sees the other

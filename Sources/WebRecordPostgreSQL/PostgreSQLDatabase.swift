@@ -38,6 +38,9 @@ package final class PostgreSQLDatabase: Sendable {
         package var transformers: [String: AttributeTransformers.Transform] = [:]
         /// Called with the text of every statement run.
         package var sqlObserver: (@Sendable (String) -> Void)?
+        /// How many times a population is tried again after a conflict with another worker
+        /// (``PostgreSQLDatabase/isTransientConflict(_:)``) before its error is reported.
+        package var conflictRetryLimit = 8
 
         /// The default options: the `public` schema, the server's statement timeout, the
         /// application name `webrecord`, the global logger, no transformers of its own.
@@ -54,6 +57,8 @@ package final class PostgreSQLDatabase: Sendable {
     package let recordClasses: RecordClassRegistry
     /// Where populations of this database log.
     package let logger: Logger
+    /// How many times a population is tried again after a conflict with another worker.
+    package let conflictRetryLimit: Int
     private let transformers: [String: AttributeTransformers.Transform]
     private let connection: ConnectionLock
     private let queue: DispatchQueue
@@ -61,8 +66,9 @@ package final class PostgreSQLDatabase: Sendable {
     /// Connects to the database `location` names (a connection URL or conninfo string) for
     /// `schema`.
     ///
-    /// - Throws: `invalidSchema` when a name of the layout is longer than PostgreSQL's 63
-    ///   bytes; `storeError` when the server cannot be reached; `invalidArgument` for a
+    /// - Throws: `invalidSchema` when the layout breaks one of PostgreSQL's limits (a name
+    ///   longer than 63 bytes, a table wider than 1,600 columns, a key of more than 32 columns;
+    ///   `webrecord lint --backend postgresql` lists them all); `storeError` when the server cannot be reached; `invalidArgument` for a
     ///   location libpq cannot read, an empty namespace or one with a NUL character, or a
     ///   statement timeout that is not positive or longer than 2,147,483,647 ms.
     package init(_ location: String, schema: Schema, options: Options = Options()) throws(WebRecordError) {
@@ -74,13 +80,14 @@ package final class PostgreSQLDatabase: Sendable {
             _ = try PostgreSQLConnection.milliseconds(ofStatementTimeout: timeout)
         }
         let layout = StorageLayout(schema: schema)
-        try PostgreSQLNames.check(layout, namespace: options.namespace)
+        try PostgreSQLLimits.check(layout, namespace: options.namespace)
         self.schema = schema
         self.layout = layout
         self.namespace = options.namespace
         self.recordClasses = RecordClassRegistry(schema: schema)
         self.logger = options.logger
         self.transformers = options.transformers
+        self.conflictRetryLimit = max(0, options.conflictRetryLimit)
         let connection = try PostgreSQLConnection(location, applicationName: options.applicationName)
         connection.sqlObserver = options.sqlObserver
         // Made again on every new session when the connection reconnects.
@@ -100,6 +107,11 @@ package final class PostgreSQLDatabase: Sendable {
     /// A description of the database that never holds a password.
     package var description: String {
         connection.info.description
+    }
+
+    /// Closes the connection; later reads and writes throw a `storeError`.
+    package func close() {
+        connection.close()
     }
 
     /// Runs `body` with the connection, waiting for any other thread using it. A thread already
@@ -235,10 +247,22 @@ final class ConnectionLock: @unchecked Sendable {
 
     /// Runs `body` with the connection and state under the lock, after connecting again when the
     /// server closed the connection (outside a transaction).
+    ///
+    /// - Throws: `storeError` once the connection was closed (``close()``).
     func withConnection<T>(_ body: (PostgreSQLConnection, State) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
+        guard !connection.isClosed else {
+            throw WebRecordError(.storeError, "the store on \(info) is closed")
+        }
         try connection.reconnectIfLost()
         return try body(connection, state)
+    }
+
+    /// Closes the connection, once no thread uses it.
+    func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        connection.close()
     }
 }

@@ -171,10 +171,12 @@ struct PostgreSQLConcurrencyTests {
         "data": [["id": "p1", "text": "hello", "user": ["id": "u1", "name": "from the population"]]]
     ]
 
-    /// Waits until a backend of the database waits for a lock.
+    /// Waits until a backend of `connection`'s database (other tests use other databases of
+    /// the server) waits for a lock.
     static func waitForLockWait(_ connection: PostgreSQLConnection) async throws {
         for _ in 0..<600 {
-            let waiting = try connection.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted")
+            let waiting = try connection.scalar(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
             if case .integer(let count)? = waiting, count > 0 { return }
             try await Task.sleep(for: .milliseconds(50))
         }
