@@ -184,15 +184,17 @@ final class PostgreSQLListener: @unchecked Sendable {
         }
         becomeListening(afterDrop: false)
         while !isStopping {
+            let socket = PQsocket(connection)
             var descriptors = [
-                pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0),
+                pollfd(fd: socket, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0),
             ]
-            let polled = poll(&descriptors, 2, -1)
-            if polled < 0, errno == EINTR { continue }
+            // A connection without a socket, or a poll that fails, counts as a dropped connection.
+            let polled = socket < 0 ? -1 : poll(&descriptors, 2, -1)
+            if polled < 0, socket >= 0, errno == EINTR { continue }
             if isStopping { break }
-            guard polled > 0, descriptors[0].revents != 0 else { continue }
-            if PQconsumeInput(connection) == 0 || PQstatus(connection) != CONNECTION_OK {
+            if polled >= 0, descriptors[0].revents == 0 { continue }
+            if polled < 0 || PQconsumeInput(connection) == 0 || PQstatus(connection) != CONNECTION_OK {
                 let reason = Self.message(of: connection)
                 PQfinish(connection)
                 state.withLock { $0.phase = .connecting }
@@ -238,7 +240,8 @@ final class PostgreSQLListener: @unchecked Sendable {
             guard Date() < deadline else { break }
             // Sleeps on the wake pipe, so that stopping does not wait for the delay.
             var descriptor = pollfd(fd: wake.read, events: Int16(POLLIN), revents: 0)
-            _ = poll(&descriptor, 1, Int32(min(delay, deadline.timeIntervalSinceNow) * 1000) + 1)
+            let wait = max(0, min(delay, deadline.timeIntervalSinceNow))
+            _ = poll(&descriptor, 1, Int32(wait * 1000) + 1)
             delay = min(delay * 2, 2)
         }
         if !isStopping {
