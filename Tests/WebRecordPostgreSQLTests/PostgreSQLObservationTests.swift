@@ -343,14 +343,16 @@ struct PostgreSQLObservationTests {
 
     @Test("an observation whose server is gone for good fails with the reason")
     func serverGone() async throws {
-        let ownServer = try PostgreSQLTestServer()
+        // Starting and stopping a server waits for its tools: on a thread of its own, not the
+        // tasks' few.
+        let ownServer = try await ChildProcess.onThread { try PostgreSQLTestServer() }
         defer { ownServer.stop() }
         let store = try RecordStore(
             postgreSQL: ownServer.url(database: try ownServer.makeDatabase()), schema: Schema(json: Self.schemaJSON))
         _ = try await store.populate(.array([Self.post(1)]), entity: "Post")
         var iterator = store.observe("Post").makeAsyncIterator()
         _ = try await iterator.next()
-        ownServer.stop()
+        try await ChildProcess.onThread { ownServer.stop() }
         let error = await #expect(throws: WebRecordError.self) { _ = try await iterator.next() }
         #expect(error?.code == .storeError)
         #expect(error?.message.contains("could not reconnect") == true, "\(String(describing: error))")
