@@ -42,9 +42,13 @@ struct PostgreSQLObservationTests {
     /// The new database's connection URL.
     var url: String { server.url(database: database) }
 
-    init() throws {
-        server = try PostgreSQLTestServer.shared()
-        database = try server.makeDatabase()
+    /// Waits for the server (started on first use) and makes the database on a thread of its
+    /// own, so that the tasks' few threads go on with the other tests meanwhile.
+    init() async throws {
+        (server, database) = try await ChildProcess.onThread {
+            let server = try PostgreSQLTestServer.shared()
+            return (server, try server.makeDatabase())
+        }
     }
 
     /// A store on the test's database; each call opens another, with a connection of its own.
