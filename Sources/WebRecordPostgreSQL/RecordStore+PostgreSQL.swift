@@ -45,8 +45,13 @@ extension RecordStore {
     ///
     /// The tables are made by the first write, or the first read, in the configuration's
     /// namespace, with the layout `Docs/StorageLayout.md` describes mapped to PostgreSQL's types
-    /// (`Docs/PostgreSQL.md`). ``RecordStore/read(_:)``, ``RecordStore/write(_:)`` and
-    /// observations need a SQLite store: on this one they throw `invalidArgument`.
+    /// (`Docs/PostgreSQL.md`). ``RecordStore/read(_:)`` and ``RecordStore/write(_:)`` need a
+    /// SQLite store: on this one they throw `invalidArgument`.
+    ///
+    /// Observations (``RecordStore/observe(_:where:arguments:orderBy:limit:sectionKey:keyPaths:)``)
+    /// see every worker's commits: each population's commit notifies the channel `webrecord`,
+    /// and the store's observations listen on a connection of their own (`Docs/PostgreSQL.md`,
+    /// "Observation").
     ///
     /// - Parameters:
     ///   - location: the connection URL or conninfo string.
