@@ -11,9 +11,8 @@ extension PostgreSQLDatabase: ObservableDatabase {
         onChange: @escaping @Sendable (StoreChange) -> Void,
         onFailure: @escaping @Sendable (WebRecordError) -> Void
     ) async throws(WebRecordError) -> ChangeFeed.Subscription {
-        let info = try await onQueue { [self] in withConnection { $0.info } }
-        return try await PostgreSQLListener.subscribe(
-            to: info, namespace: namespace, onChange: onChange, onFailure: onFailure)
+        try await PostgreSQLListener.subscribe(
+            to: connectionInfo, namespace: namespace, onChange: onChange, onFailure: onFailure)
     }
 
     /// Runs `body` on the database's queue, inside one `REPEATABLE READ` read-only transaction

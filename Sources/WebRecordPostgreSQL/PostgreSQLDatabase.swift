@@ -104,6 +104,11 @@ package final class PostgreSQLDatabase: Sendable {
         transformers[name]
     }
 
+    /// Where the database's connection goes, without its password.
+    package var connectionInfo: PostgreSQLConnectionInfo {
+        connection.info
+    }
+
     /// A description of the database that never holds a password.
     package var description: String {
         connection.info.description

@@ -225,7 +225,8 @@ struct PostgreSQLConcurrencyTests {
         let database = try server.makeDatabase()
         // Which of two deadlocked transactions fails is the one whose backend checks first, after
         // waiting `deadlock_timeout`: the population's checks after 5 s, by when the cycle has
-        // formed, and the other worker's never.
+        // formed, and the other worker's after 30 s (a bound, should the machine be so slow
+        // that the cycle forms after the population's check: then the test fails, not hangs).
         try PostgreSQLConnection(server.conninfo(database: database)).execute(
             "ALTER DATABASE \(database) SET deadlock_timeout = '5s'")
         let store = try RecordStore(postgreSQL: server.url(database: database), schema: schema)
@@ -245,7 +246,7 @@ struct PostgreSQLConcurrencyTests {
         let second = try #require(users.last?["id"] as String?)
         let other = try PostgreSQLConnection(server.conninfo(database: database))
         let watcher = try PostgreSQLConnection(server.conninfo(database: database))
-        try other.execute("SET deadlock_timeout = '10min'")
+        try other.execute("SET deadlock_timeout = '30s'")
         try other.execute("BEGIN")
         try other.execute(#"SELECT 1 FROM "User" WHERE "id" = $1 FOR UPDATE"#, [.text(second)])
         let changed: JSONValue = [
@@ -256,10 +257,14 @@ struct PostgreSQLConcurrencyTests {
         ]
         let population = Task { Handed(try await store.populate(changed, entity: "Post")) }
         try await Self.waitForLockWait(watcher)
+        // On a thread of its own: the statement waits for the population's lock, and must not
+        // hold one of the task pool's few threads while it does.
         let held = Handed(other)
-        let otherDone = Task.detached { () throws -> Void in
-            try held.value.execute(#"SELECT 1 FROM "User" WHERE "id" = $1 FOR UPDATE"#, [.text(first)])
-            try held.value.execute("COMMIT")
+        let otherDone = Task {
+            try await ChildProcess.onThread {
+                try held.value.execute(#"SELECT 1 FROM "User" WHERE "id" = $1 FOR UPDATE"#, [.text(first)])
+                try held.value.execute("COMMIT")
+            }
         }
         let result = try await population.value.value
         try await otherDone.value
