@@ -106,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DocSnippetsTests",
-            dependencies: ["WebRecord", "WebRecordTesting", "TestSupport", "Logging"],
+            dependencies: ["WebRecord", "WebRecordPostgreSQL", "WebRecordTesting", "TestSupport", "Logging"],
             exclude: ["generate.py"]
         ),
         // Record subclasses as users write them, consumed across isolation: a warning fails the

@@ -12,25 +12,56 @@ internal import WebRecordLibPQ
 /// The session is set up so that values read the same whatever the server's defaults: UTF-8,
 /// `TimeZone` UTC, `DateStyle` ISO, and floats printed exactly (`extra_float_digits` 3).
 ///
+/// A connection the server closed (a restart, a terminated backend) fails its statements with
+/// a `storeError` saying so; ``reconnectIfLost()`` connects again between transactions, and
+/// makes the session again with every setting made through ``setSessionSetting(_:)``.
+///
 /// Not `Sendable`: a store owns its connections and uses each on one thread at a time.
 package final class PostgreSQLConnection: CustomStringConvertible {
     private let handle: OpaquePointer
+    /// Whether ``close()`` finished the connection.
+    package private(set) var isClosed = false
     /// Where the connection goes, without its password.
     package let info: PostgreSQLConnectionInfo
     /// Called with the text of every statement run (used by tests to count statements).
     package var sqlObserver: (@Sendable (String) -> Void)?
     /// Whether a transaction ``inTransaction(_:)`` began is open.
     package private(set) var isInTransaction = false
+    /// What another thread uses to interrupt the statement this connection runs; it follows the
+    /// connection when it reconnects.
+    package let canceller: PostgreSQLCanceller
+    /// The statement timeout ``setStatementTimeout(_:)`` set, nil when the session keeps the
+    /// server's.
+    package private(set) var statementTimeout: Duration?
+    /// The `SET` statements that make a session, run again on every new one.
+    private var sessionSettings = [
+        // Constant settings, so nothing is interpolated: values read back in one form whatever
+        // the server's configuration.
+        "SET TIME ZONE 'UTC'", "SET DateStyle = 'ISO, YMD'", "SET extra_float_digits = 3",
+    ]
 
     /// Connects to the server `location` names: a connection URL
     /// (`postgresql://user@host:port/db?sslmode=require`) or a conninfo string, completed by
     /// libpq's environment variables and password file.
     ///
-    /// - Throws: `invalidArgument` when `location` is neither; `storeError` when the server
-    ///   cannot be reached or refuses the connection, with libpq's reason (never the password).
-    package init(_ location: String) throws(WebRecordError) {
+    /// `applicationName` is the name the server shows for the connection (its
+    /// `application_name`, in `pg_stat_activity` and the server's log) unless `location` names
+    /// one or libpq's `PGAPPNAME` is set: it is libpq's `fallback_application_name`.
+    ///
+    /// - Throws: `invalidArgument` when `location` is neither, or `applicationName` holds a NUL
+    ///   character; `storeError` when the server cannot be reached or refuses the connection,
+    ///   with libpq's reason (never the password).
+    package init(_ location: String, applicationName: String? = nil) throws(WebRecordError) {
         let info = try PostgreSQLConnectionInfo(location)
-        guard let connection = PQconnectdb(info.text) else {
+        var parameters = [("dbname", info.text)]
+        if let applicationName {
+            guard !applicationName.contains("\u{0}") else {
+                throw WebRecordError(.invalidArgument, "an application name cannot hold a NUL character")
+            }
+            // Before the location, whose own application_name, when it has one, overrides it.
+            parameters.insert(("fallback_application_name", applicationName), at: 0)
+        }
+        guard let connection = Self.connect(parameters) else {
             throw WebRecordError(.storeError, "cannot connect to \(info): out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -40,19 +71,22 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         }
         self.handle = connection
         self.info = info
-        guard PQsetClientEncoding(connection, "UTF8") == 0 else {
-            let reason = Self.trimmed(String(cString: PQerrorMessage(connection)))
-            PQfinish(connection)
-            throw WebRecordError(.storeError, info.scrubbed("cannot use UTF-8 on \(info): \(reason)"))
-        }
-        // Constant settings, so nothing is interpolated: values read back in one form whatever
-        // the server's configuration.
-        try execute("SET TIME ZONE 'UTC'")
-        try execute("SET DateStyle = 'ISO, YMD'")
-        try execute("SET extra_float_digits = 3")
+        self.canceller = PostgreSQLCanceller(PQgetCancel(connection))
+        // The server's notices (a `CREATE ... IF NOT EXISTS` that found the object, say) are
+        // not errors: libpq would print them on standard error.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
+        // From here on, a failure finishes the connection in deinit.
+        try startSession()
     }
 
     deinit {
+        if !isClosed { PQfinish(handle) }
+    }
+
+    /// Closes the connection. It must not be used after.
+    package func close() {
+        guard !isClosed else { return }
+        isClosed = true
         PQfinish(handle)
     }
 
@@ -61,15 +95,119 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         "PostgreSQLConnection(\(info))"
     }
 
-    /// What another thread may use to interrupt the statement this connection runs, or nil
-    /// when libpq cannot make one.
-    package func makeCanceller() -> PostgreSQLCanceller? {
-        PQgetCancel(handle).map(PostgreSQLCanceller.init)
-    }
-
     /// The server's version number (`150004` for 15.4).
     package var serverVersion: Int {
         Int(PQserverVersion(handle))
+    }
+
+    /// libpq's `PQconnectdbParams` with `parameters`, the location's text expanded (its
+    /// settings override those before it).
+    private static func connect(_ parameters: [(String, String)]) -> OpaquePointer? {
+        let keywords = parameters.map { strdup($0.0) }
+        let values = parameters.map { strdup($0.1) }
+        defer { for pointer in keywords + values { free(pointer) } }
+        let keywordArray: [UnsafePointer<CChar>?] = keywords.map { $0.map { UnsafePointer($0) } } + [nil]
+        let valueArray: [UnsafePointer<CChar>?] = values.map { $0.map { UnsafePointer($0) } } + [nil]
+        return PQconnectdbParams(keywordArray, valueArray, 1)
+    }
+
+    // MARK: - The session
+
+    /// Makes the session: UTF-8, then every setting of ``sessionSettings`` in order.
+    private func startSession() throws(WebRecordError) {
+        guard PQsetClientEncoding(handle, "UTF8") == 0 else {
+            let reason = Self.trimmed(String(cString: PQerrorMessage(handle)))
+            throw WebRecordError(.storeError, info.scrubbed("cannot use UTF-8 on \(info): \(reason)"))
+        }
+        for setting in sessionSettings {
+            try execute(setting)
+        }
+    }
+
+    /// Runs `sql`, a `SET` of the session (such as the `search_path`), now and again on every
+    /// new session after a reconnection.
+    package func setSessionSetting(_ sql: String) throws(WebRecordError) {
+        try execute(sql)
+        sessionSettings.append(sql)
+    }
+
+    /// Sets the session's `statement_timeout` to `timeout`, to the millisecond (rounded up), now
+    /// and after every reconnection. A statement that runs longer is cancelled by the server
+    /// and fails with a `storeError` (SQLSTATE `57014`) that names the timeout.
+    ///
+    /// - Throws: `invalidArgument` for a timeout that is not positive or is longer than
+    ///   PostgreSQL's longest (2,147,483,647 ms, about 24.8 days).
+    package func setStatementTimeout(_ timeout: Duration) throws(WebRecordError) {
+        let milliseconds = try Self.milliseconds(ofStatementTimeout: timeout)
+        // An integer, so nothing from outside is spliced in.
+        try setSessionSetting("SET statement_timeout = \(milliseconds)")
+        statementTimeout = timeout
+    }
+
+    /// `timeout` in whole milliseconds, rounded up, as `statement_timeout` takes it.
+    ///
+    /// - Throws: `invalidArgument` for a timeout that is not positive or is longer than
+    ///   2,147,483,647 ms.
+    package static func milliseconds(ofStatementTimeout timeout: Duration) throws(WebRecordError) -> Int64 {
+        let (seconds, attoseconds) = timeout.components
+        let perMillisecond: Int64 = 1_000_000_000_000_000
+        let maximum = Int64(Int32.max)
+        // The seconds first, so that a long timeout's milliseconds cannot overflow.
+        let milliseconds =
+            timeout > .zero && seconds <= maximum / 1000
+            ? seconds * 1000 + (attoseconds + perMillisecond - 1) / perMillisecond : nil
+        guard let milliseconds, milliseconds <= maximum else {
+            throw WebRecordError(
+                .invalidArgument,
+                "a statement timeout must be positive and at most \(maximum) ms (about 24.8 days); it is \(timeout)")
+        }
+        return milliseconds
+    }
+
+    // MARK: - Reconnecting
+
+    /// Whether the connection is known to be lost: the server closed it, or a statement found it
+    /// gone.
+    package var isLost: Bool {
+        PQstatus(handle) == CONNECTION_BAD
+    }
+
+    /// Connects again when the server closed the connection, between transactions: inside a
+    /// transaction it does nothing, as the transaction is lost with its session and must fail.
+    ///
+    /// A connection that is idle reads, without waiting, what the server sent it: a server
+    /// that ended the session (a restart, `pg_terminate_backend`) sent its reason and closed
+    /// the socket, which the read sees, so the next statement runs on a new session rather
+    /// than fail. A connection that vanished without a word (a network cut) is found lost by
+    /// the statement that fails, and reconnected by the next call.
+    ///
+    /// - Throws: `storeError` when the server cannot be reached again; the next call tries again.
+    package func reconnectIfLost() throws(WebRecordError) {
+        guard !isInTransaction else { return }
+        if PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE {
+            // The first read takes what the server sent before it closed (its reason), the
+            // second sees the end of the connection. Neither waits for data.
+            if PQconsumeInput(handle) != 0 { _ = PQconsumeInput(handle) }
+        }
+        if isLost { try reconnect() }
+    }
+
+    /// Connects again with the same parameters (libpq's `PQreset`) and makes the session again:
+    /// UTF-8, UTC, ISO dates, exact floats, and every ``setSessionSetting(_:)``.
+    ///
+    /// - Throws: `storeError` when the server cannot be reached; `invalidArgument` inside a
+    ///   transaction, which would be lost.
+    package func reconnect() throws(WebRecordError) {
+        guard !isInTransaction else {
+            throw WebRecordError(.invalidArgument, "a PostgreSQL connection cannot reconnect inside a transaction")
+        }
+        PQreset(handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let reason = Self.trimmed(String(cString: PQerrorMessage(handle)))
+            throw WebRecordError(.storeError, info.scrubbed("cannot connect again to \(info): \(reason)"))
+        }
+        canceller.replace(PQgetCancel(handle))
+        try startSession()
     }
 
     // MARK: - Running statements
@@ -78,11 +216,13 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     ///
     /// - Throws: `storeError` with the server's message, its ``WebRecordError/sqlState`` and
     ///   the statement (never the values); `invalidArgument` for a text holding a NUL
-    ///   character, which PostgreSQL cannot store.
+    ///   character, which PostgreSQL cannot store. A statement the statement timeout cancelled
+    ///   says so; one on a connection the server closed says the connection was lost.
     @discardableResult
     package func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws(WebRecordError) -> PostgreSQLResult {
         sqlObserver?(sql)
         let parameters = try PostgreSQLParameters(arguments, sql: sql)
+        let cancellations = canceller.requestCount
         let result = parameters.withCParameters { types, values, lengths, formats in
             PQexecParams(handle, sql, Int32(arguments.count), types, values, lengths, formats, 0)
         }
@@ -102,6 +242,12 @@ package final class PostgreSQLConnection: CustomStringConvertible {
                 message += " (\(String(cString: detail)))"
             }
             if message.isEmpty { message = Self.trimmed(String(cString: PQerrorMessage(handle))) }
+            if state == Self.queryCanceled, let statementTimeout, canceller.requestCount == cancellations {
+                // Cancelled, and not through the canceller: by the statement timeout.
+                let milliseconds = (try? Self.milliseconds(ofStatementTimeout: statementTimeout)) ?? 0
+                message =
+                    "the statement ran longer than the statement timeout of \(milliseconds) ms and was cancelled: \(message)"
+            }
             throw failure(sql: sql, state: state, message: message)
         }
     }
@@ -123,11 +269,24 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     /// A commit the server refuses (a deferred constraint, a serialization failure) throws its
     /// error, and nothing is committed. Not reentrant: a transaction inside a transaction is an
     /// `invalidArgument` error.
+    ///
+    /// A connection the server closed since the last statement is connected again before the
+    /// transaction begins (``reconnectIfLost()``), and so is one that `BEGIN` finds lost, as
+    /// nothing of the transaction has run. A connection lost after `BEGIN` fails the
+    /// transaction, which the server rolls back; lost during `COMMIT`, the error says that
+    /// whether the transaction committed is unknown.
     package func inTransaction<T>(_ body: () throws -> T) throws -> T {
         guard !isInTransaction else {
             throw WebRecordError(.invalidArgument, "a PostgreSQL transaction cannot begin inside another")
         }
-        try execute("BEGIN")
+        try reconnectIfLost()
+        do {
+            try execute("BEGIN")
+        } catch {
+            guard isLost else { throw error }
+            try reconnect()
+            try execute("BEGIN")
+        }
         isInTransaction = true
         defer { isInTransaction = false }
         let result: T
@@ -142,7 +301,10 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         } catch {
             // A failed COMMIT ends the transaction already; a ROLLBACK makes sure of it.
             rollback()
-            throw error
+            guard isLost else { throw error }
+            var lost = error
+            lost.message += "; whether the transaction committed is unknown"
+            throw lost
         }
         return result
     }
@@ -175,30 +337,58 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     private static let diagnosticSQLState = Int32(UInt8(ascii: "C"))
     private static let diagnosticPrimaryMessage = Int32(UInt8(ascii: "M"))
     private static let diagnosticDetail = Int32(UInt8(ascii: "D"))
+    /// The SQLSTATE of a statement cancelled by a cancel request or the statement timeout.
+    private static let queryCanceled = "57014"
 }
 
 @available(*, unavailable)
 extension PostgreSQLConnection: Sendable {}
 
 /// Interrupts the statement a connection is running, from any thread (libpq's `PQcancel`):
-/// the statement fails with SQLSTATE `57014`, and the connection stays usable.
+/// the statement fails with SQLSTATE `57014`, and the connection stays usable. It follows its
+/// connection when it reconnects (the server knows a session by its process and key).
 ///
-/// `@unchecked Sendable` is safe: libpq documents `PQcancel` as safe to call from any thread
-/// (even a signal handler), and the object is freed only when the last reference goes.
-package final class PostgreSQLCanceller: @unchecked Sendable {
-    private let handle: OpaquePointer
+/// libpq documents `PQcancel` as safe to call from any thread; the cancel object it uses is
+/// replaced and freed under the lock that guards each call.
+package final class PostgreSQLCanceller: Sendable {
+    private struct State {
+        var handle: OpaquePointer?
+        var requestCount = 0
+    }
 
-    fileprivate init(_ handle: OpaquePointer) {
-        self.handle = handle
+    private let state: Locked<State>
+
+    fileprivate init(_ handle: OpaquePointer?) {
+        state = Locked(State(handle: handle))
     }
 
     deinit {
-        PQfreeCancel(handle)
+        state.withLock { state in
+            if let handle = state.handle { PQfreeCancel(handle) }
+        }
+    }
+
+    /// How many times ``cancel()`` was called: a statement that fails cancelled while it did
+    /// not change was cancelled by the statement timeout.
+    var requestCount: Int {
+        state.withLock { $0.requestCount }
     }
 
     /// Asks the server to interrupt the statement running now, if any.
     package func cancel() {
-        var buffer = [CChar](repeating: 0, count: 256)
-        _ = PQcancel(handle, &buffer, Int32(buffer.count))
+        state.withLock { state in
+            state.requestCount += 1
+            guard let handle = state.handle else { return }
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(handle, &buffer, Int32(buffer.count))
+        }
+    }
+
+    /// Uses `handle`, the cancel object of the connection's new session, from now on.
+    fileprivate func replace(_ handle: OpaquePointer?) {
+        state.withLock { state in
+            if let old = state.handle { PQfreeCancel(old) }
+            state.handle = handle
+        }
     }
 }

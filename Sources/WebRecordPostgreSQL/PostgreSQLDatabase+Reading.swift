@@ -40,9 +40,6 @@ extension PostgreSQLDatabase: RecordDatabase {
         }
     }
 
-    /// Releases nothing yet: the connection closes when the database is deinitialized.
-    package func close() {}
-
     /// ``withConnection(_:)`` with `body`'s typed errors.
     private func onConnection<T>(_ body: (PostgreSQLConnection) throws(WebRecordError) -> T) throws(WebRecordError)
         -> T

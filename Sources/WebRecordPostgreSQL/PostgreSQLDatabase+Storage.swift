@@ -4,21 +4,29 @@ import WebRecord
 /// ``PostgreSQLDatabase`` as the store populations write through (``RecordStorage``) and
 /// records read through (``RecordReading``).
 extension PostgreSQLDatabase: RecordStorage {
-    /// Runs `body` in one write transaction (see `write(_:)`).
+    /// Runs `body` in one write transaction (see `write(_:)`). When it changed rows, the
+    /// transaction notifies the observations of every worker as it commits
+    /// (``PostgreSQLCommitNotice``).
     package func inTransaction<T>(_ body: (PostgreSQLRecordTransaction) throws -> T) throws -> T {
-        try write { connection in try body(PostgreSQLRecordTransaction(database: self, connection: connection)) }
+        try write { connection in
+            try PostgreSQLCommitNotice.announcing(changesOf: self, on: connection) {
+                try body(PostgreSQLRecordTransaction(database: self, connection: connection))
+            }
+        }
     }
 
     /// Runs `body` in one write transaction on the database's queue (see the async `write(_:)`);
     /// the transaction's ``PostgreSQLRecordTransaction/checkCancellation()`` sees the task's
-    /// cancellation.
+    /// cancellation. When it changed rows, the transaction notifies as the synchronous form does.
     package func inTransaction<T: Sendable>(
         _ body: @escaping @Sendable (PostgreSQLRecordTransaction) throws -> T
     ) async throws -> T {
         try await cancellable { [self] cancellation in
             try write(cancellation: cancellation) { connection in
-                try body(
-                    PostgreSQLRecordTransaction(database: self, connection: connection, cancellation: cancellation))
+                try PostgreSQLCommitNotice.announcing(changesOf: self, on: connection) {
+                    try body(
+                        PostgreSQLRecordTransaction(database: self, connection: connection, cancellation: cancellation))
+                }
             }
         }
     }
@@ -46,6 +54,14 @@ extension PostgreSQLDatabase: RecordStorage {
 
     /// Nothing to remove (see ``discardIfNeverWritten()``).
     package func discardIfNeverWritten() async {}
+
+    /// A serialization failure (`40001`), a deadlock (`40P01`), or a unique key another
+    /// worker's transaction inserted while this one had found no row for it (`23505`): each
+    /// rolled this transaction back, and the same population, tried again, sees the other
+    /// worker's committed rows (Docs/PostgreSQL.md, "Many workers").
+    package func isTransientConflict(_ error: WebRecordError) -> Bool {
+        ["40001", "40P01", "23505"].contains(error.sqlState ?? "")
+    }
 }
 
 extension PostgreSQLDatabase: RecordReading {

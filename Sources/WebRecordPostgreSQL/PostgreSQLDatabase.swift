@@ -8,19 +8,42 @@ import WebRecord
 /// async ones run on a serial queue of their own so that they never block the cooperative
 /// pool. The first write transaction creates or migrates the tables, together with its own
 /// changes (see ``PostgreSQLMigrator``).
+///
+/// When the server closes the connection (a restart, a terminated backend), a transaction
+/// running on it fails with a `storeError` saying the connection was lost, and the server rolls
+/// it back. The next write or read connects again first, with the same `search_path` and
+/// options; so does a write that finds the connection closed before its transaction begins.
 package final class PostgreSQLDatabase: Sendable {
     /// What opening a database needs besides its schema and connection URL.
     package struct Options: Sendable {
-        /// The schema (namespace) that holds the store's tables, created when missing.
+        /// The schema (namespace) that holds the store's tables, created when missing. Any
+        /// name of at most 63 bytes without a NUL character, as it is always quoted (the server
+        /// keeps names that start with `pg_` for itself).
         package var namespace = "public"
+        /// How long one statement may run before the server cancels it (PostgreSQL's
+        /// `statement_timeout`, to the millisecond, rounded up), or nil to keep the server's
+        /// setting (none unless the server or the location sets one). A statement that runs
+        /// longer fails with a `storeError` naming the timeout (SQLSTATE `57014`), and its
+        /// transaction rolls back. It applies to every statement, the wait for another
+        /// worker's migration included.
+        package var statementTimeout: Duration?
+        /// The name the server shows for the database's connection (`application_name`, in
+        /// `pg_stat_activity` and the server's log). A name the location gives
+        /// (`?application_name=...`) or libpq's `PGAPPNAME` wins over it: it is sent as libpq's
+        /// `fallback_application_name`.
+        package var applicationName = "webrecord"
         /// Where populations of this database log.
         package var logger = Logger.global
         /// Value transformers of this database, before the process-wide ones.
         package var transformers: [String: AttributeTransformers.Transform] = [:]
         /// Called with the text of every statement run.
         package var sqlObserver: (@Sendable (String) -> Void)?
+        /// How many times a population is tried again after a conflict with another worker
+        /// (``PostgreSQLDatabase/isTransientConflict(_:)``) before its error is reported.
+        package var conflictRetryLimit = 8
 
-        /// The default options: the `public` schema, the global logger, no transformers of its own.
+        /// The default options: the `public` schema, the server's statement timeout, the
+        /// application name `webrecord`, the global logger, no transformers of its own.
         package init() {}
     }
 
@@ -34,6 +57,8 @@ package final class PostgreSQLDatabase: Sendable {
     package let recordClasses: RecordClassRegistry
     /// Where populations of this database log.
     package let logger: Logger
+    /// How many times a population is tried again after a conflict with another worker.
+    package let conflictRetryLimit: Int
     private let transformers: [String: AttributeTransformers.Transform]
     private let connection: ConnectionLock
     private let queue: DispatchQueue
@@ -41,21 +66,35 @@ package final class PostgreSQLDatabase: Sendable {
     /// Connects to the database `location` names (a connection URL or conninfo string) for
     /// `schema`.
     ///
-    /// - Throws: `invalidSchema` when a name of the layout is longer than PostgreSQL's 63
-    ///   bytes; `storeError` when the server cannot be reached; `invalidArgument` for a
-    ///   location libpq cannot read.
+    /// - Throws: `invalidSchema` when the layout breaks one of PostgreSQL's limits (a name
+    ///   longer than 63 bytes, a table wider than 1,600 columns, a key of more than 32 columns;
+    ///   `webrecord lint --backend postgresql` lists them all); `storeError` when the server cannot be reached; `invalidArgument` for a
+    ///   location libpq cannot read, an empty namespace or one with a NUL character, or a
+    ///   statement timeout that is not positive or longer than 2,147,483,647 ms.
     package init(_ location: String, schema: Schema, options: Options = Options()) throws(WebRecordError) {
+        guard !options.namespace.isEmpty, !options.namespace.contains("\u{0}") else {
+            throw WebRecordError(
+                .invalidArgument, "a PostgreSQL schema (namespace) name must be non-empty, without a NUL character")
+        }
+        if let timeout = options.statementTimeout {
+            _ = try PostgreSQLConnection.milliseconds(ofStatementTimeout: timeout)
+        }
         let layout = StorageLayout(schema: schema)
-        try PostgreSQLNames.check(layout, namespace: options.namespace)
+        try PostgreSQLLimits.check(layout, namespace: options.namespace)
         self.schema = schema
         self.layout = layout
         self.namespace = options.namespace
         self.recordClasses = RecordClassRegistry(schema: schema)
         self.logger = options.logger
         self.transformers = options.transformers
-        let connection = try PostgreSQLConnection(location)
+        self.conflictRetryLimit = max(0, options.conflictRetryLimit)
+        let connection = try PostgreSQLConnection(location, applicationName: options.applicationName)
         connection.sqlObserver = options.sqlObserver
-        try connection.execute("SET search_path TO \(pgQuote(options.namespace))")
+        // Made again on every new session when the connection reconnects.
+        try connection.setSessionSetting("SET search_path TO \(pgQuote(options.namespace))")
+        if let timeout = options.statementTimeout {
+            try connection.setStatementTimeout(timeout)
+        }
         self.connection = ConnectionLock(connection)
         self.queue = DispatchQueue(label: "WebRecord.PostgreSQLDatabase")
     }
@@ -65,14 +104,27 @@ package final class PostgreSQLDatabase: Sendable {
         transformers[name]
     }
 
+    /// Where the database's connection goes, without its password.
+    package var connectionInfo: PostgreSQLConnectionInfo {
+        connection.info
+    }
+
     /// A description of the database that never holds a password.
     package var description: String {
         connection.info.description
     }
 
+    /// Closes the connection; later reads and writes throw a `storeError`.
+    package func close() {
+        connection.close()
+    }
+
     /// Runs `body` with the connection, waiting for any other thread using it. A thread already
-    /// using it (inside a transaction) gets it again.
-    package func withConnection<T>(_ body: (PostgreSQLConnection) throws -> T) rethrows -> T {
+    /// using it (inside a transaction) gets it again. Outside a transaction, a connection the
+    /// server closed is connected again first.
+    ///
+    /// - Throws: what `body` throws; `storeError` when the server cannot be reached again.
+    package func withConnection<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
         try connection.withConnection { connection, _ in try body(connection) }
     }
 
@@ -173,6 +225,7 @@ final class WriteCancellation: Sendable {
 
 /// The connection of a ``PostgreSQLDatabase`` and what it knows of the store, used by one
 /// thread at a time (a recursive lock: a thread inside a transaction reads through it again).
+/// Outside a transaction, a connection the server closed is connected again before it is used.
 ///
 /// `@unchecked Sendable` is safe: the connection and the state are only reached inside
 /// ``withConnection(_:)``, under the lock.
@@ -194,12 +247,27 @@ final class ConnectionLock: @unchecked Sendable {
     init(_ connection: PostgreSQLConnection) {
         self.connection = connection
         self.info = connection.info
-        self.canceller = connection.makeCanceller()
+        self.canceller = connection.canceller
     }
 
-    func withConnection<T>(_ body: (PostgreSQLConnection, State) throws -> T) rethrows -> T {
+    /// Runs `body` with the connection and state under the lock, after connecting again when the
+    /// server closed the connection (outside a transaction).
+    ///
+    /// - Throws: `storeError` once the connection was closed (``close()``).
+    func withConnection<T>(_ body: (PostgreSQLConnection, State) throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
+        guard !connection.isClosed else {
+            throw WebRecordError(.storeError, "the store on \(info) is closed")
+        }
+        try connection.reconnectIfLost()
         return try body(connection, state)
+    }
+
+    /// Closes the connection, once no thread uses it.
+    func close() {
+        lock.lock()
+        defer { lock.unlock() }
+        connection.close()
     }
 }

@@ -99,6 +99,3 @@ package enum PostgreSQLLimits {
         return nil
     }
 }
-
-/// The name ``PostgreSQLDatabase`` checks its layout's limits by.
-typealias PostgreSQLNames = PostgreSQLLimits

@@ -10,25 +10,27 @@ import WebRecord
 /// store's schema name) held until it ends: two workers that start at once against an empty
 /// database take turns, and the second finds the tables made (each statement of a
 /// `READ COMMITTED` transaction sees what committed before it).
+///
+/// A store whose tables are already as the schema lays them out takes no lock: it is checked
+/// first without one, so that workers writing at once into a made store never wait for each
+/// other's transactions here.
 struct PostgreSQLMigrator {
     let layout: StorageLayout
     let namespace: String
     let connection: PostgreSQLConnection
 
     func migrate() throws(WebRecordError) {
+        let current = try plan()
+        if current.statements.isEmpty, current.metadata == current.storedMetadata { return }
         try connection.execute(
             "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("WebRecord layout of \(namespace)")])
-        try connection.execute("CREATE SCHEMA IF NOT EXISTS \(pgQuote(namespace))")
-        let stored = try storedLayout()
-        let indexes = try connection.rows(
-            "SELECT indexname FROM pg_catalog.pg_indexes WHERE schemaname = $1", [.text(namespace)])
-        let existingIndexes = Set(
-            indexes.compactMap { row -> String? in
-                if case .text(let name)? = row.first { return name }
-                return nil
-            })
-        let plan = try LayoutMigrationPlan(
-            layout: layout, stored: stored, existingIndexes: existingIndexes, ddl: PostgreSQLLayoutDDL())
+        let namespaceExists = try connection.scalar(
+            "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1", [.text(namespace)])
+        if namespaceExists == .integer(0) {
+            try connection.execute("CREATE SCHEMA IF NOT EXISTS \(pgQuote(namespace))")
+        }
+        let plan = try plan()
+        let stored = plan.storedMetadata
         if stored == nil {
             try connection.execute(
                 "CREATE TABLE \"_webrecord_metadata\" (\"key\" text COLLATE \"C\" PRIMARY KEY, \"value\" text NOT NULL)"
@@ -39,7 +41,7 @@ struct PostgreSQLMigrator {
         for statement in creations + plan.statements.filter({ !$0.hasPrefix("CREATE TABLE ") }) {
             try connection.execute(statement)
         }
-        if plan.metadata != stored.map(JSONValue.object) {
+        if plan.metadata != stored {
             try connection.execute(
                 """
                 INSERT INTO "_webrecord_metadata" ("key", "value") VALUES ('layout', $1)
@@ -47,6 +49,23 @@ struct PostgreSQLMigrator {
                 """,
                 [.text(plan.metadata.serialized(sortedKeys: true))])
         }
+    }
+
+    /// What migrating the store's tables takes, with the layout record they have now.
+    private func plan() throws(WebRecordError) -> (
+        statements: [String], metadata: JSONValue, storedMetadata: JSONValue?
+    ) {
+        let stored = try storedLayout()
+        let indexes = try connection.rows(
+            "SELECT indexname FROM pg_catalog.pg_indexes WHERE schemaname = $1", [.text(namespace)])
+        let existingIndexes = Set(
+            indexes.compactMap { row -> String? in
+                if case .text(let name)? = row.first { return name }
+                return nil
+            })
+        let plan = try LayoutMigrationPlan(
+            layout: layout, stored: stored, existingIndexes: existingIndexes, ddl: PostgreSQLLayoutDDL())
+        return (plan.statements, plan.metadata, stored.map(JSONValue.object))
     }
 
     /// The layout record of the store, nil when the schema holds no table yet.

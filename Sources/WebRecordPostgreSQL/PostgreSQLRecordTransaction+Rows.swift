@@ -5,6 +5,15 @@ import WebRecord
 extension PostgreSQLRecordTransaction {
     // MARK: - Finding rows
 
+    // Every lookup locks the rows it finds (`FOR NO KEY UPDATE`, in `_id` order) until the
+    // transaction ends: another worker's population that finds the same record waits for this
+    // one to commit and then reads what it wrote, so that neither writes over the other's
+    // changes with what it read before (a lost update). A record no row holds yet is not locked;
+    // two workers inserting it meet at its unique index, and the second is tried again.
+
+    /// The clause every lookup ends with: `_id` order, each row found locked for this transaction.
+    static let locking = " ORDER BY \"_id\" FOR NO KEY UPDATE"
+
     /// Rows whose `column` holds one of `keys`: `= ANY($1)` over one array of every key.
     package func forEachRow(
         in table: String, where column: String, isIn keys: [DatabaseValue],
@@ -13,7 +22,8 @@ extension PostgreSQLRecordTransaction {
         guard !keys.isEmpty else { return }
         let sql = try sql(for: table)
         let rows = try connection.rows(
-            "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE \(pgQuote(column)) = ANY($1::\(sql.type(of: column))[])",
+            "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE \(pgQuote(column)) = ANY($1::\(sql.type(of: column))[])"
+                + Self.locking,
             [try PostgreSQLArray.literal(keys)])
         for row in rows { try body(sql.row(row)) }
     }
@@ -33,7 +43,8 @@ extension PostgreSQLRecordTransaction {
             casts.append("$\(index + 1)::\(sql.type(of: column))[]")
         }
         let rows = try connection.rows(
-            "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE (\(columns.map(pgQuote).joined(separator: ", "))) IN (SELECT * FROM unnest(\(casts.joined(separator: ", "))))",
+            "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE (\(columns.map(pgQuote).joined(separator: ", "))) IN (SELECT * FROM unnest(\(casts.joined(separator: ", "))))"
+                + Self.locking,
             arrays)
         for row in rows { try body(sql.row(row)) }
     }
@@ -47,7 +58,7 @@ extension PostgreSQLRecordTransaction {
         guard !ownerIDs.isEmpty else { return }
         let sql = try sql(for: table)
         let rows = try connection.rows(
-            "SELECT o.\"_id\", \(sql.selectList(alias: "c")) FROM \(pgQuote(ownerTable)) AS o JOIN \(sql.quotedName) AS c ON c.\"_id\" = o.\(pgQuote(column)) WHERE o.\"_id\" = ANY($1::bigint[])",
+            "SELECT o.\"_id\", \(sql.selectList(alias: "c")) FROM \(pgQuote(ownerTable)) AS o JOIN \(sql.quotedName) AS c ON c.\"_id\" = o.\(pgQuote(column)) WHERE o.\"_id\" = ANY($1::bigint[]) ORDER BY c.\"_id\" FOR NO KEY UPDATE OF c",
             [try PostgreSQLArray.literal(ownerIDs.map { .integer($0) })])
         for row in rows {
             guard case .integer(let ownerID) = row[0] else { continue }

@@ -15,6 +15,8 @@ struct PopulationSummary {
     var warnings: [Warning] = []
     /// For each paged source, in order: the source, its pages, and why paging stopped.
     var paging: [(source: String, pages: Int, end: PagingEnd)] = []
+    /// Populations tried again after a conflict with another writer (a shared PostgreSQL store).
+    var retries = 0
 
     init(schema: Schema) {
         self.schema = schema
@@ -27,6 +29,7 @@ struct PopulationSummary {
             byEntity[entity] = (byEntity[entity] ?? ChangeCounts()) + counts
         }
         addWarnings(of: result.debugger)
+        retries += result.debugger.retries.count
     }
 
     /// Adds a debugger's non-fatal errors (the orphan deletion after the last source's, say).
@@ -65,6 +68,7 @@ struct PopulationSummary {
         object["entities"] = .object(entities)
         object["warnings"] = .array(
             warnings.map { .object(["code": .string($0.code), "message": .string($0.message)]) })
+        if retries > 0 { object["retries"] = .integer(Int64(retries)) }
         if !paging.isEmpty {
             object["paging"] = .array(
                 paging.map {
@@ -86,6 +90,9 @@ struct PopulationSummary {
         for source in paging {
             text +=
                 "  paging: \(source.pages) \(source.pages == 1 ? "page" : "pages") from \(Redaction.redacted(source.source)), ended: \(source.end.rawValue)\n"
+        }
+        if retries > 0 {
+            text += "  retried \(retries) \(retries == 1 ? "time" : "times") after a conflict with another writer\n"
         }
         text += "\(warnings.count) \(warnings.count == 1 ? "warning" : "warnings")\n"
         return text

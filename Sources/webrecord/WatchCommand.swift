@@ -13,9 +13,10 @@ enum WatchCommand: Subcommand {
             change to them (by this process or another, such as webrecord populate run from
             another shell), one line {"deleted": [...], "inserted": [...], "modified": [...]}
             with their primary keys as export prints them. --where is one SQL expression over
-            the entity's columns, run on a read-only connection, with a ? for each --arg, in
-            order. Another process's changes show within about a second. SIGINT (Ctrl-C) or a
-            closed pipe ends it with status 0. The store must already exist.
+            the entity's columns, run read-only, with a ? for each --arg, in order. Another
+            process's changes show within about a second on a SQLite file, within milliseconds
+            on PostgreSQL (LISTEN/NOTIFY). SIGINT (Ctrl-C) or a closed pipe ends it with status
+            0. The store must already exist.
             """,
         options: [
             .schemaFiles, .store("The store: a SQLite file, which must exist, or a postgresql:// URL."),

@@ -99,6 +99,16 @@ public final class PostgreSQLTestServer: Sendable {
         Self.stop(directory: directory, binaries: binaries)
     }
 
+    /// Stops the server and starts it again on the same data directory (`pg_ctl restart -m
+    /// fast`): every connection is closed, every committed row stays.
+    ///
+    /// - Throws: ``Failure`` with `pg_ctl`'s output and the server's log when it does not start.
+    public func restart() throws {
+        try runAsNobody(
+            "pg_ctl",
+            ["-D", dataDirectory, "-l", logPath, "-o", serverOptions, "-m", "fast", "-w", "-t", "60", "restart"])
+    }
+
     /// A conninfo string for `database` on this server, as the superuser, over the socket.
     public func conninfo(database: String = "postgres") -> String {
         "host=\(directory) port=\(port) user=\(user) dbname=\(database)"
@@ -133,15 +143,25 @@ public final class PostgreSQLTestServer: Sendable {
         guard chown(directory, Self.nobody.uid, Self.nobody.gid) == 0 else {
             throw Failure(description: "cannot give \(directory) to nobody: \(String(cString: strerror(errno)))")
         }
-        let data = directory + "/data"
         try runAsNobody(
             "initdb",
             [
-                "-D", data, "-U", user, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync",
+                "-D", dataDirectory, "-U", user, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync",
             ])
-        var options = "-c listen_addresses='' -k \(directory) -p \(port)"
-        if case .tests = settings { options += " -c fsync=off -c max_connections=100" }
-        try runAsNobody("pg_ctl", ["-D", data, "-l", directory + "/log", "-o", options, "-w", "-t", "60", "start"])
+        try runAsNobody("pg_ctl", ["-D", dataDirectory, "-l", logPath, "-o", serverOptions, "-w", "-t", "60", "start"])
+    }
+
+    /// The cluster's directory.
+    private var dataDirectory: String { directory + "/data" }
+
+    /// The server's log.
+    private var logPath: String { directory + "/log" }
+
+    /// The server's options: no TCP, the socket in ``directory``; for the tests, no fsync.
+    private var serverOptions: String {
+        let options = "-c listen_addresses='' -k \(directory) -p \(port)"
+        guard case .tests = settings else { return options }
+        return options + " -c fsync=off -c max_connections=100"
     }
 
     /// Starts a shell that stops the server and removes its directory once this process is
@@ -169,7 +189,7 @@ public final class PostgreSQLTestServer: Sendable {
     private func runAsNobody(_ tool: String, _ arguments: [String]) throws {
         let result = try Self.run(binaries + "/" + tool, arguments, asNobody: true)
         guard result.status == 0 else {
-            let log = (try? String(contentsOfFile: directory + "/log", encoding: .utf8)) ?? ""
+            let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             throw Failure(
                 description:
                     "the test PostgreSQL server did not start: \(tool) exited with \(result.status): \(result.output)\n\(log)"

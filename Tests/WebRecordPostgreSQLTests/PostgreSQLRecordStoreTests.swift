@@ -90,6 +90,47 @@ struct PostgreSQLRecordStoreTests {
         #expect(tables == [[.text("mirror")]])
     }
 
+    @Test("the configuration's statement timeout, application name and conflict retries reach the store")
+    func settings() async throws {
+        let schema = try Schema(contentsOf: Self.appNetSchemaFile)
+        let server = try PostgreSQLTestServer.shared()
+        let database = try server.makeDatabase()
+        var settings = PostgreSQLConfiguration()
+        settings.statementTimeout = .milliseconds(100)
+        settings.applicationName = "ingest-\(UUID().uuidString.prefix(8))"
+        settings.conflictRetries = 2
+        let store = try RecordStore(postgreSQL: server.url(database: database), schema: schema, postgreSQL: settings)
+        #expect(try store.count("User") == 0)
+        let observer = try PostgreSQLConnection(server.conninfo(database: database))
+        try observer.execute(#"INSERT INTO "User" ("_id", "_entity", "id") VALUES (1000, 'User', 'u0')"#)
+
+        let slow = #expect(throws: WebRecordError.self) {
+            try store.count("User", where: "pg_sleep(0.5) IS NOT NULL")
+        }
+        #expect(slow?.sqlState == "57014", "\(String(describing: slow))")
+        let names = try observer.rows(
+            "SELECT application_name FROM pg_stat_activity WHERE datname = $1", [.text(database)])
+        #expect(names.contains([.text(settings.applicationName)]), "\(names)")
+
+        // Every insert of a user conflicts with a unique index no population can satisfy.
+        try observer.execute(#"CREATE UNIQUE INDEX one_user ON "User" ((1))"#)
+        let conflict = await #expect(throws: WebRecordError.self) {
+            try await store.populate(["data": [["id": "p", "user": ["id": "new user"]]]], entity: "Post")
+        }
+        #expect(conflict?.message.contains("3 times (retried 2)") == true, "\(String(describing: conflict))")
+        #expect(conflict?.debugger?.retries.count == 2)
+    }
+
+    @Test("close() releases the connection, and later reads fail with storeError")
+    func close() throws {
+        let (postgreSQL, _) = try Self.stores()
+        #expect(try postgreSQL.count("Post") == 0)
+        postgreSQL.close()
+        let error = #expect(throws: WebRecordError.self) { try postgreSQL.count("Post") }
+        #expect(error?.code == .storeError)
+        #expect(error?.message.contains("is closed") == true, "\(String(describing: error))")
+    }
+
     // MARK: - The command-line tool
 
     /// Runs the built `webrecord`.

@@ -19,6 +19,7 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
         var errors: [WebRecordError] = []
         var primaryError: WebRecordError?
         var responseObject: JSONValue?
+        var retries: [WebRecordError] = []
     }
 
     private let state = Locked(State())
@@ -53,6 +54,13 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
     /// The response the work was about, once known.
     public var responseObject: JSONValue? { state.withLock { $0.responseObject } }
 
+    /// The conflicts with other writers after which the work was tried again, in order: a
+    /// serialization failure, a deadlock, or a key another writer inserted first, on a store
+    /// many workers share (PostgreSQL). Their count is the number of retries; each was logged as
+    /// a warning when it happened. None of them is among ``errors``: the attempt they ended was
+    /// rolled back, and only the last attempt's errors are kept.
+    public var retries: [WebRecordError] { state.withLock { $0.retries } }
+
     /// Whether any error was recorded with the given code.
     public func contains(_ code: WebRecordError.Code) -> Bool {
         state.withLock { $0.errors.contains { $0.code == code } }
@@ -69,6 +77,32 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
         }
     }
 
+    /// Adds `conflicts` to ``retries``.
+    package func recordRetries(_ conflicts: [WebRecordError]) {
+        guard !conflicts.isEmpty else { return }
+        let conflicts = conflicts.map { conflict in
+            var conflict = conflict
+            conflict.debugger = nil
+            return conflict
+        }
+        state.withLock { $0.retries += conflicts }
+    }
+
+    /// How many errors are recorded: where ``restore(_:)`` goes back to.
+    package func checkpoint() -> Int {
+        state.withLock { $0.errors.count }
+    }
+
+    /// Forgets the errors recorded after `checkpoint` (an attempt that was rolled back and is
+    /// tried again), and the primary error when it was one of them.
+    package func restore(_ checkpoint: Int) {
+        state.withLock { state in
+            guard state.errors.count > checkpoint else { return }
+            state.errors.removeSubrange(checkpoint...)
+            state.primaryError = state.errors.first { $0.isFatal }
+        }
+    }
+
     /// Records the response object the work is about.
     package func setResponseObject(_ response: JSONValue?) {
         state.withLock { $0.responseObject = response }
@@ -82,7 +116,7 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
             self,
             children: [
                 "initialEntity": initialEntity as Any, "errors": state.errors,
-                "primaryError": state.primaryError as Any,
+                "primaryError": state.primaryError as Any, "retries": state.retries,
                 "responseObject": Redaction.json(state.responseObject) as Any,
             ],
             displayStyle: .class)

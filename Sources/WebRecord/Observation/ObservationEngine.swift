@@ -2,6 +2,9 @@ import Foundation
 
 /// The state of one running observation: its current results and what it is subscribed to.
 ///
+/// It is written once for every engine, over ``ObservableDatabase``: SQLite's announces each
+/// commit with the rows it changed, PostgreSQL's with the tables.
+///
 /// It belongs to the iterator of a ``RecordObservation`` and is used only from the task
 /// iterating it, except while a refresh reads on the store's reader executor, which the
 /// iterator awaits. Its records are handed to the consumer with each delivery and kept for the
@@ -12,7 +15,7 @@ import Foundation
 /// time, which awaits each call into the engine, so the engine is never used concurrently; it
 /// only crosses isolation with the iterator, from one `next` call to the next.
 final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
-    let database: SQLiteDatabase
+    let database: any RecordDatabase
     let query: ResolvedQuery
     let pending: PendingChanges
     private let subscription: ChangeFeed.Subscription
@@ -21,9 +24,10 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
     /// The same records by rowid.
     private var byID: [Int64: RecordClass] = [:]
     /// What counts as part of each delivered record besides its row (see
-    /// ``ResolvedQuery/extras(of:on:database:)``), by rowid.
+    /// ``ResolvedQuery/extras(of:with:database:)``), by rowid.
     private var extras: [Int64: [[DatabaseValue]]] = [:]
-    /// The reader's data version when the results were read.
+    /// The database's version when the results were read (see
+    /// ``ObservableDatabase/readForObservation(_:)``).
     private var dataVersion: Int64 = 0
 
     /// What a refresh delivers.
@@ -35,12 +39,13 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
 
     /// Subscribes to the store's commits, then reads the initial results: a commit between the
     /// two is pending, not lost.
-    init(database: SQLiteDatabase, query: ObservedQuery) async throws(WebRecordError) {
+    init(database: any RecordDatabase, query: ObservedQuery) async throws(WebRecordError) {
         self.database = database
         self.query = try ResolvedQuery(query, in: database)
         let pending = PendingChanges(region: self.query.region)
         self.pending = pending
-        subscription = database.changes.subscribe { pending.add($0) }
+        subscription = try await database.subscribeToCommits(
+            onChange: { pending.add($0) }, onFailure: { pending.fail($0) })
         let read = try await read(rowIDs: nil)
         records = read.records
         byID = Dictionary(read.records.map { ($0.rowID, $0) }, uniquingKeysWith: { first, _ in first })
@@ -66,32 +71,23 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
     private func read(rowIDs: Set<Int64>?) async throws(WebRecordError) -> Read {
         let query = self.query
         let database = self.database
-        do {
-            return try await database.read { connection in
-                let version = try connection.dataVersion()
-                let records =
-                    try rowIDs.map { try query.fetch(rowIDs: $0, on: connection, database: database) }
-                    ?? query.fetch(on: connection, database: database)
-                let extras = try query.extras(of: records, on: connection, database: database)
-                return HandOver(Read(records: records.map(RecordClass.typed), extras: extras, version: version))
-            }.value
-        } catch let error as WebRecordError {
-            throw error
-        } catch {
-            throw WebRecordError(.storeError, "the observation could not read its results: \(error)", cause: error)
+        let read = try await database.readForObservation { queries throws(WebRecordError) in
+            let records: [Record]
+            if let rowIDs {
+                records = try query.fetch(rowIDs: rowIDs, with: queries, database: database)
+            } else {
+                records = try query.fetch(with: queries, database: database)
+            }
+            let extras = try query.extras(of: records, with: queries, database: database)
+            return HandOver((records: records.map(RecordClass.typed), extras: extras))
         }
+        return Read(records: read.value.value.records, extras: read.value.value.extras, version: read.version)
     }
 
-    /// Whether another connection committed since the results were read: another process, or a
-    /// store this process opened on the file some other way.
+    /// Whether a commit the subscription does not announce happened since the results were
+    /// read: on SQLite, another process's, or another connection's to the file.
     func externalCommitHappened() async throws(WebRecordError) -> Bool {
-        let version: Int64
-        do {
-            version = try await database.dataVersion()
-        } catch {
-            throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)")
-        }
-        return version != dataVersion
+        try await database.unannouncedCommitHappened(since: dataVersion)
     }
 
     // MARK: - Refreshing
@@ -101,12 +97,14 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
     /// A change that touched only the entity's own rows, known by rowid, in results with no limit
     /// and no sections, refetches just those rows and compares them alone: every other record
     /// keeps its values and its relative order, so the work grows with the change, not with the
-    /// results. Any other change reads and compares the whole results.
+    /// results. Any other change reads and compares the whole results. The rows are placed by
+    /// SQLite's order of values, so only a SQLite store's changes take that path (PostgreSQL's
+    /// name no rows anyway).
     ///
     /// - Returns: the new results and their change set, or nil when nothing the observation
     ///   shows changed.
     func refresh(after change: StoreChange) async throws(WebRecordError) -> Delivery? {
-        if query.query.sectionKey == nil, let rows = query.rowsToRefetch(change) {
+        if query.query.sectionKey == nil, database.dialect == .sqlite, let rows = query.rowsToRefetch(change) {
             return try await refresh(rows: rows)
         }
         let read = try await read(rowIDs: nil)

@@ -32,7 +32,7 @@ struct ResolvedQuery: Sendable {
     /// The key paths, each split into relationship names and an optional final attribute.
     let paths: [(relationships: [String], attribute: String?)]
 
-    init(_ query: ObservedQuery, in database: SQLiteDatabase) throws(WebRecordError) {
+    init(_ query: ObservedQuery, in database: any RecordDatabase) throws(WebRecordError) {
         if let failure = query.failure { throw failure }
         self.query = query
         let schema = database.schema
@@ -100,7 +100,8 @@ struct ResolvedQuery: Sendable {
 
     /// Whether a change can be applied by refetching only the rows it names: it touches no
     /// table of the region but the entity's, whose changed rows it knows, and the results have
-    /// no limit (rows leaving a limited window would bring others in).
+    /// no limit (rows leaving a limited window would bring others in). A database that knows
+    /// only which tables changed (PostgreSQL's) never names the rows.
     func rowsToRefetch(_ change: StoreChange) -> Set<Int64>? {
         guard query.limit == nil, case .tables(let tables) = change else { return nil }
         for (name, _) in tables where name != table && region.contains(name) { return nil }
@@ -110,28 +111,28 @@ struct ResolvedQuery: Sendable {
 
     // MARK: - Fetching
 
-    /// The records of the results, in order.
-    func fetch(on connection: Connection, database: SQLiteDatabase) throws(WebRecordError) -> [Record] {
+    /// The records of the results, in order, read with `queries` of `database`.
+    func fetch(with queries: any RecordQuerying, database: any RecordDatabase) throws(WebRecordError) -> [Record] {
         let (sql, values) = try database.fetchSQL(
             entity, where: query.predicate, arguments: query.arguments, orderBy: order, limit: query.limit)
-        return try database.records(sql, values, on: connection)
+        return try queries.records(sql, values)
     }
 
     /// The records among `rowIDs` that belong in the results, in order.
-    func fetch(rowIDs: Set<Int64>, on connection: Connection, database: SQLiteDatabase) throws(WebRecordError)
-        -> [Record]
+    func fetch(rowIDs: Set<Int64>, with queries: any RecordQuerying, database: any RecordDatabase)
+        throws(WebRecordError) -> [Record]
     {
         guard !rowIDs.isEmpty else { return [] }
         let (sql, values) = try database.fetchSQL(
             entity, where: query.predicate, arguments: query.arguments, orderBy: order, limit: nil, rowIDs: rowIDs)
-        return try database.records(sql, values, on: connection)
+        return try queries.records(sql, values)
     }
 
     /// What counts as part of each record besides its own row: its members of the
     /// relationships kept elsewhere, and the values at the key paths; by rowid, for `records`.
     /// Empty when there is nothing of the kind.
-    func extras(of records: [Record], on connection: Connection, database: SQLiteDatabase) throws(WebRecordError)
-        -> [Int64: [[DatabaseValue]]]
+    func extras(of records: [Record], with queries: any RecordQuerying, database: any RecordDatabase)
+        throws(WebRecordError) -> [Int64: [[DatabaseValue]]]
     {
         guard !memberships.isEmpty || !paths.isEmpty, !records.isEmpty else { return [:] }
         var extras: [Int64: [[DatabaseValue]]] = [:]
@@ -144,16 +145,16 @@ struct ResolvedQuery: Sendable {
             if all {
                 sql += " WHERE \(quote(membership.column)) IS NOT NULL"
             } else {
-                sql += " WHERE \(quote(membership.column)) IN (SELECT value FROM json_each(?))"
-                values.append(.text(KeySetQuery.jsonArray(ids)))
+                let (condition, value) = database.dialect.rowIDCondition(quote(membership.column), in: ids)
+                sql += " WHERE " + condition
+                values.append(value)
             }
             sql += " ORDER BY 1, " + (membership.position.map { "\(quote($0)), " } ?? "") + "\"_id\""
             var members: [Int64: [DatabaseValue]] = [:]
-            let statement = try connection.cachedStatement(sql)
-            try statement.forEachRow(values) { row in
-                guard case .integer(let owner) = row.value(at: 0), ids.contains(owner),
-                    case .integer(let member) = row.value(at: 1)
-                else { return }
+            for row in try queries.rows(sql, values) {
+                guard row.count > 1, case .integer(let owner) = row[0], ids.contains(owner),
+                    case .integer(let member) = row[1]
+                else { continue }
                 members[owner, default: []].append(.integer(member))
             }
             for id in ids { extras[id, default: []].append(members[id] ?? []) }

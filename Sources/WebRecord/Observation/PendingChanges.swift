@@ -7,10 +7,12 @@ import Foundation
 /// The store's ``ChangeFeed`` adds to it from the thread that committed; the observation takes
 /// the merged change when it is ready for it. However many commits arrive while the consumer
 /// is busy, what is kept is one change: the union of the tables and rows they touched (or
-/// ``StoreChange/unknown``), so nothing is buffered without bound.
+/// ``StoreChange/unknown``), so nothing is buffered without bound. A database that can no
+/// longer hear of commits fails it (``fail(_:)``), which also ends the wait.
 final class PendingChanges: Sendable {
     private struct State {
         var change: StoreChange?
+        var failure: WebRecordError?
         var waiter: CheckedContinuation<Void, Never>?
         /// Which wait a timer belongs to, so that a late timer does not end a later wait.
         var wait = 0
@@ -36,6 +38,22 @@ final class PendingChanges: Sendable {
         waiter?.resume()
     }
 
+    /// Records that commits can no longer be heard of, and wakes the wait. The first failure
+    /// is kept.
+    func fail(_ error: WebRecordError) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.failure == nil { state.failure = error }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Why commits can no longer be heard of, if they cannot.
+    var failure: WebRecordError? {
+        state.withLock { $0.failure }
+    }
+
     /// Takes the merged change, leaving none pending.
     func take() -> StoreChange? {
         state.withLock { state in
@@ -44,14 +62,15 @@ final class PendingChanges: Sendable {
         }
     }
 
-    /// Waits until a change is pending, `timeout` has passed, or the task is cancelled.
+    /// Waits until a change is pending, `timeout` has passed, the task is cancelled, or a
+    /// failure is recorded.
     ///
     /// - Returns: whether a change is pending.
     func wait(timeout: Duration) async -> Bool {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let wait: Int? = state.withLock { state in
-                    guard state.change == nil, !state.isCancelled else { return nil }
+                    guard state.change == nil, state.failure == nil, !state.isCancelled else { return nil }
                     state.wait += 1
                     state.waiter = continuation
                     return state.wait

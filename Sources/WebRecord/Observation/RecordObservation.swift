@@ -50,8 +50,7 @@ public struct RecordObservation<RecordClass: Record>: AsyncSequence, Sendable {
             guard !isFinished, !Task.isCancelled else { return finish() }
             guard let engine else {
                 do {
-                    let database = try store.requireSQLite(for: "observing")
-                    let started = try await ObservationEngine<RecordClass>(database: database, query: query)
+                    let started = try await ObservationEngine<RecordClass>(database: store.database, query: query)
                     engine = started
                     return ObservedResults(
                         records: started.records, sections: started.sections(of: started.records), changes: nil,
@@ -61,11 +60,13 @@ public struct RecordObservation<RecordClass: Record>: AsyncSequence, Sendable {
                     throw error
                 }
             }
-            do {
+            do throws(WebRecordError) {
                 while true {
                     let signaled = await engine.pending.wait(timeout: store.externalChangeInterval)
                     if Task.isCancelled { return finish() }
                     var change = engine.pending.take()
+                    // Changes heard of before a failure are delivered first.
+                    if change == nil, let failure = engine.pending.failure { throw failure }
                     if !signaled, change == nil {
                         guard try await engine.externalCommitHappened() else { continue }
                         change = .unknown
@@ -113,7 +114,7 @@ extension RecordStore {
     ///   - keyPaths: relationship key paths whose values count as part of each record, such as
     ///     `"user"` or `"user.name"`: a post is reported modified when its user's name changes.
     /// - Returns: the observation; iterating it starts it. An unknown entity, sort name, section
-    ///   key or key path, or a predicate SQLite refuses, fails the first delivery.
+    ///   key or key path, or a predicate the database refuses, fails the first delivery.
     public func observe(
         _ entityName: String, where predicate: String? = nil, arguments: [any DatabaseValueConvertible] = [],
         orderBy: [SortOrder] = [], limit: Int? = nil, sectionKey: String? = nil, keyPaths: [String] = []

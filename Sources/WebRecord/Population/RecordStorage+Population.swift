@@ -1,11 +1,33 @@
+import Foundation
+
 /// Populations of a store known only as a protocol (`any RecordDatabase`, as a ``RecordStore``
 /// holds it): each call makes a ``ResponsePopulation`` for the store's own type and runs it.
+///
+/// These are also where a population that another writer's transaction conflicted with is
+/// tried again (``RecordStorage/isTransientConflict(_:)``): from the start, its transaction
+/// having been rolled back, at most ``RecordStorage/conflictRetryLimit`` times, after a short
+/// random pause that grows with each retry. Each conflict is logged as a warning and kept in the
+/// result's ``Debugger/retries``; when the last attempt conflicts too, its error is reported,
+/// saying how many attempts were made.
 extension RecordStorage {
     /// Populates this store from `response` (see ``ResponsePopulation/populate(_:entity:debugger:)``).
     package func populate(
         _ response: JSONValue, entity: String, options: PopulationOptions, debugger: Debugger? = nil
     ) throws(WebRecordError) -> PopulationResult {
-        try ResponsePopulation(store: self, options: options).populate(response, entity: entity, debugger: debugger)
+        var conflicts: [WebRecordError] = []
+        while true {
+            let checkpoint = debugger?.checkpoint()
+            do {
+                let result = try ResponsePopulation(store: self, options: options).populate(
+                    response, entity: entity, debugger: debugger)
+                result.debugger.recordRetries(conflicts)
+                return result
+            } catch {
+                let pause = try retryPause(after: error, entity: entity, conflicts: &conflicts)
+                if let checkpoint { debugger?.restore(checkpoint) }
+                usleep(UInt32(pause * 1_000))
+            }
+        }
     }
 
     /// Populates this store from `response` without blocking the calling task's thread.
@@ -13,18 +35,48 @@ extension RecordStorage {
         _ response: JSONValue, entity: String, options: PopulationOptions, progress: ProgressReporter? = nil,
         debugger: Debugger? = nil
     ) async throws(WebRecordError) -> sending PopulationResult {
-        try await ResponsePopulation(store: self, options: options, progress: progress)
-            .populate(response, entity: entity, debugger: debugger)
+        var conflicts: [WebRecordError] = []
+        while true {
+            let checkpoint = debugger?.checkpoint()
+            do {
+                let result = try await ResponsePopulation(store: self, options: options, progress: progress)
+                    .populate(response, entity: entity, debugger: debugger)
+                result.debugger.recordRetries(conflicts)
+                return result
+            } catch {
+                let pause = try retryPause(after: error, entity: entity, conflicts: &conflicts)
+                if let checkpoint { debugger?.restore(checkpoint) }
+                try await Self.sleep(pause, entity: entity)
+            }
+        }
     }
 
     /// Populates this store from a streamed response (see
-    /// ``ResponsePopulation/populate(streaming:expectedBytes:entity:debugger:reopens:)``).
+    /// ``ResponsePopulation/populate(streaming:expectedBytes:entity:debugger:reopens:)``). A
+    /// conflict is retried only when `open` can open the response again (`reopens`): standard
+    /// input, read once, reports the conflict instead.
     package func populate(
         streaming open: (String?) throws(WebRecordError) -> JSONStreamReader, expectedBytes: Int? = nil,
         entity: String, options: PopulationOptions, reopens: Bool = true
     ) async throws(WebRecordError) -> sending PopulationResult {
-        try await ResponsePopulation(store: self, options: options).populate(
-            streaming: open, expectedBytes: expectedBytes, entity: entity, reopens: reopens)
+        var conflicts: [WebRecordError] = []
+        while true {
+            do {
+                let result = try await ResponsePopulation(store: self, options: options).populate(
+                    streaming: open, expectedBytes: expectedBytes, entity: entity, reopens: reopens)
+                result.debugger.recordRetries(conflicts)
+                return result
+            } catch {
+                guard reopens || !isTransientConflict(error) else {
+                    var error = error
+                    error.message +=
+                        " (a conflict with another writer; the response cannot be read again to retry: populate it from a file)"
+                    throw error
+                }
+                let pause = try retryPause(after: error, entity: entity, conflicts: &conflicts)
+                try await Self.sleep(pause, entity: entity)
+            }
+        }
     }
 
     /// Deletes the orphans of a whole paged or multi-source population (see
@@ -33,7 +85,54 @@ extension RecordStorage {
         of entity: String, keeping: Set<Int64>, results: [Record], response: JSONValue, options: PopulationOptions,
         debugger: Debugger
     ) async throws(WebRecordError) -> [String: Int] {
-        try await ResponsePopulation(store: self, options: options).deleteOrphans(
-            of: entity, keeping: keeping, results: results, response: response, debugger: debugger)
+        var conflicts: [WebRecordError] = []
+        while true {
+            let checkpoint = debugger.checkpoint()
+            do {
+                let deleted = try await ResponsePopulation(store: self, options: options).deleteOrphans(
+                    of: entity, keeping: keeping, results: results, response: response, debugger: debugger)
+                debugger.recordRetries(conflicts)
+                return deleted
+            } catch {
+                let pause = try retryPause(after: error, entity: entity, conflicts: &conflicts)
+                debugger.restore(checkpoint)
+                try await Self.sleep(pause, entity: entity)
+            }
+        }
+    }
+
+    /// How long to wait, in milliseconds, before trying `error`'s work again, after logging the conflict and
+    /// adding it to `conflicts`.
+    ///
+    /// - Throws: `error` itself when it is no transient conflict; when the retries are used up,
+    ///   `error` saying how many attempts conflicted, with every conflict in its debugger's
+    ///   ``Debugger/retries``.
+    private func retryPause(
+        after error: WebRecordError, entity: String, conflicts: inout [WebRecordError]
+    ) throws(WebRecordError) -> Int {
+        guard isTransientConflict(error) else { throw error }
+        guard conflicts.count < conflictRetryLimit else {
+            var failure = error
+            failure.message =
+                "another writer's transaction conflicted with this population \(conflicts.count + 1) times (retried \(conflicts.count)); the last time: "
+                + error.message
+            error.debugger?.recordRetries(conflicts)
+            throw failure
+        }
+        conflicts.append(error)
+        logger.log(
+            .warning,
+            "retrying the population (retry \(conflicts.count) of \(conflictRetryLimit)) after a conflict with another writer: \(error.message)",
+            entity: entity)
+        return Int.random(in: 10...50) * conflicts.count
+    }
+
+    /// Waits `milliseconds`; a cancelled task stops waiting with `cancelled`.
+    private static func sleep(_ milliseconds: Int, entity: String) async throws(WebRecordError) {
+        do {
+            try await Task.sleep(for: .milliseconds(milliseconds))
+        } catch {
+            throw WebRecordError.cancelled(entity: entity)
+        }
     }
 }

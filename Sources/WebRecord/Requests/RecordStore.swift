@@ -53,7 +53,8 @@ public final class RecordStore: Sendable {
         public var cancellation: RequestCancellation = .shared
         /// How often an observation of this store checks for commits that other processes made
         /// to its file (SQLite's `PRAGMA data_version`). Commits through any store of this
-        /// process reach observations at once. Default 250 ms.
+        /// process reach observations at once. Default 250 ms. A store on PostgreSQL has nothing
+        /// to check: every worker's commits are announced to its observations (`NOTIFY`).
         public var externalChangeInterval: Duration = .milliseconds(250)
 
         /// The default configuration.
@@ -81,7 +82,7 @@ public final class RecordStore: Sendable {
     public var path: String? { sqlite?.path }
     /// The database the store reads and writes.
     package let database: any RecordDatabase
-    /// The database when it is SQLite's: what ``read(_:)``, ``write(_:)`` and observations use.
+    /// The database when it is SQLite's: what ``read(_:)`` and ``write(_:)`` use.
     package let sqlite: SQLiteDatabase?
     /// The servers registered on this store (see `RecordStore+Servers.swift`).
     let servers = Locked<ServerRegistry>(ServerRegistry())

@@ -149,7 +149,9 @@ package final class ChangeFeed: Sendable {
     package final class Subscription: Sendable {
         private let cancellation: Locked<(@Sendable () -> Void)?>
 
-        init(_ cancel: @escaping @Sendable () -> Void) {
+        /// A subscription that `cancel` ends: how a feed other than this one (a PostgreSQL
+        /// database's listener) hands out its own.
+        package init(_ cancel: @escaping @Sendable () -> Void) {
             cancellation = Locked(cancel)
         }
 

@@ -6,8 +6,9 @@
 /// The queries fetches and exports run are written once, here and in `RecordExporter`, in the
 /// SQL both engines run: double-quoted identifiers and `?` placeholders, which a database of
 /// another engine rewrites for its own (``RecordQuerying``). Where the engines' SQL differs,
-/// ``SQLDialect`` says which to write.
-package protocol RecordDatabase: RecordStorage {
+/// ``SQLDialect`` says which to write. Observations are written once too, over
+/// ``ObservableDatabase``.
+package protocol RecordDatabase: RecordStorage, ObservableDatabase {
     /// The Record classes rows are made into.
     var recordClasses: RecordClassRegistry { get }
 

@@ -48,6 +48,24 @@ package protocol RecordStorage: RecordReading {
 
     /// ``discardIfNeverWritten()`` without blocking the calling task's thread.
     func discardIfNeverWritten() async
+
+    /// How many times a population whose transaction failed with a transient conflict
+    /// (``isTransientConflict(_:)``) is tried again before its error is reported. 0 for a store
+    /// one writer at a time writes (SQLite, whose writers wait for each other's lock).
+    var conflictRetryLimit: Int { get }
+
+    /// Whether `error`, which a transaction of this store threw, is a conflict with another
+    /// writer's transaction that the same work, tried again from the start, can succeed after:
+    /// a serialization failure, a deadlock, or a key another writer inserted first.
+    func isTransientConflict(_ error: WebRecordError) -> Bool
+}
+
+extension RecordStorage {
+    /// None: one writer at a time.
+    package var conflictRetryLimit: Int { 0 }
+
+    /// Never.
+    package func isTransientConflict(_ error: WebRecordError) -> Bool { false }
 }
 
 /// The operations of one write transaction of a ``RecordStorage``, as a population uses them.

@@ -18,11 +18,7 @@ import WebRecordTesting
 struct ReliabilitySecurityTests {
     // MARK: - Identifiers
 
-    static let injectedNames = [
-        #"Post"; DROP TABLE Post; --"#, "Post; DROP TABLE Post", "x' OR '1'='1", "a b", "a-b", "a.b", "[Post]",
-        "`Post`",
-        "Post\u{0}", "Pöst", "1Post", "", "_webrecord_metadata", "sqlite_master",
-    ]
+    static let injectedNames = InjectionPayloads.names
 
     static func schemaJSON(entity: String = "Post", attribute: String = "text", relationship: String = "user") -> String
     {
@@ -93,12 +89,7 @@ struct ReliabilitySecurityTests {
 
     // MARK: - Values are bound
 
-    static let payloads = [
-        "'; DROP TABLE Post; --", #"" OR 1=1 --"#, "Robert'); DROP TABLE \"User\";--",
-        "' UNION SELECT name FROM sqlite_master --",
-        "'||(SELECT sqlite_version())||'", "?", "?1", ":text", "@id", "$1", "%s%n%x", "\\'; --", "\u{0}after NUL",
-        "\"; ATTACH DATABASE '/tmp/evil.db' AS evil; --", "*/ DELETE FROM \"Post\" /*", "\u{2028}\u{FEFF}日本😀",
-    ]
+    static let payloads = InjectionPayloads.values
 
     @Test("SQL-injection payloads in every string field come back verbatim from fetch and export")
     func injectionPayloadsAreStoredVerbatim() async throws {
