@@ -50,6 +50,11 @@ struct BenchmarkPostgreSQL {
         }
     }
 
+    /// Runs a checkpoint: what earlier runs left in the server's buffers is written out.
+    func checkpoint() throws {
+        try administer { connection in _ = try connection.execute("CHECKPOINT") }
+    }
+
     /// Drops `database`, if it exists.
     func dropDatabase(_ database: String) throws {
         try administer { connection in _ = try connection.execute("DROP DATABASE IF EXISTS \(database)") }
