@@ -48,8 +48,8 @@ extension PostgreSQLDatabase: RecordStorage {
         recordClass.init(row: Record.StoredRow(entity: entity, rowID: rowID, values: values, store: self))
     }
 
-    /// Nothing to remove: a PostgreSQL store leaves no file behind, and its first write
-    /// transaction makes its tables together with its changes, or nothing.
+    /// Nothing to remove: a PostgreSQL store leaves no file behind, and the tables it made
+    /// before a failed first write belong to the shared database (a read makes them too).
     package func discardIfNeverWritten() {}
 
     /// Nothing to remove (see ``discardIfNeverWritten()``).

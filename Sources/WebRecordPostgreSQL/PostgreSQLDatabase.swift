@@ -6,8 +6,8 @@ import WebRecord
 ///
 /// It holds one connection, used by one thread at a time; synchronous calls wait for it, and
 /// async ones run on a serial queue of their own so that they never block the cooperative
-/// pool. The first write transaction creates or migrates the tables, together with its own
-/// changes (see ``PostgreSQLMigrator``).
+/// pool. Before its first write (or read), the database creates or migrates its tables in a
+/// transaction of their own (see ``PostgreSQLMigrator``).
 ///
 /// When the server closes the connection (a restart, a terminated backend), a transaction
 /// running on it fails with a `storeError` saying the connection was lost, and the server rolls
@@ -167,10 +167,16 @@ package final class PostgreSQLDatabase: Sendable {
             cancellation?.begin()
             defer { cancellation?.end() }
             do {
-                let result = try connection.inTransaction {
-                    if !state.layoutIsReady {
+                // The tables first, in a transaction of their own, as a read makes them: the
+                // advisory lock that makes workers take turns at it is held only that long,
+                // not for a whole population.
+                if !state.layoutIsReady {
+                    try connection.inTransaction {
                         try PostgreSQLMigrator(layout: layout, namespace: namespace, connection: connection).migrate()
                     }
+                    state.layoutIsReady = true
+                }
+                let result = try connection.inTransaction {
                     let result = try body(connection)
                     // A task cancelled while its closure ran commits nothing.
                     if isCancelled() {
@@ -178,7 +184,6 @@ package final class PostgreSQLDatabase: Sendable {
                     }
                     return result
                 }
-                state.layoutIsReady = true
                 return result
             } catch {
                 guard isCancelled() else { throw error }

@@ -1,12 +1,11 @@
 import WebRecord
 
-/// Creates or migrates a PostgreSQL store's tables, inside the store's first write
-/// transaction, as the SQLite store does (the comparison is the same one,
-/// ``LayoutMigrationPlan``): new tables, columns, join tables and indexes are added; any other
-/// change is refused with `incompatibleStore`, naming every change, and nothing is written.
+/// Creates or migrates a PostgreSQL store's tables, in a transaction of their own before the
+/// store's first write or read, with the SQLite store's comparison (``LayoutMigrationPlan``):
+/// new tables, columns, join tables and indexes are added; any other change is refused with
+/// `incompatibleStore`, naming every change, and nothing is written.
 ///
-/// Creation and additive changes run in the transaction, so they are committed or rolled back
-/// with it. The transaction first takes an advisory lock (`pg_advisory_xact_lock`, keyed by the
+/// The transaction first takes an advisory lock (`pg_advisory_xact_lock`, keyed by the
 /// store's schema name) held until it ends: two workers that start at once against an empty
 /// database take turns, and the second finds the tables made (each statement of a
 /// `READ COMMITTED` transaction sees what committed before it).

@@ -69,13 +69,14 @@ extension PostgreSQLRecordTransaction {
     // MARK: - New rows
 
     /// `count` values of the table's `_id` sequence, in one statement: `nextval` over
-    /// `generate_series`. A sequence never hands a value out twice, whichever transaction asks
+    /// `generate_series`, the sequence looked up once (`OFFSET 0` keeps the server from
+    /// evaluating the lookup again for every row). A sequence never hands a value out twice, whichever transaction asks
     /// and whether or not it commits, so workers sharing the database never collide.
     package func reserveRowIDs(in table: String, count: Int) throws(WebRecordError) -> [Int64] {
         guard count > 0 else { return [] }
         let qualified = pgQuote(database.namespace) + "." + pgQuote(table)
         let rows = try connection.rows(
-            "SELECT nextval(pg_get_serial_sequence($1, '_id')) FROM generate_series(1, $2::bigint)",
+            "SELECT nextval(q.s) FROM (SELECT pg_get_serial_sequence($1, '_id')::regclass AS s OFFSET 0) AS q, generate_series(1, $2::bigint)",
             [.text(qualified), .integer(Int64(count))])
         let rowIDs = rows.compactMap { row -> Int64? in
             if case .integer(let id)? = row.first { return id }

@@ -16,26 +16,7 @@ import Testing
 /// and a listener of the observing process hears every worker's, in this process or another.
 @Suite("Observation on PostgreSQL", .timeLimit(.minutes(5)))
 struct PostgreSQLObservationTests {
-    static let schemaJSON = """
-        {
-          "entities": {
-            "Post": {
-              "primaryKey": "id",
-              "attributes": {
-                "id": { "type": "integer" }, "title": { "type": "string" },
-                "rank": { "type": "integer" }, "category": { "type": "string" }
-              },
-              "relationships": { "author": { "destination": "Author", "inverse": "posts" } }
-            },
-            "Author": {
-              "primaryKey": "id",
-              "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
-              "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "author" } }
-            },
-            "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } }
-          }
-        }
-        """
+    static let schemaJSON = observationSchemaJSON
 
     let server: PostgreSQLTestServer
     let database: String

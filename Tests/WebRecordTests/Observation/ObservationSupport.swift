@@ -5,26 +5,7 @@ import WebRecord
 /// A schema for the observation tests: posts with a rank, a category and an author; authors
 /// with their posts.
 enum ObservationSupport {
-    static let schemaJSON = """
-        {
-          "entities": {
-            "Post": {
-              "primaryKey": "id",
-              "attributes": {
-                "id": { "type": "integer" }, "title": { "type": "string" },
-                "rank": { "type": "integer" }, "category": { "type": "string" }
-              },
-              "relationships": { "author": { "destination": "Author", "inverse": "posts" } }
-            },
-            "Author": {
-              "primaryKey": "id",
-              "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
-              "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "author" } }
-            },
-            "Tag": { "primaryKey": "name", "attributes": { "name": { "type": "string" } } }
-          }
-        }
-        """
+    static let schemaJSON = observationSchemaJSON
 
     static func schema() throws -> Schema { try Schema(json: schemaJSON) }
 
