@@ -13,8 +13,8 @@ import WebRecord
 /// loudly, if it does not.
 ///
 /// The same two runs are also timed into a database whose tables are already made (by a
-/// population of one other post, untimed), which shows what the workers' first transaction
-/// into an empty database costs them: the target is judged on the empty database.
+/// population of one other post, untimed), which shows what starting on an empty database costs
+/// the workers: the target is judged on the empty database.
 struct PostgreSQLWorkers {
     /// The schema file `webrecord populate` reads.
     let schemaPath: String
