@@ -15,40 +15,51 @@ enum PostgreSQLArray {
     /// - Throws: `invalidArgument` for a text holding a NUL character, which PostgreSQL cannot
     ///   store.
     static func literal(_ values: some Sequence<DatabaseValue>) throws(WebRecordError) -> DatabaseValue {
-        var text = "{"
+        // Built as UTF-8 bytes: a text's bytes go in whole when it needs no escape, as most do.
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
         var first = true
         for value in values {
-            if !first { text += "," }
+            if !first { bytes.append(UInt8(ascii: ",")) }
             first = false
             switch value {
             case .null:
-                text += "NULL"
+                bytes += "NULL".utf8
             case .integer(let integer):
-                text += String(integer)
+                bytes += String(integer).utf8
             case .real(let real):
-                text += "\"" + PostgreSQLParameters.text(of: real) + "\""
+                bytes.append(quote)
+                bytes += PostgreSQLParameters.text(of: real).utf8
+                bytes.append(quote)
             case .text(let string):
-                if string.utf8.contains(0) {
-                    throw WebRecordError(
-                        .invalidArgument, "a text holding a NUL character cannot be stored in PostgreSQL")
+                let utf8 = string.utf8
+                bytes.append(quote)
+                if utf8.contains(where: { $0 == quote || $0 == backslash || $0 == 0 }) {
+                    for byte in utf8 {
+                        if byte == 0 {
+                            throw WebRecordError(
+                                .invalidArgument, "a text holding a NUL character cannot be stored in PostgreSQL")
+                        }
+                        if byte == quote || byte == backslash { bytes.append(backslash) }
+                        bytes.append(byte)
+                    }
+                } else {
+                    bytes += utf8
                 }
-                text += "\""
-                for character in string.unicodeScalars {
-                    if character == "\\" || character == "\"" { text += "\\" }
-                    text.unicodeScalars.append(character)
-                }
-                text += "\""
+                bytes.append(quote)
             case .blob(let data):
-                text += "\"\\\\x"
+                bytes += "\"\\\\x".utf8
                 for byte in data {
-                    text += Self.hexDigits[Int(byte >> 4)]
-                    text += Self.hexDigits[Int(byte & 0xF)]
+                    bytes.append(hexDigits[Int(byte >> 4)])
+                    bytes.append(hexDigits[Int(byte & 0xF)])
                 }
-                text += "\""
+                bytes.append(quote)
             }
         }
-        return .text(text + "}")
+        bytes.append(UInt8(ascii: "}"))
+        return .text(String(decoding: bytes, as: UTF8.self))
     }
 
-    private static let hexDigits = (0..<16).map { String($0, radix: 16) }
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
