@@ -29,7 +29,11 @@ let package = Package(
         .target(name: "WebRecordModelImport", dependencies: ["WebRecord"]),
         .executableTarget(
             name: "webrecord", dependencies: ["WebRecord", "WebRecordModelImport", "WebRecordPostgreSQL"]),
-        .executableTarget(name: "webrecord-bench", dependencies: ["WebRecord", "WebRecordTesting"]),
+        // `--phase postgres` starts a private PostgreSQL server as the tests do (PostgreSQLTestSupport).
+        .executableTarget(
+            name: "webrecord-bench",
+            dependencies: ["WebRecord", "WebRecordTesting", "WebRecordPostgreSQL", "PostgreSQLTestSupport"]
+        ),
         // A peer the benchmark's `--phase peers` runs: the importer a developer writes without a
         // framework (Foundation's JSONSerialization and SQLite's C API), untuned (Scripts/peers/).
         .executableTarget(name: "peer-handwritten-swift", dependencies: ["WebRecordSQLite"]),
@@ -86,7 +90,9 @@ let package = Package(
         ),
         .testTarget(
             name: "webrecordTests",
-            dependencies: ["WebRecord", "WebRecordModelImport", "WebRecordTesting", "TestSupport"],
+            dependencies: [
+                "WebRecord", "WebRecordModelImport", "WebRecordTesting", "TestSupport", "PostgreSQLTestSupport",
+            ],
             resources: [.copy("Fixtures")]
         ),
         // A module with the shape of swift-log's `Logging`, to test a bridge beside it.

@@ -8,7 +8,8 @@ Imports an App.net stream response (`{"data": [post, ...]}`) with dlt
 documentation shows it: `json.load` of the whole file, the records of each
 entity gathered as dictionaries (appnet_rows.py), one `dlt.resource` per
 entity with `write_disposition="merge"` and the entity's natural key as
-`primary_key`, and one `pipeline.run` into dlt's SQLite destination, the
+`primary_key` (dlt_merge.py, shared with dlt_postgres_import.py), and one
+`pipeline.run` into dlt's SQLite destination, the
 SQLAlchemy destination (`pip install "dlt[sqlalchemy]"`) with the credentials
 `sqlite:///STORE.sqlite`. dlt extracts the rows to files, normalizes them, and
 loads them with its `delete-insert` merge: into a staging dataset first, then,
@@ -42,23 +43,18 @@ It prints one line, `RESULT seconds=S records=N`: S is the time from reading
 the file to the end of the load, N the rows the five tables hold afterwards.
 """
 
-import json
 import os
 import sqlite3
 import sys
-import time
 
-# dlt sends anonymous usage telemetry over the network by default; off, so that the time is
-# the import's alone (`dlt telemetry disable` does the same for every pipeline of the user).
-os.environ.setdefault("RUNTIME__DLTHUB_TELEMETRY", "false")
 # One load job at a time: SQLite has one writer, and dlt's parallel load jobs of a merge into
 # it fail now and then with "database is locked" (seen in the benchmark's runs). dlt's own
 # setting for it, not a speed-up: with it the re-import took about the same time (34 s and 32 s).
 os.environ.setdefault("LOAD__WORKERS", "1")
 
-import dlt  # noqa: E402 (after the setting above)
+from dlt_merge import load, table_names  # noqa: E402 (after the setting above; turns telemetry off)
 
-from appnet_rows import KEYS, rows_of
+import dlt  # noqa: E402
 
 
 def main():
@@ -72,23 +68,10 @@ def main():
         dataset_name="main",
         pipelines_dir=store_path + ".dlt",
     )
+    seconds = load(pipeline, response_path)
 
-    start = time.perf_counter()
-    with open(response_path, encoding="utf-8") as file:
-        response = json.load(file)
-    resources = [
-        dlt.resource(rows, name=table, write_disposition="merge", primary_key=KEYS[table])
-        for table, rows in rows_of(response).items()
-    ]
-    pipeline.run(resources)
-    seconds = time.perf_counter() - start
-
-    naming = pipeline.default_schema.naming
     db = sqlite3.connect(store_path)
-    records = sum(
-        db.execute(f'SELECT COUNT(*) FROM "{naming.normalize_table_identifier(table)}"').fetchone()[0]
-        for table in KEYS
-    )
+    records = sum(db.execute(f'SELECT COUNT(*) FROM "{table}"').fetchone()[0] for table in table_names(pipeline))
     db.close()
     print(f"RESULT seconds={seconds:.6f} records={records}")
 

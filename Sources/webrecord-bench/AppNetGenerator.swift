@@ -45,8 +45,15 @@ struct AppNetGenerator {
     private(set) var users: [User]
     private(set) var posts: [Post]
 
-    /// Generates `postCount` posts and their users from `seed`.
-    init(postCount: Int, seed: UInt64 = 0x5EED_AD17) {
+    /// The seed of the benchmark's stream.
+    static let defaultSeed: UInt64 = 0x5EED_AD17
+
+    /// Generates `postCount` posts and their users from `seed`, every post's and user's id
+    /// `idOffset` above the default stream's.
+    ///
+    /// Streams generated with offsets at least `postCount` apart share no post and no user: the
+    /// posts' ids of one stream span `postCount` numbers, and its users' fewer.
+    init(postCount: Int, seed: UInt64 = defaultSeed, idOffset: Int = 0) {
         var random = SeededRandom(seed: seed)
         let userCount = max(1, postCount / 20)
         var users: [User] = []
@@ -55,7 +62,7 @@ struct AppNetGenerator {
             let username = Self.word(&random) + Self.word(&random) + String(index)
             users.append(
                 User(
-                    id: String(1000 + index * 7),
+                    id: String(1000 + idOffset + index * 7),
                     username: username,
                     name: Self.sentence(&random, words: 2),
                     description: Self.sentence(&random, words: 3 + random.next(below: 4)),
@@ -77,7 +84,7 @@ struct AppNetGenerator {
         }
         var posts: [Post] = []
         posts.reserveCapacity(postCount)
-        let firstID = 1_644_000
+        let firstID = 1_644_000 + idOffset
         for index in 0..<postCount {
             let id = firstID + postCount - index
             // Quadratic skew: low user indices post often, but nearly every user appears.

@@ -38,6 +38,12 @@ enum Phase: String, CaseIterable {
     /// `--posts 750000`), timed as a whole process, its peak memory against the streaming
     /// target (``LargeStream``). Not part of the default run: it takes minutes.
     case streamLarge = "stream-large"
+    /// WebRecord's PostgreSQL store on a private server with its default settings
+    /// (``PostgreSQLPhase``): `webrecord populate` into PostgreSQL and into SQLite and dlt into
+    /// PostgreSQL, each a whole process, `--repeat` interleaved rounds; then four responses of
+    /// `--posts` posts populated into one database by four processes, one after another and all
+    /// at once. Not part of the default run: it needs PostgreSQL, and dlt takes tens of seconds.
+    case postgres
 }
 
 /// What a phase prints on its last line: `RESULT key=value ...`.
@@ -101,6 +107,10 @@ struct PhaseRunner {
             result = try PeerComparison(dataPath: dataPath, schemaPath: schemaPath, rounds: repetitions).run()
         case .generate: result = try generate()
         case .streamLarge: result = try LargeStream(dataPath: dataPath, schemaPath: schemaPath).run()
+        case .postgres:
+            result = try PostgreSQLPhase(
+                dataPath: dataPath, schemaPath: schemaPath, postCount: postCount, rounds: repetitions
+            ).run()
         }
         result["peak"] = String(ProcessMemory.peakResidentBytes() ?? 0)
         return result

@@ -17,13 +17,28 @@ import WebRecordPostgreSQL
 /// One server serves a whole test process (``shared()``), started on first use and stopped
 /// when the process exits; each test works in a database of its own (``makeDatabase()``). A
 /// server that cannot start is an error that says why: PostgreSQL suites fail, never skip.
+///
+/// The benchmark (`webrecord-bench --phase postgres`) starts one the same way, with the
+/// server's default settings (``Settings/serverDefaults``) instead of the tests' `fsync=off`.
 public final class PostgreSQLTestServer: Sendable {
+    /// How the server is configured.
+    public enum Settings: Sendable {
+        /// For the tests: `fsync=off`, as nothing a test writes has to survive a crash of the
+        /// machine, and `max_connections=100`.
+        case tests
+        /// The settings `initdb` leaves, untouched (`fsync`, `synchronous_commit`,
+        /// `shared_buffers` and the rest): what a benchmark measures.
+        case serverDefaults
+    }
+
     /// The directory holding the cluster (`data/`), the socket and the log.
     public let directory: String
     /// The superuser the tests connect as.
     public let user = "postgres"
     /// The port, which names the socket file (`.s.PGSQL.<port>`); nothing listens on TCP.
     public let port = 5432
+    /// How the server is configured.
+    public let settings: Settings
     private let binaries: String
     private let counter = Locked(0)
 
@@ -62,9 +77,10 @@ public final class PostgreSQLTestServer: Sendable {
         stop(directory: directory, binaries: binaries)
     }
 
-    /// Starts a server of its own in a new temporary directory. Most tests share ``shared()``;
-    /// a test that stops its server starts one of these.
-    public init() throws {
+    /// Starts a server of its own in a new temporary directory, configured with `settings`.
+    /// Most tests share ``shared()``; a test that stops its server starts one of these.
+    public init(settings: Settings = .tests) throws {
+        self.settings = settings
         binaries = try Self.findBinaries()
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -141,14 +157,16 @@ public final class PostgreSQLTestServer: Sendable {
     /// The server's log.
     private var logPath: String { directory + "/log" }
 
-    /// The server's options: no TCP, the socket in ``directory``, no fsync.
+    /// The server's options: no TCP, the socket in ``directory``; for the tests, no fsync.
     private var serverOptions: String {
-        "-c listen_addresses='' -k \(directory) -p \(port) -c fsync=off -c max_connections=100"
+        let options = "-c listen_addresses='' -k \(directory) -p \(port)"
+        guard case .tests = settings else { return options }
+        return options + " -c fsync=off -c max_connections=100"
     }
 
     /// Starts a shell that stops the server and removes its directory once this process is
     /// gone, however it ends: a crash or a kill skips the `atexit` handler.
-    private func stopWhenProcessEnds() {
+    public func stopWhenProcessEnds() {
         let pgCtl = "setpriv --reuid=nobody --regid=nogroup --clear-groups"
         let script = """
             while kill -0 \(getpid()) 2>/dev/null; do sleep 2; done

@@ -214,14 +214,7 @@ import Testing
     static let dumpScript = """
         import datetime, json, sqlite3, sys
         store, naming = sys.argv[1], sys.argv[2]
-        columns = {
-            "User": ["id", "name", "avatarImagePath", "coverImagePath"],
-            "Counts": ["user", "followers", "following", "posts", "stars"],
-            "CoverImage": ["user", "url", "width", "height"],
-            "Post": ["id", "date", "text", "thread_id", "user"],
-            "Source": ["post", "clientID", "link", "name"],
-        }
-        keys = {"User": "id", "Counts": "user", "CoverImage": "user", "Post": "id", "Source": "post"}
+        \(referenceColumns)
         normalize = lambda name: name
         if naming == "dlt":
             from dlt.common.normalizers.naming.snake_case import NamingConvention
@@ -246,8 +239,25 @@ import Testing
         print(json.dumps(dump))
         """
 
+    /// The reference's tables, their columns and their keys, as Python (`columns`, `keys`).
+    static let referenceColumns = """
+        columns = {
+            "User": ["id", "name", "avatarImagePath", "coverImagePath"],
+            "Counts": ["user", "followers", "following", "posts", "stars"],
+            "CoverImage": ["user", "url", "width", "height"],
+            "Post": ["id", "date", "text", "thread_id", "user"],
+            "Source": ["post", "clientID", "link", "name"],
+        }
+        keys = {"User": "id", "Counts": "user", "CoverImage": "user", "Post": "id", "Source": "post"}
+        """
+
     static func pythonDump(_ store: String, naming: String) async throws -> Records {
-        let result = try await ChildProcess.python(dumpScript, [store, naming]).wait(timeout: 60)
+        try await records(fromDump: dumpScript, [store, naming])
+    }
+
+    /// The records a dump script prints, in the shape ``dumpScript`` prints them.
+    static func records(fromDump script: String, _ arguments: [String]) async throws -> Records {
+        let result = try await ChildProcess.python(script, arguments).wait(timeout: 60)
         #expect(result.status == 0, "\(result)")
         let dump = try JSONReader().read(result.stdoutData)
         var records: Records = [:]
