@@ -230,9 +230,27 @@ package final class PostgreSQLConnection: CustomStringConvertible {
             throw failure(sql: sql, state: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))))
         }
         defer { PQclear(result) }
-        switch PQresultStatus(result) {
+        try check(result, sql: sql, cancellations: cancellations)
+        return PostgreSQLResult(result)
+    }
+
+    /// Throws the error `result` reports, if it reports one: the server's message with its
+    /// detail, SQLSTATE and `sql`. A statement cancelled while the canceller's request count
+    /// stayed `cancellations` was cancelled by the statement timeout, and the message says so.
+    ///
+    /// A `COPY ... FROM STDIN` starts with a result that asks for its data, which only
+    /// ``copyIn(_:rowCount:row:)`` accepts (`copying`); anywhere else it is an error.
+    private func check(
+        _ result: OpaquePointer, sql: String, cancellations: Int, copying: Bool = false
+    ) throws(WebRecordError) {
+        let status = PQresultStatus(result)
+        if copying, status == PGRES_COPY_IN { return }
+        switch status {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
-            return PostgreSQLResult(result)
+            return
+        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            endCopy(abandoning: "not run through copyIn")
+            throw failure(sql: sql, state: nil, message: "a COPY statement runs only through copyIn")
         default:
             let state = PQresultErrorField(result, Self.diagnosticSQLState).map { String(cString: $0) }
             var message =
@@ -251,6 +269,85 @@ package final class PostgreSQLConnection: CustomStringConvertible {
             throw failure(sql: sql, state: state, message: message)
         }
     }
+
+    // MARK: - Copying rows in
+
+    /// Runs `sql`, a `COPY table (columns) FROM STDIN` in text format, with the data `row`
+    /// appends for each of `rowCount` rows (``PostgreSQLCopyText`` writes its values), and
+    /// returns the number of rows the server copied.
+    ///
+    /// The data goes to the server in chunks of ``copyChunkSize`` bytes as `row` makes it, so
+    /// that the server stores one chunk while the next is made. An error `row` throws abandons
+    /// the copy, which the server then rolls back, and is rethrown; an error the server reports
+    /// (a value its column's type refuses, a unique key already held) is thrown as
+    /// ``execute(_:_:)`` throws it. Either way the connection is ready for the next statement.
+    @discardableResult
+    package func copyIn(
+        _ sql: String, rowCount: Int, row: (_ index: Int, _ data: inout [UInt8]) throws(WebRecordError) -> Void
+    ) throws(WebRecordError) -> Int {
+        sqlObserver?(sql)
+        let cancellations = canceller.requestCount
+        guard let start = PQexec(handle, sql) else {
+            throw failure(sql: sql, state: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))))
+        }
+        do {
+            defer { PQclear(start) }
+            try check(start, sql: sql, cancellations: cancellations, copying: true)
+        }
+        var data: [UInt8] = []
+        data.reserveCapacity(Self.copyChunkSize + Self.copyChunkSize / 4)
+        var abandoned: WebRecordError?
+        do throws(WebRecordError) {
+            for index in 0..<rowCount {
+                try row(index, &data)
+                if data.count >= Self.copyChunkSize {
+                    try send(data, sql: sql)
+                    data.removeAll(keepingCapacity: true)
+                }
+            }
+            if !data.isEmpty { try send(data, sql: sql) }
+        } catch {
+            abandoned = error
+        }
+        let result = endCopy(abandoning: abandoned.map { _ in "abandoned by WebRecord" })
+        if let abandoned { throw abandoned }
+        guard let result else {
+            throw failure(sql: sql, state: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))))
+        }
+        defer { PQclear(result) }
+        try check(result, sql: sql, cancellations: cancellations)
+        return PostgreSQLResult(result).changedRowCount
+    }
+
+    /// Sends one chunk of a copy's data.
+    private func send(_ data: [UInt8], sql: String) throws(WebRecordError) {
+        let sent = data.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32(buffer.count)) }
+        }
+        guard sent == 1 else {
+            throw failure(sql: sql, state: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))))
+        }
+    }
+
+    /// Ends the copy under way, abandoning it with `reason` when one is given, and returns the
+    /// first result the server gives for it (the caller clears it); every other is read and
+    /// cleared, so that the connection is ready for the next statement.
+    @discardableResult
+    private func endCopy(abandoning reason: String?) -> OpaquePointer? {
+        _ = PQputCopyEnd(handle, reason)
+        var first: OpaquePointer?
+        while let result = PQgetResult(handle) {
+            if first == nil { first = result } else { PQclear(result) }
+        }
+        guard reason == nil else {
+            if let first { PQclear(first) }
+            return nil
+        }
+        return first
+    }
+
+    /// How many bytes of a copy's data are sent at once.
+    static let copyChunkSize = 256 * 1024
 
     /// The rows `sql` gives with `arguments` bound.
     package func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws(WebRecordError) -> [[DatabaseValue]] {

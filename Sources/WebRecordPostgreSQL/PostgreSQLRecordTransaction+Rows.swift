@@ -90,19 +90,26 @@ extension PostgreSQLRecordTransaction {
 
     // MARK: - Writing rows
 
-    /// Inserts each table's new rows with one `INSERT ... SELECT * FROM unnest(...)` per
-    /// ``rowsPerStatement`` rows, one array per column, then updates changed rows the same way
-    /// with `UPDATE ... FROM unnest(...)`. Foreign keys are checked at the commit.
+    /// Inserts each table's new rows with one `COPY ... FROM STDIN` per table
+    /// (``PostgreSQLCopyText``), sent as it is made, then updates changed rows with one
+    /// `UPDATE ... FROM unnest(...)` per ``rowsPerStatement`` rows, one array per column.
+    /// Foreign keys are checked at the commit.
     package func writeRows(inserted: [TableRows], updated: [TableRows]) throws(WebRecordError) {
         for group in inserted where !group.rows.isEmpty {
             let sql = try sql(for: group.table)
-            var start = 0
-            while start < group.rows.count {
-                let chunk = group.rows[start..<min(start + Self.rowsPerStatement, group.rows.count)]
-                start += Self.rowsPerStatement
-                let (arrays, casts) = try columnArrays(chunk, sql: sql)
-                try connection.execute(
-                    "INSERT INTO \(sql.quotedName) (\(sql.selectList())) SELECT * FROM unnest(\(casts))", arrays)
+            let rows = group.rows
+            try connection.copyIn(
+                "COPY \(sql.quotedName) (\(sql.selectList())) FROM STDIN", rowCount: rows.count
+            ) { index, data throws(WebRecordError) in
+                let row = rows[index]
+                data += String(row.rowID).utf8
+                data.append(UInt8(ascii: "\t"))
+                try PostgreSQLCopyText.append(.text(row.entityName), to: &data)
+                for column in sql.valueColumns.indices {
+                    data.append(UInt8(ascii: "\t"))
+                    try PostgreSQLCopyText.append(column < row.values.count ? row.values[column] : .null, to: &data)
+                }
+                data.append(UInt8(ascii: "\n"))
             }
         }
         for group in updated where !group.rows.isEmpty {
@@ -137,7 +144,7 @@ extension PostgreSQLRecordTransaction {
         return (arrays, casts.joined(separator: ", "))
     }
 
-    /// Rows per `INSERT` or `UPDATE`: enough that a population makes few round trips, few
+    /// Rows per `UPDATE`: enough that a population makes few round trips, few
     /// enough that one statement's arrays stay a few megabytes.
     static let rowsPerStatement = 5_000
 }

@@ -85,7 +85,7 @@ import Testing
 
     @Test func aBackendEndedInTheMiddleOfAPopulationFailsItAndTheNextOneSucceeds() throws {
         let server = try PostgreSQLTestServer.shared()
-        let trigger = PostgreSQLSessions.Trigger(before: ["INSERT", "UPDATE"])
+        let trigger = PostgreSQLSessions.Trigger(before: ["COPY", "INSERT", "UPDATE"])
         let database = try Self.store(on: server, observer: trigger.observer)
         _ = try Self.populate(database, Self.first)
         let before = try PostgreSQLStores.content(of: database)
@@ -110,7 +110,7 @@ import Testing
 
     @Test func anAsyncPopulationThatLosesItsConnectionFailsAndTheNextOneIsCancellable() async throws {
         let server = try PostgreSQLTestServer.shared()
-        let trigger = PostgreSQLSessions.Trigger(before: ["INSERT", "UPDATE"])
+        let trigger = PostgreSQLSessions.Trigger(before: ["COPY", "INSERT", "UPDATE"])
         let database = try Self.store(on: server, observer: trigger.observer)
         _ = try await ResponsePopulation(store: database).populate(try JSONReader().read(Self.first), entity: "Post")
         let before = try PostgreSQLStores.content(of: database)
@@ -179,7 +179,7 @@ import Testing
     @Test func aServerRestartedBetweenAndDuringPopulationsLosesNothingCommitted() throws {
         let server = try PostgreSQLTestServer()
         defer { server.stop() }
-        let trigger = PostgreSQLSessions.Trigger(before: ["INSERT", "UPDATE"])
+        let trigger = PostgreSQLSessions.Trigger(before: ["COPY", "INSERT", "UPDATE"])
         let database = try PostgreSQLConnectionLossTests.store(on: server, observer: trigger.observer)
         let first = PostgreSQLConnectionLossTests.first
         let second = PostgreSQLConnectionLossTests.second

@@ -10,7 +10,7 @@ import WebRecord
 /// password never shows.
 @Suite struct PostgreSQLConnectionTests {
     /// A connection to a new database of the shared server.
-    private func connect() throws -> PostgreSQLConnection {
+    func connect() throws -> PostgreSQLConnection {
         let server = try PostgreSQLTestServer.shared()
         return try PostgreSQLConnection(server.conninfo(database: server.makeDatabase()))
     }
@@ -23,24 +23,8 @@ import WebRecord
 
     @Test func everyStoredFormRoundTripsThroughItsColumnType() throws {
         let connection = try connect()
-        try connection.execute(
-            """
-            CREATE TABLE "values" ("i" bigint, "d" double precision, "t" text COLLATE "C", "b" bytea,
-              "n" numeric, "ts" timestamptz, "flag" boolean)
-            """)
-        let bytes = Data([0, 1, 2, 0x7F, 0x80, 0xFF, 0])
-        let rows: [[DatabaseValue]] = [
-            [
-                .integer(Int64.max), .real(2.5), .text("it's \"quoted\" — café, 東京, 🙂"), .blob(bytes),
-                .text("12345678901234567890.000000000001"), .text("2012-11-21T02:33:42.123Z"), .integer(1),
-            ],
-            [
-                .integer(Int64.min), .real(0.1), .text("back\\slash\n\ttab"), .blob(Data()), .text("-0.5"),
-                .text("0001-01-01T00:00:00.000Z"), .integer(0),
-            ],
-            [.integer(0), .real(-1e-300), .text(""), .null, .text("0"), .text("9999-12-31T23:59:59.999Z"), .null],
-            [.null, .null, .null, .null, .null, .null, .null],
-        ]
+        try connection.execute(Self.valuesTable)
+        let rows = Self.everyStoredForm
         for (index, row) in rows.enumerated() {
             try connection.execute(
                 "INSERT INTO \"values\" VALUES ($1, $2, $3, $4, $5, $6, $7)", row)
@@ -56,6 +40,27 @@ import WebRecord
                 == .integer(7))
         #expect(try connection.scalar("SELECT \"flag\" FROM \"values\" WHERE \"flag\"") == .integer(1))
     }
+
+    /// A table with a column of each type a store's layout uses.
+    static let valuesTable = """
+        CREATE TABLE "values" ("i" bigint, "d" double precision, "t" text COLLATE "C", "b" bytea,
+          "n" numeric, "ts" timestamptz, "flag" boolean)
+        """
+
+    /// Rows of `valuesTable`: every stored form, the extremes, texts that need escaping, NULLs.
+    static let everyStoredForm: [[DatabaseValue]] = [
+        [
+            .integer(Int64.max), .real(2.5), .text("it's \"quoted\" — café, 東京, 🙂"),
+            .blob(Data([0, 1, 2, 0x7F, 0x80, 0xFF, 0])), .text("12345678901234567890.000000000001"),
+            .text("2012-11-21T02:33:42.123Z"), .integer(1),
+        ],
+        [
+            .integer(Int64.min), .real(0.1), .text("back\\slash\n\ttab"), .blob(Data()), .text("-0.5"),
+            .text("0001-01-01T00:00:00.000Z"), .integer(0),
+        ],
+        [.integer(0), .real(-1e-300), .text(""), .null, .text("0"), .text("9999-12-31T23:59:59.999Z"), .null],
+        [.null, .null, .null, .null, .null, .null, .null],
+    ]
 
     @Test func doublesReadBackExactly() throws {
         let connection = try connect()
