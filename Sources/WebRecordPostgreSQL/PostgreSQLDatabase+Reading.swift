@@ -67,9 +67,9 @@ extension PostgreSQLDatabase: RecordDatabase {
     }
 }
 
-/// Read queries on the connection of a ``PostgreSQLDatabase``: SQLite's `?` placeholders become
+/// Queries on the connection of a ``PostgreSQLDatabase``: SQLite's `?` placeholders become
 /// `$1`, `$2`, ...
-struct PostgreSQLQueries: RecordQuerying {
+struct PostgreSQLQueries: RecordStatements {
     let database: PostgreSQLDatabase
     let connection: PostgreSQLConnection
 
@@ -79,5 +79,9 @@ struct PostgreSQLQueries: RecordQuerying {
 
     func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {
         try database.records(PostgreSQLPlaceholders.numbered(sql, from: 1), arguments, on: connection)
+    }
+
+    func run(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> Int {
+        try connection.execute(PostgreSQLPlaceholders.numbered(sql, from: 1), arguments).changedRowCount
     }
 }

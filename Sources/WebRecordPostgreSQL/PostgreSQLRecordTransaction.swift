@@ -7,9 +7,12 @@ import WebRecord
 /// relationship goes in one statement, as an array parameter (``PostgreSQLArray``) that the
 /// statement unnests, so that a population makes a round trip per table and step, not per
 /// record. Every value is bound; identifiers are quoted.
-package final class PostgreSQLRecordTransaction: RecordStorageTransaction {
+package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
     let database: PostgreSQLDatabase
     let connection: PostgreSQLConnection
+    package var schema: Schema { database.schema }
+    package var layout: StorageLayout { database.layout }
+    package var statements: any RecordStatements { PostgreSQLQueries(database: database, connection: connection) }
     private let cancellation: WriteCancellation?
     private var tables: [String: PostgreSQLTableSQL] = [:]
 

@@ -35,8 +35,8 @@ extension SQLiteDatabase: RecordDatabase {
     }
 }
 
-/// Read queries on one connection of a ``SQLiteDatabase``.
-struct SQLiteQueries: RecordQuerying {
+/// Queries on one connection of a ``SQLiteDatabase``.
+struct SQLiteQueries: RecordStatements {
     let database: SQLiteDatabase
     let connection: Connection
 
@@ -46,6 +46,11 @@ struct SQLiteQueries: RecordQuerying {
 
     func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {
         try database.records(sql, arguments, on: connection)
+    }
+
+    func run(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> Int {
+        try connection.execute(sql, arguments)
+        return connection.changes
     }
 }
 

@@ -32,9 +32,12 @@ extension SQLiteDatabase: RecordStorage {
 ///
 /// Statements are prepared once and cached by the connection; the SQL of each table a
 /// transaction reads or writes (``TableSQL``) is built once per transaction.
-package final class SQLiteRecordTransaction: RecordStorageTransaction {
+package final class SQLiteRecordTransaction: SQLRecordTransaction {
     let database: SQLiteDatabase
     let connection: Connection
+    package var schema: Schema { database.schema }
+    package var layout: StorageLayout { database.layout }
+    package var statements: any RecordStatements { SQLiteQueries(database: database, connection: connection) }
     private var tables: [String: TableSQL] = [:]
     /// The `_id` the next row reserved in each table gets (see `reserveRowIDs(in:count:)`).
     var nextRowIDs: [String: Int64] = [:]

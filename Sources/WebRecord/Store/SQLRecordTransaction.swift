@@ -1,0 +1,66 @@
+/// A ``RecordStorageTransaction`` of a SQL engine: what record deletion and the orphan pass
+/// read and delete inside a population's transaction, written once here for SQLite and
+/// PostgreSQL alike, over the transaction's ``RecordStatements``.
+package protocol SQLRecordTransaction: RecordStorageTransaction {
+    /// The schema of the store the transaction writes.
+    var schema: Schema { get }
+    /// How that schema is laid out in tables.
+    var layout: StorageLayout { get }
+    /// The statements of the transaction, in SQL with double-quoted identifiers and `?`
+    /// placeholders.
+    var statements: any RecordStatements { get }
+}
+
+/// The statements of a write transaction: ``RecordQuerying``'s reads, and writes.
+package protocol RecordStatements: RecordQuerying {
+    /// Runs `sql`, a statement that writes, with `arguments` bound to its placeholders in
+    /// order, and returns the number of rows it changed.
+    func run(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> Int
+}
+
+extension SQLRecordTransaction {
+    package func entityName(ofRow rowID: Int64, in table: String) throws(WebRecordError) -> String? {
+        let rows = try statements.rows(
+            "SELECT \"_entity\" FROM \(quote(table)) WHERE \"_id\" = ?", [.integer(rowID)])
+        guard case .text(let entityName)? = rows.first?.first else { return nil }
+        return entityName
+    }
+
+    /// The `_id`s of the rows `relationship` of the row `rowID` links to, in `_id` order.
+    package func relatedRowIDs(of rowID: Int64, entity: Entity, relationship: Relationship) throws(WebRecordError)
+        -> [Int64]
+    {
+        guard let storage = layout.storage(of: relationship.name, in: entity.name),
+            let destination = schema.entity(named: relationship.destination)
+        else { return [] }
+        let sql: String
+        switch storage {
+        case .foreignKeyHere(let column, _):
+            sql =
+                "SELECT \(quote(column)) FROM \(quote(entity.rootName)) WHERE \"_id\" = ? AND \(quote(column)) IS NOT NULL"
+        case .foreignKeyThere(_, let column, _):
+            sql = "SELECT \"_id\" FROM \(quote(destination.rootName)) WHERE \(quote(column)) = ? ORDER BY \"_id\""
+        case .joinTable(let table, let selfColumn, let otherColumn, _):
+            sql =
+                "SELECT \(quote(otherColumn)) FROM \(quote(table)) WHERE \(quote(selfColumn)) = ? ORDER BY \(quote(otherColumn))"
+        }
+        return try statements.rows(sql, [.integer(rowID)]).compactMap { row in
+            if case .integer(let id)? = row.first { return id }
+            return nil
+        }
+    }
+
+    /// Deletes each row with its own statement, in order (a deletion's order matters to what
+    /// it cascades to); the layout's `ON DELETE SET NULL` clears the links to it and
+    /// `ON DELETE CASCADE` removes its join rows.
+    package func deleteRows(_ rows: [(table: String, rowID: Int64)]) throws(WebRecordError) -> [Bool] {
+        var deleted: [Bool] = []
+        deleted.reserveCapacity(rows.count)
+        for row in rows {
+            let changed = try statements.run(
+                "DELETE FROM \(quote(row.table)) WHERE \"_id\" = ?", [.integer(row.rowID)])
+            deleted.append(changed > 0)
+        }
+        return deleted
+    }
+}

@@ -1,0 +1,51 @@
+import WebRecord
+
+/// Reading records inside the transaction, as record deletion and the orphan pass do (the rest
+/// of what they need is written once, in `SQLRecordTransaction`).
+extension PostgreSQLRecordTransaction {
+    package func records(withIDs rowIDs: [Int64], in table: String) throws(WebRecordError) -> [Record] {
+        guard !rowIDs.isEmpty else { return [] }
+        return try database.records(
+            "SELECT * FROM \(pgQuote(table)) WHERE \"_id\" = ANY($1::bigint[])",
+            [try PostgreSQLArray.literal(rowIDs.map { .integer($0) })], on: connection)
+    }
+
+    /// `predicate`'s `?` placeholders become `$2`, `$3`, ... (`$1` is the entity names).
+    package func records(
+        of entityNames: [String], in table: String, where predicate: String?, arguments: [DatabaseValue]
+    ) throws(WebRecordError) -> [Record] {
+        var sql = "SELECT * FROM \(pgQuote(table)) WHERE \"_entity\" = ANY($1::text[])"
+        if let predicate {
+            sql += " AND (\(PostgreSQLPlaceholders.numbered(predicate, from: 2)))"
+        }
+        sql += " ORDER BY \"_id\""
+        return try database.records(
+            sql, [try PostgreSQLArray.literal(entityNames.map { .text($0) })] + arguments, on: connection)
+    }
+}
+
+/// SQLite's `?` placeholders in PostgreSQL's numbered form.
+enum PostgreSQLPlaceholders {
+    /// `text` with each `?` outside quotes (`'...'` strings and `"..."` identifiers) replaced by
+    /// `$first`, `$first+1`, ... in order.
+    static func numbered(_ text: String, from first: Int) -> String {
+        var result = ""
+        var number = first
+        var quote: Character?
+        for character in text {
+            if let open = quote {
+                if character == open { quote = nil }
+                result.append(character)
+            } else if character == "'" || character == "\"" {
+                quote = character
+                result.append(character)
+            } else if character == "?" {
+                result += "$\(number)"
+                number += 1
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}
