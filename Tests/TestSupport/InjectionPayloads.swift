@@ -12,7 +12,8 @@ public enum InjectionPayloads {
 
     /// Values for keys and attributes: quotes, comments, statement separators, parameter
     /// markers of every syntax, SQLite's and PostgreSQL's functions and quoting (`$$`, `E''`,
-    /// `U&""`), a NUL character and characters outside the Basic Multilingual Plane.
+    /// `U&""`), the markers and escapes of `COPY`'s text format, a NUL character and characters
+    /// outside the Basic Multilingual Plane.
     public static let values = [
         "'; DROP TABLE Post; --", #"" OR 1=1 --"#, "Robert'); DROP TABLE \"User\";--",
         "' UNION SELECT name FROM sqlite_master --",
@@ -21,6 +22,9 @@ public enum InjectionPayloads {
         "'; SELECT pg_sleep(10); --", "$$; DROP SCHEMA public CASCADE; $$", "$tag$ DROP TABLE \"Post\" $tag$",
         "E'\\x27'; TRUNCATE \"Post\"; --", #"U&"\0041"; COPY "Post" TO PROGRAM 'touch /tmp/evil'; --"#,
         "' OR pg_terminate_backend(pg_backend_pid()) --",
+        // The text format of PostgreSQL's COPY, in which a PostgreSQL store sends new rows: its
+        // NULL marker, its end-of-data marker, its field and line separators, its escapes.
+        "\\N", "\\.", "\\.\n\\N\tDROP", "a\tb\nc\rd", "\\x41\\t\\n", "end\\",
     ]
 
     /// ``values`` without those holding a NUL character, which PostgreSQL cannot store in a text
