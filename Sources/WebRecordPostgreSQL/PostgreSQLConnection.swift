@@ -287,7 +287,8 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     ) throws(WebRecordError) -> Int {
         sqlObserver?(sql)
         let cancellations = canceller.requestCount
-        guard let start = PQexec(handle, sql) else {
+        // Through PQexecParams, with no parameter, as every statement: one statement a call.
+        guard let start = PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0) else {
             throw failure(sql: sql, state: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))))
         }
         do {
