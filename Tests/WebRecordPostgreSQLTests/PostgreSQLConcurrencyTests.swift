@@ -175,12 +175,23 @@ struct PostgreSQLConcurrencyTests {
     /// the server) waits for a lock.
     static func waitForLockWait(_ connection: PostgreSQLConnection) async throws {
         for _ in 0..<600 {
-            let waiting = try connection.scalar(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-            if case .integer(let count)? = waiting, count > 0 { return }
+            if try isWaitingForALock(connection) { return }
             try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("no backend waited for a lock")
+    }
+
+    /// Whether a backend of `connection`'s database waits for a lock.
+    static func isWaitingForALock(_ connection: PostgreSQLConnection) throws -> Bool {
+        let waiting = try connection.scalar(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+        guard case .integer(let count)? = waiting else { return false }
+        return count > 0
+    }
+
+    /// An error of the deadlock test's other worker.
+    struct OtherWorkerFailure: Error, CustomStringConvertible {
+        let description: String
     }
 
     @Test(
@@ -255,19 +266,27 @@ struct PostgreSQLConcurrencyTests {
                 ["id": "p2", "text": "b", "user": ["id": "u2", "name": "two, renamed"]],
             ]
         ]
-        let population = Task { Handed(try await store.populate(changed, entity: "Post")) }
-        try await Self.waitForLockWait(watcher)
-        // On a thread of its own: the statement waits for the population's lock, and must not
-        // hold one of the task pool's few threads while it does.
-        let held = Handed(other)
-        let otherDone = Task {
-            try await ChildProcess.onThread {
-                try held.value.execute(#"SELECT 1 FROM "User" WHERE "id" = $1 FOR UPDATE"#, [.text(first)])
-                try held.value.execute("COMMIT")
+        // The other worker runs on a thread of its own, started before the population: as soon
+        // as the population waits for its lock, it asks for the population's, so that the cycle
+        // forms well before the population's deadlock check, whatever the task pool's threads
+        // are busy with (a task could start seconds late in a full test run). Its statement
+        // waits for the population's lock, on that thread, not on one of the pool's.
+        let held = Handed((other, watcher))
+        let otherWorker = StartedThread {
+            let (other, watcher) = held.value
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try !Self.isWaitingForALock(watcher) {
+                guard ContinuousClock.now < deadline else {
+                    throw OtherWorkerFailure(description: "the population never waited for the other worker's lock")
+                }
+                Thread.sleep(forTimeInterval: 0.005)
             }
+            try other.execute(#"SELECT 1 FROM "User" WHERE "id" = $1 FOR UPDATE"#, [.text(first)])
+            try other.execute("COMMIT")
         }
+        let population = Task { Handed(try await store.populate(changed, entity: "Post")) }
         let result = try await population.value.value
-        try await otherDone.value
+        try await otherWorker.value()
 
         #expect(result.debugger.retries.map(\.sqlState) == ["40P01"])
         #expect(try store.fetchOne("User", primaryKey: "u1")?["name"] == "one, renamed")
