@@ -4,19 +4,19 @@ import WebRecord
 /// ``PostgreSQLDatabase`` as the database of a ``RecordStore``: fetches and exports run the
 /// same queries as on SQLite, their `?` placeholders numbered for PostgreSQL.
 ///
-/// Reading a database whose tables are missing, or lack a column the schema adds, makes them
-/// first, in a transaction of its own, as the first write would: the tables of a shared server
-/// are there for every worker, and a read never fails because no worker has written yet.
+/// The first read checks the tables as the first write does, and makes or migrates them in a
+/// transaction of its own when they are missing or lack what the schema adds: the tables of a
+/// shared server are there for every worker, and a read never fails because no worker has
+/// written yet. A schema the tables cannot be migrated to is refused (`incompatibleStore`)
+/// before anything is read, as a SQLite store refuses it when opened.
 extension PostgreSQLDatabase: RecordDatabase {
     /// PostgreSQL's SQL.
     package var dialect: SQLDialect { .postgreSQL }
 
     /// Runs `body` with queries on the database's connection, each in a transaction of its own.
     package func withQueries<T>(_ body: (any RecordQuerying) throws(WebRecordError) -> T) throws(WebRecordError) -> T {
-        try makingLayout { () throws(WebRecordError) in
-            try onConnection { connection throws(WebRecordError) in
-                try body(PostgreSQLQueries(database: self, connection: connection))
-            }
+        try onConnection { connection throws(WebRecordError) in
+            try body(PostgreSQLQueries(database: self, connection: connection))
         }
     }
 
@@ -25,44 +25,27 @@ extension PostgreSQLDatabase: RecordDatabase {
     package func withSnapshot<T>(_ body: (any RecordQuerying) throws(WebRecordError) -> T) throws(WebRecordError)
         -> T
     {
-        try makingLayout { () throws(WebRecordError) in
-            try onConnection { connection throws(WebRecordError) in
-                try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                do throws(WebRecordError) {
-                    let result = try body(PostgreSQLQueries(database: self, connection: connection))
-                    try connection.execute("COMMIT")
-                    return result
-                } catch {
-                    _ = try? connection.execute("ROLLBACK")
-                    throw error
-                }
+        try onConnection { connection throws(WebRecordError) in
+            try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do throws(WebRecordError) {
+                let result = try body(PostgreSQLQueries(database: self, connection: connection))
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                _ = try? connection.execute("ROLLBACK")
+                throw error
             }
         }
     }
 
-    /// ``withConnection(_:)`` with `body`'s typed errors.
+    /// ``withPreparedConnection(_:)`` with `body`'s typed errors.
     private func onConnection<T>(_ body: (PostgreSQLConnection) throws(WebRecordError) -> T) throws(WebRecordError)
         -> T
     {
         do {
-            return try withConnection { connection in try body(connection) }
+            return try withPreparedConnection { connection in try body(connection) }
         } catch {
             throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)", cause: error)
-        }
-    }
-
-    /// Runs `read`; when it fails because a table or column of the layout is missing, makes
-    /// the layout (an empty write transaction migrates) and runs `read` again.
-    private func makingLayout<T>(_ read: () throws(WebRecordError) -> T) throws(WebRecordError) -> T {
-        do {
-            return try read()
-        } catch let error where error.sqlState == "42P01" || error.sqlState == "42703" {
-            do {
-                try write { _ in }
-            } catch {
-                throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)", cause: error)
-            }
-            return try read()
         }
     }
 }

@@ -74,7 +74,7 @@ extension PostgreSQLDatabase: RecordReading {
     /// the others), each of the class registered for its entity.
     func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {
         do {
-            return try withConnection { connection in try records(sql, arguments, on: connection) }
+            return try withPreparedConnection { connection in try records(sql, arguments, on: connection) }
         } catch {
             throw error as? WebRecordError ?? WebRecordError(.storeError, "\(error)")
         }

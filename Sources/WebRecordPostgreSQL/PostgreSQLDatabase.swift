@@ -159,6 +159,36 @@ package final class PostgreSQLDatabase: Sendable {
         }
     }
 
+    /// Creates or migrates the tables in a transaction of their own (``PostgreSQLMigrator``),
+    /// unless a committed transaction of this database already made or checked them: what the
+    /// first write and the first read do. A schema the tables cannot be migrated to is refused
+    /// here, with `incompatibleStore`, before anything is read or written.
+    func prepareLayout(on connection: PostgreSQLConnection, _ state: ConnectionLock.State) throws {
+        guard !state.layoutIsReady else { return }
+        try connection.inTransaction {
+            try PostgreSQLMigrator(layout: layout, namespace: namespace, connection: connection).migrate()
+        }
+        state.layoutIsReady = true
+    }
+
+    /// Runs `body` with the connection, after ``prepareLayout(on:_:)``: how every read begins.
+    /// When `body` finds a table or column of the layout missing all the same (another
+    /// process dropped it since), the layout is checked again and `body` runs once more.
+    func withPreparedConnection<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try connection.withConnection { connection, state in
+            try prepareLayout(on: connection, state)
+            do {
+                return try body(connection)
+            } catch let error as WebRecordError
+                where (error.sqlState == "42P01" || error.sqlState == "42703") && !connection.isInTransaction
+            {
+                state.layoutIsReady = false
+                try prepareLayout(on: connection, state)
+                return try body(connection)
+            }
+        }
+    }
+
     /// Runs `body` in one transaction, which `cancellation` (when given) can interrupt.
     func write<T>(cancellation: WriteCancellation?, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
         func isCancelled() -> Bool { Task.isCancelled || cancellation?.isCancelled == true }
@@ -170,12 +200,7 @@ package final class PostgreSQLDatabase: Sendable {
                 // The tables first, in a transaction of their own, as a read makes them: the
                 // advisory lock that makes workers take turns at it is held only that long,
                 // not for a whole population.
-                if !state.layoutIsReady {
-                    try connection.inTransaction {
-                        try PostgreSQLMigrator(layout: layout, namespace: namespace, connection: connection).migrate()
-                    }
-                    state.layoutIsReady = true
-                }
+                try prepareLayout(on: connection, state)
                 let result = try connection.inTransaction {
                     let result = try body(connection)
                     // A task cancelled while its closure ran commits nothing.

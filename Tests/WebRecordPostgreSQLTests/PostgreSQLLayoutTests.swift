@@ -157,6 +157,36 @@ import Testing
         #expect(try old.withConnection { try $0.scalar("SELECT count(*) FROM \"Sample\"") } == .integer(1))
     }
 
+    @Test func aReadWithASchemaTheTablesCannotBeMigratedToIsRefusedAndChangesNothing() throws {
+        let location = try PostgreSQLStores.newDatabase()
+        let old = try PostgreSQLStores.postgreSQL(try Self.samples(), at: location)
+        _ = try ResponsePopulation(store: old).populate(.array([["s": "a", "i": 1]]), entity: "Sample")
+        let metadata = try old.withConnection { try $0.rows("SELECT \"value\" FROM \"_webrecord_metadata\"") }
+        let changes = [
+            (#""i": { "type": "integer", "indexed": true }"#, #""i": { "type": "string", "indexed": true }"#),
+            (#""primaryKey": "s","#, #""primaryKey": "d","#),
+        ]
+        for (from, to) in changes {
+            let changed = Self.samplesJSON.replacingOccurrences(of: from, with: to)
+            #expect(changed != Self.samplesJSON)
+            let store = try RecordStore(
+                database: try PostgreSQLStores.postgreSQL(try Self.samples(changed), at: location),
+                configuration: RecordStore.Configuration())
+            // Every kind of read: none reads the rows as the changed schema would, with no error.
+            let reads: [(String, () throws -> Void)] = [
+                ("fetch", { _ = try store.fetch("Sample") }), ("count", { _ = try store.count("Sample") }),
+                ("export", { _ = try store.exportJSON(entity: "Sample") }),
+            ]
+            for (name, read) in reads {
+                let error = try #require(throws: WebRecordError.self, "\(name) after \(to)") { try read() }
+                #expect(error.code == .incompatibleStore, "\(name): \(error)")
+            }
+        }
+        #expect(try old.withConnection { try $0.rows("SELECT \"value\" FROM \"_webrecord_metadata\"") } == metadata)
+        #expect(try columns(of: "Sample", in: old)["i"] == "bigint")
+        #expect(try old.withConnection { try $0.scalar("SELECT count(*) FROM \"Sample\"") } == .integer(1))
+    }
+
     @Test func tablesOfAnotherProgramAreRefused() throws {
         let location = try PostgreSQLStores.newDatabase()
         let database = try PostgreSQLStores.postgreSQL(try Self.samples(), at: location)
