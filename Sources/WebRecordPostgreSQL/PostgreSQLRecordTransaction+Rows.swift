@@ -24,7 +24,7 @@ extension PostgreSQLRecordTransaction {
         let rows = try connection.rows(
             "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE \(pgQuote(column)) = ANY($1::\(sql.type(of: column))[])"
                 + Self.locking,
-            [try PostgreSQLArray.literal(keys)])
+            [try Self.naming(column, of: table) { () throws(WebRecordError) in try PostgreSQLArray.literal(keys) }])
         for row in rows { try body(sql.row(row)) }
     }
 
@@ -39,7 +39,10 @@ extension PostgreSQLRecordTransaction {
         var arrays: [DatabaseValue] = []
         var casts: [String] = []
         for (index, column) in columns.enumerated() {
-            arrays.append(try PostgreSQLArray.literal(keys.map { index < $0.count ? $0[index] : .null }))
+            arrays.append(
+                try Self.naming(column, of: table) { () throws(WebRecordError) in
+                    try PostgreSQLArray.literal(keys.map { index < $0.count ? $0[index] : .null })
+                })
             casts.append("$\(index + 1)::\(sql.type(of: column))[]")
         }
         let rows = try connection.rows(
@@ -107,7 +110,11 @@ extension PostgreSQLRecordTransaction {
                 try PostgreSQLCopyText.append(.text(row.entityName), to: &data)
                 for column in sql.valueColumns.indices {
                     data.append(UInt8(ascii: "\t"))
-                    try PostgreSQLCopyText.append(column < row.values.count ? row.values[column] : .null, to: &data)
+                    do throws(WebRecordError) {
+                        try PostgreSQLCopyText.append(column < row.values.count ? row.values[column] : .null, to: &data)
+                    } catch {
+                        throw Self.naming(error, column: sql.valueColumns[column], of: group.table, rowID: row.rowID)
+                    }
                 }
                 data.append(UInt8(ascii: "\n"))
             }
@@ -138,7 +145,10 @@ extension PostgreSQLRecordTransaction {
         ]
         var casts = ["$1::bigint[]", "$2::text[]"]
         for (index, column) in sql.valueColumns.enumerated() {
-            arrays.append(try PostgreSQLArray.literal(rows.map { index < $0.values.count ? $0.values[index] : .null }))
+            arrays.append(
+                try Self.naming(column, of: sql.tableName) { () throws(WebRecordError) in
+                    try PostgreSQLArray.literal(rows.map { index < $0.values.count ? $0.values[index] : .null })
+                })
             casts.append("$\(index + 3)::\(sql.type(of: column))[]")
         }
         return (arrays, casts.joined(separator: ", "))
@@ -147,4 +157,28 @@ extension PostgreSQLRecordTransaction {
     /// Rows per `UPDATE`: enough that a population makes few round trips, few
     /// enough that one statement's arrays stay a few megabytes.
     static let rowsPerStatement = 5_000
+
+    // MARK: - Values refused
+
+    /// `error`, raised for a value of `column` in `table` (of the row `rowID`, when known), with
+    /// where the value was going in front of its message.
+    static func naming(_ error: WebRecordError, column: String, of table: String, rowID: Int64? = nil)
+        -> WebRecordError
+    {
+        var named = error
+        let row = rowID.map { " (the row with _id \($0))" } ?? ""
+        named.message = "a value of column '\(column)' of table '\(table)'\(row): \(error.message)"
+        return named
+    }
+
+    /// What `make` returns, or its error named with `column` and `table`.
+    static func naming<T>(_ column: String, of table: String, _ make: () throws(WebRecordError) -> T)
+        throws(WebRecordError) -> T
+    {
+        do {
+            return try make()
+        } catch {
+            throw naming(error, column: column, of: table)
+        }
+    }
 }

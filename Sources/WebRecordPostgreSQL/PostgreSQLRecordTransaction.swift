@@ -49,6 +49,8 @@ extension PostgreSQLRecordTransaction: Sendable {}
 /// The SQL that reads and writes the rows of one table as ``TableRow``s, and the type of each
 /// column (for the casts of array parameters).
 struct PostgreSQLTableSQL {
+    /// The table's name.
+    let tableName: String
     /// The table's name, quoted.
     let quotedName: String
     /// `"_id", "_entity", ...valueColumns`, quoted.
@@ -59,6 +61,7 @@ struct PostgreSQLTableSQL {
     let types: [String: String]
 
     init(_ table: StorageLayout.Table) {
+        tableName = table.name
         quotedName = pgQuote(table.name)
         valueColumns = table.valueColumns
         columnNames = (["_id", "_entity"] + valueColumns).map(pgQuote)

@@ -106,6 +106,8 @@ import Testing
             }
             #expect(error.code == .invalidArgument)
             #expect(error.message.contains("NUL"))
+            // The key is looked up first: the error names its column.
+            #expect(error.message.hasPrefix("a value of column 'id' of table 'Post': "), "\(error)")
             #expect(try PostgreSQLStores.content(of: postgreSQL) == before)
         }
     }

@@ -225,6 +225,16 @@ import Testing
         }
         #expect(error.code == .invalidArgument)
         #expect(error.message.contains("NUL"))
+        #expect(error.message.contains("column 'text' of table 'Post'"), "\(error)")
+        #expect(try PostgreSQLStores.content(of: postgreSQL) == before)
+        // A new record's text goes in with COPY; a key with a NUL, in a lookup's array: each
+        // names its column and table.
+        let new = try #require(throws: WebRecordError.self) {
+            _ = try ResponsePopulation(store: postgreSQL).populate(
+                .array([["id": 10, "text": .string("new\u{0}")]]), entity: "Post")
+        }
+        #expect(new.message.contains("a value of column 'text' of table 'Post' (the row with _id "), "\(new)")
+        #expect(new.message.contains("NUL character"), "\(new)")
         #expect(try PostgreSQLStores.content(of: postgreSQL) == before)
     }
 }
