@@ -28,7 +28,7 @@ enum PostgreSQLArray {
                 bytes += String(integer).utf8
             case .real(let real):
                 bytes.append(quote)
-                bytes += PostgreSQLParameters.text(of: real).utf8
+                bytes += PostgreSQLParameters.text(ofStored: real).utf8
                 bytes.append(quote)
             case .text(let string):
                 let utf8 = string.utf8

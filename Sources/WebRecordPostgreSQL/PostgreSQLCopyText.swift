@@ -5,7 +5,8 @@ import WebRecord
 /// sends a table's new rows (``PostgreSQLConnection/copyIn(_:rowCount:row:)``).
 ///
 /// One line per row, its values separated by tabs: NULL as `\N`, an integer as its digits, a
-/// double in the shortest form that reads back exactly, a text as its UTF-8 bytes with a
+/// double in the shortest form that reads back exactly (`-0.0` as `0`, see
+/// ``PostgreSQLParameters/text(ofStored:)``), a text as its UTF-8 bytes with a
 /// backslash, newline, carriage return and tab escaped (`\\`, `\n`, `\r`, `\t`), a blob as
 /// `bytea`'s hex text with its backslash escaped (`\\x0102`). The server reads each value as
 /// its column's type reads text, as it reads a bound parameter or an array element, so a
@@ -35,7 +36,7 @@ enum PostgreSQLCopyText {
         case .integer(let integer):
             data += String(integer).utf8
         case .real(let real):
-            data += PostgreSQLParameters.text(of: real).utf8
+            data += PostgreSQLParameters.text(ofStored: real).utf8
         case .text(let string):
             let utf8 = string.utf8
             // Most texts need no escape: their bytes go in whole.

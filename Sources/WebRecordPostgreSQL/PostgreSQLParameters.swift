@@ -100,6 +100,12 @@ struct PostgreSQLParameters {
         return "\(value)"
     }
 
+    /// A double as a store writes it into a row: ``text(of:)``, except that `-0.0` is `0`, as
+    /// SQLite stores it in a `REAL` column, so that the two stores hold, and export, the same.
+    static func text(ofStored value: Double) -> String {
+        value == 0 ? "0" : text(of: value)
+    }
+
     /// The OID of PostgreSQL's `bytea` type.
     static let byteaOID: UInt32 = 17
 }

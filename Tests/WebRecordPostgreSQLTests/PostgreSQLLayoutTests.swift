@@ -187,6 +187,23 @@ import Testing
         #expect(try old.withConnection { try $0.scalar("SELECT count(*) FROM \"Sample\"") } == .integer(1))
     }
 
+    @Test func aNegativeZeroIsStoredAsZeroAsSQLiteStoresIt() throws {
+        let schema = try Self.samples()
+        let postgreSQL = try PostgreSQLStores.postgreSQL(schema)
+        let sqlite = try PostgreSQLStores.sqlite(schema)
+        let first: JSONValue = .array([["s": "a", "d": -0.0], ["s": "b", "d": 1.5]])
+        let second: JSONValue = .array([["s": "b", "d": -0.0]])  // an update, written from arrays
+        for response in [first, second] {
+            _ = try ResponsePopulation(store: postgreSQL).populate(response, entity: "Sample")
+            _ = try ResponsePopulation(store: sqlite).populate(response, entity: "Sample")
+        }
+        #expect(try PostgreSQLStores.content(of: postgreSQL) == PostgreSQLStores.content(of: sqlite))
+        let stored = try postgreSQL.withConnection {
+            try $0.rows("SELECT \"s\", \"d\"::text FROM \"Sample\" ORDER BY \"s\"")
+        }
+        #expect(stored == [[.text("a"), .text("0")], [.text("b"), .text("0")]])
+    }
+
     @Test func tablesOfAnotherProgramAreRefused() throws {
         let location = try PostgreSQLStores.newDatabase()
         let database = try PostgreSQLStores.postgreSQL(try Self.samples(), at: location)
