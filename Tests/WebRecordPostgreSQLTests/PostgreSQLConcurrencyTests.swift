@@ -223,6 +223,8 @@ struct PostgreSQLConcurrencyTests {
         #expect(result.debugger.retries.first?.sqlState == "23505")
         #expect(result.debugger.errors.isEmpty)
         #expect(log.messages.contains { $0.contains("retrying the population (retry 1 of 8)") }, "\(log.messages)")
+        // The conflict is a warning, not an error: the population succeeded.
+        #expect(!log.events.contains { $0.level == .error }, "\(log.messages)")
         let users = try store.fetch("User")
         #expect(users.count == 1)
         #expect(users.first?.rowID == 1000, "the other worker's row was updated, not duplicated")
@@ -298,7 +300,11 @@ struct PostgreSQLConcurrencyTests {
         let schema = try Schema(contentsOf: Self.schemaFile)
         let server = try PostgreSQLTestServer.shared()
         let database = try server.makeDatabase()
-        let store = try RecordStore(postgreSQL: server.url(database: database), schema: schema)
+        let log = InMemoryLogHandler()
+        var configuration = RecordStore.Configuration()
+        configuration.logging = LogSettings(handler: log, level: .debug)
+        let store = try RecordStore(
+            postgreSQL: server.url(database: database), schema: schema, configuration: configuration)
         _ = try store.count("User")
         // A unique index no population can satisfy: every insert of a user conflicts.
         let other = try PostgreSQLConnection(server.conninfo(database: database))
@@ -312,6 +318,11 @@ struct PostgreSQLConcurrencyTests {
             error?.message.contains("conflicted with this population 9 times (retried 8)") == true,
             "\(String(describing: error))")
         #expect(error?.debugger?.retries.count == 8)
+        // Eight warnings, one for each retry, and the last conflict as the one error.
+        #expect(log.events.filter { $0.message.contains("retrying the population") }.count == 8)
+        let errors = log.events.filter { $0.level == .error }.map(\.message)
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.contains("conflicted with this population 9 times (retried 8)") == true, "\(errors)")
         #expect(try store.count("User") == 1)
         #expect(try store.count("Post") == 0)
     }

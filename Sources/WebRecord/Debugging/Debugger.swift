@@ -66,9 +66,10 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
         state.withLock { $0.errors.contains { $0.code == code } }
     }
 
-    /// Records an error. The first fatal one becomes the ``primaryError``.
-    package func record(_ error: WebRecordError) {
-        logger.log(error.isFatal ? .error : .warning, error.description, entity: error.entity)
+    /// Records an error, and logs it (as an error when fatal, a warning otherwise) unless
+    /// `logged` is false. The first fatal one becomes the ``primaryError``.
+    package func record(_ error: WebRecordError, logged: Bool = true) {
+        if logged { logger.log(error.isFatal ? .error : .warning, error.description, entity: error.entity) }
         var error = error
         error.debugger = nil
         state.withLock { state in

@@ -92,10 +92,10 @@ public struct WebRecordError: Error, Sendable, CustomStringConvertible, CustomRe
 
     /// The error delivered with the debugger of the work it ended, recorded on it if it is not
     /// there yet (the debugger keeps a copy without itself, so that nothing holds itself).
-    package init(_ error: WebRecordError, debugger: Debugger) {
+    package init(_ error: WebRecordError, debugger: Debugger, logged: Bool = true) {
         self = error
         self.debugger = debugger
-        if debugger.primaryError == nil { debugger.record(error) }
+        if debugger.primaryError == nil { debugger.record(error, logged: logged) }
     }
 
     /// Where the error was met, in the one form WebRecord uses everywhere: the file, then the

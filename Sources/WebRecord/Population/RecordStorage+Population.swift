@@ -6,9 +6,10 @@ import Foundation
 /// These are also where a population that another writer's transaction conflicted with is
 /// tried again (``RecordStorage/isTransientConflict(_:)``): from the start, its transaction
 /// having been rolled back, at most ``RecordStorage/conflictRetryLimit`` times, after a short
-/// random pause that grows with each retry. Each conflict is logged as a warning and kept in the
-/// result's ``Debugger/retries``; when the last attempt conflicts too, its error is reported,
-/// saying how many attempts were made.
+/// random pause that grows with each retry. Each conflict is logged as a warning (not as an
+/// error: the population may yet succeed) and kept in the result's ``Debugger/retries``; when
+/// the last attempt conflicts too, its error is logged as an error and reported, saying how
+/// many attempts were made.
 extension RecordStorage {
     /// Populates this store from `response` (see ``ResponsePopulation/populate(_:entity:debugger:)``).
     package func populate(
@@ -117,6 +118,8 @@ extension RecordStorage {
                 "another writer's transaction conflicted with this population \(conflicts.count + 1) times (retried \(conflicts.count)); the last time: "
                 + error.message
             error.debugger?.recordRetries(conflicts)
+            // The population's own failure left the conflict unlogged, as it was to be retried.
+            logger.log(.error, failure.description, entity: entity)
             throw failure
         }
         conflicts.append(error)

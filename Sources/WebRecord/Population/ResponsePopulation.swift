@@ -80,7 +80,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         } catch {
             // A failure before the write transaction leaves no file a first write would not have.
             store.discardIfNeverWritten()
-            throw Self.failure(error, entity: entity, debugger: debugger)
+            throw failure(error, entity: entity, debugger: debugger)
         }
     }
 
@@ -113,17 +113,33 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             }
         } catch {
             await store.discardIfNeverWritten()
-            throw Self.failure(error, entity: entity, debugger: debugger)
+            throw failure(error, entity: entity, debugger: debugger)
         }
     }
 
-    static func failure(_ error: any Error, entity: String, debugger: Debugger) -> WebRecordError {
+    /// ``failure(_:entity:debugger:logged:)`` of this population's store: a conflict with
+    /// another writer that the store tries the population again for (its
+    /// ``RecordStorage/isTransientConflict(_:)``, within ``RecordStorage/conflictRetryLimit``)
+    /// is kept in the debugger without being logged as an error, as the population may yet
+    /// succeed: the retry logs it as a warning, and the last one, when the retries run out, is
+    /// logged as an error then (`RecordStorage+Population.swift`).
+    func failure(_ error: any Error, entity: String, debugger: Debugger, retriable: Bool = true) -> WebRecordError {
+        let retried =
+            retriable && store.conflictRetryLimit > 0
+            && (error as? WebRecordError).map { store.isTransientConflict($0) } == true
+        return Self.failure(error, entity: entity, debugger: debugger, logged: !retried)
+    }
+
+    /// `error` as a population's failure, with its debugger (where it is recorded, and logged
+    /// unless `logged` is false, as the first fatal error) and, for a cancellation, the
+    /// entity.
+    static func failure(_ error: any Error, entity: String, debugger: Debugger, logged: Bool = true) -> WebRecordError {
         switch error {
         case let error as WebRecordError where error.code == .cancelled:
             let cancelled = WebRecordError.cancelled(entity: entity)
             return WebRecordError(cancelled, debugger: debugger)
         case let error as WebRecordError:
-            return error.debugger === debugger ? error : WebRecordError(error, debugger: debugger)
+            return error.debugger === debugger ? error : WebRecordError(error, debugger: debugger, logged: logged)
         case is CancellationError: return WebRecordError(.cancelled(entity: entity), debugger: debugger)
         default: return WebRecordError(WebRecordError(.storeError, "\(error)", cause: error), debugger: debugger)
         }
@@ -709,7 +725,7 @@ extension ResponsePopulation {
                     in: transaction)
             }
         } catch {
-            throw Self.failure(error, entity: entity, debugger: debugger)
+            throw failure(error, entity: entity, debugger: debugger)
         }
     }
 
@@ -728,7 +744,7 @@ extension ResponsePopulation {
                     in: transaction)
             }
         } catch {
-            throw Self.failure(error, entity: entity, debugger: debugger)
+            throw failure(error, entity: entity, debugger: debugger)
         }
     }
 

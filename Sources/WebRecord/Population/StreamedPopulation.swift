@@ -58,7 +58,7 @@ extension ResponsePopulation {
             try requireTransformers()
         } catch {
             await store.discardIfNeverWritten()
-            throw Self.failure(error, entity: entityName, debugger: debugger)
+            throw failure(error, entity: entityName, debugger: debugger, retriable: reopens)
         }
         let progress = reporter()
         progress?.populating(total: nil)
@@ -93,13 +93,13 @@ extension ResponsePopulation {
                 response = try Self.readWhole(open)
             } catch {
                 await store.discardIfNeverWritten()
-                throw Self.failure(error, entity: entityName, debugger: wholeDebugger)
+                throw failure(error, entity: entityName, debugger: wholeDebugger)
             }
             return try await populate(response, entity: entityName, debugger: wholeDebugger)
         } catch {
             batches.stop()
             await store.discardIfNeverWritten()
-            throw Self.failure(error, entity: entityName, debugger: debugger)
+            throw failure(error, entity: entityName, debugger: debugger, retriable: reopens)
         }
     }
 
