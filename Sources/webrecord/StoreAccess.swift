@@ -78,12 +78,37 @@ enum StoreAccess {
                 "SQLite would read it as a URI, which can name a database that keeps nothing (file::memory:, mode=memory). Give the store file's path; write './\(path)' for a file whose name starts with 'file:'"
             )
         }
+        if Self.looksLikeConninfo(path) {
+            // Not echoed: a connection string may hold a password.
+            throw UsageError(
+                message:
+                    "invalid --db: it is a libpq connection string (keyword=value ...), which would be taken for a SQLite file's name. Give a postgresql:// URL (postgresql:///DB?host=DIR&user=NAME; libpq's PG* environment variables fill in the rest), or write './' before a file's name",
+                command: command)
+        }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw refuse("it is a directory. Give the store file's path")
         }
         return .file(path)
     }
+
+    /// Whether `value` reads as a libpq connection string: its first word a libpq keyword
+    /// followed by `=` (`dbname=ingest user=worker`, `host=/run/postgresql dbname=x`).
+    static func looksLikeConninfo(_ value: String) -> Bool {
+        let firstWord = value.drop { $0 == " " }.prefix { $0 != " " && $0 != "=" }
+        let rest = value.drop { $0 == " " }.dropFirst(firstWord.count).drop { $0 == " " }
+        return rest.hasPrefix("=") && conninfoKeywords.contains(String(firstWord))
+    }
+
+    /// libpq's connection keywords.
+    static let conninfoKeywords: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service", "sslmode", "sslcert",
+        "sslkey", "sslrootcert", "sslcrl", "sslpassword", "sslcompression", "sslsni", "requiressl",
+        "application_name", "fallback_application_name", "options", "connect_timeout", "client_encoding",
+        "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+        "target_session_attrs", "channel_binding", "gssencmode", "krbsrvname", "gsslib", "replication",
+        "require_auth", "load_balance_hosts", "ssl_min_protocol_version", "ssl_max_protocol_version",
+    ]
 
     /// Opens (creating a file if needed) a store.
     static func open(_ location: StoreLocation, schema: Schema) throws -> RecordStore {

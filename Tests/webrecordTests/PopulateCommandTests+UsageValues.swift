@@ -61,6 +61,32 @@ extension PopulateCommandTests {
         expectUsageError(result, "invalid --db '\(value)': \(reason)")
     }
 
+    @Test(arguments: [
+        "dbname=appnet user=postgres", "host=/run/postgresql dbname=ingest", " user = me password=hunter2-s3cret",
+        "service=mirror",
+    ])
+    func aLibpqConnectionStringIsRefusedNotTakenForAFile(value: String) async throws {
+        let before = try entries()
+        for command in ["populate", "export"] {
+            let result = try await CLI.run(
+                [command, "--schema", schema, "--db", value, "--entity", "Post"]
+                    + (command == "populate" ? [posts] : []),
+                in: directory.url)
+            expectUsageError(
+                result,
+                "invalid --db: it is a libpq connection string (keyword=value ...), which would be taken for a SQLite file's name. Give a postgresql:// URL (postgresql:///DB?host=DIR&user=NAME; libpq's PG* environment variables fill in the rest), or write './' before a file's name"
+            )
+            #expect(!result.stderr.contains("hunter2"), "\(result)")
+        }
+        #expect(try entries() == before, "a refused run created a file")
+        // A file whose name only looks like one is reached through its path.
+        let file = try await populate(db: "./dbname=appnet user=postgres")
+        #expect(file.status == 0, "\(file)")
+        // A name with '=' that is no libpq keyword is a file.
+        let other = try await populate(db: "store=1.sqlite")
+        #expect(other.status == 0, "\(other)")
+    }
+
     @Test func aDirectoryIsNoStore() async throws {
         try FileManager.default.createDirectory(
             at: directory.url.appendingPathComponent("stores"), withIntermediateDirectories: false)
