@@ -11,7 +11,8 @@ internal import WebRecordLibPQ
 /// be written in the URL. Its ``description`` lists the settings the text gives, never a
 /// password.
 package struct PostgreSQLConnectionInfo: Sendable, CustomStringConvertible {
-    /// The text as given, with its password if it has one: only libpq reads it.
+    /// The text as given (a URL's scheme in lower case), with its password if it has one: only
+    /// libpq reads it.
     let text: String
     /// The settings the text gives, by libpq's keyword: `host`, `hostaddr`, `port`, `dbname`
     /// and `user` first, then the others (`sslmode`, ...) in libpq's order; without the
@@ -21,11 +22,13 @@ package struct PostgreSQLConnectionInfo: Sendable, CustomStringConvertible {
     /// they are written: to take out of any message libpq writes.
     let secrets: [String]
 
-    /// Reads `text` as libpq does.
+    /// Reads `location` as libpq does, its URL scheme in any case (`POSTGRESQL://` is read as
+    /// `postgresql://`, which is all libpq knows).
     ///
     /// - Throws: `invalidArgument` when libpq cannot read it, with libpq's reason, without the
     ///   password libpq may repeat in it (an unreadable URL, a value it cannot decode).
-    package init(_ text: String) throws(WebRecordError) {
+    package init(_ location: String) throws(WebRecordError) {
+        let text = Self.lowerCasingScheme(location)
         let written = Self.writtenSecrets(in: text)
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(text, &errorMessage) else {
@@ -61,6 +64,18 @@ package struct PostgreSQLConnectionInfo: Sendable, CustomStringConvertible {
         }
         .map(\.element)
         self.secrets = secrets + written.filter { !secrets.contains($0) }
+    }
+
+    /// `location` with its URL scheme in lower case when it is `postgresql` or `postgres` in
+    /// another case (a scheme is read in any case; libpq reads only a lower-case one), the rest
+    /// as it is; any other location as it is.
+    private static func lowerCasingScheme(_ location: String) -> String {
+        guard let separator = location.range(of: "://") else { return location }
+        let scheme = location[..<separator.lowerBound]
+        guard scheme.allSatisfy(\.isASCII), ["postgresql", "postgres"].contains(scheme.lowercased()) else {
+            return location
+        }
+        return scheme.lowercased() + location[separator.lowerBound...]
     }
 
     /// The value of the setting `keyword` the text gives, if any (never a password).

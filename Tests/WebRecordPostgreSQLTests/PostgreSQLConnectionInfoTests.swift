@@ -5,9 +5,10 @@ import Testing
 @testable import WebRecord
 @testable import WebRecordPostgreSQL
 
-/// A password written in a connection URL's query under a percent-encoded name, or
-/// percent-encoded itself, never shows in a description or an error, nor does one in a URL
-/// libpq cannot read.
+/// How a location is read before libpq gets it: a password written in a connection URL's
+/// query under a percent-encoded name, or percent-encoded itself, never shows in a description
+/// or an error, nor does one in a URL libpq cannot read; and a URL's scheme is read in any
+/// case.
 @Suite struct PostgreSQLConnectionInfoTests {
     /// The password the tests write into URLs.
     static let password = "Zz9secret"
@@ -90,6 +91,32 @@ import Testing
             #expect(error.message.contains("no_such_database"), "\(query)")
             #expect(!Self.showsPassword(error.message), "\(query): \(error.message)")
             #expect(!Self.showsPassword(String(reflecting: error)), "\(query)")
+        }
+    }
+
+    @Test func theSchemeIsLowerCasedAndNothingElse() throws {
+        let info = try PostgreSQLConnectionInfo("POSTGRESQL://Worker@DB.example.com:6543/App?sslmode=require")
+        #expect(info.text == "postgresql://Worker@DB.example.com:6543/App?sslmode=require")
+        #expect(info.value(of: "host") == "DB.example.com")
+        #expect(info.value(of: "dbname") == "App")
+        #expect(info.value(of: "user") == "Worker")
+        #expect(try PostgreSQLConnectionInfo("PostgreS://w@h/d").text == "postgres://w@h/d")
+        // A conninfo string is left as it is, even with a URL inside a value.
+        let conninfo = "host=h dbname='POSTGRESQL://x'"
+        #expect(try PostgreSQLConnectionInfo(conninfo).text == conninfo)
+    }
+
+    @Test("a store opens on a URL whose scheme is in upper or mixed case")
+    func aStoreOpensWithAnUpperCaseScheme() async throws {
+        let schema = try PostgreSQLStores.shippedSchema("AppNet")
+        let server = try PostgreSQLTestServer.shared()
+        for scheme in ["POSTGRESQL", "PostgreS"] {
+            let url = server.url(database: try server.makeDatabase())
+            let prefix = "postgresql://"
+            #expect(url.hasPrefix(prefix))
+            let store = try RecordStore(postgreSQL: scheme + "://" + url.dropFirst(prefix.count), schema: schema)
+            _ = try await store.populate(["data": [["id": "1", "text": "a"]]], entity: "Post")
+            #expect(try store.count("Post") == 1, "\(scheme)")
         }
     }
 }
