@@ -1,25 +1,174 @@
 /// SQLite's `?` placeholders in PostgreSQL's numbered form.
+///
+/// A `?` is a placeholder only where PostgreSQL reads it as SQL. The text is read as
+/// PostgreSQL's lexer reads it, and a `?` stays as it is inside:
+///
+/// - a string `'...'`, where `''` is a quote (so are `B'...'`, `X'...'`, `N'...'` and `U&'...'`);
+/// - an escape string `E'...'` or `e'...'`, where a backslash also escapes the character after
+///   it (`E'\'?'` is one string holding `'?`);
+/// - a string continued after whitespace holding a line end (`'a'` then `'b'` on the next
+///   line), which keeps the kind of its first part;
+/// - a dollar-quoted string `$$...$$` or `$tag$...$tag$`, a tag being a letter or `_` then
+///   letters, digits and `_` (`$1` is a parameter, not a dollar quote);
+/// - an identifier `"..."`, where `""` is a quote;
+/// - a comment, `--` to the end of the line or `/* ... */`, which nests.
+///
+/// A `$` or an `E` inside a word (`price$`, `typee'...'`) is part of that word, as in
+/// PostgreSQL. A string, identifier or comment that is not closed runs to the end of the text,
+/// which is left as it is: the server then reports the error.
 enum PostgreSQLPlaceholders {
-    /// `text` with each `?` outside quotes (`'...'` strings and `"..."` identifiers) replaced by
-    /// `$first`, `$first+1`, ... in order.
+    /// `text` with each `?` outside quotes and comments replaced by `$first`, `$first+1`, ...
+    /// in order.
     static func numbered(_ text: String, from first: Int) -> String {
-        var result = ""
+        let scalars = Array(text.unicodeScalars)
+        var result = String.UnicodeScalarView()
         var number = first
-        var quote: Character?
-        for character in text {
-            if let open = quote {
-                if character == open { quote = nil }
-                result.append(character)
-            } else if character == "'" || character == "\"" {
-                quote = character
-                result.append(character)
-            } else if character == "?" {
-                result += "$\(number)"
+        var index = 0
+        // Where the word (an identifier or a keyword) the reading is in started, if it is in one.
+        var wordStart: Int?
+        while index < scalars.count {
+            let scalar = scalars[index]
+            let next = index + 1 < scalars.count ? scalars[index + 1] : nil
+            var end = index + 1
+            var word: Int?
+            switch scalar {
+            case "?":
+                result += "$\(number)".unicodeScalars
                 number += 1
+                index = end
+                wordStart = nil
+                continue
+            case "'":
+                let isEscapeString = wordStart == index - 1 && (scalars[index - 1] == "E" || scalars[index - 1] == "e")
+                end = stringEnd(scalars, from: index, backslashEscapes: isEscapeString)
+            case "\"":
+                end = quotedEnd(scalars, from: index + 1, quote: "\"", backslashEscapes: false)
+            case "-" where next == "-":
+                end = lineCommentEnd(scalars, from: index)
+            case "/" where next == "*":
+                end = blockCommentEnd(scalars, from: index)
+            case "$" where wordStart == nil:
+                end = dollarQuoteEnd(scalars, from: index) ?? end
+            default:
+                if wordStart != nil, isWordPart(scalar) {
+                    word = wordStart
+                } else if isWordStart(scalar) {
+                    word = index
+                }
+            }
+            result.append(contentsOf: scalars[index..<end])
+            index = end
+            wordStart = word
+        }
+        return String(result)
+    }
+
+    /// The end of the string, and of its continuations, whose opening quote is at `start`.
+    private static func stringEnd(_ scalars: [Unicode.Scalar], from start: Int, backslashEscapes: Bool) -> Int {
+        var end = quotedEnd(scalars, from: start + 1, quote: "'", backslashEscapes: backslashEscapes)
+        while end < scalars.count, let quote = continuationQuote(scalars, from: end) {
+            end = quotedEnd(scalars, from: quote + 1, quote: "'", backslashEscapes: backslashEscapes)
+        }
+        return end
+    }
+
+    /// The index after the `quote` that closes the quoted text read from `start` (just after
+    /// its opening quote), a doubled `quote` being a quote; the end of the text when none does.
+    private static func quotedEnd(
+        _ scalars: [Unicode.Scalar], from start: Int, quote: Unicode.Scalar, backslashEscapes: Bool
+    ) -> Int {
+        var index = start
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if backslashEscapes && scalar == "\\" {
+                index += 2
+            } else if scalar == quote {
+                guard index + 1 < scalars.count, scalars[index + 1] == quote else { return index + 1 }
+                index += 2
             } else {
-                result.append(character)
+                index += 1
             }
         }
-        return result
+        return scalars.count
+    }
+
+    /// The index of the quote that continues a string ending at `start`: the first character
+    /// after whitespace holding a line end (comments count as whitespace), when it is `'`.
+    private static func continuationQuote(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
+        var index = start
+        var sawLineEnd = false
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\n" || scalar == "\r" {
+                sawLineEnd = true
+                index += 1
+            } else if scalar == " " || scalar == "\t" || scalar == "\u{0C}" || (sawLineEnd && scalar == "\u{0B}") {
+                index += 1
+            } else if scalar == "-", index + 1 < scalars.count, scalars[index + 1] == "-" {
+                index = lineCommentEnd(scalars, from: index)
+            } else {
+                break
+            }
+        }
+        return sawLineEnd && index < scalars.count && scalars[index] == "'" ? index : nil
+    }
+
+    /// The index of the line end that closes the `--` comment at `start` (the line end is not
+    /// part of the comment), or the end of the text.
+    private static func lineCommentEnd(_ scalars: [Unicode.Scalar], from start: Int) -> Int {
+        scalars[start...].firstIndex { $0 == "\n" || $0 == "\r" } ?? scalars.count
+    }
+
+    /// The index after the `*/` that closes the `/*` comment at `start` and every comment
+    /// nested in it, or the end of the text.
+    private static func blockCommentEnd(_ scalars: [Unicode.Scalar], from start: Int) -> Int {
+        var depth = 0
+        var index = start
+        while index + 1 < scalars.count {
+            if scalars[index] == "/" && scalars[index + 1] == "*" {
+                depth += 1
+                index += 2
+            } else if scalars[index] == "*" && scalars[index + 1] == "/" {
+                depth -= 1
+                index += 2
+                if depth == 0 { return index }
+            } else {
+                index += 1
+            }
+        }
+        return scalars.count
+    }
+
+    /// The index after the delimiter that closes the dollar-quoted string whose opening
+    /// delimiter (`$$` or `$tag$`) is at `start`; the end of the text when none does; nil when
+    /// the `$` at `start` opens no dollar quote (a parameter `$1`, a lone `$`).
+    private static func dollarQuoteEnd(_ scalars: [Unicode.Scalar], from start: Int) -> Int? {
+        var index = start + 1
+        if index < scalars.count, isWordStart(scalars[index]) {
+            index += 1
+            while index < scalars.count, isWordStart(scalars[index]) || ("0"..."9").contains(scalars[index]) {
+                index += 1
+            }
+        }
+        guard index < scalars.count, scalars[index] == "$" else { return nil }
+        let delimiter = scalars[start...index]
+        var candidate = index + 1
+        while candidate + delimiter.count <= scalars.count {
+            if scalars[candidate..<candidate + delimiter.count].elementsEqual(delimiter) {
+                return candidate + delimiter.count
+            }
+            candidate += 1
+        }
+        return scalars.count
+    }
+
+    /// Whether `scalar` can start an identifier: an ASCII letter, `_` or any non-ASCII character.
+    private static func isWordStart(_ scalar: Unicode.Scalar) -> Bool {
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || scalar == "_" || !scalar.isASCII
+    }
+
+    /// Whether `scalar` can continue an identifier: what can start one, a digit or `$`.
+    private static func isWordPart(_ scalar: Unicode.Scalar) -> Bool {
+        isWordStart(scalar) || ("0"..."9").contains(scalar) || scalar == "$"
     }
 }

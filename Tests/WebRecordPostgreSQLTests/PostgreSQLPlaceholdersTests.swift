@@ -1,0 +1,129 @@
+import Foundation
+import PostgreSQLTestSupport
+import Testing
+
+@testable import WebRecord
+@testable import WebRecordPostgreSQL
+
+/// SQLite's `?` placeholders numbered for PostgreSQL: a `?` becomes `$1`, `$2`, ... where
+/// PostgreSQL reads SQL, and stays a `?` inside every quoted form PostgreSQL knows and inside
+/// comments.
+@Suite struct PostgreSQLPlaceholdersTests {
+    /// `text` numbered from 1.
+    static func numbered(_ text: String) -> String {
+        PostgreSQLPlaceholders.numbered(text, from: 1)
+    }
+
+    @Test func placeholdersAreNumberedInOrderFromTheFirstNumber() {
+        #expect(Self.numbered("a = ? AND b = ?") == "a = $1 AND b = $2")
+        #expect(PostgreSQLPlaceholders.numbered("a = ? OR b IN (?, ?)", from: 2) == "a = $2 OR b IN ($3, $4)")
+        #expect(Self.numbered("no placeholder") == "no placeholder")
+        #expect(Self.numbered("") == "")
+        #expect(Self.numbered("a??b") == "a$1$2b")
+    }
+
+    @Test func singleQuotedStringsAndDoubledQuotes() {
+        #expect(Self.numbered("a = '?' AND b = ?") == "a = '?' AND b = $1")
+        #expect(Self.numbered("a = 'it''s ?' AND b = ?") == "a = 'it''s ?' AND b = $1")
+        #expect(Self.numbered("a = '''?''' AND b = ?") == "a = '''?''' AND b = $1")
+        #expect(Self.numbered("a = '' AND b = ?") == "a = '' AND b = $1")
+        // Standard strings: a backslash is an ordinary character.
+        #expect(Self.numbered(#"a = '\' AND b = ?"#) == #"a = '\' AND b = $1"#)
+        // Bit, hexadecimal, national and Unicode strings quote as a standard string does.
+        #expect(Self.numbered("B'?' X'?' N'?' U&'?' = ?") == "B'?' X'?' N'?' U&'?' = $1")
+    }
+
+    @Test func doubleQuotedIdentifiersAndDoubledQuotes() {
+        #expect(Self.numbered(#""a?" = ?"#) == #""a?" = $1"#)
+        #expect(Self.numbered(#""a""?" = ?"#) == #""a""?" = $1"#)
+        #expect(Self.numbered(#""it's?" = ?"#) == #""it's?" = $1"#)
+        #expect(Self.numbered(#"'say "?"' = ?"#) == #"'say "?"' = $1"#)
+    }
+
+    @Test func escapeStringsTakeABackslashAsAnEscape() {
+        #expect(Self.numbered(#"a = E'\'?' AND b = ?"#) == #"a = E'\'?' AND b = $1"#)
+        #expect(Self.numbered(#"a = e'\'?' AND b = ?"#) == #"a = e'\'?' AND b = $1"#)
+        #expect(Self.numbered(#"a = E'\\' AND b = ?"#) == #"a = E'\\' AND b = $1"#)
+        #expect(Self.numbered(#"a = E'it''s \' ?' AND b = ?"#) == #"a = E'it''s \' ?' AND b = $1"#)
+        // An E ending a longer word is part of that word: the string after it is a standard one.
+        #expect(Self.numbered(#"a = typee'\' AND b = ?"#) == #"a = typee'\' AND b = $1"#)
+    }
+
+    @Test func aStringContinuedOnTheNextLineKeepsItsKind() {
+        // PostgreSQL joins quoted strings separated by whitespace holding a line end.
+        #expect(Self.numbered("a = E'x'\n'\\'?' AND b = ?") == "a = E'x'\n'\\'?' AND b = $1")
+        #expect(Self.numbered("a = E'x' -- note\n  '\\'?' AND b = ?") == "a = E'x' -- note\n  '\\'?' AND b = $1")
+        // Without a line end, they are two strings, and the second is a standard one.
+        #expect(Self.numbered("a = E'x' '\\' AND b = ?") == "a = E'x' '\\' AND b = $1")
+    }
+
+    @Test func dollarQuotedStrings() {
+        #expect(Self.numbered("text <> $$?$$ AND id = ?") == "text <> $$?$$ AND id = $1")
+        #expect(Self.numbered("a = $tag$?'\"$$?$tag$ AND b = ?") == "a = $tag$?'\"$$?$tag$ AND b = $1")
+        #expect(Self.numbered("a = $_t1$?$_t1$ AND b = ?") == "a = $_t1$?$_t1$ AND b = $1")
+        // Tags are compared exactly: another tag, or another case, does not end the string.
+        #expect(Self.numbered("a = $a$ $b$ ? $A$ ? $a$ AND b = ?") == "a = $a$ $b$ ? $A$ ? $a$ AND b = $1")
+        #expect(Self.numbered("a = $é$?$é$ AND b = ?") == "a = $é$?$é$ AND b = $1")
+    }
+
+    @Test func aDollarThatStartsNoDollarQuote() {
+        // `$1` is a parameter, not a tag: a tag cannot start with a digit.
+        #expect(PostgreSQLPlaceholders.numbered("a = $1 AND b = ?", from: 2) == "a = $1 AND b = $2")
+        #expect(PostgreSQLPlaceholders.numbered("a = $1$ AND b = ?", from: 2) == "a = $1$ AND b = $2")
+        // A `$` inside a word belongs to the word.
+        #expect(Self.numbered("a$$ = ? AND b$ = ?") == "a$$ = $1 AND b$ = $2")
+        // A `$` with no closing `$` after its tag is a lone `$`.
+        #expect(Self.numbered("$a = ?") == "$a = $1")
+    }
+
+    @Test func lineComments() {
+        #expect(Self.numbered("a = ? -- why?\nAND b = ?") == "a = $1 -- why?\nAND b = $2")
+        #expect(Self.numbered("a = ? -- why?\rAND b = ?") == "a = $1 -- why?\rAND b = $2")
+        #expect(Self.numbered("a = ? -- why? 'no") == "a = $1 -- why? 'no")
+        #expect(Self.numbered("a = 1 --- ?\nAND b = ?") == "a = 1 --- ?\nAND b = $1")
+        // A single `-` starts nothing.
+        #expect(Self.numbered("a = -? AND b = ?") == "a = -$1 AND b = $2")
+    }
+
+    @Test func blockCommentsNest() {
+        #expect(Self.numbered("a = ? /* why? */ AND b = ?") == "a = $1 /* why? */ AND b = $2")
+        #expect(
+            Self.numbered("a = ? /* outer /* inner? */ still? */ AND b = ?")
+                == "a = $1 /* outer /* inner? */ still? */ AND b = $2")
+        #expect(Self.numbered("a = ? /* 'quote? */ AND b = ?") == "a = $1 /* 'quote? */ AND b = $2")
+        #expect(Self.numbered("a = ? /** ? **/ AND b = ?") == "a = $1 /** ? **/ AND b = $2")
+        // Quotes inside a string do not start a comment, nor a comment inside a string.
+        #expect(Self.numbered("a = '/*' AND b = ? AND c = '*/'") == "a = '/*' AND b = $1 AND c = '*/'")
+    }
+
+    @Test func whatIsNotClosedIsLeftAsItIs() {
+        #expect(Self.numbered("a = ? AND b = 'open ?") == "a = $1 AND b = 'open ?")
+        #expect(Self.numbered(#"a = ? AND b = E'open \' ?"#) == #"a = $1 AND b = E'open \' ?"#)
+        #expect(Self.numbered("a = ? AND \"open ?") == "a = $1 AND \"open ?")
+        #expect(Self.numbered("a = ? AND b = $t$open ?") == "a = $1 AND b = $t$open ?")
+        #expect(Self.numbered("a = ? /* open /* */ ?") == "a = $1 /* open /* */ ?")
+    }
+
+    @Test("a fetch's predicate with a dollar-quoted ? binds only its real placeholders")
+    func aPredicateWithQuotedQuestionMarksFetchesTheRightRecords() async throws {
+        let schema = try PostgreSQLStores.shippedSchema("AppNet")
+        let server = try PostgreSQLTestServer.shared()
+        let store = try RecordStore(postgreSQL: server.url(database: try server.makeDatabase()), schema: schema)
+        let posts: [JSONValue] = [
+            ["id": "1", "text": "?", "user": ["id": "u1"]],
+            ["id": "2", "text": "why?", "user": ["id": "u1"]],
+            ["id": "3", "text": "it's ?", "user": ["id": "u1"]],
+        ]
+        _ = try await store.populate(["data": .array(posts)], entity: "Post")
+
+        func ids(_ predicate: String, _ arguments: [String]) throws -> [JSONValue?] {
+            try store.fetch("Post", where: predicate, arguments: arguments, orderBy: [.ascending("id")])
+                .map(\.primaryKeyValue)
+        }
+        #expect(try ids("text <> $$?$$ and id = ?", ["1"]) == [])
+        #expect(try ids("text <> $$?$$ and id = ?", ["2"]) == ["2"])
+        #expect(try ids("text = $tag$?$tag$ or id = ?", ["3"]) == ["1", "3"])
+        #expect(try ids("text = E'it\\'s ?' /* or ? */ -- and ?\n", []) == ["3"])
+        #expect(try ids("text <> '?' /* ? /* ? */ ? */ and id <> ?", ["2"]) == ["3"])
+    }
+}
