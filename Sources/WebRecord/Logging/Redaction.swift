@@ -215,8 +215,9 @@ public enum Redaction {
             output += before
             output.append("=")
             rest = rest[rest.index(after: equals)...]
-            let name = before.reversed().prefix { isNameCharacter($0) }
-            guard !name.isEmpty, isSecret(String(name.reversed())) else { continue }
+            let name = String(before.reversed().prefix { isNameCharacter($0) }.reversed())
+            // A name may be percent-encoded (`pass%77ord`), as a URL's query allows.
+            guard !name.isEmpty, isSecret(name.removingPercentEncoding ?? name) else { continue }
             let end = rest.firstIndex { isValueDelimiter($0) } ?? rest.endIndex
             let value = rest[..<end]
             if !value.isEmpty, !value.hasPrefix(placeholder), !value.hasPrefix(encodedPlaceholder) {
