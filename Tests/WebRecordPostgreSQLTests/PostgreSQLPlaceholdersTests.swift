@@ -126,4 +126,23 @@ import Testing
         #expect(try ids("text = E'it\\'s ?' /* or ? */ -- and ?\n", []) == ["3"])
         #expect(try ids("text <> '?' /* ? /* ? */ ? */ and id <> ?", ["2"]) == ["3"])
     }
+
+    @Test("a predicate that ends with a -- comment fetches and counts on both stores")
+    func aPredicateEndingWithALineComment() async throws {
+        let schema = try PostgreSQLStores.shippedSchema("AppNet")
+        let server = try PostgreSQLTestServer.shared()
+        let postgreSQL = try RecordStore(postgreSQL: server.url(database: try server.makeDatabase()), schema: schema)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pred-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try RecordStore(path: directory.appendingPathComponent("s.sqlite").path, schema: schema)
+        let posts: [JSONValue] = [["id": "1", "text": "a", "user": ["id": "u1"]], ["id": "2", "text": "b"]]
+        for store in [postgreSQL, sqlite] {
+            _ = try await store.populate(["data": .array(posts)], entity: "Post")
+            let predicate = "text = ? -- the second post"
+            let fetched = try store.fetch("Post", where: predicate, arguments: ["b"], orderBy: [.ascending("id")])
+            #expect(fetched.map(\.primaryKeyValue) == ["2"])
+            #expect(try store.count("Post", where: predicate, arguments: ["b"]) == 1)
+        }
+    }
 }

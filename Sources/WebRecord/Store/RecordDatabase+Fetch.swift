@@ -189,7 +189,8 @@ extension RecordDatabase {
             values += names.map { .text($0) }
         }
         if let predicate {
-            conditions.append("(\(predicate))")
+            // On a line of its own: a `--` comment ending the predicate ends with it.
+            conditions.append("(\(predicate)\n)")
             values += arguments
         }
         var sql = "SELECT \(columns) FROM \(quote(entity.rootName))"

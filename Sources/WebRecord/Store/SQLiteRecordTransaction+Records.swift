@@ -20,7 +20,7 @@ extension SQLiteRecordTransaction {
         var sql = "SELECT * FROM \(quote(table)) WHERE \"_entity\" IN (\(sqlPlaceholders(entityNames.count)))"
         var values: [DatabaseValue] = entityNames.map { .text($0) }
         if let predicate {
-            sql += " AND (\(predicate))"
+            sql += " AND (\(predicate)\n)"
             values += arguments
         }
         sql += " ORDER BY \"_id\""
