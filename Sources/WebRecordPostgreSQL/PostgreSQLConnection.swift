@@ -239,9 +239,10 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     /// stayed `cancellations` was cancelled by the statement timeout, and the message says so.
     ///
     /// A `COPY ... FROM STDIN` starts with a result that asks for its data, which only
-    /// ``copyIn(_:rowCount:row:)`` accepts (`copying`); anywhere else it is an error.
+    /// ``copyIn(_:rowCount:row:)`` accepts (`copying`); anywhere else it is an error. A copy's
+    /// failure also gives the server's context (`naming`), which names the row and column.
     private func check(
-        _ result: OpaquePointer, sql: String, cancellations: Int, copying: Bool = false
+        _ result: OpaquePointer, sql: String, cancellations: Int, copying: Bool = false, naming: Bool = false
     ) throws(WebRecordError) {
         let status = PQresultStatus(result)
         if copying, status == PGRES_COPY_IN { return }
@@ -258,6 +259,11 @@ package final class PostgreSQLConnection: CustomStringConvertible {
                 ?? Self.trimmed(String(cString: PQresultErrorMessage(result)))
             if let detail = PQresultErrorField(result, Self.diagnosticDetail) {
                 message += " (\(String(cString: detail)))"
+            }
+            // A copy's context names the row and column the server refused
+            // (`COPY Post, line 3, column date: "..."`).
+            if naming, let context = PQresultErrorField(result, Self.diagnosticContext) {
+                message += " (\(String(cString: context)))"
             }
             if message.isEmpty { message = Self.trimmed(String(cString: PQerrorMessage(handle))) }
             if state == Self.queryCanceled, let statementTimeout, canceller.requestCount == cancellations {
@@ -316,7 +322,7 @@ package final class PostgreSQLConnection: CustomStringConvertible {
             throw failure(sql: sql, state: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))))
         }
         defer { PQclear(result) }
-        try check(result, sql: sql, cancellations: cancellations)
+        try check(result, sql: sql, cancellations: cancellations, naming: true)
         return PostgreSQLResult(result).changedRowCount
     }
 
@@ -435,6 +441,7 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     private static let diagnosticSQLState = Int32(UInt8(ascii: "C"))
     private static let diagnosticPrimaryMessage = Int32(UInt8(ascii: "M"))
     private static let diagnosticDetail = Int32(UInt8(ascii: "D"))
+    private static let diagnosticContext = Int32(UInt8(ascii: "W"))
     /// The SQLSTATE of a statement cancelled by a cancel request or the statement timeout.
     private static let queryCanceled = "57014"
 }

@@ -24,7 +24,11 @@ extension PostgreSQLRecordTransaction {
         let rows = try connection.rows(
             "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE \(pgQuote(column)) = ANY($1::\(sql.type(of: column))[])"
                 + Self.locking,
-            [try Self.naming(column, of: table) { () throws(WebRecordError) in try PostgreSQLArray.literal(keys) }])
+            [
+                try Self.naming(column, of: table) { () throws(WebRecordError) in
+                    try PostgreSQLArray.literal(PostgreSQLDates.storable(keys, type: sql.type(of: column)))
+                }
+            ])
         for row in rows { try body(sql.row(row)) }
     }
 
@@ -41,7 +45,9 @@ extension PostgreSQLRecordTransaction {
         for (index, column) in columns.enumerated() {
             arrays.append(
                 try Self.naming(column, of: table) { () throws(WebRecordError) in
-                    try PostgreSQLArray.literal(keys.map { index < $0.count ? $0[index] : .null })
+                    try PostgreSQLArray.literal(
+                        PostgreSQLDates.storable(
+                            keys.map { index < $0.count ? $0[index] : .null }, type: sql.type(of: column)))
                 })
             casts.append("$\(index + 1)::\(sql.type(of: column))[]")
         }
@@ -101,6 +107,7 @@ extension PostgreSQLRecordTransaction {
         for group in inserted where !group.rows.isEmpty {
             let sql = try sql(for: group.table)
             let rows = group.rows
+            let isDate = sql.valueColumns.map { sql.type(of: $0) == "timestamptz" }
             try connection.copyIn(
                 "COPY \(sql.quotedName) (\(sql.selectList())) FROM STDIN", rowCount: rows.count
             ) { index, data throws(WebRecordError) in
@@ -111,7 +118,9 @@ extension PostgreSQLRecordTransaction {
                 for column in sql.valueColumns.indices {
                     data.append(UInt8(ascii: "\t"))
                     do throws(WebRecordError) {
-                        try PostgreSQLCopyText.append(column < row.values.count ? row.values[column] : .null, to: &data)
+                        let value = column < row.values.count ? row.values[column] : .null
+                        try PostgreSQLCopyText.append(
+                            isDate[column] ? PostgreSQLDates.storable(value) : value, to: &data)
                     } catch {
                         throw Self.naming(error, column: sql.valueColumns[column], of: group.table, rowID: row.rowID)
                     }
@@ -147,7 +156,10 @@ extension PostgreSQLRecordTransaction {
         for (index, column) in sql.valueColumns.enumerated() {
             arrays.append(
                 try Self.naming(column, of: sql.tableName) { () throws(WebRecordError) in
-                    try PostgreSQLArray.literal(rows.map { index < $0.values.count ? $0.values[index] : .null })
+                    try PostgreSQLArray.literal(
+                        PostgreSQLDates.storable(
+                            rows.map { index < $0.values.count ? $0.values[index] : .null }, type: sql.type(of: column))
+                    )
                 })
             casts.append("$\(index + 3)::\(sql.type(of: column))[]")
         }

@@ -119,8 +119,16 @@ enum PostgreSQLText {
     /// A `timestamptz` as PostgreSQL writes it with `DateStyle` ISO in UTC
     /// (`2012-11-21 02:33:42.5+00`) in WebRecord's stored form (`2012-11-21T02:33:42.500Z`),
     /// to the millisecond (further digits are dropped); nil for anything else (`infinity`, a
-    /// year before 1 or after 9999, another zone).
+    /// year before 1 BC or after 9999, another zone). The year 1 BC, which PostgreSQL writes
+    /// `0001-... BC`, is the year `0000` of WebRecord's dates (ISO 8601's, whose year 0 is 1 BC;
+    /// see ``PostgreSQLDates``).
     static func storedDate(fromISO text: String) -> String? {
+        if text.hasSuffix(" BC") {
+            guard text.hasPrefix("0001-"), let date = storedDate(fromISO: String(text.dropLast(3))) else {
+                return nil
+            }
+            return "0000" + date.dropFirst(4)
+        }
         let bytes = Array(text.utf8)
         // YYYY-MM-DD HH:MM:SS, then an optional fraction, then +00 (or none, for a timestamp).
         guard bytes.count >= 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),

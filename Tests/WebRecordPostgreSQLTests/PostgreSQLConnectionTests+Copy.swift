@@ -76,6 +76,8 @@ extension PostgreSQLConnectionTests {
         #expect(error.sqlState == "22P02", "\(error)")
         #expect(error.sql == "COPY t FROM STDIN")
         #expect(error.message.contains("invalid input syntax for type bigint"), "\(error)")
+        // The server's context names the row and the column.
+        #expect(error.message.contains("COPY t, line 2, column k"), "\(error)")
         let duplicate = try #require(throws: WebRecordError.self) {
             try copy([[.integer(1)], [.integer(1)]], into: "t", on: connection)
         }

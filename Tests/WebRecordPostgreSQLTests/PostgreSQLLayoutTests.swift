@@ -204,6 +204,36 @@ import Testing
         #expect(stored == [[.text("a"), .text("0")], [.text("b"), .text("0")]])
     }
 
+    @Test func aDateOfTheYearZeroIsStoredAsOneBCAndReadBackAsSQLiteKeepsIt() throws {
+        let schema = try Self.samples()
+        let postgreSQL = try PostgreSQLStores.postgreSQL(schema)
+        let sqlite = try PostgreSQLStores.sqlite(schema)
+        let response: JSONValue = .array([
+            ["s": "a", "t": "0000-02-29T12:00:00.500Z"], ["s": "b", "t": "0001-01-01T00:00:00Z"],
+            ["s": "c", "t": "9999-12-31T23:59:59.999Z"],
+        ])
+        let changed: JSONValue = .array([["s": "b", "t": "0000-12-31T23:59:59.999Z"]])  // an update
+        for step in [response, changed] {
+            _ = try ResponsePopulation(store: postgreSQL).populate(step, entity: "Sample")
+            _ = try ResponsePopulation(store: sqlite).populate(step, entity: "Sample")
+        }
+        #expect(try PostgreSQLStores.content(of: postgreSQL) == PostgreSQLStores.content(of: sqlite))
+        // The same instants as PostgreSQL counts years: 1 BC.
+        let stored = try postgreSQL.withConnection {
+            try $0.rows(
+                "SELECT \"s\", to_char(\"t\" AT TIME ZONE 'UTC', 'YYYY-MM-DD BC') FROM \"Sample\" ORDER BY \"s\"")
+        }
+        #expect(
+            stored == [
+                [.text("a"), .text("0001-02-29 BC")], [.text("b"), .text("0001-12-31 BC")],
+                [.text("c"), .text("9999-12-31 AD")],
+            ])
+        // Read back as the response gave them, a re-import changes nothing.
+        let again = try ResponsePopulation(store: postgreSQL).populate(response, entity: "Sample")
+        #expect(again.changes.updated == 1, "only b, whose date the response sets back")
+        #expect(again.changes.unchanged == 2, "a and c read back as the response gives them")
+    }
+
     @Test func tablesOfAnotherProgramAreRefused() throws {
         let location = try PostgreSQLStores.newDatabase()
         let database = try PostgreSQLStores.postgreSQL(try Self.samples(), at: location)
