@@ -345,20 +345,15 @@ import WebRecordTesting
         expectAgreement(try Self.compare(steps))
     }
 
-    /// Disagreement: a part linked to its box from the part's side (`"box": "b"`) has no
-    /// position (NULL in both stores), and the export, which lists an ordered to-many by
-    /// position, puts it first on SQLite and last on PostgreSQL: after `{"id": "b", "parts":
-    /// ["p1"]}` and `{"id": "p2", "box": "b"}`, SQLite exports the box's parts as `["p2", "p1"]`,
-    /// PostgreSQL as `["p1", "p2"]`. Related records read through the box differ the same way.
+    /// A part linked to its box from the part's side (`"box": "b"`) has no position (NULL in
+    /// both stores); the export and the box's related records list an ordered to-many by
+    /// position, NULL first, on both stores: after `{"id": "b", "parts": ["p1"]}` and `{"id":
+    /// "p2", "box": "b"}`, the box's parts are `["p2", "p1"]`. (PostgreSQL sorts NULL last
+    /// unless told.)
     @Test func aPartLinkedFromItsOwnSideIsListedAlike() throws {
         let steps = [("Box", #"[{"id": "b", "parts": ["p1"]}]"#), ("Part", #"[{"id": "p2", "box": "b"}]"#)]
         let pair = try StorePair()
-        var differences: [String] = []
-        for (entity, json) in steps { differences += try pair.populate(json, entity: entity) }
-        #expect(differences.count == 1, "the difference this test documents: \(differences)")
-        withKnownIssue("an ordered to-many's members without a position come first on SQLite, last on PostgreSQL") {
-            expectAgreement(differences)
-        }
+        for (entity, json) in steps { expectAgreement(try pair.populate(json, entity: entity), entity) }
         let sqliteBox = try #require(
             try RecordStore(database: pair.sqlite, configuration: RecordStore.Configuration()).fetchOne(
                 "Box", primaryKey: "b"))
@@ -367,9 +362,8 @@ import WebRecordTesting
                 "Box", primaryKey: "b"))
         let sqliteParts = sqliteBox.relatedRecords("parts").map { "\($0.primaryKeyValue ?? nil)" }
         let parts = box.relatedRecords("parts").map { "\($0.primaryKeyValue ?? nil)" }
-        withKnownIssue("an ordered to-many's members without a position come first on SQLite, last on PostgreSQL") {
-            #expect(parts == sqliteParts)
-        }
+        #expect(parts == sqliteParts)
+        #expect(parts == ["\"p2\"", "\"p1\""], "\(parts)")
     }
 
     // MARK: - Re-imports and changes
@@ -464,37 +458,38 @@ import WebRecordTesting
                 entity: "Item", by: ["key", "s", "i", "d", "b", "t", "x", "u", "l", "j", "counter"]))
     }
 
-    /// Disagreement: in ascending order SQLite gives the records without a value first, and
-    /// PostgreSQL last (its default, `NULLS LAST`); descending, the other way round. The
-    /// smallest case: `{"key": "a", "i": 1}` and `{"key": "b"}`, by `i` ascending: SQLite
-    /// `["b", "a"]`, PostgreSQL `["a", "b"]`.
+    /// In ascending order the records without a value come first, in descending order last, on
+    /// both stores (PostgreSQL is told `NULLS FIRST` and `NULLS LAST`, SQLite's order).
     @Test func fetchesSortRecordsWithoutAValueTheSameWay() throws {
         let pair = try StorePair()
         expectAgreement(try pair.populate(#"[{"key": "a", "i": 1}, {"key": "b"}]"#, entity: "Item"))
-        let differences = try pair.fetchOrderDifferences(entity: "Item", by: ["i"])
-        #expect(differences.count == 2, "the difference this test documents: \(differences)")
-        withKnownIssue("fetch(orderBy:) sorts NULL last in ascending order on PostgreSQL, first on SQLite") {
-            expectAgreement(differences)
-        }
+        expectAgreement(try pair.fetchOrderDifferences(entity: "Item", by: ["i"]))
+        let store = RecordStore(database: pair.postgreSQL, configuration: RecordStore.Configuration())
+        #expect(try store.fetch("Item", orderBy: [.ascending("i")]).map(\.primaryKeyValue) == ["b", "a"])
+        #expect(try store.fetch("Item", orderBy: [.descending("i")]).map(\.primaryKeyValue) == ["a", "b"])
         // Every type of attribute, and a to-one.
         let all = try StorePair()
         expectAgreement(try all.populate(Self.orderedRecords, entity: "Item"))
-        withKnownIssue("fetch(orderBy:) sorts NULL last in ascending order on PostgreSQL, first on SQLite") {
-            expectAgreement(
-                try all.fetchOrderDifferences(
-                    entity: "Item", by: ["s", "i", "d", "m", "b", "t", "x", "u", "l", "j", "counter"]))
-        }
+        expectAgreement(
+            try all.fetchOrderDifferences(
+                entity: "Item", by: ["s", "i", "d", "m", "b", "t", "x", "u", "l", "j", "counter"]))
     }
 
-    /// Disagreement: SQLite sorts decimals as their text (`"10"` before `"9"`, `"-10.5"` before
-    /// `"-2"`), PostgreSQL as numbers (a `numeric` column).
+    /// Decimals sort by value on both stores: `9` before `10`, `-10.5` before `-2`. (SQLite keeps
+    /// a decimal as its canonical text, whose order is not the value's.)
     @Test func fetchesSortDecimalsTheSameWay() throws {
         let pair = try StorePair()
-        expectAgreement(try pair.populate(#"[{"key": "a", "m": "10"}, {"key": "b", "m": "9"}]"#, entity: "Item"))
-        let differences = try pair.fetchOrderDifferences(entity: "Item", by: ["m"])
-        #expect(differences.count == 2, "the difference this test documents: \(differences)")
-        withKnownIssue("fetch(orderBy:) sorts decimals as text on SQLite, as numbers on PostgreSQL") {
-            expectAgreement(differences)
+        let decimals = [
+            ("a", "10"), ("b", "9"), ("c", "-10.5"), ("d", "-2"), ("e", "0.000000000000000000001"), ("f", "0"),
+        ]
+        let json = "[" + decimals.map { #"{"key": "\#($0.0)", "m": "\#($0.1)"}"# }.joined(separator: ", ") + "]"
+        expectAgreement(try pair.populate(json, entity: "Item"))
+        expectAgreement(try pair.fetchOrderDifferences(entity: "Item", by: ["m"]))
+        for database in [pair.sqlite as any RecordDatabase, pair.postgreSQL] {
+            let store = RecordStore(database: database, configuration: RecordStore.Configuration())
+            #expect(
+                try store.fetch("Item", orderBy: [.ascending("m")]).map(\.primaryKeyValue)
+                    == ["c", "d", "f", "e", "b", "a"], "\(database.dialect)")
         }
     }
 

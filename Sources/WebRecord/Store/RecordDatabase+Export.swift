@@ -46,7 +46,7 @@ extension RecordDatabase {
     package func exportJSON(entity entityName: String) throws(WebRecordError) -> JSONValue {
         let entity = try schema.requireEntity(entityName)
         return try withSnapshot { queries throws(WebRecordError) in
-            var exporter = RecordExporter(schema: schema, layout: layout, queries: queries)
+            var exporter = RecordExporter(schema: schema, layout: layout, queries: queries, dialect: dialect)
             return try exporter.export(entity)
         }
     }
@@ -144,15 +144,18 @@ private struct RecordExporter {
     let schema: Schema
     let layout: StorageLayout
     let queries: any RecordQuerying
+    /// The SQL of the database read.
+    let dialect: SQLDialect
     /// root table name -> row id -> key
     private var keysByTable: [String: [Int64: ExportKey]] = [:]
     /// Tables whose keys are being loaded, to stop a cycle of relationship keys.
     private var loading: Set<String> = []
 
-    init(schema: Schema, layout: StorageLayout, queries: any RecordQuerying) {
+    init(schema: Schema, layout: StorageLayout, queries: any RecordQuerying, dialect: SQLDialect) {
         self.schema = schema
         self.layout = layout
         self.queries = queries
+        self.dialect = dialect
     }
 
     mutating func export(_ entity: Entity) throws(WebRecordError) -> JSONValue {
@@ -314,11 +317,11 @@ private struct RecordExporter {
         case .foreignKeyThere(let table, let column, let position):
             sql =
                 "SELECT \(quote(column)), \"_id\" FROM \(quote(table)) WHERE \(quote(column)) IS NOT NULL ORDER BY "
-                + (position.map { "\(quote($0)), " } ?? "") + "\"_id\""
+                + (position.map { "\(dialect.orderTerm(quote($0))), " } ?? "") + "\"_id\""
         case .joinTable(let table, let selfColumn, let otherColumn, let position):
             sql =
                 "SELECT \(quote(selfColumn)), \(quote(otherColumn)) FROM \(quote(table)) ORDER BY "
-                + (position.map { "\(quote($0)), " } ?? "") + quote(otherColumn)
+                + (position.map { "\(dialect.orderTerm(quote($0))), " } ?? "") + quote(otherColumn)
         }
         var links: [Int64: [Int64]] = [:]
         for row in try queries.rows(sql, []) {

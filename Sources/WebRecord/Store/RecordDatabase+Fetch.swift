@@ -67,7 +67,11 @@ extension RecordDatabase {
         var order: [String] = []
         for sort in orderBy {
             try validateSortName(sort.name, of: entity)
-            order.append("\(quote(sort.name)) \(sort.ascending ? "ASC" : "DESC")")
+            if entity.attribute(named: sort.name)?.type == .decimal {
+                order += dialect.decimalOrderTerms(quote(sort.name), ascending: sort.ascending)
+            } else {
+                order.append(dialect.orderTerm(quote(sort.name), ascending: sort.ascending))
+            }
         }
         order.append("\"_id\" ASC")
         sql += " ORDER BY " + order.joined(separator: ", ")
@@ -218,11 +222,11 @@ extension RecordDatabase {
             }
         case .foreignKeyThere(_, let column, let position):
             sql = "SELECT * FROM \(table) WHERE \(quote(column)) = ?"
-            sql += " ORDER BY " + (position.map { "\(quote($0)), " } ?? "") + "\"_id\""
+            sql += " ORDER BY " + (position.map { "\(dialect.orderTerm(quote($0))), " } ?? "") + "\"_id\""
         case .joinTable(let join, let selfColumn, let otherColumn, let position):
             sql =
                 "SELECT d.* FROM \(table) d JOIN \(quote(join)) j ON j.\(quote(otherColumn)) = d.\"_id\" WHERE j.\(quote(selfColumn)) = ?"
-            sql += " ORDER BY " + (position.map { "j.\(quote($0)), " } ?? "") + "d.\"_id\""
+            sql += " ORDER BY " + (position.map { "\(dialect.orderTerm("j." + quote($0))), " } ?? "") + "d.\"_id\""
         }
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let query = sql

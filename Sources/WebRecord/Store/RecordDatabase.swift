@@ -55,6 +55,27 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// `expression` as an `ORDER BY` term, NULL first in ascending order and last in descending
+    /// order, as SQLite sorts it (PostgreSQL sorts NULL the other way unless told).
+    func orderTerm(_ expression: String, ascending: Bool = true) -> String {
+        switch self {
+        case .sqlite: "\(expression) \(ascending ? "ASC" : "DESC")"
+        case .postgreSQL: "\(expression) \(ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")"
+        }
+    }
+
+    /// The `ORDER BY` terms that sort by the decimal column `column` by value: PostgreSQL's
+    /// `numeric` column sorts so; SQLite keeps a decimal as its canonical text, which sorts
+    /// `10` before `9`, so it sorts by the text's value as a double, then by the text for the
+    /// decimals a double cannot tell apart (beyond about 15 significant digits).
+    func decimalOrderTerms(_ column: String, ascending: Bool) -> [String] {
+        switch self {
+        case .sqlite:
+            [orderTerm("CAST(\(column) AS REAL)", ascending: ascending), orderTerm(column, ascending: ascending)]
+        case .postgreSQL: [orderTerm(column, ascending: ascending)]
+        }
+    }
+
     /// The clause that skips rows with no limit: SQLite needs a limit before an offset.
     var offsetWithoutLimit: String {
         switch self {
