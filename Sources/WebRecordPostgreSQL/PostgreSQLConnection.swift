@@ -33,6 +33,10 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     /// The statement timeout ``setStatementTimeout(_:)`` set, nil when the session keeps the
     /// server's.
     package private(set) var statementTimeout: Duration?
+    /// The session's `statement_timeout` as the server showed it when the session began
+    /// (`5ms`, `30s`; `0` for none): the one the server, the database, the role or the
+    /// location set, named by a statement it cancels when no timeout was set here.
+    private var sessionStatementTimeout: String?
     /// The `SET` statements that make a session, run again on every new one.
     private var sessionSettings = [
         // Constant settings, so nothing is interpolated: values read back in one form whatever
@@ -122,6 +126,7 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         for setting in sessionSettings {
             try execute(setting)
         }
+        if case .text(let timeout)? = try scalar("SHOW statement_timeout") { sessionStatementTimeout = timeout }
     }
 
     /// Runs `sql`, a `SET` of the session (such as the `search_path`), now and again on every
@@ -266,11 +271,17 @@ package final class PostgreSQLConnection: CustomStringConvertible {
                 message += " (\(String(cString: context)))"
             }
             if message.isEmpty { message = Self.trimmed(String(cString: PQerrorMessage(handle))) }
-            if state == Self.queryCanceled, let statementTimeout, canceller.requestCount == cancellations {
-                // Cancelled, and not through the canceller: by the statement timeout.
-                let milliseconds = (try? Self.milliseconds(ofStatementTimeout: statementTimeout)) ?? 0
-                message =
-                    "the statement ran longer than the statement timeout of \(milliseconds) ms and was cancelled: \(message)"
+            if state == Self.queryCanceled, canceller.requestCount == cancellations {
+                // Cancelled, and not through the canceller: by the statement timeout, when one is
+                // set (another session's pg_cancel_backend cancels too).
+                if let statementTimeout {
+                    let milliseconds = (try? Self.milliseconds(ofStatementTimeout: statementTimeout)) ?? 0
+                    message =
+                        "the statement ran longer than the statement timeout of \(milliseconds) ms and was cancelled: \(message)"
+                } else if let session = sessionStatementTimeout, session != "0" {
+                    message =
+                        "the statement ran longer than the session's statement timeout of \(session) (set by the server or the connection) and was cancelled: \(message)"
+                }
             }
             throw failure(sql: sql, state: state, message: message)
         }

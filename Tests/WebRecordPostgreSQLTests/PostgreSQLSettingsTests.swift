@@ -51,6 +51,41 @@ import Testing
         #expect(try database.withConnection { try $0.scalar("SHOW statement_timeout") } == .text("200ms"))
     }
 
+    @Test func aTimeoutTheLocationSetsIsNamedToo() throws {
+        let server = try PostgreSQLTestServer.shared()
+        let database = try Self.store(
+            at: server.conninfo(database: try server.makeDatabase()) + " options='-c statement_timeout=150'"
+        ) { _ in }
+        let error = try #require(throws: WebRecordError.self) {
+            try database.withConnection { try $0.execute("SELECT pg_sleep(5)") }
+        }
+        #expect(error.sqlState == "57014")
+        #expect(
+            error.message.hasPrefix(
+                "the statement ran longer than the session's statement timeout of 150ms (set by the server or the connection)"
+            ), "\(error)")
+        // Without a timeout, a statement another session cancels is not said to have timed out.
+        let plain = try PostgreSQLConnection(server.conninfo(database: try server.makeDatabase()))
+        let backend = try #require(try plain.scalar("SELECT pg_backend_pid()"))
+        let other = server.conninfo(database: try server.makeDatabase())
+        // Another session cancels the statement, once it runs.
+        let cancelling = Thread {
+            guard let canceller = try? PostgreSQLConnection(other) else { return }
+            for _ in 0..<200 {
+                let running = try? canceller.scalar(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int AND query LIKE 'SELECT pg_sleep%'",
+                    [backend])
+                if running == .integer(1) { break }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            _ = try? canceller.execute("SELECT pg_cancel_backend($1::int)", [backend])
+        }
+        cancelling.start()
+        let cancelled = try #require(throws: WebRecordError.self) { try plain.execute("SELECT pg_sleep(10)") }
+        #expect(cancelled.sqlState == "57014")
+        #expect(!cancelled.message.contains("statement timeout of"), "\(cancelled)")
+    }
+
     @Test func aPopulationWaitingLongerThanTheTimeoutForALockFailsAndWritesNothing() throws {
         let location = try PostgreSQLStores.newDatabase()
         let database = try Self.store(at: location) { $0.statementTimeout = .milliseconds(300) }
