@@ -10,7 +10,7 @@ internal import WebRecordLibPQ
 /// `PGUSER`, `PGPASSWORD`, ...) and finds a password in `~/.pgpass`, so a password need not
 /// be written in the URL. Its ``description`` lists the settings the text gives, never a
 /// password.
-package struct PostgreSQLConnectionInfo: Sendable, CustomStringConvertible {
+package struct PostgreSQLConnectionInfo: Sendable, CustomStringConvertible, CustomReflectable {
     /// The text as given (a URL's scheme in lower case), with its password if it has one: only
     /// libpq reads it.
     let text: String
@@ -21,6 +21,12 @@ package struct PostgreSQLConnectionInfo: Sendable, CustomStringConvertible {
     /// The secret values the text gives (its password), as libpq reads them and, in a URL, as
     /// they are written: to take out of any message libpq writes.
     let secrets: [String]
+
+    /// Its ``description`` alone: what `dump`, a debugger or a logger reflecting over a store
+    /// shows, never the text or its secrets.
+    package var customMirror: Mirror {
+        Mirror(self, children: ["description": description], displayStyle: .struct)
+    }
 
     /// Reads `location` as libpq does, its URL scheme in any case (`POSTGRESQL://` is read as
     /// `postgresql://`, which is all libpq knows).

@@ -146,6 +146,18 @@ import WebRecord
         #expect(!String(reflecting: connection).contains(password))
         #expect(connection.description.contains("user=postgres"))
         #expect(connection.info.value(of: "password") == nil)
+        // Nor what reflects over a connection or a whole store: `dump`, a debugger, a logger.
+        var dumped = ""
+        dump(connection, to: &dumped)
+        #expect(!dumped.contains(password), "\(dumped)")
+        #expect(dumped.contains("user=postgres"), "\(dumped)")
+        let store = try RecordStore(
+            postgreSQL: server.url(database: server.makeDatabase(), password: password),
+            schema: try Schema(json: #"{"entities": {"E": {"attributes": {"a": {"type": "string"}}}}}"#))
+        var dumpedStore = ""
+        dump(store, to: &dumpedStore)
+        #expect(!dumpedStore.contains(password))
+        #expect(!String(reflecting: store).contains(password))
 
         // A database that does not exist: the error names the server, not the password.
         let error = try #require(throws: WebRecordError.self) {
