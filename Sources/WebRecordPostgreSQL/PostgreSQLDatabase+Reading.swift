@@ -57,14 +57,14 @@ struct PostgreSQLQueries: RecordStatements {
     let connection: PostgreSQLConnection
 
     func rows(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [[DatabaseValue]] {
-        try connection.execute(PostgreSQLPlaceholders.numbered(sql, from: 1), arguments).rows
+        try connection.execute(PostgreSQLPlaceholders.numberedForBothStores(sql, from: 1), arguments).rows
     }
 
     func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {
-        try database.records(PostgreSQLPlaceholders.numbered(sql, from: 1), arguments, on: connection)
+        try database.records(PostgreSQLPlaceholders.numberedForBothStores(sql, from: 1), arguments, on: connection)
     }
 
     func run(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> Int {
-        try connection.execute(PostgreSQLPlaceholders.numbered(sql, from: 1), arguments).changedRowCount
+        try connection.execute(PostgreSQLPlaceholders.numberedForBothStores(sql, from: 1), arguments).changedRowCount
     }
 }

@@ -72,6 +72,18 @@ struct PostgreSQLMigrator {
     /// - Throws: `incompatibleStore` when the schema holds tables WebRecord did not make, or a
     ///   layout record WebRecord cannot read.
     private func storedLayout() throws(WebRecordError) -> JSONObject? {
+        // A schema the role may not use reads as if it held no table: say so instead.
+        let usable = try connection.scalar(
+            "SELECT has_schema_privilege(oid, 'USAGE') FROM pg_catalog.pg_namespace WHERE nspname = $1",
+            [.text(namespace)])
+        if usable == .integer(0) {
+            let role = try connection.scalar("SELECT current_user::text")
+            let name = role.flatMap { if case .text(let text) = $0 { text } else { nil } } ?? "the store's role"
+            throw WebRecordError(
+                .storeError,
+                "the role '\(name)' may not use the schema '\(namespace)' that holds the store's tables (it has no USAGE privilege on it): grant it (GRANT USAGE ON SCHEMA ...), or give the store another namespace"
+            )
+        }
         let tables = try connection.rows(
             "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = $1 ORDER BY tablename", [.text(namespace)]
         ).compactMap { row -> String? in

@@ -1,3 +1,5 @@
+import WebRecord
+
 /// SQLite's `?` placeholders in PostgreSQL's numbered form.
 ///
 /// A `?` is a placeholder only where PostgreSQL reads it as SQL. The text is read as
@@ -20,7 +22,49 @@ enum PostgreSQLPlaceholders {
     /// `text` with each `?` outside quotes and comments replaced by `$first`, `$first+1`, ...
     /// in order.
     static func numbered(_ text: String, from first: Int) -> String {
+        read(text, from: first).text
+    }
+
+    /// ``numbered(_:from:)``, for SQL written for both stores (a fetch's predicate, a query
+    /// built on one):
+    ///
+    /// - Throws: `invalidArgument` when the text names, unquoted, one of the words PostgreSQL
+    ///   reads as a function of the session and SQLite as a column (``sessionWords``):
+    ///   `user = ?` compares the login role's name there, and would match nothing, with no
+    ///   error, where SQLite compares the column `user`.
+    static func numberedForBothStores(_ text: String, from first: Int) throws(WebRecordError) -> String {
+        let reading = read(text, from: first)
+        if let word = reading.sessionWord {
+            throw WebRecordError(
+                .invalidArgument,
+                "'\(word)' unquoted is PostgreSQL's \(word.lowercased() == "user" ? "current role name" : "session value \(word.lowercased())"), not a column, so the condition would not compare what it does on SQLite; write \"\(word)\" (quoted) for the column: \(text)"
+            )
+        }
+        return reading.text
+    }
+
+    /// The words PostgreSQL reads, unquoted, as a value of the session (`user` is
+    /// `current_user`), where SQLite reads a column of that name.
+    static let sessionWords: Set<String> = [
+        "user", "current_user", "session_user", "current_role", "current_catalog", "current_schema", "system_user",
+    ]
+
+    /// `text` numbered from `first`, and the first of ``sessionWords`` it holds unquoted and not
+    /// after a `.` (`t.user` is a column).
+    private static func read(_ text: String, from first: Int) -> (text: String, sessionWord: String?) {
         let scalars = Array(text.unicodeScalars)
+        var sessionWord: String?
+        func noteWord(_ start: Int, _ end: Int) {
+            guard sessionWord == nil else { return }
+            let word = String(String.UnicodeScalarView(scalars[start..<end]))
+            guard sessionWords.contains(word.lowercased()) else { return }
+            var before = start - 1
+            while before >= 0, scalars[before] == " " || scalars[before] == "\t" || scalars[before] == "\n" {
+                before -= 1
+            }
+            if before >= 0, scalars[before] == "." { return }
+            sessionWord = word
+        }
         var result = String.UnicodeScalarView()
         var number = first
         var index = 0
@@ -33,6 +77,7 @@ enum PostgreSQLPlaceholders {
             var word: Int?
             switch scalar {
             case "?":
+                if let start = wordStart { noteWord(start, index) }
                 result += "$\(number)".unicodeScalars
                 number += 1
                 index = end
@@ -56,11 +101,13 @@ enum PostgreSQLPlaceholders {
                     word = index
                 }
             }
+            if let start = wordStart, word == nil { noteWord(start, index) }
             result.append(contentsOf: scalars[index..<end])
             index = end
             wordStart = word
         }
-        return String(result)
+        if let start = wordStart { noteWord(start, scalars.count) }
+        return (String(result), sessionWord)
     }
 
     /// The end of the string, and of its continuations, whose opening quote is at `start`.

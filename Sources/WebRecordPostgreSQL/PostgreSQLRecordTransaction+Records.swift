@@ -16,7 +16,7 @@ extension PostgreSQLRecordTransaction {
     ) throws(WebRecordError) -> [Record] {
         var sql = "SELECT * FROM \(pgQuote(table)) WHERE \"_entity\" = ANY($1::text[])"
         if let predicate {
-            sql += " AND (\(PostgreSQLPlaceholders.numbered(predicate, from: 2))\n)"
+            sql += " AND (\(try PostgreSQLPlaceholders.numberedForBothStores(predicate, from: 2))\n)"
         }
         sql += " ORDER BY \"_id\""
         return try database.records(

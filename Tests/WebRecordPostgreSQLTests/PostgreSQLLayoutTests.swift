@@ -1,4 +1,5 @@
 import Foundation
+import PostgreSQLTestSupport
 import Testing
 
 @testable import WebRecord
@@ -232,6 +233,28 @@ import Testing
         let again = try ResponsePopulation(store: postgreSQL).populate(response, entity: "Sample")
         #expect(again.changes.updated == 1, "only b, whose date the response sets back")
         #expect(again.changes.unchanged == 2, "a and c read back as the response gives them")
+    }
+
+    @Test func aRoleThatMayNotUseTheNamespaceIsToldSo() throws {
+        let server = try PostgreSQLTestServer.shared()
+        let name = try server.makeDatabase()
+        let owner = try PostgreSQLConnection(server.conninfo(database: name))
+        let role = "reader_\(UUID().uuidString.prefix(8).lowercased())"
+        try owner.execute("CREATE ROLE \(role) LOGIN")
+        try owner.execute("CREATE SCHEMA mirror")
+        var options = PostgreSQLDatabase.Options()
+        options.namespace = "mirror"
+        let database = try PostgreSQLDatabase(
+            server.conninfo(database: name) + " user=\(role)", schema: try Self.samples(), options: options)
+        let store = RecordStore(database: database, configuration: RecordStore.Configuration())
+        for read in [{ _ = try store.count("Sample") }, { _ = try store.fetch("Sample") }] {
+            let error = try #require(throws: WebRecordError.self) { try read() }
+            #expect(error.code == .storeError)
+            #expect(
+                error.message.hasPrefix("the role '\(role)' may not use the schema 'mirror'"), "\(error)")
+        }
+        try owner.execute("GRANT USAGE, CREATE ON SCHEMA mirror TO \(role)")
+        #expect(try store.count("Sample") == 0)
     }
 
     @Test func tablesOfAnotherProgramAreRefused() throws {

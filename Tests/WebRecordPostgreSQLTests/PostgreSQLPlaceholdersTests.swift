@@ -104,6 +104,42 @@ import Testing
         #expect(Self.numbered("a = ? /* open /* */ ?") == "a = $1 /* open /* */ ?")
     }
 
+    @Test(arguments: [
+        "user = ?", "USER=?", "\"text\" = ? AND user = ?", "(user)", "current_user = ?", "session_user = 'x'",
+        "user", "a = ? or\nuser\n= ?",
+    ])
+    func anUnquotedSessionWordIsRefused(predicate: String) throws {
+        let error = try #require(throws: WebRecordError.self) {
+            try PostgreSQLPlaceholders.numberedForBothStores(predicate, from: 1)
+        }
+        #expect(error.code == .invalidArgument)
+        #expect(error.message.contains("(quoted) for the column"), "\(error)")
+    }
+
+    @Test(arguments: [
+        "\"user\" = ?", "'user' = text", "t.user = ?", "t . user = ?", "username = ?", "user_id = ?", "myuser = ?",
+        "-- user\nid = ?", "/* user */ id = ?", "$$user$$ = text", "E'user' = text",
+    ])
+    func aSessionWordQuotedOrPartOfAnotherIsNot(predicate: String) throws {
+        #expect(try PostgreSQLPlaceholders.numberedForBothStores(predicate, from: 1).isEmpty == false)
+    }
+
+    @Test("a predicate naming the column user unquoted fails on PostgreSQL instead of matching nothing")
+    func aPredicateWithAnUnquotedUserFails() async throws {
+        let schema = try PostgreSQLStores.shippedSchema("AppNet")
+        let server = try PostgreSQLTestServer.shared()
+        let store = try RecordStore(postgreSQL: server.url(database: try server.makeDatabase()), schema: schema)
+        _ = try await store.populate(
+            ["data": [["id": "1", "text": "a", "user": ["id": "u1"]], ["id": "2", "text": "b"]]], entity: "Post")
+        let user = try #require(try store.fetchOne("User", primaryKey: "u1"))
+        let error = try #require(throws: WebRecordError.self) {
+            try store.count("Post", where: "user = ?", arguments: [user.rowID])
+        }
+        #expect(error.code == .invalidArgument)
+        #expect(try store.count("Post", where: "\"user\" = ?", arguments: [user.rowID]) == 1)
+        #expect(try store.fetch("Post", where: "\"user\" IS NULL").map(\.primaryKeyValue) == ["2"])
+    }
+
     @Test("a fetch's predicate with a dollar-quoted ? binds only its real placeholders")
     func aPredicateWithQuotedQuestionMarksFetchesTheRightRecords() async throws {
         let schema = try PostgreSQLStores.shippedSchema("AppNet")

@@ -164,7 +164,7 @@ extension DocSnippetContext {
         let recent = try store.fetch("Post",
                                      where: "date > ? AND text LIKE ?", arguments: [cutoff, "%swift%"],
                                      orderBy: [.descending("date")], limit: 20, offset: 40)
-        let howMany = try store.count("Post", where: "user = ?", arguments: [user.rowID])
+        let howMany = try store.count("Post", where: #""user" = ?"#, arguments: [user.rowID])
         let post = try store.fetchOne("Post", primaryKey: "1644504")
         // Every name the block declares is used, as a reader would go on to use it.
         _ = recent
