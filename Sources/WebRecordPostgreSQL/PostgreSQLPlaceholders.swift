@@ -22,7 +22,7 @@ enum PostgreSQLPlaceholders {
     /// `text` with each `?` outside quotes and comments replaced by `$first`, `$first+1`, ...
     /// in order.
     static func numbered(_ text: String, from first: Int) -> String {
-        read(text, from: first).text
+        read(text, from: first, likeAsSQLite: false).text
     }
 
     /// ``numbered(_:from:)``, for SQL written for both stores (a fetch's predicate, a query
@@ -33,7 +33,7 @@ enum PostgreSQLPlaceholders {
     ///   `user = ?` compares the login role's name there, and would match nothing, with no
     ///   error, where SQLite compares the column `user`.
     static func numberedForBothStores(_ text: String, from first: Int) throws(WebRecordError) -> String {
-        let reading = read(text, from: first)
+        let reading = read(text, from: first, likeAsSQLite: true)
         if let word = reading.sessionWord {
             throw WebRecordError(
                 .invalidArgument,
@@ -50,22 +50,31 @@ enum PostgreSQLPlaceholders {
     ]
 
     /// `text` numbered from `first`, and the first of ``sessionWords`` it holds unquoted and not
-    /// after a `.` (`t.user` is a column).
-    private static func read(_ text: String, from first: Int) -> (text: String, sessionWord: String?) {
+    /// after a `.` (`t.user` is a column). With `likeAsSQLite`, each unquoted `LIKE` becomes
+    /// `ILIKE`: SQLite's `LIKE` ignores the case of ASCII letters, and so does PostgreSQL's
+    /// `ILIKE` on the store's `COLLATE "C"` text (its `LIKE` does not).
+    private static func read(_ text: String, from first: Int, likeAsSQLite: Bool) -> (
+        text: String, sessionWord: String?
+    ) {
         let scalars = Array(text.unicodeScalars)
         var sessionWord: String?
+        var result = String.UnicodeScalarView()
+        // Called when the word from `start` to `end` has just been copied to `result`.
         func noteWord(_ start: Int, _ end: Int) {
-            guard sessionWord == nil else { return }
             let word = String(String.UnicodeScalarView(scalars[start..<end]))
-            guard sessionWords.contains(word.lowercased()) else { return }
+            let lowercased = word.lowercased()
+            guard lowercased == "like" || sessionWords.contains(lowercased) else { return }
             var before = start - 1
             while before >= 0, scalars[before] == " " || scalars[before] == "\t" || scalars[before] == "\n" {
                 before -= 1
             }
             if before >= 0, scalars[before] == "." { return }
-            sessionWord = word
+            if lowercased == "like" {
+                if likeAsSQLite { result.insert("I", at: result.index(result.endIndex, offsetBy: -4)) }
+            } else if sessionWord == nil {
+                sessionWord = word
+            }
         }
-        var result = String.UnicodeScalarView()
         var number = first
         var index = 0
         // Where the word (an identifier or a keyword) the reading is in started, if it is in one.

@@ -124,6 +124,46 @@ import Testing
         #expect(try PostgreSQLPlaceholders.numberedForBothStores(predicate, from: 1).isEmpty == false)
     }
 
+    @Test func anUnquotedLikeIgnoresCaseAsOnSQLite() throws {
+        #expect(
+            try PostgreSQLPlaceholders.numberedForBothStores(
+                "text LIKE ? AND t.like = 'like' AND \"like\" not like ? -- like", from: 1)
+                == "text ILIKE $1 AND t.like = 'like' AND \"like\" not Ilike $2 -- like")
+        #expect(
+            try PostgreSQLPlaceholders.numberedForBothStores("a ILIKE ? OR b ~~ ?", from: 1) == "a ILIKE $1 OR b ~~ $2")
+        // Placeholders alone are numbered as written.
+        #expect(PostgreSQLPlaceholders.numbered("text LIKE ?", from: 1) == "text LIKE $1")
+    }
+
+    @Test("LIKE in a fetch's condition ignores the case of ASCII letters on both stores")
+    func likeMatchesAlike() async throws {
+        let schema = try PostgreSQLStores.shippedSchema("AppNet")
+        let server = try PostgreSQLTestServer.shared()
+        let postgreSQL = try RecordStore(postgreSQL: server.url(database: try server.makeDatabase()), schema: schema)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("like-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sqlite = try RecordStore(path: directory.appendingPathComponent("s.sqlite").path, schema: schema)
+        let posts: [JSONValue] = [
+            ["id": "1", "text": "Swift on Linux"], ["id": "2", "text": "swift"], ["id": "3", "text": "Objective-C"],
+            ["id": "4", "text": "ÉCOLE"], ["id": "5", "text": "école"],
+        ]
+        for store in [sqlite, postgreSQL] {
+            _ = try await store.populate(["data": .array(posts)], entity: "Post")
+        }
+        for (predicate, argument) in [("text LIKE ?", "%SWIFT%"), ("text NOT LIKE ?", "s%"), ("text LIKE ?", "%cole")] {
+            let expected = try sqlite.fetch(
+                "Post", where: predicate, arguments: [argument], orderBy: [.ascending("id")])
+            let fetched = try postgreSQL.fetch(
+                "Post", where: predicate, arguments: [argument], orderBy: [.ascending("id")])
+            #expect(fetched.map(\.primaryKeyValue) == expected.map(\.primaryKeyValue), "\(predicate) \(argument)")
+            #expect(try postgreSQL.count("Post", where: predicate, arguments: [argument]) == expected.count)
+        }
+        #expect(
+            try postgreSQL.fetch("Post", where: "text LIKE ?", arguments: ["%SWIFT%"]).map(\.primaryKeyValue)
+                == ["1", "2"])
+    }
+
     @Test("a predicate naming the column user unquoted fails on PostgreSQL instead of matching nothing")
     func aPredicateWithAnUnquotedUserFails() async throws {
         let schema = try PostgreSQLStores.shippedSchema("AppNet")
