@@ -59,16 +59,15 @@ enum PostgreSQLPlaceholders {
         let scalars = Array(text.unicodeScalars)
         var sessionWord: String?
         var result = String.UnicodeScalarView()
+        // The last character read as SQL before the current word: not whitespace, not a comment.
+        var lastSignificant: Unicode.Scalar?
+        // Whether the word being read follows a `.` (`t.user`, `t . /* c */ user`: a column).
+        var wordFollowsDot = false
         // Called when the word from `start` to `end` has just been copied to `result`.
         func noteWord(_ start: Int, _ end: Int) {
             let word = String(String.UnicodeScalarView(scalars[start..<end]))
             let lowercased = word.lowercased()
-            guard lowercased == "like" || sessionWords.contains(lowercased) else { return }
-            var before = start - 1
-            while before >= 0, scalars[before] == " " || scalars[before] == "\t" || scalars[before] == "\n" {
-                before -= 1
-            }
-            if before >= 0, scalars[before] == "." { return }
+            guard lowercased == "like" || sessionWords.contains(lowercased), !wordFollowsDot else { return }
             if lowercased == "like" {
                 if likeAsSQLite { result.insert("I", at: result.index(result.endIndex, offsetBy: -4)) }
             } else if sessionWord == nil {
@@ -87,6 +86,7 @@ enum PostgreSQLPlaceholders {
             switch scalar {
             case "?":
                 if let start = wordStart { noteWord(start, index) }
+                lastSignificant = "?"
                 result += "$\(number)".unicodeScalars
                 number += 1
                 index = end
@@ -111,6 +111,9 @@ enum PostgreSQLPlaceholders {
                 }
             }
             if let start = wordStart, word == nil { noteWord(start, index) }
+            if word == index { wordFollowsDot = lastSignificant == "." }
+            let isComment = (scalar == "-" && next == "-") || (scalar == "/" && next == "*")
+            if !isComment, !scalar.properties.isWhitespace { lastSignificant = scalars[end - 1] }
             result.append(contentsOf: scalars[index..<end])
             index = end
             wordStart = word

@@ -106,7 +106,7 @@ import Testing
 
     @Test(arguments: [
         "user = ?", "USER=?", "\"text\" = ? AND user = ?", "(user)", "current_user = ?", "session_user = 'x'",
-        "user", "a = ? or\nuser\n= ?",
+        "user", "a = ? or\nuser\n= ?", "-- by author.\nuser = ?", "/* a. */ user = ?", "x = 1. AND user = ?",
     ])
     func anUnquotedSessionWordIsRefused(predicate: String) throws {
         let error = try #require(throws: WebRecordError.self) {
@@ -117,11 +117,15 @@ import Testing
     }
 
     @Test(arguments: [
-        "\"user\" = ?", "'user' = text", "t.user = ?", "t . user = ?", "username = ?", "user_id = ?", "myuser = ?",
-        "-- user\nid = ?", "/* user */ id = ?", "$$user$$ = text", "E'user' = text",
+        ("\"user\" = ?", "\"user\" = $1"), ("'user' = text", "'user' = text"), ("t.user = ?", "t.user = $1"),
+        ("t . user = ?", "t . user = $1"), ("t./*c*/user = ?", "t./*c*/user = $1"),
+        ("t.\r\nuser = ?", "t.\r\nuser = $1"),
+        ("username = ?", "username = $1"), ("user_id = ?", "user_id = $1"), ("myuser = ?", "myuser = $1"),
+        ("-- user\nid = ?", "-- user\nid = $1"), ("/* user */ id = ?", "/* user */ id = $1"),
+        ("$$user$$ = text", "$$user$$ = text"), ("E'user' = text", "E'user' = text"),
     ])
-    func aSessionWordQuotedOrPartOfAnotherIsNot(predicate: String) throws {
-        #expect(try PostgreSQLPlaceholders.numberedForBothStores(predicate, from: 1).isEmpty == false)
+    func aSessionWordQuotedOrPartOfAnotherIsNot(predicate: String, numbered: String) throws {
+        #expect(try PostgreSQLPlaceholders.numberedForBothStores(predicate, from: 1) == numbered)
     }
 
     @Test func anUnquotedLikeIgnoresCaseAsOnSQLite() throws {
@@ -131,6 +135,10 @@ import Testing
                 == "text ILIKE $1 AND t.like = 'like' AND \"like\" not Ilike $2 -- like")
         #expect(
             try PostgreSQLPlaceholders.numberedForBothStores("a ILIKE ? OR b ~~ ?", from: 1) == "a ILIKE $1 OR b ~~ $2")
+        // After a comment that ends with a dot, LIKE is still the operator.
+        #expect(
+            try PostgreSQLPlaceholders.numberedForBothStores("-- case.\ntext LIKE ?", from: 1)
+                == "-- case.\ntext ILIKE $1")
         // Placeholders alone are numbered as written.
         #expect(PostgreSQLPlaceholders.numbered("text LIKE ?", from: 1) == "text LIKE $1")
     }
@@ -151,7 +159,11 @@ import Testing
         for store in [sqlite, postgreSQL] {
             _ = try await store.populate(["data": .array(posts)], entity: "Post")
         }
-        for (predicate, argument) in [("text LIKE ?", "%SWIFT%"), ("text NOT LIKE ?", "s%"), ("text LIKE ?", "%cole")] {
+        let cases = [
+            ("text LIKE ?", "%SWIFT%"), ("text NOT LIKE ?", "s%"), ("text LIKE ?", "%cole"), ("text LIKE ?", "é%"),
+            ("text LIKE ?", "%ÉCOLE"),
+        ]
+        for (predicate, argument) in cases {
             let expected = try sqlite.fetch(
                 "Post", where: predicate, arguments: [argument], orderBy: [.ascending("id")])
             let fetched = try postgreSQL.fetch(
@@ -162,6 +174,8 @@ import Testing
         #expect(
             try postgreSQL.fetch("Post", where: "text LIKE ?", arguments: ["%SWIFT%"]).map(\.primaryKeyValue)
                 == ["1", "2"])
+        // Only ASCII letters are folded, on both: é matches école, not ÉCOLE.
+        #expect(try postgreSQL.fetch("Post", where: "text LIKE ?", arguments: ["é%"]).map(\.primaryKeyValue) == ["5"])
     }
 
     @Test("a predicate naming the column user unquoted fails on PostgreSQL instead of matching nothing")
