@@ -27,6 +27,12 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     package var sqlObserver: (@Sendable (String) -> Void)?
     /// Whether a transaction ``inTransaction(_:)`` began is open.
     package private(set) var isInTransaction = false
+
+    /// Whether no transaction is open on the session, however it began (``inTransaction(_:)``,
+    /// or a `BEGIN` of its own).
+    package var isIdle: Bool {
+        PQtransactionStatus(handle) == PQTRANS_IDLE
+    }
     /// What another thread uses to interrupt the statement this connection runs; it follows the
     /// connection when it reconnects.
     package let canceller: PostgreSQLCanceller
@@ -254,9 +260,18 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         switch status {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             return
-        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+        case PGRES_COPY_IN:
             endCopy(abandoning: "not run through copyIn")
             throw failure(sql: sql, state: nil, message: "a COPY statement runs only through copyIn")
+        case PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            // Read and drop what the server sends, then its results, so the connection is ready.
+            var buffer: UnsafeMutablePointer<CChar>?
+            while PQgetCopyData(handle, &buffer, 0) >= 0 {
+                if let data = buffer { PQfreemem(data) }
+                buffer = nil
+            }
+            while let rest = PQgetResult(handle) { PQclear(rest) }
+            throw failure(sql: sql, state: nil, message: "a COPY ... TO statement is not run by a store")
         default:
             let state = PQresultErrorField(result, Self.diagnosticSQLState).map { String(cString: $0) }
             var message =
@@ -271,7 +286,11 @@ package final class PostgreSQLConnection: CustomStringConvertible {
                 message += " (\(String(cString: context)))"
             }
             if message.isEmpty { message = Self.trimmed(String(cString: PQerrorMessage(handle))) }
-            if state == Self.queryCanceled, canceller.requestCount == cancellations {
+            // A cancel another session sent says "user request"; a timeout says so (in English;
+            // a server speaking another language keeps its own words).
+            if state == Self.queryCanceled, canceller.requestCount == cancellations,
+                message.contains("statement timeout")
+            {
                 // Cancelled, and not through the canceller: by the statement timeout, when one is
                 // set (another session's pg_cancel_backend cancels too).
                 if let statementTimeout {

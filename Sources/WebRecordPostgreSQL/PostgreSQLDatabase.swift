@@ -180,7 +180,7 @@ package final class PostgreSQLDatabase: Sendable {
             do {
                 return try body(connection)
             } catch let error as WebRecordError
-                where (error.sqlState == "42P01" || error.sqlState == "42703") && !connection.isInTransaction
+                where (error.sqlState == "42P01" || error.sqlState == "42703") && connection.isIdle
             {
                 state.layoutIsReady = false
                 try prepareLayout(on: connection, state)

@@ -56,7 +56,7 @@ extension PostgreSQLConnectionTests {
         let connection = try connect()
         try connection.execute("CREATE TABLE t (\"k\" bigint, \"v\" text)")
         // The first chunk reached the server before the bad row was made.
-        let count = PostgreSQLConnection.copyChunkSize / 8
+        let count = PostgreSQLConnection.copyChunkSize / 4
         let rows: [[DatabaseValue]] =
             (0..<count).map { [.integer(Int64($0)), .text("x")] } + [[.integer(-1), .text("before\u{0}after")]]
         let error = try #require(throws: WebRecordError.self) { try copy(rows, into: "t", on: connection) }
@@ -92,5 +92,10 @@ extension PostgreSQLConnectionTests {
         let error = try #require(throws: WebRecordError.self) { try connection.execute("COPY t FROM STDIN") }
         #expect(error.message.contains("runs only through copyIn"), "\(error)")
         #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(0))
+        // A copy out is read to its end and refused, and the connection goes on.
+        try connection.execute("INSERT INTO t VALUES (1), (2)")
+        let out = try #require(throws: WebRecordError.self) { try connection.execute("COPY t TO STDOUT") }
+        #expect(out.message.contains("is not run by a store"), "\(out)")
+        #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(2))
     }
 }

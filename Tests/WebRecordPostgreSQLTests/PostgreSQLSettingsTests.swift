@@ -84,6 +84,25 @@ import Testing
         let cancelled = try #require(throws: WebRecordError.self) { try plain.execute("SELECT pg_sleep(10)") }
         #expect(cancelled.sqlState == "57014")
         #expect(!cancelled.message.contains("statement timeout of"), "\(cancelled)")
+        // Nor with a timeout set, when the statement was cancelled before it.
+        let timed = try PostgreSQLConnection(
+            server.conninfo(database: try server.makeDatabase()) + " options='-c statement_timeout=60000'")
+        let timedBackend = try #require(try timed.scalar("SELECT pg_backend_pid()"))
+        let cancellingTimed = Thread {
+            guard let canceller = try? PostgreSQLConnection(other) else { return }
+            for _ in 0..<200 {
+                let running = try? canceller.scalar(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int AND query LIKE 'SELECT pg_sleep%'",
+                    [timedBackend])
+                if running == .integer(1) { break }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            _ = try? canceller.execute("SELECT pg_cancel_backend($1::int)", [timedBackend])
+        }
+        cancellingTimed.start()
+        let early = try #require(throws: WebRecordError.self) { try timed.execute("SELECT pg_sleep(10)") }
+        #expect(early.sqlState == "57014")
+        #expect(!early.message.contains("statement timeout of"), "\(early)")
     }
 
     @Test func aPopulationWaitingLongerThanTheTimeoutForALockFailsAndWritesNothing() throws {

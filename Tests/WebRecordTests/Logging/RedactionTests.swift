@@ -185,8 +185,8 @@ import WebRecordTesting
         ("'password=\(secret)' and id=5", "'password=<redacted>' and id=5"),
         // A percent-encoded name, as a URL's query may write it (libpq reads it as `password`).
         (
-            "postgresql://u@/db?host=/x&pass%77ord=\(secret): no such file",
-            "postgresql://u@/db?host=/x&pass%77ord=<redacted> no such file"
+            "postgresql://u@/db?host=/x&pass%77ord=\(secret)&sslmode=require",
+            "postgresql://u@/db?host=/x&pass%77ord=<redacted>&sslmode=require"
         ),
         ("mail me at someone@example.com", "mail me at someone@example.com"),
         ("already access_token=%3Credacted%3E", "already access_token=%3Credacted%3E"),
