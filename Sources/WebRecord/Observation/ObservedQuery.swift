@@ -27,8 +27,10 @@ struct ResolvedQuery: Sendable {
     /// The sort order, the section key first.
     let order: [SortOrder]
     /// The relationships kept outside the entity's table, whose members count as part of a
-    /// record: (relationship, table, owner column, position column).
-    let memberships: [(name: String, table: String, column: String, position: String?)]
+    /// record: (relationship, table, owner column, member column, position column). The member
+    /// column is the destination's `_id` for a foreign key kept there, the join table's other
+    /// column for a many-to-many.
+    let memberships: [(name: String, table: String, column: String, member: String, position: String?)]
     /// The key paths, each split into relationship names and an optional final attribute.
     let paths: [(relationships: [String], attribute: String?)]
 
@@ -51,20 +53,20 @@ struct ResolvedQuery: Sendable {
         for sort in order { try database.validateSortName(sort.name, of: entity) }
         self.order = order
         var region: Set<String> = [entity.rootName]
-        var memberships: [(String, String, String, String?)] = []
+        var memberships: [(String, String, String, String, String?)] = []
         for relationship in entity.relationships {
             switch database.layout.storage(of: relationship.name, in: entity.name) {
             case .foreignKeyThere(let table, let column, let position)?:
                 region.insert(table)
-                memberships.append((relationship.name, table, column, position))
-            case .joinTable(let table, let selfColumn, _, let position)?:
+                memberships.append((relationship.name, table, column, "_id", position))
+            case .joinTable(let table, let selfColumn, let otherColumn, let position)?:
                 region.insert(table)
-                memberships.append((relationship.name, table, selfColumn, position))
+                memberships.append((relationship.name, table, selfColumn, otherColumn, position))
             case .foreignKeyHere?, nil:
                 break
             }
         }
-        self.memberships = memberships.map { (name: $0.0, table: $0.1, column: $0.2, position: $0.3) }
+        self.memberships = memberships.map { (name: $0.0, table: $0.1, column: $0.2, member: $0.3, position: $0.4) }
         var paths: [(relationships: [String], attribute: String?)] = []
         for path in query.keyPaths {
             var current = entity
@@ -140,7 +142,8 @@ struct ResolvedQuery: Sendable {
         let ids = Set(records.map(\.rowID))
         let all = records.count > 256
         for membership in memberships {
-            var sql = "SELECT \(quote(membership.column)), \"_id\" FROM \(quote(membership.table))"
+            let member = quote(membership.member)
+            var sql = "SELECT \(quote(membership.column)), \(member) FROM \(quote(membership.table))"
             var values: [DatabaseValue] = []
             if all {
                 sql += " WHERE \(quote(membership.column)) IS NOT NULL"
@@ -149,7 +152,9 @@ struct ResolvedQuery: Sendable {
                 sql += " WHERE " + condition
                 values.append(value)
             }
-            sql += " ORDER BY 1, " + (membership.position.map { "\(quote($0)), " } ?? "") + "\"_id\""
+            sql +=
+                " ORDER BY 1, "
+                + (membership.position.map { "\(database.dialect.orderTerm(quote($0))), " } ?? "") + member
             var members: [Int64: [DatabaseValue]] = [:]
             for row in try queries.rows(sql, values) {
                 guard row.count > 1, case .integer(let owner) = row[0], ids.contains(owner),
