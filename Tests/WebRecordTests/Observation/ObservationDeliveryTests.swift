@@ -23,7 +23,11 @@ import Testing
     }
 
     /// Waits for `condition`, checking after each turn of the run loop, for at most `seconds`.
-    func eventually(seconds: Double = 30, _ condition: @Sendable () -> Bool) async -> Bool {
+    ///
+    /// Two minutes by default: an observation starts on a task, and in a full test run on two
+    /// cores the task pool's threads can all be held by other tests' blocking work for tens of
+    /// seconds. A condition that holds ends the wait at once.
+    func eventually(seconds: Double = 120, _ condition: @Sendable () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }
@@ -34,7 +38,7 @@ import Testing
 
     /// ``eventually(seconds:_:)`` on the main actor, for main-actor state.
     @MainActor
-    func eventuallyOnMain(seconds: Double = 30, _ condition: () -> Bool) async -> Bool {
+    func eventuallyOnMain(seconds: Double = 120, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }
