@@ -1,5 +1,6 @@
 import Foundation
 import PostgreSQLTestSupport
+import TestSupport
 import Testing
 
 @testable import WebRecord
@@ -145,13 +146,8 @@ import Testing
 
     @Test("LIKE in a fetch's condition ignores the case of ASCII letters on both stores")
     func likeMatchesAlike() async throws {
-        let schema = try PostgreSQLStores.shippedSchema("AppNet")
-        let server = try PostgreSQLTestServer.shared()
-        let postgreSQL = try RecordStore(postgreSQL: server.url(database: try server.makeDatabase()), schema: schema)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("like-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let sqlite = try RecordStore(path: directory.appendingPathComponent("s.sqlite").path, schema: schema)
+        let directory = try TemporaryDirectory()
+        let (sqlite, postgreSQL) = try Self.appNetStores(in: directory)
         let posts: [JSONValue] = [
             ["id": "1", "text": "Swift on Linux"], ["id": "2", "text": "swift"], ["id": "3", "text": "Objective-C"],
             ["id": "4", "text": "ÉCOLE"], ["id": "5", "text": "école"],
@@ -194,6 +190,18 @@ import Testing
         #expect(try store.fetch("Post", where: "\"user\" IS NULL").map(\.primaryKeyValue) == ["2"])
     }
 
+    /// Two empty stores of the App.net schema: a SQLite file in `directory` and a new database
+    /// of the test server.
+    static func appNetStores(in directory: TemporaryDirectory) throws -> (sqlite: RecordStore, postgreSQL: RecordStore)
+    {
+        let schema = try PostgreSQLStores.shippedSchema("AppNet")
+        let server = try PostgreSQLTestServer.shared()
+        return (
+            try RecordStore(path: directory.path("s.sqlite"), schema: schema),
+            try RecordStore(postgreSQL: server.url(database: try server.makeDatabase()), schema: schema)
+        )
+    }
+
     @Test("a fetch's predicate with a dollar-quoted ? binds only its real placeholders")
     func aPredicateWithQuotedQuestionMarksFetchesTheRightRecords() async throws {
         let schema = try PostgreSQLStores.shippedSchema("AppNet")
@@ -219,13 +227,8 @@ import Testing
 
     @Test("a predicate that ends with a -- comment fetches and counts on both stores")
     func aPredicateEndingWithALineComment() async throws {
-        let schema = try PostgreSQLStores.shippedSchema("AppNet")
-        let server = try PostgreSQLTestServer.shared()
-        let postgreSQL = try RecordStore(postgreSQL: server.url(database: try server.makeDatabase()), schema: schema)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pred-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let sqlite = try RecordStore(path: directory.appendingPathComponent("s.sqlite").path, schema: schema)
+        let directory = try TemporaryDirectory()
+        let (sqlite, postgreSQL) = try Self.appNetStores(in: directory)
         let posts: [JSONValue] = [["id": "1", "text": "a", "user": ["id": "u1"]], ["id": "2", "text": "b"]]
         for store in [postgreSQL, sqlite] {
             _ = try await store.populate(["data": .array(posts)], entity: "Post")

@@ -51,6 +51,23 @@ import Testing
         #expect(try database.withConnection { try $0.scalar("SHOW statement_timeout") } == .text("200ms"))
     }
 
+    /// Starts a thread that, from another session (`conninfo`), cancels the statement of the
+    /// backend `backend` once it runs `pg_sleep`, as `pg_cancel_backend` does for an operator.
+    private static func cancelOnceItSleeps(_ backend: DatabaseValue, from conninfo: String) {
+        let cancelling = Thread {
+            guard let canceller = try? PostgreSQLConnection(conninfo) else { return }
+            for _ in 0..<200 {
+                let running = try? canceller.scalar(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int AND query LIKE 'SELECT pg_sleep%'",
+                    [backend])
+                if running == .integer(1) { break }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            _ = try? canceller.execute("SELECT pg_cancel_backend($1::int)", [backend])
+        }
+        cancelling.start()
+    }
+
     @Test func aTimeoutTheLocationSetsIsNamedToo() throws {
         let server = try PostgreSQLTestServer.shared()
         let database = try Self.store(
@@ -68,19 +85,7 @@ import Testing
         let plain = try PostgreSQLConnection(server.conninfo(database: try server.makeDatabase()))
         let backend = try #require(try plain.scalar("SELECT pg_backend_pid()"))
         let other = server.conninfo(database: try server.makeDatabase())
-        // Another session cancels the statement, once it runs.
-        let cancelling = Thread {
-            guard let canceller = try? PostgreSQLConnection(other) else { return }
-            for _ in 0..<200 {
-                let running = try? canceller.scalar(
-                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int AND query LIKE 'SELECT pg_sleep%'",
-                    [backend])
-                if running == .integer(1) { break }
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            _ = try? canceller.execute("SELECT pg_cancel_backend($1::int)", [backend])
-        }
-        cancelling.start()
+        Self.cancelOnceItSleeps(backend, from: other)
         let cancelled = try #require(throws: WebRecordError.self) { try plain.execute("SELECT pg_sleep(10)") }
         #expect(cancelled.sqlState == "57014")
         #expect(!cancelled.message.contains("statement timeout of"), "\(cancelled)")
@@ -88,18 +93,7 @@ import Testing
         let timed = try PostgreSQLConnection(
             server.conninfo(database: try server.makeDatabase()) + " options='-c statement_timeout=60000'")
         let timedBackend = try #require(try timed.scalar("SELECT pg_backend_pid()"))
-        let cancellingTimed = Thread {
-            guard let canceller = try? PostgreSQLConnection(other) else { return }
-            for _ in 0..<200 {
-                let running = try? canceller.scalar(
-                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int AND query LIKE 'SELECT pg_sleep%'",
-                    [timedBackend])
-                if running == .integer(1) { break }
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            _ = try? canceller.execute("SELECT pg_cancel_backend($1::int)", [timedBackend])
-        }
-        cancellingTimed.start()
+        Self.cancelOnceItSleeps(timedBackend, from: other)
         let early = try #require(throws: WebRecordError.self) { try timed.execute("SELECT pg_sleep(10)") }
         #expect(early.sqlState == "57014")
         #expect(!early.message.contains("statement timeout of"), "\(early)")
