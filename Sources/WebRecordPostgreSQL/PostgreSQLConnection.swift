@@ -231,6 +231,7 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     ///   says so; one on a connection the server closed says the connection was lost.
     @discardableResult
     package func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws(WebRecordError) -> PostgreSQLResult {
+        try finishSent()
         sqlObserver?(sql)
         let parameters = try PostgreSQLParameters(arguments, sql: sql)
         let cancellations = canceller.requestCount
@@ -306,6 +307,45 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         }
     }
 
+    // MARK: - Statements not waited for
+
+    /// The statement ``send(_:)`` sent, whose results are not read yet.
+    private var sent: (sql: String, cancellations: Int)?
+
+    /// Sends `sql`, a constant statement (or several, separated by semicolons) with no
+    /// parameter, and returns without waiting for it; its results are read, and its error
+    /// thrown, by the next statement run on the connection (``finishSent()``).
+    package func send(_ sql: String) throws(WebRecordError) {
+        try finishSent()
+        sqlObserver?(sql)
+        let cancellations = canceller.requestCount
+        guard PQsendQuery(handle, sql) == 1 else {
+            throw failure(sql: sql, state: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))))
+        }
+        sent = (sql, cancellations)
+    }
+
+    /// Reads the results of the statement ``send(_:)`` sent, if any, and throws its first error.
+    package func finishSent() throws(WebRecordError) {
+        guard let (sql, cancellations) = sent else { return }
+        sent = nil
+        var firstError: WebRecordError?
+        while let result = PQgetResult(handle) {
+            defer { PQclear(result) }
+            if firstError == nil {
+                do throws(WebRecordError) {
+                    try check(result, sql: sql, cancellations: cancellations)
+                } catch {
+                    firstError = error
+                }
+            }
+        }
+        if let firstError { throw firstError }
+        if PQstatus(handle) != CONNECTION_OK {
+            throw failure(sql: sql, state: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))))
+        }
+    }
+
     // MARK: - Copying rows in
 
     /// Runs `sql`, a `COPY table (columns) FROM STDIN` in text format, with the data `row`
@@ -321,6 +361,7 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     package func copyIn(
         _ sql: String, rowCount: Int, row: (_ index: Int, _ data: inout [UInt8]) throws(WebRecordError) -> Void
     ) throws(WebRecordError) -> Int {
+        try finishSent()
         sqlObserver?(sql)
         let cancellations = canceller.requestCount
         // Through PQexecParams, with no parameter, as every statement: one statement a call.
@@ -446,6 +487,7 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     /// Rolls back the transaction open on the connection, if any; a connection that is gone has
     /// none left to roll back.
     private func rollback() {
+        try? finishSent()
         guard PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
         _ = try? execute("ROLLBACK")
     }

@@ -18,7 +18,8 @@ import WebRecord
 /// | a foreign key, a position | `bigint` |
 ///
 /// Foreign keys are `DEFERRABLE INITIALLY DEFERRED`: the SQLite store checks references when
-/// a transaction commits, so rows may be written in any order. Identifiers are quoted and
+/// a transaction commits, so rows may be written in any order (a streamed population checks
+/// each batch's when the batch ends, ``PostgreSQLRecordTransaction/endBatch()``). Identifiers are quoted and
 /// unqualified: the connection's `search_path` names the store's schema (namespace).
 struct PostgreSQLLayoutDDL: LayoutDDL {
     /// `CREATE TABLE` with the foreign-key columns as plain `bigint`, then one `ALTER TABLE`

@@ -102,7 +102,7 @@ extension PostgreSQLRecordTransaction {
     /// Inserts each table's new rows with one `COPY ... FROM STDIN` per table
     /// (``PostgreSQLCopyText``), sent as it is made, then updates changed rows with one
     /// `UPDATE ... FROM unnest(...)` per ``rowsPerStatement`` rows, one array per column.
-    /// Foreign keys are checked at the commit.
+    /// Foreign keys are checked at the end of the batch (``endBatch()``) or at the commit.
     package func writeRows(inserted: [TableRows], updated: [TableRows]) throws(WebRecordError) {
         for group in inserted where !group.rows.isEmpty {
             let sql = try sql(for: group.table)

@@ -35,6 +35,19 @@ package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
         return sql
     }
 
+    /// Checks the foreign keys the batch wrote, without waiting: the statement
+    /// (`SET CONSTRAINTS ALL IMMEDIATE`, which runs the checks deferred so far, then `DEFERRED`
+    /// again for the next batch) is sent, and the server runs the checks while the population
+    /// takes the next batch; its result, or its error, is read before the next statement
+    /// (``PostgreSQLConnection/send(_:)``). Without it, the checks of every batch would wait
+    /// for the commit, after everything else.
+    package func endBatch() throws(WebRecordError) {
+        try connection.send(Self.checkDeferredConstraints)
+    }
+
+    /// Runs the foreign-key checks deferred so far, and defers the next ones again.
+    static let checkDeferredConstraints = "SET CONSTRAINTS ALL IMMEDIATE; SET CONSTRAINTS ALL DEFERRED"
+
     /// Throws `CancellationError` when the task running the transaction is cancelled: the
     /// calling task, or the task an async transaction runs for.
     package func checkCancellation() throws {

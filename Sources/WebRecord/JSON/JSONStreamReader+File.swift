@@ -22,12 +22,12 @@ extension JSONStreamReader {
     ///   - keyPath: The key path of the array to stream; nil or empty for none.
     ///   - maximumDepth: The maximum nesting depth of arrays and objects.
     ///   - batchByteLimit: A batch ends at the first element boundary at or past this many
-    ///     bytes of element text.
+    ///     bytes of element text; nil for the default.
     /// - Throws: ``WebRecordError`` with code `notFound`, naming the path, when the file cannot
     ///   be opened or is a directory.
     package static func file(
         atPath path: String, keyPath: String?, maximumDepth: Int = JSONReader.defaultMaximumDepth,
-        batchByteLimit: Int = JSONStreamReader.defaultBatchByteLimit
+        batchByteLimit: Int? = nil
     ) throws(WebRecordError) -> JSONStreamReader {
         let file = try ResponseFile(path: path)
         return JSONStreamReader(keyPath: keyPath, maximumDepth: maximumDepth, batchByteLimit: batchByteLimit) {

@@ -66,6 +66,14 @@ package final class JSONStreamReader {
 
     /// The default byte limit of a batch: 2 MB of element text.
     package static let defaultBatchByteLimit = 2 << 20
+
+    /// Uses `limit` as the batch byte limit from the next batch on, unless the reader was
+    /// made with a limit of its own: how the store a population writes to sizes its batches
+    /// (``RecordStorage/streamingBatchByteLimit``).
+    package func preferBatchByteLimit(_ limit: Int) {
+        guard !batchByteLimitIsChosen else { return }
+        batchByteLimit = max(limit, 1)
+    }
     /// The read buffer's capacity, unless an element needs more.
     static let defaultBufferCapacity = 1 << 20
 
@@ -77,7 +85,10 @@ package final class JSONStreamReader {
     /// The maximum nesting depth of arrays and objects, as ``JSONReader/maximumDepth``.
     let maximumDepth: Int
     /// A batch ends at the first element boundary at or past this many bytes of element text.
-    let batchByteLimit: Int
+    package private(set) var batchByteLimit: Int
+    /// Whether the reader was made with a batch byte limit of its own, which
+    /// ``preferBatchByteLimit(_:)`` keeps.
+    private let batchByteLimitIsChosen: Bool
     /// The key path as given, for messages; nil or empty when there is none.
     let keyPath: String?
     /// The key path's components as UTF-8 bytes; empty when there is no key path.
@@ -121,14 +132,16 @@ package final class JSONStreamReader {
     ///   - maximumDepth: The maximum nesting depth of arrays and objects, as
     ///     ``JSONReader/maximumDepth``.
     ///   - batchByteLimit: A batch ends at the first element boundary at or past this many
-    ///     bytes of element text; a batch has at least one element.
+    ///     bytes of element text; a batch has at least one element. Nil for the default
+    ///     (``defaultBatchByteLimit``), which the store populated may change
+    ///     (``preferBatchByteLimit(_:)``).
     ///   - read: Fills the buffer it is given with the next bytes of the input and returns
     ///     their count, 0 at the end of the input. An error it throws ends the reading with a
     ///     ``WebRecordError/Code/invalidResponseFormat`` error whose cause it is (a
     ///     `WebRecordError` is thrown as it is).
     package convenience init(
         keyPath: String?, maximumDepth: Int = JSONReader.defaultMaximumDepth,
-        batchByteLimit: Int = JSONStreamReader.defaultBatchByteLimit,
+        batchByteLimit: Int? = nil,
         read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int
     ) {
         self.init(
@@ -139,12 +152,13 @@ package final class JSONStreamReader {
     /// Creates a reader with a read buffer of `bufferCapacity` bytes (at least 1) unless an
     /// element needs more.
     init(
-        keyPath: String?, maximumDepth: Int, batchByteLimit: Int, bufferCapacity: Int,
+        keyPath: String?, maximumDepth: Int, batchByteLimit: Int?, bufferCapacity: Int,
         read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int
     ) {
         self.keyPath = keyPath
         self.maximumDepth = maximumDepth
-        self.batchByteLimit = batchByteLimit
+        self.batchByteLimit = batchByteLimit ?? Self.defaultBatchByteLimit
+        batchByteLimitIsChosen = batchByteLimit != nil
         self.read = read
         if let keyPath, !keyPath.isEmpty {
             components = keyPath.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map {
@@ -166,10 +180,10 @@ package final class JSONStreamReader {
     ///   - keyPath: The key path of the array to stream; nil or empty for none.
     ///   - maximumDepth: The maximum nesting depth of arrays and objects.
     ///   - batchByteLimit: A batch ends at the first element boundary at or past this many
-    ///     bytes of element text.
+    ///     bytes of element text; nil for the default.
     package convenience init(
         data: Data, keyPath: String?, maximumDepth: Int = JSONReader.defaultMaximumDepth,
-        batchByteLimit: Int = JSONStreamReader.defaultBatchByteLimit
+        batchByteLimit: Int? = nil
     ) {
         var offset = data.startIndex
         self.init(keyPath: keyPath, maximumDepth: maximumDepth, batchByteLimit: batchByteLimit) { buffer in

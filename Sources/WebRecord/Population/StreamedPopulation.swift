@@ -52,6 +52,7 @@ extension ResponsePopulation {
             let included = options.included ?? entity.included
             keyPath = responseKeyPath(of: entity)
             reader = try open(included.isEmpty ? keyPath : nil)
+            reader.preferBatchByteLimit(store.streamingBatchByteLimit)
             if case .whole(let response) = try reader.start() {
                 return try await populate(response, entity: entityName, debugger: debugger)
             }
@@ -177,6 +178,7 @@ extension ResponsePopulation {
             case .batch(let graph):
                 defer { batches.written(graph) }
                 let stored = try store(graph, in: transaction, deleter: &deleter, checksStored: false)
+                try transaction.endBatch()
                 try add(graph, stored: stored, to: &totals, entity: entity)
             case .end(let envelope):
                 return try finish(

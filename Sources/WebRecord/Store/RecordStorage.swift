@@ -58,9 +58,16 @@ package protocol RecordStorage: RecordReading {
     /// writer's transaction that the same work, tried again from the start, can succeed after:
     /// a serialization failure, a deadlock, or a key another writer inserted first.
     func isTransientConflict(_ error: WebRecordError) -> Bool
+
+    /// The bytes of element text a streamed population reads, builds and writes as one batch,
+    /// unless its reader was made with a limit of its own (``JSONStreamReader``).
+    var streamingBatchByteLimit: Int { get }
 }
 
 extension RecordStorage {
+    /// ``JSONStreamReader/defaultBatchByteLimit``.
+    package var streamingBatchByteLimit: Int { JSONStreamReader.defaultBatchByteLimit }
+
     /// None: one writer at a time.
     package var conflictRetryLimit: Int { 0 }
 
@@ -73,7 +80,8 @@ extension RecordStorage {
 /// Tables and columns are those of the store's ``RecordStorage/layout``. A row is a
 /// ``TableRow``: its `_id`, its concrete entity, and its other columns' values in the order of
 /// ``StorageLayout/Table/valueColumns``. References between rows are checked when the
-/// transaction commits, so rows may be written in any order.
+/// transaction commits, or at the end of a streamed population's batch
+/// (``endBatch()``), so rows may be written in any order within a batch.
 ///
 /// Every change is part of the transaction: nothing is visible to readers until
 /// ``RecordStorage/inTransaction(_:)`` commits, and a throw rolls everything back.
@@ -202,6 +210,19 @@ package protocol RecordStorageTransaction {
 
     /// Throws when the work this transaction does has been cancelled.
     func checkCancellation() throws
+
+    // MARK: - Batches
+
+    /// Called when a streamed population has written one batch, rows and links, and before it
+    /// takes the next: every reference the batch wrote points at a row that exists, so a store
+    /// may check them now rather than at the commit. A store that checks them at the commit
+    /// does nothing.
+    func endBatch() throws(WebRecordError)
+}
+
+extension RecordStorageTransaction {
+    /// Nothing: references are checked at the commit.
+    package func endBatch() throws(WebRecordError) {}
 }
 
 /// A row as a population reads and writes it: its `_id`, its concrete entity, and the values

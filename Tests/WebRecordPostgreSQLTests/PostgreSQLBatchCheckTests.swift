@@ -1,0 +1,172 @@
+import Foundation
+import PostgreSQLTestSupport
+import Testing
+
+@testable import WebRecord
+@testable import WebRecordPostgreSQL
+
+/// A streamed population's batches on PostgreSQL: each batch's foreign keys are checked when
+/// the batch ends, by a statement sent without waiting (``PostgreSQLConnection/send(_:)``),
+/// whose error the next statement reports; and the store's own batch size applies unless the
+/// reader was given one.
+@Suite struct PostgreSQLBatchCheckTests {
+    // MARK: - A statement sent without waiting
+
+    /// A connection to a new database of the shared server.
+    func connect() throws -> PostgreSQLConnection {
+        try PostgreSQLConnection(try PostgreSQLStores.newDatabase())
+    }
+
+    @Test func aSentStatementRunsAndTheNextStatementReadsAfterIt() throws {
+        let connection = try connect()
+        try connection.execute("CREATE TABLE t (\"v\" bigint)")
+        try connection.send("INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)")
+        #expect(try connection.rows("SELECT \"v\" FROM t ORDER BY \"v\"") == [[.integer(1)], [.integer(2)]])
+        // Nothing is left to read: the next statement runs on its own.
+        #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(2))
+    }
+
+    @Test func aSentStatementsErrorIsThrownByTheNextStatementAndNamesIt() throws {
+        let connection = try connect()
+        try connection.execute("CREATE TABLE t (\"v\" bigint PRIMARY KEY)")
+        try connection.execute("INSERT INTO t VALUES (1)")
+        try connection.send("INSERT INTO t VALUES (1)")
+        let error = try #require(throws: WebRecordError.self) {
+            try connection.execute("SELECT 1")
+        }
+        #expect(error.sqlState == "23505")
+        #expect(error.sql == "INSERT INTO t VALUES (1)")
+        // The error was read with the statement's results: the connection is ready again.
+        #expect(try connection.scalar("SELECT 2") == .integer(2))
+    }
+
+    @Test func aTransactionWhoseSentStatementFailedRollsBackWhole() throws {
+        let connection = try connect()
+        try connection.execute("CREATE TABLE t (\"v\" bigint PRIMARY KEY)")
+        #expect(throws: WebRecordError.self) {
+            try connection.inTransaction {
+                try connection.execute("INSERT INTO t VALUES (5)")
+                try connection.send("INSERT INTO t VALUES (5)")
+            }
+        }
+        #expect(!connection.isInTransaction)
+        #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(0))
+        try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
+        #expect(try connection.rows("SELECT \"v\" FROM t") == [[.integer(6)]])
+    }
+
+    // MARK: - Foreign keys checked at a batch's end
+
+    /// A post of the AppNet schema whose user is the row `userID`, in `table`'s column order.
+    static func post(rowID: Int64, id: String, userID: Int64, table: StorageLayout.Table) -> TableRow {
+        let values: [String: DatabaseValue] = ["id": .text(id), "text": .text("a post"), "user": .integer(userID)]
+        return TableRow(rowID: rowID, entityName: "Post", values: table.valueColumns.map { values[$0] ?? .null })
+    }
+
+    @Test func aDanglingReferenceIsReportedByTheStatementAfterItsBatchEndsAndNothingIsKept() throws {
+        let database = try PostgreSQLStores.postgreSQL(try PostgreSQLStores.shippedSchema("AppNet"))
+        let table = try #require(database.layout.table(named: "Post"))
+        var afterBatch: WebRecordError?
+        #expect(throws: WebRecordError.self) {
+            try database.inTransaction { transaction in
+                let rowID = try #require(try transaction.reserveRowIDs(in: "Post", count: 1).first)
+                let row = Self.post(rowID: rowID, id: "1", userID: 999_999, table: table)
+                try transaction.writeRows(inserted: [TableRows(table: "Post", rows: [row])], updated: [])
+                try transaction.endBatch()
+                do throws(WebRecordError) {
+                    // Before the commit: the batch's check has already failed.
+                    _ = try transaction.entityName(ofRow: rowID, in: "Post")
+                } catch {
+                    afterBatch = error
+                    throw error
+                }
+            }
+        }
+        let error = try #require(afterBatch)
+        #expect(error.sqlState == "23503", "\(error)")
+        #expect(error.sql == PostgreSQLRecordTransaction.checkDeferredConstraints)
+        #expect(error.message.contains("Post_user_fkey"), "\(error.message)")
+        #expect(try PostgreSQLStores.content(of: database)["Post"] == [])
+    }
+
+    @Test func aBatchWhoseReferencesHoldEndsAndTheNextBatchWritesOn() throws {
+        let database = try PostgreSQLStores.postgreSQL(try PostgreSQLStores.shippedSchema("AppNet"))
+        let posts = try #require(database.layout.table(named: "Post"))
+        let users = try #require(database.layout.table(named: "User"))
+        try database.inTransaction { transaction in
+            let userID = try #require(try transaction.reserveRowIDs(in: "User", count: 1).first)
+            let user = TableRow(
+                rowID: userID, entityName: "User",
+                values: users.valueColumns.map { $0 == "id" ? .text("7") : .null })
+            // The post refers to a user inserted after it, in the same batch: checked at its end.
+            let first = try #require(try transaction.reserveRowIDs(in: "Post", count: 1).first)
+            try transaction.writeRows(
+                inserted: [
+                    TableRows(table: "Post", rows: [Self.post(rowID: first, id: "1", userID: userID, table: posts)]),
+                    TableRows(table: "User", rows: [user]),
+                ], updated: [])
+            try transaction.endBatch()
+            let second = try #require(try transaction.reserveRowIDs(in: "Post", count: 1).first)
+            try transaction.writeRows(
+                inserted: [
+                    TableRows(table: "Post", rows: [Self.post(rowID: second, id: "2", userID: userID, table: posts)])
+                ], updated: [])
+            try transaction.endBatch()
+        }
+        #expect(try PostgreSQLStores.content(of: database)["Post"]?.count == 2)
+    }
+
+    // MARK: - Batches of a streamed population
+
+    /// A response of `count` posts of one user, each with a text of `textBytes` bytes.
+    static func response(posts count: Int, textBytes: Int) -> Data {
+        let text = String(repeating: "w", count: textBytes)
+        let posts = (1...count).map { index in
+            #"{"id": "\#(index)", "text": "\#(text)", "user": {"id": "1", "username": "one"}}"#
+        }
+        return Data(#"{"data": [\#(posts.joined(separator: ", "))]}"#.utf8)
+    }
+
+    /// The statements a streamed population of `data` into a new PostgreSQL store runs, the reader
+    /// made with `batchByteLimit`, or with none.
+    func statements(streaming data: Data, batchByteLimit: Int?) async throws -> (
+        [String], PostgreSQLDatabase
+    ) {
+        let statements = Locked<[String]>([])
+        var options = PostgreSQLDatabase.Options()
+        options.sqlObserver = { sql in statements.withLock { $0.append(sql) } }
+        let database = try PostgreSQLDatabase(
+            try PostgreSQLStores.newDatabase(), schema: try PostgreSQLStores.shippedSchema("AppNet"), options: options)
+        let open: (String?) throws(WebRecordError) -> JSONStreamReader = { keyPath in
+            JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchByteLimit)
+        }
+        _ = try await ResponsePopulation(store: database).populate(streaming: open, entity: "Post")
+        return (statements.value, database)
+    }
+
+    @Test func eachBatchSendsItsCheckAndTheCommitComesAfterTheLast() async throws {
+        // 40 posts of about 1 KB in batches of 4 KB: 10 batches, or 11.
+        let (statements, database) = try await self.statements(
+            streaming: Self.response(posts: 40, textBytes: 1_000), batchByteLimit: 4_000)
+        let checks = statements.filter { $0 == PostgreSQLRecordTransaction.checkDeferredConstraints }
+        let copies = statements.filter { $0.hasPrefix("COPY \"Post\"") }
+        #expect(copies.count >= 9)
+        #expect(checks.count == copies.count, "one check per batch")
+        let lastCheck = try #require(statements.lastIndex(of: PostgreSQLRecordTransaction.checkDeferredConstraints))
+        let commit = try #require(statements.lastIndex(of: "COMMIT"))
+        #expect(lastCheck < commit)
+        #expect(try PostgreSQLStores.content(of: database)["Post"]?.count == 40)
+        #expect(try PostgreSQLStores.content(of: database)["User"]?.count == 1)
+    }
+
+    @Test func aReaderWithoutALimitOfItsOwnTakesTheStoresEightMegabyteBatches() async throws {
+        // About 3 MB of posts: one batch of PostgreSQL's 8 MB, where SQLite's 2 MB would make two.
+        let data = Self.response(posts: 300, textBytes: 10_000)
+        #expect(data.count > JSONStreamReader.defaultBatchByteLimit + 500_000)
+        let (whole, _) = try await statements(streaming: data, batchByteLimit: nil)
+        #expect(whole.filter { $0.hasPrefix("COPY \"Post\"") }.count == 1)
+        // A reader given a limit keeps it.
+        let (limited, _) = try await statements(streaming: data, batchByteLimit: 1_000_000)
+        #expect(limited.filter { $0.hasPrefix("COPY \"Post\"") }.count >= 3)
+    }
+}
