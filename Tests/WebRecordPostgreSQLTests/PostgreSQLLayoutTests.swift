@@ -170,7 +170,7 @@ import Testing
         for (from, to) in changes {
             let changed = Self.samplesJSON.replacingOccurrences(of: from, with: to)
             #expect(changed != Self.samplesJSON)
-            let store = try RecordStore(
+            let store = RecordStore(
                 database: try PostgreSQLStores.postgreSQL(try Self.samples(changed), at: location),
                 configuration: RecordStore.Configuration())
             // Every kind of read: none reads the rows as the changed schema would, with no error.
