@@ -212,6 +212,8 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         guard !isInTransaction else {
             throw WebRecordError(.invalidArgument, "a PostgreSQL connection cannot reconnect inside a transaction")
         }
+        // A statement sent to the old session has no results to read on the new one.
+        sent = nil
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else {
             let reason = Self.trimmed(String(cString: PQerrorMessage(handle)))
@@ -313,9 +315,16 @@ package final class PostgreSQLConnection: CustomStringConvertible {
     private var sent: (sql: String, cancellations: Int)?
 
     /// Sends `sql`, a constant statement (or several, separated by semicolons) with no
-    /// parameter, and returns without waiting for it; its results are read, and its error
-    /// thrown, by the next statement run on the connection (``finishSent()``).
+    /// parameter, through `PQsendQuery`, and returns without waiting for it; its results are
+    /// read, and its error thrown, by the next statement run on the connection
+    /// (``finishSent()``), at the latest before ``inTransaction(_:)`` commits or rolls back.
+    ///
+    /// - Throws: `invalidArgument` outside ``inTransaction(_:)``, where nothing would be sure to
+    ///   read its error; `storeError` when it cannot be sent.
     package func send(_ sql: String) throws(WebRecordError) {
+        guard isInTransaction else {
+            throw WebRecordError(.invalidArgument, "a statement is sent without waiting only inside a transaction")
+        }
         try finishSent()
         sqlObserver?(sql)
         let cancellations = canceller.requestCount
@@ -364,7 +373,8 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         try finishSent()
         sqlObserver?(sql)
         let cancellations = canceller.requestCount
-        // Through PQexecParams, with no parameter, as every statement: one statement a call.
+        // Through PQexecParams, with no parameter, as every statement but one sent without
+        // waiting (send(_:)): one statement a call.
         guard let start = PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0) else {
             throw failure(sql: sql, state: nil, message: Self.trimmed(String(cString: PQerrorMessage(handle))))
         }
@@ -467,6 +477,8 @@ package final class PostgreSQLConnection: CustomStringConvertible {
         let result: T
         do {
             result = try body()
+            // What the body sent fails the body, not the COMMIT, which is not sent after it.
+            try finishSent()
         } catch {
             rollback()
             throw error

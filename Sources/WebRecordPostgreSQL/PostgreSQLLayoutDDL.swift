@@ -39,7 +39,8 @@ struct PostgreSQLLayoutDDL: LayoutDDL {
             + indexStatements(for: table, onlyColumns: nil)
     }
 
-    /// What a to-one foreign key does: cleared when its row goes, checked at the commit.
+    /// What a to-one foreign key does: cleared when its row goes, checked at the commit (or at
+    /// a streamed population's batch's end).
     static let foreignKeyActions = "ON DELETE SET NULL DEFERRABLE INITIALLY DEFERRED"
 
     func indexStatements(for table: StorageLayout.Table, onlyColumns: Set<String>?) -> [String] {

@@ -15,6 +15,8 @@ package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
     package var statements: any RecordStatements { PostgreSQLQueries(database: database, connection: connection) }
     private let cancellation: WriteCancellation?
     private var tables: [String: PostgreSQLTableSQL] = [:]
+    /// The statement that checks a batch's foreign keys (``endBatch()``), once read.
+    private var checkStatement: String?
 
     init(database: PostgreSQLDatabase, connection: PostgreSQLConnection, cancellation: WriteCancellation? = nil) {
         self.database = database
@@ -36,17 +38,53 @@ package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
     }
 
     /// Checks the foreign keys the batch wrote, without waiting: the statement
-    /// (`SET CONSTRAINTS ALL IMMEDIATE`, which runs the checks deferred so far, then `DEFERRED`
-    /// again for the next batch) is sent, and the server runs the checks while the population
-    /// takes the next batch; its result, or its error, is read before the next statement
-    /// (``PostgreSQLConnection/send(_:)``). Without it, the checks of every batch would wait
-    /// for the commit, after everything else.
+    /// (``checkingStatement(_:)``: `SET CONSTRAINTS ... IMMEDIATE`, which runs the checks
+    /// deferred so far, then `DEFERRED` again for the next batch) is sent, and the server runs
+    /// the checks while the population takes the next batch; its result, or its error, is read
+    /// before the next statement (``PostgreSQLConnection/send(_:)``). Without it, the checks of
+    /// every batch would wait for the commit, after everything else.
+    ///
+    /// The statement names the foreign keys between the layout's tables, read from the
+    /// catalog at the first batch's end, not `ALL`: a constraint someone else put on these
+    /// tables, deferrable but checked at once (`INITIALLY IMMEDIATE`), stays so.
     package func endBatch() throws(WebRecordError) {
-        try connection.send(Self.checkDeferredConstraints)
+        if checkStatement == nil {
+            checkStatement = Self.checkingStatement(try foreignKeyNames())
+        }
+        guard let checkStatement, !checkStatement.isEmpty else { return }
+        try connection.send(checkStatement)
     }
 
-    /// Runs the foreign-key checks deferred so far, and defers the next ones again.
-    static let checkDeferredConstraints = "SET CONSTRAINTS ALL IMMEDIATE; SET CONSTRAINTS ALL DEFERRED"
+    /// `SET CONSTRAINTS a, b IMMEDIATE; SET CONSTRAINTS a, b DEFERRED` for the constraints
+    /// `names` (quoted and qualified); empty for none.
+    static func checkingStatement(_ names: [String]) -> String {
+        guard !names.isEmpty else { return "" }
+        let list = names.joined(separator: ", ")
+        return "SET CONSTRAINTS \(list) IMMEDIATE; SET CONSTRAINTS \(list) DEFERRED"
+    }
+
+    /// The deferrable foreign keys from one of the layout's tables to another, each as
+    /// `"namespace"."name"`, quoted by the server.
+    private func foreignKeyNames() throws(WebRecordError) -> [String] {
+        let layout = database.layout
+        let tables = layout.tables.map(\.name) + layout.joinTables.map(\.name)
+        let rows = try connection.rows(
+            """
+            SELECT quote_ident(n.nspname) || '.' || quote_ident(c.conname) FROM pg_catalog.pg_constraint c
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.connamespace
+            JOIN pg_catalog.pg_class r ON r.oid = c.conrelid
+            JOIN pg_catalog.pg_class t ON t.oid = c.confrelid
+            WHERE c.contype = 'f' AND c.condeferrable AND n.nspname = $1
+              AND r.relnamespace = n.oid AND r.relname = ANY($2::text[])
+              AND t.relnamespace = n.oid AND t.relname = ANY($2::text[])
+            ORDER BY 1
+            """,
+            [.text(database.namespace), try PostgreSQLArray.literal(tables.map { .text($0) })])
+        return rows.compactMap { row in
+            if case .text(let name)? = row.first { return name }
+            return nil
+        }
+    }
 
     /// Throws `CancellationError` when the task running the transaction is cancelled: the
     /// calling task, or the task an async transaction runs for.

@@ -20,36 +20,95 @@ import Testing
     @Test func aSentStatementRunsAndTheNextStatementReadsAfterIt() throws {
         let connection = try connect()
         try connection.execute("CREATE TABLE t (\"v\" bigint)")
-        try connection.send("INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)")
-        #expect(try connection.rows("SELECT \"v\" FROM t ORDER BY \"v\"") == [[.integer(1)], [.integer(2)]])
-        // Nothing is left to read: the next statement runs on its own.
+        try connection.inTransaction {
+            try connection.send("INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)")
+            // Run while the two inserts' results wait: libpq refuses a statement then, unless
+            // they are read first.
+            #expect(try connection.rows("SELECT \"v\" FROM t ORDER BY \"v\"") == [[.integer(1)], [.integer(2)]])
+            #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(2))
+        }
         #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(2))
+    }
+
+    @Test func aStatementIsSentWithoutWaitingOnlyInsideATransaction() throws {
+        let connection = try connect()
+        let error = try #require(throws: WebRecordError.self) { try connection.send("SELECT 1") }
+        #expect(error.code == .invalidArgument)
+        #expect(try connection.scalar("SELECT 2") == .integer(2))
     }
 
     @Test func aSentStatementsErrorIsThrownByTheNextStatementAndNamesIt() throws {
         let connection = try connect()
         try connection.execute("CREATE TABLE t (\"v\" bigint PRIMARY KEY)")
         try connection.execute("INSERT INTO t VALUES (1)")
-        try connection.send("INSERT INTO t VALUES (1)")
-        let error = try #require(throws: WebRecordError.self) {
-            try connection.execute("SELECT 1")
+        var next: WebRecordError?
+        #expect(throws: WebRecordError.self) {
+            try connection.inTransaction {
+                try connection.send("INSERT INTO t VALUES (1)")
+                do throws(WebRecordError) {
+                    try connection.execute("SELECT 1")
+                } catch {
+                    next = error
+                    throw error
+                }
+            }
         }
+        let error = try #require(next)
         #expect(error.sqlState == "23505")
         #expect(error.sql == "INSERT INTO t VALUES (1)")
-        // The error was read with the statement's results: the connection is ready again.
+        // The error was read with the statement's results, and the transaction rolled back.
+        #expect(connection.isIdle)
         #expect(try connection.scalar("SELECT 2") == .integer(2))
     }
 
-    @Test func aTransactionWhoseSentStatementFailedRollsBackWhole() throws {
+    @Test func aSentStatementLeftFailingFailsTheTransactionBeforeItsCommit() throws {
         let connection = try connect()
         try connection.execute("CREATE TABLE t (\"v\" bigint PRIMARY KEY)")
-        #expect(throws: WebRecordError.self) {
+        let error = try #require(throws: WebRecordError.self) {
             try connection.inTransaction {
                 try connection.execute("INSERT INTO t VALUES (5)")
                 try connection.send("INSERT INTO t VALUES (5)")
             }
         }
-        #expect(!connection.isInTransaction)
+        #expect(error.sqlState == "23505")
+        #expect(error.sql == "INSERT INTO t VALUES (5)")
+        // No COMMIT was sent: the outcome is known, and nothing was kept.
+        #expect(!error.message.contains("whether the transaction committed is unknown"))
+        #expect(connection.isIdle)
+        #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(0))
+        try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
+        #expect(try connection.rows("SELECT \"v\" FROM t") == [[.integer(6)]])
+    }
+
+    @Test func aConnectionLostUnderASentStatementIsNotSaidToLeaveTheCommitUnknown() throws {
+        let connection = try connect()
+        try connection.execute("CREATE TABLE t (\"v\" bigint PRIMARY KEY)")
+        let error = try #require(throws: WebRecordError.self) {
+            try connection.inTransaction {
+                try connection.execute("INSERT INTO t VALUES (5)")
+                try connection.send("SELECT pg_terminate_backend(pg_backend_pid())")
+            }
+        }
+        // Lost before any COMMIT was sent: the transaction certainly did not commit.
+        #expect(error.sqlState == "57P01", "\(error)")
+        #expect(!error.message.contains("whether the transaction committed is unknown"), "\(error.message)")
+        try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
+        #expect(try connection.rows("SELECT \"v\" FROM t") == [[.integer(6)]])
+    }
+
+    @Test func aBodyThatThrowsWithAFailedStatementPendingStillRollsBack() throws {
+        let connection = try connect()
+        try connection.execute("CREATE TABLE t (\"v\" bigint PRIMARY KEY)")
+        struct Stop: Error {}
+        #expect(throws: Stop.self) {
+            try connection.inTransaction {
+                try connection.execute("INSERT INTO t VALUES (5)")
+                try connection.send("INSERT INTO t VALUES (5)")
+                throw Stop()
+            }
+        }
+        // The ROLLBACK went out after the failed statement's results were read.
+        #expect(connection.isIdle)
         #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(0))
         try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
         #expect(try connection.rows("SELECT \"v\" FROM t") == [[.integer(6)]])
@@ -58,8 +117,12 @@ import Testing
     // MARK: - Foreign keys checked at a batch's end
 
     /// A post of the AppNet schema whose user is the row `userID`, in `table`'s column order.
-    static func post(rowID: Int64, id: String, userID: Int64, table: StorageLayout.Table) -> TableRow {
-        let values: [String: DatabaseValue] = ["id": .text(id), "text": .text("a post"), "user": .integer(userID)]
+    static func post(
+        rowID: Int64, id: String, text: String = "a post", userID: Int64?, table: StorageLayout.Table
+    ) -> TableRow {
+        let values: [String: DatabaseValue] = [
+            "id": .text(id), "text": .text(text), "user": userID.map { .integer($0) } ?? .null,
+        ]
         return TableRow(rowID: rowID, entityName: "Post", values: table.valueColumns.map { values[$0] ?? .null })
     }
 
@@ -84,7 +147,7 @@ import Testing
         }
         let error = try #require(afterBatch)
         #expect(error.sqlState == "23503", "\(error)")
-        #expect(error.sql == PostgreSQLRecordTransaction.checkDeferredConstraints)
+        #expect(error.sql?.hasPrefix("SET CONSTRAINTS ") == true, "\(String(describing: error.sql))")
         #expect(error.message.contains("Post_user_fkey"), "\(error.message)")
         #expect(try PostgreSQLStores.content(of: database)["Post"] == [])
     }
@@ -106,14 +169,70 @@ import Testing
                     TableRows(table: "User", rows: [user]),
                 ], updated: [])
             try transaction.endBatch()
+            // The next batch too: its keys are deferred again, so its post may refer to a user
+            // copied after it.
             let second = try #require(try transaction.reserveRowIDs(in: "Post", count: 1).first)
+            let secondUserID = try #require(try transaction.reserveRowIDs(in: "User", count: 1).first)
+            let secondUser = TableRow(
+                rowID: secondUserID, entityName: "User",
+                values: users.valueColumns.map { $0 == "id" ? .text("8") : .null })
             try transaction.writeRows(
                 inserted: [
-                    TableRows(table: "Post", rows: [Self.post(rowID: second, id: "2", userID: userID, table: posts)])
+                    TableRows(
+                        table: "Post", rows: [Self.post(rowID: second, id: "2", userID: secondUserID, table: posts)]),
+                    TableRows(table: "User", rows: [secondUser]),
                 ], updated: [])
             try transaction.endBatch()
         }
         #expect(try PostgreSQLStores.content(of: database)["Post"]?.count == 2)
+        #expect(try PostgreSQLStores.content(of: database)["User"]?.count == 2)
+    }
+
+    @Test func aConstraintSomeoneElseAddedStaysCheckedAtOnce() throws {
+        let database = try PostgreSQLStores.postgreSQL(try PostgreSQLStores.shippedSchema("AppNet"))
+        try database.inTransaction { _ in }  // makes the tables
+        _ = try database.withConnection { connection in
+            try connection.execute(
+                "ALTER TABLE \"Post\" ADD CONSTRAINT one_text UNIQUE (\"text\") DEFERRABLE INITIALLY IMMEDIATE")
+        }
+        let posts = try #require(database.layout.table(named: "Post"))
+        var refused: WebRecordError?
+        #expect(throws: WebRecordError.self) {
+            try database.inTransaction { transaction in
+                let first = try transaction.reserveRowIDs(in: "Post", count: 2)
+                try transaction.writeRows(
+                    inserted: [
+                        TableRows(
+                            table: "Post",
+                            rows: [Self.post(rowID: first[0], id: "1", text: "one", userID: nil, table: posts)])
+                    ], updated: [])
+                try transaction.endBatch()
+                do throws(WebRecordError) {
+                    // The batch's end deferred the store's foreign keys again, not this
+                    // constraint: the copy itself is refused.
+                    try transaction.writeRows(
+                        inserted: [
+                            TableRows(
+                                table: "Post",
+                                rows: [Self.post(rowID: first[1], id: "2", text: "one", userID: nil, table: posts)])
+                        ], updated: [])
+                } catch {
+                    refused = error
+                    throw error
+                }
+            }
+        }
+        let error = try #require(refused)
+        #expect(error.sqlState == "23505")
+        #expect(error.sql?.hasPrefix("COPY \"Post\"") == true, "\(String(describing: error.sql))")
+    }
+
+    @Test func theCheckNamesTheStoresForeignKeysQuoted() {
+        #expect(PostgreSQLRecordTransaction.checkingStatement([]) == "")
+        #expect(
+            PostgreSQLRecordTransaction.checkingStatement(["public.\"Post_user_fkey\"", "public.\"Source_post_fkey\""])
+                == "SET CONSTRAINTS public.\"Post_user_fkey\", public.\"Source_post_fkey\" IMMEDIATE; "
+                + "SET CONSTRAINTS public.\"Post_user_fkey\", public.\"Source_post_fkey\" DEFERRED")
     }
 
     // MARK: - Batches of a streamed population
@@ -148,11 +267,15 @@ import Testing
         // 40 posts of about 1 KB in batches of 4 KB: 10 batches, or 11.
         let (statements, database) = try await self.statements(
             streaming: Self.response(posts: 40, textBytes: 1_000), batchByteLimit: 4_000)
-        let checks = statements.filter { $0 == PostgreSQLRecordTransaction.checkDeferredConstraints }
+        let isCheck = { (sql: String) in sql.hasPrefix("SET CONSTRAINTS ") }
+        let checks = statements.filter(isCheck)
         let copies = statements.filter { $0.hasPrefix("COPY \"Post\"") }
         #expect(copies.count >= 9)
         #expect(checks.count == copies.count, "one check per batch")
-        let lastCheck = try #require(statements.lastIndex(of: PostgreSQLRecordTransaction.checkDeferredConstraints))
+        // The store's foreign keys, by name, not ALL.
+        #expect(checks.first?.contains("\"Post_user_fkey\"") == true, "\(checks.first ?? "")")
+        #expect(checks.first?.contains("ALL") == false)
+        let lastCheck = try #require(statements.lastIndex(where: isCheck))
         let commit = try #require(statements.lastIndex(of: "COMMIT"))
         #expect(lastCheck < commit)
         #expect(try PostgreSQLStores.content(of: database)["Post"]?.count == 40)

@@ -3,8 +3,8 @@
 /// New rows are inserted and existing rows are updated only when a value differs from what
 /// is stored, so a re-import of the same response writes nothing. Rows go to the store in one
 /// batch, table by table, each table's rows in the order first met, so a store can write a
-/// table's rows together. References between rows are checked at the commit, so rows may
-/// refer to each other in any order.
+/// table's rows together. References between rows are checked at the commit (or when a
+/// streamed population's batch ends), so rows may refer to each other in any order.
 struct PopulationWriter<Storage: RecordStorage> {
     let store: Storage
     let transaction: Storage.Transaction
