@@ -38,8 +38,7 @@ import Testing
     }
 
     @Test func aSentStatementsErrorIsThrownByTheNextStatementAndNamesIt() throws {
-        let connection = try connect()
-        try connection.execute("CREATE TABLE t (\"v\" bigint PRIMARY KEY)")
+        let connection = try connectWithKeyedTable()
         try connection.execute("INSERT INTO t VALUES (1)")
         var next: WebRecordError?
         #expect(throws: WebRecordError.self) {
@@ -61,44 +60,56 @@ import Testing
         #expect(try connection.scalar("SELECT 2") == .integer(2))
     }
 
-    @Test func aSentStatementLeftFailingFailsTheTransactionBeforeItsCommit() throws {
+    /// A connection to a new database with an empty table `t` keyed by its one column `v`.
+    func connectWithKeyedTable() throws -> PostgreSQLConnection {
         let connection = try connect()
         try connection.execute("CREATE TABLE t (\"v\" bigint PRIMARY KEY)")
-        let error = try #require(throws: WebRecordError.self) {
-            try connection.inTransaction {
-                try connection.execute("INSERT INTO t VALUES (5)")
-                try connection.send("INSERT INTO t VALUES (5)")
-            }
-        }
-        #expect(error.sqlState == "23505")
-        #expect(error.sql == "INSERT INTO t VALUES (5)")
-        // No COMMIT was sent: the outcome is known, and nothing was kept.
-        #expect(!error.message.contains("whether the transaction committed is unknown"))
+        return connection
+    }
+
+    /// Expects `connection` out of any transaction, `t` empty, and a new transaction to write.
+    func expectNothingKeptAndReady(_ connection: PostgreSQLConnection) throws {
         #expect(connection.isIdle)
         #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(0))
         try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
         #expect(try connection.rows("SELECT \"v\" FROM t") == [[.integer(6)]])
     }
 
-    @Test func aConnectionLostUnderASentStatementIsNotSaidToLeaveTheCommitUnknown() throws {
-        let connection = try connect()
-        try connection.execute("CREATE TABLE t (\"v\" bigint PRIMARY KEY)")
+    /// The error of a transaction on a new keyed table that inserts 5, then sends `sql` and
+    /// ends, and the connection.
+    func transaction(insertingThenSending sql: String) throws -> (WebRecordError, PostgreSQLConnection) {
+        let connection = try connectWithKeyedTable()
         let error = try #require(throws: WebRecordError.self) {
             try connection.inTransaction {
                 try connection.execute("INSERT INTO t VALUES (5)")
-                try connection.send("SELECT pg_terminate_backend(pg_backend_pid())")
+                try connection.send(sql)
             }
         }
+        return (error, connection)
+    }
+
+    @Test func aSentStatementLeftFailingFailsTheTransactionBeforeItsCommit() throws {
+        let (error, connection) = try transaction(insertingThenSending: "INSERT INTO t VALUES (5)")
+        #expect(error.sqlState == "23505")
+        #expect(error.sql == "INSERT INTO t VALUES (5)")
+        // No COMMIT was sent: the outcome is known, and nothing was kept.
+        #expect(!error.message.contains("whether the transaction committed is unknown"))
+        try expectNothingKeptAndReady(connection)
+    }
+
+    @Test func aConnectionLostUnderASentStatementIsNotSaidToLeaveTheCommitUnknown() throws {
+        let (error, connection) = try transaction(
+            insertingThenSending: "SELECT pg_terminate_backend(pg_backend_pid())")
         // Lost before any COMMIT was sent: the transaction certainly did not commit.
         #expect(error.sqlState == "57P01", "\(error)")
         #expect(!error.message.contains("whether the transaction committed is unknown"), "\(error.message)")
+        // The next transaction connects again; the insert before the loss is not there.
         try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
         #expect(try connection.rows("SELECT \"v\" FROM t") == [[.integer(6)]])
     }
 
     @Test func aBodyThatThrowsWithAFailedStatementPendingStillRollsBack() throws {
-        let connection = try connect()
-        try connection.execute("CREATE TABLE t (\"v\" bigint PRIMARY KEY)")
+        let connection = try connectWithKeyedTable()
         struct Stop: Error {}
         #expect(throws: Stop.self) {
             try connection.inTransaction {
@@ -108,10 +119,7 @@ import Testing
             }
         }
         // The ROLLBACK went out after the failed statement's results were read.
-        #expect(connection.isIdle)
-        #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(0))
-        try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
-        #expect(try connection.rows("SELECT \"v\" FROM t") == [[.integer(6)]])
+        try expectNothingKeptAndReady(connection)
     }
 
     // MARK: - Foreign keys checked at a batch's end
@@ -199,23 +207,18 @@ import Testing
         var refused: WebRecordError?
         #expect(throws: WebRecordError.self) {
             try database.inTransaction { transaction in
-                let first = try transaction.reserveRowIDs(in: "Post", count: 2)
-                try transaction.writeRows(
-                    inserted: [
-                        TableRows(
-                            table: "Post",
-                            rows: [Self.post(rowID: first[0], id: "1", text: "one", userID: nil, table: posts)])
-                    ], updated: [])
+                let rowIDs = try transaction.reserveRowIDs(in: "Post", count: 2)
+                // A post of the text "one", alone in its batch.
+                let insert = { (index: Int) throws(WebRecordError) in
+                    let post = Self.post(rowID: rowIDs[index], id: "\(index)", text: "one", userID: nil, table: posts)
+                    try transaction.writeRows(inserted: [TableRows(table: "Post", rows: [post])], updated: [])
+                }
+                try insert(0)
                 try transaction.endBatch()
                 do throws(WebRecordError) {
                     // The batch's end deferred the store's foreign keys again, not this
                     // constraint: the copy itself is refused.
-                    try transaction.writeRows(
-                        inserted: [
-                            TableRows(
-                                table: "Post",
-                                rows: [Self.post(rowID: first[1], id: "2", text: "one", userID: nil, table: posts)])
-                        ], updated: [])
+                    try insert(1)
                 } catch {
                     refused = error
                     throw error
