@@ -44,7 +44,8 @@ package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
     /// before the next statement (``PostgreSQLConnection/send(_:)``). Without it, the checks of
     /// every batch would wait for the commit, after everything else.
     ///
-    /// The statement names the foreign keys between the layout's tables, read from the
+    /// The statement names the foreign keys between the layout's tables that are checked at
+    /// the commit (`DEFERRABLE INITIALLY DEFERRED`, as the store makes them), read from the
     /// catalog at the first batch's end, not `ALL`: a constraint someone else put on these
     /// tables, deferrable but checked at once (`INITIALLY IMMEDIATE`), stays so.
     package func endBatch() throws(WebRecordError) {
@@ -63,8 +64,8 @@ package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
         return "SET CONSTRAINTS \(list) IMMEDIATE; SET CONSTRAINTS \(list) DEFERRED"
     }
 
-    /// The deferrable foreign keys from one of the layout's tables to another, each as
-    /// `"namespace"."name"`, quoted by the server.
+    /// The foreign keys from one of the layout's tables to another that are deferrable and
+    /// deferred at first, each as `namespace."name"`, quoted by the server where needed.
     private func foreignKeyNames() throws(WebRecordError) -> [String] {
         let layout = database.layout
         let tables = layout.tables.map(\.name) + layout.joinTables.map(\.name)
@@ -74,7 +75,7 @@ package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
             JOIN pg_catalog.pg_namespace n ON n.oid = c.connamespace
             JOIN pg_catalog.pg_class r ON r.oid = c.conrelid
             JOIN pg_catalog.pg_class t ON t.oid = c.confrelid
-            WHERE c.contype = 'f' AND c.condeferrable AND n.nspname = $1
+            WHERE c.contype = 'f' AND c.condeferrable AND c.condeferred AND n.nspname = $1
               AND r.relnamespace = n.oid AND r.relname = ANY($2::text[])
               AND t.relnamespace = n.oid AND t.relname = ANY($2::text[])
             ORDER BY 1

@@ -196,37 +196,64 @@ import Testing
         #expect(try PostgreSQLStores.content(of: database)["User"]?.count == 2)
     }
 
-    @Test func aConstraintSomeoneElseAddedStaysCheckedAtOnce() throws {
+    /// The error of a second batch whose post has the text "one" and the user `userID` (the
+    /// first batch wrote a post "one" of a user that exists), after `constraint` was added to
+    /// `"Post"`; nil when the batch is written.
+    func secondBatchError(under constraint: String, userID: Int64?) throws -> WebRecordError? {
         let database = try PostgreSQLStores.postgreSQL(try PostgreSQLStores.shippedSchema("AppNet"))
         try database.inTransaction { _ in }  // makes the tables
         _ = try database.withConnection { connection in
-            try connection.execute(
-                "ALTER TABLE \"Post\" ADD CONSTRAINT one_text UNIQUE (\"text\") DEFERRABLE INITIALLY IMMEDIATE")
+            try connection.execute("ALTER TABLE \"Post\" ADD CONSTRAINT theirs \(constraint)")
         }
         let posts = try #require(database.layout.table(named: "Post"))
+        let users = try #require(database.layout.table(named: "User"))
         var refused: WebRecordError?
-        #expect(throws: WebRecordError.self) {
-            try database.inTransaction { transaction in
-                let rowIDs = try transaction.reserveRowIDs(in: "Post", count: 2)
-                // A post of the text "one", alone in its batch.
-                let insert = { (index: Int) throws(WebRecordError) in
-                    let post = Self.post(rowID: rowIDs[index], id: "\(index)", text: "one", userID: nil, table: posts)
-                    try transaction.writeRows(inserted: [TableRows(table: "Post", rows: [post])], updated: [])
-                }
-                try insert(0)
-                try transaction.endBatch()
-                do throws(WebRecordError) {
-                    // The batch's end deferred the store's foreign keys again, not this
-                    // constraint: the copy itself is refused.
-                    try insert(1)
-                } catch {
-                    refused = error
-                    throw error
-                }
+        _ = try? database.inTransaction { transaction in
+            let rowIDs = try transaction.reserveRowIDs(in: "Post", count: 2)
+            let user = try #require(try transaction.reserveRowIDs(in: "User", count: 1).first)
+            try transaction.writeRows(
+                inserted: [
+                    TableRows(
+                        table: "User",
+                        rows: [
+                            TableRow(
+                                rowID: user, entityName: "User",
+                                values: users.valueColumns.map { $0 == "id" ? .text("7") : .null })
+                        ])
+                ], updated: [])
+            // A post of the text "one", alone in its batch.
+            let insert = { (index: Int, userID: Int64?) throws(WebRecordError) in
+                let post = Self.post(rowID: rowIDs[index], id: "\(index)", text: "one", userID: userID, table: posts)
+                try transaction.writeRows(inserted: [TableRows(table: "Post", rows: [post])], updated: [])
+            }
+            try insert(0, user)
+            try transaction.endBatch()
+            do throws(WebRecordError) {
+                try insert(1, userID)
+            } catch {
+                refused = error
+                throw error
             }
         }
-        let error = try #require(refused)
+        return refused
+    }
+
+    @Test func aUniqueConstraintSomeoneElseAddedStaysCheckedAtOnce() throws {
+        // The batch's end deferred the store's foreign keys again, not this constraint: the
+        // copy itself is refused.
+        let error = try #require(
+            try secondBatchError(under: "UNIQUE (\"text\") DEFERRABLE INITIALLY IMMEDIATE", userID: nil))
         #expect(error.sqlState == "23505")
+        #expect(error.sql?.hasPrefix("COPY \"Post\"") == true, "\(String(describing: error.sql))")
+    }
+
+    @Test func aForeignKeySomeoneElseAddedBetweenTheStoresTablesStaysCheckedAtOnce() throws {
+        let error = try #require(
+            try secondBatchError(
+                under: "FOREIGN KEY (\"user\") REFERENCES \"User\" (\"_id\") DEFERRABLE INITIALLY IMMEDIATE",
+                userID: 999_999))
+        #expect(error.sqlState == "23503")
+        #expect(error.message.contains("theirs"), "\(error.message)")
         #expect(error.sql?.hasPrefix("COPY \"Post\"") == true, "\(String(describing: error.sql))")
     }
 
