@@ -44,10 +44,9 @@ package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
     /// before the next statement (``PostgreSQLConnection/send(_:)``). Without it, the checks of
     /// every batch would wait for the commit, after everything else.
     ///
-    /// The statement names the foreign keys between the layout's tables that are checked at
-    /// the commit (`DEFERRABLE INITIALLY DEFERRED`, as the store makes them), read from the
+    /// The statement names the layout's own foreign keys (``foreignKeyNames()``), read from the
     /// catalog at the first batch's end, not `ALL`: a constraint someone else put on these
-    /// tables, deferrable but checked at once (`INITIALLY IMMEDIATE`), stays so.
+    /// tables keeps its own timing, and one checked at once (`INITIALLY IMMEDIATE`) stays so.
     package func endBatch() throws(WebRecordError) {
         if checkStatement == nil {
             checkStatement = Self.checkingStatement(try foreignKeyNames())
@@ -64,26 +63,48 @@ package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
         return "SET CONSTRAINTS \(list) IMMEDIATE; SET CONSTRAINTS \(list) DEFERRED"
     }
 
-    /// The foreign keys from one of the layout's tables to another that are deferrable and
-    /// deferred at first, each as `namespace."name"`, quoted by the server where needed.
+    /// The layout's own foreign keys that are deferrable and deferred at first, each as
+    /// `namespace."name"`, quoted by the server where needed: a key on a column the layout
+    /// makes a foreign key (a to-one's column, a join table's `owner` or `target`) to the table
+    /// the layout points it at, by `_id`. A key whose name another constraint of the namespace
+    /// also has is left to the commit, as `SET CONSTRAINTS` would take both.
     private func foreignKeyNames() throws(WebRecordError) -> [String] {
         let layout = database.layout
-        let tables = layout.tables.map(\.name) + layout.joinTables.map(\.name)
+        var own = Set<[String]>()
+        for table in layout.tables {
+            for column in table.columns {
+                if case .foreignKey(let target) = column.role { own.insert([table.name, column.name, target]) }
+            }
+        }
+        for join in layout.joinTables {
+            own.insert([join.name, "owner", join.ownerTable])
+            own.insert([join.name, "target", join.targetTable])
+        }
         let rows = try connection.rows(
             """
-            SELECT quote_ident(n.nspname) || '.' || quote_ident(c.conname) FROM pg_catalog.pg_constraint c
+            SELECT quote_ident(n.nspname) || '.' || quote_ident(c.conname), r.relname::text, a.attname::text,
+              t.relname::text, fa.attname::text
+            FROM pg_catalog.pg_constraint c
             JOIN pg_catalog.pg_namespace n ON n.oid = c.connamespace
             JOIN pg_catalog.pg_class r ON r.oid = c.conrelid
             JOIN pg_catalog.pg_class t ON t.oid = c.confrelid
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+            JOIN pg_catalog.pg_attribute fa ON fa.attrelid = c.confrelid AND fa.attnum = c.confkey[1]
             WHERE c.contype = 'f' AND c.condeferrable AND c.condeferred AND n.nspname = $1
-              AND r.relnamespace = n.oid AND r.relname = ANY($2::text[])
-              AND t.relnamespace = n.oid AND t.relname = ANY($2::text[])
+              AND cardinality(c.conkey) = 1 AND r.relnamespace = n.oid AND t.relnamespace = n.oid
+              AND NOT EXISTS (
+                SELECT 1 FROM pg_catalog.pg_constraint o
+                WHERE o.connamespace = c.connamespace AND o.conname = c.conname AND o.oid <> c.oid)
             ORDER BY 1
             """,
-            [.text(database.namespace), try PostgreSQLArray.literal(tables.map { .text($0) })])
+            [.text(database.namespace)])
         return rows.compactMap { row in
-            if case .text(let name)? = row.first { return name }
-            return nil
+            let texts = row.compactMap { value -> String? in
+                if case .text(let text) = value { return text }
+                return nil
+            }
+            guard texts.count == 5, texts[4] == "_id", own.contains([texts[1], texts[2], texts[3]]) else { return nil }
+            return texts[0]
         }
     }
 

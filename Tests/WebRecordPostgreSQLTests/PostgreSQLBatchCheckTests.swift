@@ -277,15 +277,17 @@ import Testing
     }
 
     /// The statements a streamed population of `data` into a new PostgreSQL store runs, the reader
-    /// made with `batchByteLimit`, or with none.
-    func statements(streaming data: Data, batchByteLimit: Int?) async throws -> (
-        [String], PostgreSQLDatabase
-    ) {
+    /// made with `batchByteLimit`, or with none; `before` runs first, once the tables are made.
+    func statements(
+        streaming data: Data, batchByteLimit: Int?, before: (PostgreSQLConnection) throws -> Void = { _ in }
+    ) async throws -> ([String], PostgreSQLDatabase) {
         let statements = Locked<[String]>([])
         var options = PostgreSQLDatabase.Options()
         options.sqlObserver = { sql in statements.withLock { $0.append(sql) } }
         let database = try PostgreSQLDatabase(
             try PostgreSQLStores.newDatabase(), schema: try PostgreSQLStores.shippedSchema("AppNet"), options: options)
+        try await database.inTransaction { _ in }  // makes the tables
+        try database.withConnection(before)
         let open: (String?) throws(WebRecordError) -> JSONStreamReader = { keyPath in
             JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchByteLimit)
         }
@@ -310,6 +312,28 @@ import Testing
         #expect(lastCheck < commit)
         #expect(try PostgreSQLStores.content(of: database)["Post"]?.count == 40)
         #expect(try PostgreSQLStores.content(of: database)["User"]?.count == 1)
+    }
+
+    @Test func theCheckNamesTheStoresOwnKeysOnlyAndNoNameAnotherConstraintShares() async throws {
+        let (statements, database) = try await self.statements(
+            streaming: Self.response(posts: 40, textBytes: 1_000), batchByteLimit: 4_000
+        ) { connection in
+            // Another program's key between the store's tables, checked at the commit.
+            try connection.execute(
+                "ALTER TABLE \"CoverImage\" ADD CONSTRAINT theirs FOREIGN KEY (\"id\") REFERENCES \"User\" (\"_id\") DEFERRABLE INITIALLY DEFERRED NOT VALID"
+            )
+            // A table of another program whose key, checked at once, has the name of one of the
+            // store's: SET CONSTRAINTS "Post_user_fkey" would refuse it as not deferrable.
+            try connection.execute(
+                "CREATE TABLE other (\"x\" bigint CONSTRAINT \"Post_user_fkey\" REFERENCES \"User\" (\"_id\"))")
+        }
+        let checks = statements.filter { $0.hasPrefix("SET CONSTRAINTS ") }
+        #expect(checks.count >= 9)
+        let check = try #require(checks.first)
+        #expect(check.contains("\"Source_post_fkey\""), "\(check)")
+        #expect(!check.contains("theirs"), "\(check)")
+        #expect(!check.contains("\"Post_user_fkey\""), "\(check)")
+        #expect(try PostgreSQLStores.content(of: database)["Post"]?.count == 40)
     }
 
     @Test func aReaderWithoutALimitOfItsOwnTakesTheStoresEightMegabyteBatches() async throws {
