@@ -67,13 +67,6 @@ package final class JSONStreamReader {
     /// The default byte limit of a batch: 2 MB of element text.
     package static let defaultBatchByteLimit = 2 << 20
 
-    /// Uses `limit` as the batch byte limit from the next batch on, unless the reader was
-    /// made with a limit of its own: how the store a population writes to sizes its batches
-    /// (``RecordStorage/streamingBatchByteLimit``).
-    package func preferBatchByteLimit(_ limit: Int) {
-        guard !batchByteLimitIsChosen else { return }
-        batchByteLimit = max(limit, 1)
-    }
     /// The read buffer's capacity, unless an element needs more.
     static let defaultBufferCapacity = 1 << 20
 
@@ -171,6 +164,14 @@ package final class JSONStreamReader {
         self.bufferCapacity = initialCapacity
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: initialCapacity)
         layoutCache = LayoutCache(inputLength: Self.defaultBufferCapacity)
+    }
+
+    /// Uses `limit` as the batch byte limit from the next batch on, unless the reader was
+    /// made with a limit of its own: how the store a population writes to sizes its batches
+    /// (``RecordStorage/streamingBatchByteLimit``).
+    package func preferBatchByteLimit(_ limit: Int) {
+        guard !batchByteLimitIsChosen else { return }
+        batchByteLimit = max(limit, 1)
     }
 
     /// Creates a reader of UTF-8 data.
