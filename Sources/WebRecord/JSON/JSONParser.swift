@@ -48,6 +48,13 @@ struct OpenContainer {
     var valueStart: Int
     /// Index in the key stack of the first key (objects).
     var keyStart: Int
+    /// Whether the object is to be kept in the repeat cache once it closes; then where it
+    /// opens, and its text's hash and length and its depth as the scan found them.
+    var isRecorded = false
+    var repeatStart = 0
+    var repeatHash: UInt64 = 0
+    var repeatLength = 0
+    var repeatDepth = 0
 }
 
 private let quote = UInt8(ascii: "\"")
@@ -69,12 +76,16 @@ struct JSONParser: ~Copyable {
     /// The keys written twice in one object, when the caller asked for them; nil (and no
     /// work) otherwise. See `JSONParser+DuplicateKeys.swift`.
     var repeatedKeys: [RepeatedKey]?
+    /// The nested objects parsed so far, by their text, when repeats are shared; see
+    /// `RepeatCache.swift`. Never with `repeatedKeys`: a shared object is not walked again.
+    var repeats: RepeatCache?
 
     init(_ bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int, reportsRepeatedKeys: Bool = false) {
         self.bytes = bytes
         end = count
         self.maximumDepth = maximumDepth
         repeatedKeys = reportsRepeatedKeys ? [] : nil
+        repeats = reportsRepeatedKeys ? nil : RepeatCache()
         keyCache = KeyCache(inputLength: count)
         layoutCache = LayoutCache(inputLength: count)
     }
@@ -111,12 +122,18 @@ struct JSONParser: ~Copyable {
                 throw JSONParseFailure(.unexpectedEnd, at: position, "expected a value")
             }
             let byte = bytes[position]
-            switch byte {
+            value: switch byte {
             case quote:
                 position &+= 1
                 values.push(.string(try scanString()))
             case UInt8(ascii: "{"):
-                try openContainer(isObject: true)
+                var repeatInfo = OpenContainer(isObject: true, valueStart: 0, keyStart: 0)
+                if let repeats, containers.count > floor, containers.count &- floor <= RepeatCache.levelLimit,
+                    repeats.shouldLook()
+                {
+                    if reuseRepeatedObject(repeats, recording: &repeatInfo) { break value }
+                }
+                try openContainer(isObject: true, repeating: repeatInfo)
                 position &+= 1
                 skipWhitespace()
                 if position < end && bytes[position] == UInt8(ascii: "}") {
@@ -176,6 +193,7 @@ struct JSONParser: ~Copyable {
                     position &+= 1
                     _ = containers.popLast()
                     closeObject(container)
+                    if container.isRecorded { keepRepeat(container) }
                 } else {
                     guard next == UInt8(ascii: "]") else {
                         throw JSONParseFailure(.unexpectedCharacter, at: position, "expected ',' or ']'")
@@ -201,12 +219,23 @@ struct JSONParser: ~Copyable {
 
     @inline(__always)
     mutating func openContainer(isObject: Bool) throws(JSONParseFailure) {
+        try openContainer(isObject: isObject, repeating: OpenContainer(isObject: isObject, valueStart: 0, keyStart: 0))
+    }
+
+    /// Opens a container at `position`, which `repeating`'s repeat fields describe for the
+    /// repeat cache.
+    @inline(__always)
+    mutating func openContainer(isObject: Bool, repeating: OpenContainer) throws(JSONParseFailure) {
         guard containers.count < maximumDepth else {
             var failure = JSONParseFailure(.tooDeep, at: position)
             failure.limit = maximumDepth
             throw failure
         }
-        containers.push(OpenContainer(isObject: isObject, valueStart: values.count, keyStart: keys.count))
+        var container = repeating
+        container.isObject = isObject
+        container.valueStart = values.count
+        container.keyStart = keys.count
+        containers.push(container)
     }
 
     /// Scans `"key"`, whitespace, `:` and whitespace, at `position` (whitespace skipped).

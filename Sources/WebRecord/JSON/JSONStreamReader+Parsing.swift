@@ -56,19 +56,21 @@ enum ElementRunEnd {
 }
 
 extension JSONParser {
-    /// A parser over a window of a streamed input, with the layout cache of the windows before,
-    /// so that the objects of one shape share one layout across batches.
+    /// A parser over a window of a streamed input, with the layout cache and the repeat cache
+    /// of the windows before, so that the objects of one shape share one layout, and an object
+    /// repeated in a later batch is shared, across batches.
     ///
     /// `openContainers` containers are pushed as already open: they stand for the containers
     /// around the window's position, which count towards `maximumDepth`.
     init(
         window bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int, openContainers: Int,
-        layoutCache: consuming LayoutCache
+        layoutCache: consuming LayoutCache, repeats: RepeatCache
     ) {
         self.bytes = bytes
         end = count
         self.maximumDepth = maximumDepth
         repeatedKeys = nil
+        self.repeats = repeats
         keyCache = KeyCache(inputLength: count)
         self.layoutCache = layoutCache
         for _ in 0..<openContainers {

@@ -116,6 +116,8 @@ package final class JSONStreamReader {
     var lastBatchCount = 0
     /// The layouts of the objects read so far, shared with the parser of each window.
     var layoutCache: LayoutCache?
+    /// The nested objects read so far, by their text, shared with the parser of each window.
+    let repeats = RepeatCache()
 
     /// Creates a reader of the input that `read` gives.
     ///
@@ -386,7 +388,7 @@ package final class JSONStreamReader {
     private func windowParser(openContainers: Int) -> JSONParser {
         JSONParser(
             window: buffer, count: filled, maximumDepth: maximumDepth, openContainers: openContainers,
-            layoutCache: layoutCache.take() ?? LayoutCache(inputLength: Self.defaultBufferCapacity))
+            layoutCache: layoutCache.take() ?? LayoutCache(inputLength: Self.defaultBufferCapacity), repeats: repeats)
     }
 
     /// Whether a parser's failure may only mean that the buffer ends before the input does: it
