@@ -117,8 +117,10 @@ struct ReliabilityFaultTests {
             }
         }
         #expect(waits.count == 3)
+        // The default timeout cannot wait less than 5 s, however busy the machine; the
+        // configured one waits 1 s plus whatever the machine's load adds.
         #expect(
-            (waits.min() ?? .infinity) < 4,
+            (waits.min() ?? .infinity) < 4.9,
             "the configured timeout (1 s), not the default (5 s), should apply; waited \(waits) s")
         // The other process's uncommitted change is invisible, and ours is not half there.
         #expect(try Reliability.dump(store) == before)
