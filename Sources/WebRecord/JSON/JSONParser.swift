@@ -44,17 +44,21 @@ struct PendingKey {
 /// An open array or object.
 struct OpenContainer {
     var isObject: Bool
+    /// For an object to keep in the repeat cache once it closes, its text's length and depth
+    /// as the scan found them (a length of 0 otherwise), and where it opens.
+    var recording = RepeatRecording()
     /// Index in the value stack of the first element or member value.
     var valueStart: Int
     /// Index in the key stack of the first key (objects).
     var keyStart: Int
-    /// Whether the object is to be kept in the repeat cache once it closes; then where it
-    /// opens, and its text's hash and length and its depth as the scan found them.
-    var isRecorded = false
     var repeatStart = 0
-    var repeatHash: UInt64 = 0
-    var repeatLength = 0
-    var repeatDepth = 0
+}
+
+/// An object to keep in the repeat cache once it is parsed: its text's length and depth as
+/// the scan found them, both at most `RepeatCache.spanLimit` (a length of 0: none).
+struct RepeatRecording {
+    var length: UInt16 = 0
+    var depth: UInt16 = 0
 }
 
 private let quote = UInt8(ascii: "\"")
@@ -85,7 +89,7 @@ struct JSONParser: ~Copyable {
         end = count
         self.maximumDepth = maximumDepth
         repeatedKeys = reportsRepeatedKeys ? [] : nil
-        repeats = reportsRepeatedKeys ? nil : RepeatCache()
+        repeats = reportsRepeatedKeys || count < RepeatCache.smallestInput ? nil : RepeatCache(inputLength: count)
         keyCache = KeyCache(inputLength: count)
         layoutCache = LayoutCache(inputLength: count)
     }
@@ -127,13 +131,14 @@ struct JSONParser: ~Copyable {
                 position &+= 1
                 values.push(.string(try scanString()))
             case UInt8(ascii: "{"):
-                var repeatInfo = OpenContainer(isObject: true, valueStart: 0, keyStart: 0)
+                var recording = RepeatRecording()
                 if let repeats, containers.count > floor, containers.count &- floor <= RepeatCache.levelLimit,
                     repeats.shouldLook()
                 {
-                    if reuseRepeatedObject(repeats, recording: &repeatInfo) { break value }
+                    guard let toRecord = reuseRepeatedObject(repeats) else { break value }
+                    recording = toRecord
                 }
-                try openContainer(isObject: true, repeating: repeatInfo)
+                try openContainer(isObject: true, recording: recording)
                 position &+= 1
                 skipWhitespace()
                 if position < end && bytes[position] == UInt8(ascii: "}") {
@@ -193,7 +198,7 @@ struct JSONParser: ~Copyable {
                     position &+= 1
                     _ = containers.popLast()
                     closeObject(container)
-                    if container.isRecorded { keepRepeat(container) }
+                    if container.recording.length != 0 { keepRepeat(container) }
                 } else {
                     guard next == UInt8(ascii: "]") else {
                         throw JSONParseFailure(.unexpectedCharacter, at: position, "expected ',' or ']'")
@@ -217,25 +222,20 @@ struct JSONParser: ~Copyable {
         }
     }
 
+    /// Opens a container at `position`; an object with a `recording` is kept in the repeat
+    /// cache once it closes.
     @inline(__always)
-    mutating func openContainer(isObject: Bool) throws(JSONParseFailure) {
-        try openContainer(isObject: isObject, repeating: OpenContainer(isObject: isObject, valueStart: 0, keyStart: 0))
-    }
-
-    /// Opens a container at `position`, which `repeating`'s repeat fields describe for the
-    /// repeat cache.
-    @inline(__always)
-    mutating func openContainer(isObject: Bool, repeating: OpenContainer) throws(JSONParseFailure) {
+    mutating func openContainer(isObject: Bool, recording: RepeatRecording = RepeatRecording()) throws(JSONParseFailure)
+    {
         guard containers.count < maximumDepth else {
             var failure = JSONParseFailure(.tooDeep, at: position)
             failure.limit = maximumDepth
             throw failure
         }
-        var container = repeating
-        container.isObject = isObject
-        container.valueStart = values.count
-        container.keyStart = keys.count
-        containers.push(container)
+        containers.push(
+            OpenContainer(
+                isObject: isObject, recording: recording, valueStart: values.count, keyStart: keys.count,
+                repeatStart: position))
     }
 
     /// Scans `"key"`, whitespace, `:` and whitespace, at `position` (whitespace skipped).

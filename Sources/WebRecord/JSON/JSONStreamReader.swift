@@ -37,7 +37,10 @@
 /// **Memory.** The reader holds a read buffer (1 MB, grown only for an element larger than
 /// half of it), the batch it hands over (a batch ends at the first element boundary at or past
 /// ``batchByteLimit`` bytes of element text), and the bytes of the document around the array:
-/// those before it (kept until ``finish()``) and those after it (read by ``finish()``).
+/// those before it (kept until ``finish()``) and those after it (read by ``finish()``). While
+/// the array is read, it also keeps the nested objects it may meet again (a copy of their text,
+/// at most 2 MB, and their values): an object met in one batch and neither in it again nor in
+/// the next is let go at the end of the next, and all are let go when the array ends.
 ///
 /// A reader is used from one thread at a time.
 package final class JSONStreamReader {
@@ -376,9 +379,11 @@ package final class JSONStreamReader {
             lastBatchCount = batch.count
             switch end {
             case .batchFull:
+                repeats.endBatch()
                 return batch
             case .arrayClosed:
                 phase = .afterArray
+                repeats.removeAll()
                 return batch.isEmpty ? nil : batch
             }
         }

@@ -13,19 +13,24 @@
 // goes deeper than the parser's limit.
 //
 // Bounded work: objects of `shortestSpan` to `spanLimit` bytes, at most `levelLimit` levels
-// inside an element or document; while lookups spare little of what they scan, only one
-// object in `sampling` is looked up. Bounded memory: when the entries' text passes `textLimit`
-// bytes, the cache starts again.
+// inside an element or document, and every byte a scan reads, found or not, counted; while
+// lookups spare less than half of what they scan, only one object in `sampling` is looked up.
+// Bounded memory: when the entries' text passes `textLimit` bytes, the cache starts again,
+// and at the end of each streamed batch it forgets every entry that was not met again in that
+// batch or the one before: what is read once does not outlive the next batch.
 
 /// The nested objects a parser (or the windows of one streamed input) parsed, by their text.
 final class RepeatCache {
     /// A parsed object: the hash of its text, where the text is in `text`, how deep the
-    /// object goes, and its value.
+    /// object goes, how many batch ends passed since it was made or met again, and its value.
     struct Entry {
         var hash: UInt64
         var offset: Int
         var length: Int
         var depth: Int
+        var batchEndsUnmet = 0
+        /// Whether a lookup found it: a later entry does not take its slot.
+        var wasMet = false
         var value: JSONValue
     }
 
@@ -40,11 +45,15 @@ final class RepeatCache {
     static let textLimit = 2 << 20
     /// While lookups spare little, one object in this many is looked up.
     static let sampling = 16
-    /// log2 of the number of slots: an entry lives in the slot its hash picks, and a later
-    /// entry with the same slot replaces it.
-    static let slotBits = 14
+    /// The smallest input a whole-document read keeps a cache for, in bytes.
+    static let smallestInput = 4096
 
-    private let slots: UnsafeMutablePointer<Int32>
+    /// log2 of the number of slots. An entry lives in one of two slots its hash picks: an
+    /// empty one, or one whose entry no lookup found yet, which it replaces; when both hold
+    /// entries that were found, it is not kept.
+    let slotBits: Int
+    /// The slots, each an index in `entries` or -1; allocated at the first entry.
+    private var slots: UnsafeMutablePointer<Int32>?
     private var entries: [Entry] = []
     private var text: [UInt8] = []
     /// Bytes scanned for a lookup, and bytes a lookup spared the parser.
@@ -52,68 +61,141 @@ final class RepeatCache {
     private var spared = 0
     private var skippedSinceLookup = 0
 
-    init() {
-        slots = .allocate(capacity: 1 << Self.slotBits)
-        slots.initialize(repeating: -1, count: 1 << Self.slotBits)
+    /// A cache for an input of `inputLength` bytes (nil: a stream, of any length): a slot for
+    /// every 64 bytes of it, from 64 to 16,384 slots.
+    init(inputLength: Int? = nil) {
+        var bits = 14
+        if let inputLength {
+            bits = 6
+            while bits < 14 && (64 << bits) < inputLength { bits += 1 }
+        }
+        slotBits = bits
     }
 
     deinit {
-        slots.deallocate()
+        slots?.deallocate()
     }
 
     /// The number of entries (for tests).
     var entryCount: Int { entries.count }
     /// The bytes of entry text kept (for tests).
     var textCount: Int { text.count }
+    /// The bytes scans read (for tests).
+    var scannedBytes: Int { scanned }
 
-    /// Whether to look the next object up: always while lookups spare at least a quarter of
-    /// what they scan (and for the first 256 KB scanned), otherwise one time in `sampling`.
+    /// Whether to look the next object up: always while lookups spare at least half of what
+    /// they scan (and for the first 256 KB scanned), otherwise one time in `sampling`.
     @inline(__always)
     func shouldLook() -> Bool {
-        if scanned <= (spared &<< 2) &+ (256 << 10) { return true }
+        if scanned <= (spared &<< 1) &+ (256 << 10) { return true }
         skippedSinceLookup &+= 1
         guard skippedSinceLookup >= Self.sampling else { return false }
         skippedSinceLookup = 0
         return true
     }
 
-    /// Counts a scan of `length` bytes.
+    /// Counts `count` bytes read by a scan.
     @inline(__always)
-    func noteScan(_ length: Int) {
-        scanned &+= length
+    func noteScan(_ count: Int) {
+        scanned &+= count
     }
 
     /// The entry whose text is the `length` bytes at `bytes`, which hash to `hash`, if any.
     @inline(__always)
     func entry(_ bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64) -> Entry? {
-        let found = Int(slots[Self.slot(hash)])
-        guard found >= 0 else { return nil }
+        guard let slots else { return nil }
+        var found = Int(slots[slot(hash)])
+        if found < 0 || entries[found].hash != hash {
+            found = Int(slots[otherSlot(hash)])
+            guard found >= 0, entries[found].hash == hash else { return nil }
+        }
         let entry = entries[found]
-        guard entry.hash == hash, entry.length == length else { return nil }
+        guard entry.length == length else { return nil }
         let same = text.withUnsafeBufferPointer { stored in
             stored.baseAddress.map { equalBytes($0 + entry.offset, bytes, length) } ?? false
         }
         guard same else { return nil }
         spared &+= length
+        if entry.batchEndsUnmet != 0 || !entry.wasMet {
+            entries[found].batchEndsUnmet = 0
+            entries[found].wasMet = true
+        }
         return entry
     }
 
     /// Keeps an object the parser parsed whole from the `length` bytes at `bytes`, which hash
     /// to `hash`, with its depth.
     func insert(_ bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, depth: Int, value: JSONValue) {
+        let slots = self.slots ?? makeSlots()
         if text.count &+ length > Self.textLimit {
-            slots.update(repeating: -1, count: 1 << Self.slotBits)
+            slots.update(repeating: -1, count: 1 << slotBits)
             entries.removeAll(keepingCapacity: true)
             text.removeAll(keepingCapacity: true)
         }
-        slots[Self.slot(hash)] = Int32(truncatingIfNeeded: entries.count)
+        guard let free = freeSlot(hash, in: slots) else { return }
+        free.pointee = Int32(truncatingIfNeeded: entries.count)
         entries.append(Entry(hash: hash, offset: text.count, length: length, depth: depth, value: value))
         text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
     }
 
+    /// Ends a batch: forgets every entry neither made nor met again in this batch or the one
+    /// before, and its value.
+    func endBatch() {
+        guard let slots, !entries.isEmpty else { return }
+        var kept: [Entry] = []
+        var keptText: [UInt8] = []
+        text.withUnsafeBufferPointer { stored in
+            guard let base = stored.baseAddress else { return }
+            for var entry in entries where entry.batchEndsUnmet == 0 {
+                let offset = keptText.count
+                keptText.append(contentsOf: UnsafeBufferPointer(start: base + entry.offset, count: entry.length))
+                entry.offset = offset
+                entry.batchEndsUnmet = 1
+                kept.append(entry)
+            }
+        }
+        slots.update(repeating: -1, count: 1 << slotBits)
+        entries = kept
+        for (index, entry) in kept.enumerated() {
+            freeSlot(entry.hash, in: slots)?.pointee = Int32(truncatingIfNeeded: index)
+        }
+        text = keptText
+    }
+
+    /// Forgets every entry.
+    func removeAll() {
+        slots?.update(repeating: -1, count: 1 << slotBits)
+        entries = []
+        text = []
+    }
+
+    private func makeSlots() -> UnsafeMutablePointer<Int32> {
+        let made = UnsafeMutablePointer<Int32>.allocate(capacity: 1 << slotBits)
+        made.initialize(repeating: -1, count: 1 << slotBits)
+        slots = made
+        return made
+    }
+
     @inline(__always)
-    private static func slot(_ hash: UInt64) -> Int {
+    private func slot(_ hash: UInt64) -> Int {
         Int(truncatingIfNeeded: hash &>> UInt64(64 &- slotBits))
+    }
+
+    @inline(__always)
+    private func otherSlot(_ hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: (hash &>> UInt64(64 &- 2 &* slotBits)) & ((1 &<< UInt64(slotBits)) &- 1))
+    }
+
+    /// The slot for a new entry with `hash`: an empty one of its two, or one whose entry no
+    /// lookup found yet; nil when both hold entries that were found.
+    private func freeSlot(_ hash: UInt64, in slots: UnsafeMutablePointer<Int32>) -> UnsafeMutablePointer<Int32>? {
+        let first = slots + slot(hash)
+        let second = slots + otherSlot(hash)
+        if first.pointee < 0 { return first }
+        if second.pointee < 0 { return second }
+        if !entries[Int(first.pointee)].wasMet { return first }
+        if !entries[Int(second.pointee)].wasMet { return second }
+        return nil
     }
 
     /// A hash of the `length` bytes at `bytes`, eight at a time.

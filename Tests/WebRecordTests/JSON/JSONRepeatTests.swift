@@ -9,8 +9,10 @@ import WebRecordTesting
 @Suite("JSON: repeated objects")
 struct JSONRepeatTests {
     /// What a parser makes of `bytes`: the value, or the failure's kind and offset.
+    /// The value with its text as the writer gives it (key order and number forms included),
+    /// or the failure's kind and offset.
     enum Outcome: Equatable {
-        case value(JSONValue)
+        case value(JSONValue, String)
         case failure(WebRecordError.JSONSyntax, Int)
     }
 
@@ -20,7 +22,8 @@ struct JSONRepeatTests {
             var parser = JSONParser(base, count: buffer.count, maximumDepth: maximumDepth)
             if !sharing { parser.repeats = nil }
             do throws(JSONParseFailure) {
-                return .value(try parser.parseDocument())
+                let value = try parser.parseDocument()
+                return .value(value, value.serialized())
             } catch {
                 return .failure(error.kind, error.offset)
             }
@@ -58,7 +61,7 @@ struct JSONRepeatTests {
         let bytes = Self.posts(400, seed: 3)
         let shared = Self.parse(bytes, sharing: true)
         #expect(shared == Self.parse(bytes, sharing: false))
-        guard case .value(let document) = shared, let posts = document["data"]?.arrayValue else {
+        guard case .value(let document, _) = shared, let posts = document["data"]?.arrayValue else {
             Issue.record("not read: \(shared)")
             return
         }
@@ -161,20 +164,33 @@ struct JSONRepeatTests {
         _ = try reader.finish()
         #expect(batches.count > 10)
         let posts = batches.flatMap { $0 }
-        guard case .value(let document) = Self.parse(bytes, sharing: false) else {
+        guard case .value(let document, _) = Self.parse(bytes, sharing: false) else {
             Issue.record("not read")
             return
         }
         #expect(posts == document["data"]?.arrayValue)
-        // The last batch's users are the storage of their first occurrence, batches earlier.
-        let firstAddress = Dictionary(
-            posts.map { ($0["user"]?["id"]?.stringValue ?? "", Self.storageAddress($0["user"])) },
-            uniquingKeysWith: { first, _ in first })
-        let last = try #require(batches.last)
-        for post in last {
-            let id = post["user"]?["id"]?.stringValue ?? ""
-            #expect(Self.storageAddress(post["user"]) == firstAddress[id] ?? nil, "user \(id)")
+        // A user met in a batch or the one before is the storage of that earlier occurrence,
+        // across batches and windows; one met in neither is read again.
+        var lastSeen: [String: (batch: Int, address: UnsafeRawPointer?)] = [:]
+        var sharedAcrossBatches = 0
+        var readAgain = 0
+        for (index, batch) in batches.enumerated() {
+            for post in batch {
+                let id = post["user"]?["id"]?.stringValue ?? ""
+                let address = Self.storageAddress(post["user"])
+                if let seen = lastSeen[id] {
+                    if seen.batch >= index - 1 {
+                        #expect(address == seen.address, "user \(id), batch \(index)")
+                        if seen.batch < index { sharedAcrossBatches += 1 }
+                    } else if address != seen.address {
+                        readAgain += 1
+                    }
+                }
+                lastSeen[id] = (index, address)
+            }
         }
+        #expect(sharedAcrossBatches > 20)
+        #expect(readAgain > 0)
     }
 
     @Test("The cache starts again past its text limit, finds only equal text, and looks rarely while it spares little")
@@ -210,8 +226,8 @@ struct JSONRepeatTests {
             let idle = RepeatCache()
             #expect(idle.shouldLook())
             idle.insert(base, length: perEntry, hash: 1, depth: 1, value: .null)
-            idle.noteScan(512 << 10)
-            // 512 KB scanned, nothing spared: one object in `sampling` is looked up.
+            idle.noteScan(300 << 10)
+            // 300 KB scanned, nothing spared: one object in `sampling` is looked up.
             let looks = (0..<(RepeatCache.sampling * 4)).filter { _ in idle.shouldLook() }.count
             #expect(looks == 4)
             // A hit that spares 64 KB brings lookups back for every object.
@@ -220,26 +236,91 @@ struct JSONRepeatTests {
         }
     }
 
-    @Test("The scan finds an object's end and depth past strings' brackets and escapes, within its limit")
+    @Test("The scan finds an object's end and depth past strings' brackets and escapes, and counts what it read")
     func scan() {
-        let cases: [(String, Int?, Int)] = [
+        let long = "{\"a\":\"" + String(repeating: "_", count: RepeatCache.spanLimit) + "\"}"
+        let cases: [(text: String, length: Int, depth: Int)] = [
             (#"{}"#, 2, 1),
             (#"{"a":[1,{"b":[]}]} tail"#, 18, 4),
             (#"{"a":"[[{{\\"}"#, 14, 1),
             (#"{"a":"\"[]{}YXy_\\","b":{}}  "#, 27, 2),
             (#"{"Y_y":"}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}}","n":[[[[[[1]]]]]]}"#, 62, 7),
-            (#"{"a":"unterminated}"#, nil, 0),
-            (#"{"a":{}"#, nil, 0),
-            ("{\"a\":\"" + String(repeating: "x", count: RepeatCache.spanLimit) + "\"}", nil, 0),
+            (#"{"a":"unterminated}"#, 0, 0),
+            (#"{"a":{}"#, 0, 0),
+            (long, 0, 0),
         ]
         for (text, length, depth) in cases {
             let bytes = Array(text.utf8)
             bytes.withUnsafeBufferPointer { buffer in
                 let parser = JSONParser(buffer.baseAddress!, count: buffer.count, maximumDepth: 512)
                 let span = parser.objectSpan(from: 0)
-                #expect(span?.length == length, "\(text)")
-                if length != nil { #expect(span?.depth == depth, "\(text)") }
+                #expect(span.length == length, "\(text)")
+                #expect(span.depth == depth, "\(text)")
+                // A span found was read to its end; one not found, to the limit or the input's end.
+                #expect(span.scanned == (length > 0 ? length : min(bytes.count, RepeatCache.spanLimit)), "\(text)")
             }
+        }
+    }
+
+    @Test("Objects too long to look up count against the lookups, which then look rarely")
+    func failedScansCount() {
+        let deep = (0..<8).reduce("\"" + String(repeating: "_", count: 5_000) + "\"") { inner, _ in #"{"a":\#(inner)}"#
+        }
+        let bytes = Array(("[" + Array(repeating: deep, count: 40).joined(separator: ",") + "]").utf8)
+        bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(buffer.baseAddress!, count: buffer.count, maximumDepth: 512)
+            guard let repeats = parser.repeats else {
+                Issue.record("no cache for a large input")
+                return
+            }
+            #expect(throws: Never.self) { _ = try parser.parseDocument() }
+            // Every level of the first elements was scanned to the limit and counted; then one
+            // object in `sampling` was looked up.
+            #expect(repeats.scannedBytes >= 256 << 10)
+            #expect(repeats.scannedBytes < 40 * 8 * RepeatCache.spanLimit / 2)
+            #expect(repeats.entryCount == 0)
+        }
+    }
+
+    @Test("A small input has no cache; a larger one a table sized to it")
+    func sizing() {
+        let small = Array(#"{"id":12,"user":{"name":"alice","tags":[1,2]}}"#.utf8)
+        small.withUnsafeBufferPointer { buffer in
+            let parser = JSONParser(buffer.baseAddress!, count: buffer.count, maximumDepth: 512)
+            #expect(parser.repeats == nil)
+        }
+        #expect(RepeatCache(inputLength: RepeatCache.smallestInput).slotBits == 6)
+        #expect(RepeatCache(inputLength: 256 << 10).slotBits == 12)
+        #expect(RepeatCache(inputLength: 1 << 30).slotBits == 14)
+        #expect(RepeatCache().slotBits == 14)
+    }
+
+    @Test("At a batch's end, objects met neither again in it nor in the batch before are let go")
+    func batchEnds() {
+        let text = Array(repeating: UInt8(ascii: "a"), count: 64)
+        text.withUnsafeBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let cache = RepeatCache()
+            func hash(_ index: Int) -> UInt64 { UInt64(index) << 50 }
+            cache.insert(base, length: 32, hash: hash(1), depth: 1, value: .integer(1))
+            cache.insert(base + 32, length: 32, hash: hash(2), depth: 1, value: .integer(2))
+            cache.endBatch()
+            // Both were made in the batch that ended: both are kept.
+            #expect(cache.entryCount == 2)
+            #expect(cache.entry(base, length: 32, hash: hash(1))?.value == .integer(1))
+            cache.endBatch()
+            // The first was met again, the second not: the second is let go.
+            #expect(cache.entryCount == 1)
+            #expect(cache.entry(base + 32, length: 32, hash: hash(2)) == nil)
+            #expect(cache.entry(base, length: 32, hash: hash(1))?.value == .integer(1))
+            cache.endBatch()
+            cache.endBatch()
+            #expect(cache.entryCount == 0)
+            #expect(cache.textCount == 0)
+            cache.insert(base, length: 32, hash: hash(1), depth: 1, value: .null)
+            cache.removeAll()
+            #expect(cache.entry(base, length: 32, hash: hash(1)) == nil)
+            #expect(cache.entryCount == 0)
         }
     }
 }
