@@ -14,22 +14,24 @@
 //
 // Bounded work: objects of `shortestSpan` to `spanLimit` bytes, at most `levelLimit` levels
 // inside an element or document, and every byte a scan reads, found or not, counted; while
-// lookups spare less than half of what they scan, only one object in `sampling` is looked up.
-// Bounded memory: when the entries' text passes `textLimit` bytes, the cache starts again,
-// and at the end of each streamed batch it forgets every entry that was not met again in that
-// batch or the one before: what is read once does not outlive the next batch.
+// lookups spare less than a quarter of what they scan (a scan costs far less a byte than a
+// parse), only one object in `sampling` is looked up.
+// Bounded memory: when the entries' text passes `textLimit` bytes, the cache starts again; and
+// at the end of a streamed batch in which lookups spared less than a quarter of what they scanned,
+// it forgets every entry no lookup found: in a stream without repeats, what is read once does
+// not outlive its batch.
 
 /// The nested objects a parser (or the windows of one streamed input) parsed, by their text.
 final class RepeatCache {
     /// A parsed object: the hash of its text, where the text is in `text`, how deep the
-    /// object goes, how many batch ends passed since it was made or met again, and its value.
+    /// object goes, whether a lookup found it, and its value.
     struct Entry {
         var hash: UInt64
         var offset: Int
         var length: Int
         var depth: Int
-        var batchEndsUnmet = 0
-        /// Whether a lookup found it: a later entry does not take its slot.
+        /// Whether a lookup found it: a later entry does not take its slot, and a batch's end
+        /// does not forget it.
         var wasMet = false
         var value: JSONValue
     }
@@ -60,6 +62,8 @@ final class RepeatCache {
     private var scanned = 0
     private var spared = 0
     private var skippedSinceLookup = 0
+    /// `scanned` and `spared` when the batch began.
+    private var batchStart = (scanned: 0, spared: 0)
 
     /// A cache for an input of `inputLength` bytes (nil: a stream, of any length): a slot for
     /// every 64 bytes of it, from 64 to 16,384 slots.
@@ -83,11 +87,11 @@ final class RepeatCache {
     /// The bytes scans read (for tests).
     var scannedBytes: Int { scanned }
 
-    /// Whether to look the next object up: always while lookups spare at least half of what
-    /// they scan (and for the first 256 KB scanned), otherwise one time in `sampling`.
+    /// Whether to look the next object up: always while lookups spare at least a quarter of
+    /// what they scan (and for the first 256 KB scanned), otherwise one time in `sampling`.
     @inline(__always)
     func shouldLook() -> Bool {
-        if scanned <= (spared &<< 1) &+ (256 << 10) { return true }
+        if scanned <= (spared &<< 2) &+ (256 << 10) { return true }
         skippedSinceLookup &+= 1
         guard skippedSinceLookup >= Self.sampling else { return false }
         skippedSinceLookup = 0
@@ -116,10 +120,7 @@ final class RepeatCache {
         }
         guard same else { return nil }
         spared &+= length
-        if entry.batchEndsUnmet != 0 || !entry.wasMet {
-            entries[found].batchEndsUnmet = 0
-            entries[found].wasMet = true
-        }
+        if !entry.wasMet { entries[found].wasMet = true }
         return entry
     }
 
@@ -138,19 +139,20 @@ final class RepeatCache {
         text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
     }
 
-    /// Ends a batch: forgets every entry neither made nor met again in this batch or the one
-    /// before, and its value.
+    /// Ends a batch: when its lookups spared less than a quarter of what they scanned, forgets
+    /// every entry no lookup found, and its value.
     func endBatch() {
-        guard let slots, !entries.isEmpty else { return }
+        let batch = (scanned: scanned &- batchStart.scanned, spared: spared &- batchStart.spared)
+        batchStart = (scanned, spared)
+        guard let slots, !entries.isEmpty, batch.spared &<< 2 < batch.scanned else { return }
         var kept: [Entry] = []
         var keptText: [UInt8] = []
         text.withUnsafeBufferPointer { stored in
             guard let base = stored.baseAddress else { return }
-            for var entry in entries where entry.batchEndsUnmet == 0 {
+            for var entry in entries where entry.wasMet {
                 let offset = keptText.count
                 keptText.append(contentsOf: UnsafeBufferPointer(start: base + entry.offset, count: entry.length))
                 entry.offset = offset
-                entry.batchEndsUnmet = 1
                 kept.append(entry)
             }
         }
