@@ -12,6 +12,18 @@ func jsonKeyHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
 func jsonKeyHash(
     _ pointer: UnsafePointer<UInt8>?, _ count: Int, readableEnd: UnsafePointer<UInt8>? = nil
 ) -> UInt32 {
+    UInt32(truncatingIfNeeded: byteHash(pointer, count, readableEnd: readableEnd) &>> 32)
+}
+
+/// A fast, non-cryptographic 64-bit hash of `count` bytes at `pointer`, eight at a time (stable
+/// within a process): the keys' hash, and the repeat cache's.
+///
+/// When `readableEnd` is given, `pointer + count` may be followed by readable bytes up to
+/// `readableEnd`, which lets the last partial word be loaded at once; the result is the same.
+@inline(__always)
+func byteHash(
+    _ pointer: UnsafePointer<UInt8>?, _ count: Int, readableEnd: UnsafePointer<UInt8>? = nil
+) -> UInt64 {
     let multiplier: UInt64 = 0xff51_afd7_ed55_8ccd
     var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 &* UInt64(truncatingIfNeeded: count &+ 1)
     if let pointer {
@@ -43,7 +55,7 @@ func jsonKeyHash(
     }
     hash ^= hash &>> 29
     hash &*= 0xc4ce_b9fe_1a85_ec53
-    return UInt32(truncatingIfNeeded: hash &>> 32)
+    return hash
 }
 
 /// The key hash of a string's UTF-8 bytes.

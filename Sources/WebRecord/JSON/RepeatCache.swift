@@ -200,25 +200,9 @@ final class RepeatCache {
         return nil
     }
 
-    /// A hash of the `length` bytes at `bytes`, eight at a time.
+    /// A hash of the `length` bytes at `bytes`.
+    @inline(__always)
     static func hash(_ bytes: UnsafePointer<UInt8>, length: Int) -> UInt64 {
-        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var hash = 0x243F_6A88_85A3_08D3 ^ UInt64(truncatingIfNeeded: length)
-        let raw = UnsafeRawPointer(bytes)
-        var offset = 0
-        while offset &+ 8 <= length {
-            hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
-            hash ^= hash &>> 32
-            offset &+= 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < length {
-            tail |= UInt64(bytes[offset]) &<< shift
-            shift &+= 8
-            offset &+= 1
-        }
-        hash = (hash ^ tail) &* multiplier
-        return hash ^ (hash &>> 29)
+        byteHash(bytes, length)
     }
 }
