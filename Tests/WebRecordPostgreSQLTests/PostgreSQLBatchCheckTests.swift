@@ -104,7 +104,7 @@ import Testing
         #expect(error.sqlState == "57P01", "\(error)")
         #expect(!error.message.contains("whether the transaction committed is unknown"), "\(error.message)")
         // The next transaction connects again; the insert before the loss is not there.
-        try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
+        _ = try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
         #expect(try connection.rows("SELECT \"v\" FROM t") == [[.integer(6)]])
     }
 
