@@ -71,7 +71,7 @@ import Testing
     func expectNothingKeptAndReady(_ connection: PostgreSQLConnection) throws {
         #expect(connection.isIdle)
         #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(0))
-        try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
+        _ = try connection.inTransaction { try connection.execute("INSERT INTO t VALUES (6)") }
         #expect(try connection.rows("SELECT \"v\" FROM t") == [[.integer(6)]])
     }
 
