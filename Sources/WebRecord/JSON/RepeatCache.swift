@@ -52,7 +52,7 @@ final class RepeatCache {
 
     /// log2 of the number of slots. An entry lives in one of two slots its hash picks: an
     /// empty one, or one whose entry no lookup found yet, which it replaces; when both hold
-    /// entries that were found, it is not kept.
+    /// entries that were found, it is not kept (nor kept by a batch's end).
     let slotBits: Int
     /// The slots, each an index in `entries` or -1; allocated at the first entry.
     private var slots: UnsafeMutablePointer<Int32>?
@@ -87,8 +87,8 @@ final class RepeatCache {
     /// The bytes scans read (for tests).
     var scannedBytes: Int { scanned }
 
-    /// Whether to look the next object up: always while lookups spare at least a quarter of
-    /// what they scan (and for the first 256 KB scanned), otherwise one time in `sampling`.
+    /// Whether to look the next object up: always while what lookups scanned is at most four
+    /// times what they spared plus 256 KB, otherwise one time in `sampling`.
     @inline(__always)
     func shouldLook() -> Bool {
         if scanned <= (spared &<< 2) &+ (256 << 10) { return true }
@@ -145,23 +145,23 @@ final class RepeatCache {
         let batch = (scanned: scanned &- batchStart.scanned, spared: spared &- batchStart.spared)
         batchStart = (scanned, spared)
         guard let slots, !entries.isEmpty, batch.spared &<< 2 < batch.scanned else { return }
-        var kept: [Entry] = []
-        var keptText: [UInt8] = []
-        text.withUnsafeBufferPointer { stored in
+        let previous = entries
+        let previousText = text
+        slots.update(repeating: -1, count: 1 << slotBits)
+        entries = []
+        text = []
+        previousText.withUnsafeBufferPointer { stored in
             guard let base = stored.baseAddress else { return }
-            for var entry in entries where entry.wasMet {
-                let offset = keptText.count
-                keptText.append(contentsOf: UnsafeBufferPointer(start: base + entry.offset, count: entry.length))
-                entry.offset = offset
-                kept.append(entry)
+            for var entry in previous where entry.wasMet {
+                // A found entry whose two slots both went to found entries is let go too.
+                guard let free = freeSlot(entry.hash, in: slots) else { continue }
+                free.pointee = Int32(truncatingIfNeeded: entries.count)
+                let start = base + entry.offset
+                entry.offset = text.count
+                text.append(contentsOf: UnsafeBufferPointer(start: start, count: entry.length))
+                entries.append(entry)
             }
         }
-        slots.update(repeating: -1, count: 1 << slotBits)
-        entries = kept
-        for (index, entry) in kept.enumerated() {
-            freeSlot(entry.hash, in: slots)?.pointee = Int32(truncatingIfNeeded: index)
-        }
-        text = keptText
     }
 
     /// Forgets every entry.
