@@ -53,7 +53,7 @@ struct Report {
         lines.append(contentsOf: versusPythonLines())
         lines.append("")
         lines.append("Targets")
-        lines.append(contentsOf: targets().map { "  " + $0 })
+        lines.append(contentsOf: targets(repetitions: repetitions).map { "  " + $0 })
         return lines.joined(separator: "\n")
     }
 
@@ -163,7 +163,7 @@ struct Report {
 
     // MARK: - Targets
 
-    private func targets() -> [String] {
+    private func targets(repetitions: Int) -> [String] {
         var lines: [String] = []
         func verdict(_ met: Bool?, _ text: String) {
             let mark = met.map { $0 ? "[met]    " : "[NOT MET]" } ?? "[n/a]    "
@@ -218,8 +218,15 @@ struct Report {
         if let parse, parse.seconds > 0, parse.cpuSeconds > 0 {
             let rate = Double(parse.bytes) / parse.seconds / 1_000_000
             let cpuRate = Double(parse.bytes) / parse.cpuSeconds / 1_000_000
+            // The target is a single parse in a fresh process; the best of several runs in one
+            // process parses into pages the runs before it faulted in, so it only informs.
+            let isCold = repetitions == 1
             var line = String(
-                format: "JSON reader >= 400 MB/s on this data, cold: %.0f MB/s wall, %.0f MB/s CPU", rate, cpuRate)
+                format: isCold
+                    ? "JSON reader >= 400 MB/s on this data, cold: %.0f MB/s wall, %.0f MB/s CPU"
+                    : "JSON reader on this data, best of several runs in one process (the 400 MB/s target is "
+                        + "cold: one run in a fresh process, --phase parse --repeat 1): %.0f MB/s wall, %.0f MB/s CPU",
+                rate, cpuRate)
             if rate < 400, cpuRate >= 400 { line += " (met on CPU time)" }
             if let firstImport, let warm = Double(firstImport.fields["parse"] ?? ""), warm > 0 {
                 // The same reader inside the first import, whose process has already freed a parsed
@@ -228,7 +235,7 @@ struct Report {
                     format: "; %.0f MB/s inside the first import (warm heap)",
                     Double(firstImport.bytes) / warm / 1_000_000)
             }
-            verdict(rate >= 400, line)
+            verdict(isCold ? rate >= 400 : nil, line)
         }
         if let firstImport, let scaledImport, firstImport.seconds > 0 {
             let ratio = scaledImport.seconds / firstImport.seconds
