@@ -144,24 +144,17 @@ struct JSONRepeatTests {
     @Test("A streamed response shares a user repeated in later batches and windows")
     func streamedAcrossBatches() throws {
         let bytes = Self.posts(300, seed: 5)
-        var offset = 0
         // Windows of 4 KB: a user often starts in one window and ends in the next.
-        let reader = JSONStreamReader(
-            keyPath: "data", maximumDepth: JSONReader.defaultMaximumDepth, batchByteLimit: 2_000, bufferCapacity: 4_096
-        ) { buffer in
-            let count = min(buffer.count, 1_000, bytes.count - offset)
-            guard count > 0, let base = buffer.baseAddress else { return 0 }
-            bytes.withUnsafeBytes { base.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
-            offset += count
-            return count
-        }
-        guard case .streaming = try reader.start() else {
-            Issue.record("not streamed")
-            return
-        }
+        let read = StreamTesting.streamRead(
+            bytes, keyPath: "data",
+            settings: StreamSettings(bufferCapacity: 4_096, batchByteLimit: 2_000, readBlocks: [1_000]))
+        #expect(read.error == nil)
         var batches: [[JSONValue]] = []
-        while let batch = try reader.nextBatch() { batches.append(batch) }
-        _ = try reader.finish()
+        var next = 0
+        for count in read.batchCounts {
+            batches.append(Array(read.elements[next..<next + count]))
+            next += count
+        }
         #expect(batches.count > 10)
         let posts = batches.flatMap { $0 }
         guard case .value(let document, _) = Self.parse(bytes, sharing: false) else {
