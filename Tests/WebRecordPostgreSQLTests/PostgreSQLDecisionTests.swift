@@ -257,7 +257,8 @@ import Testing
 
     @Test func cancellingTheTaskInterruptsTheStatementTheServerRuns() async throws {
         let schema = try Schema(json: decisionSchemaJSON, fileName: "Decisions.json")
-        let postgreSQL = try PostgreSQLStores.postgreSQL(schema)
+        let location = try PostgreSQLStores.newDatabase()
+        let postgreSQL = try PostgreSQLStores.postgreSQL(schema, at: location)
         try await postgreSQL.write { _ in }
         let task = Task {
             try await postgreSQL.write { connection in
@@ -265,7 +266,16 @@ import Testing
                 try connection.execute("SELECT pg_sleep(60)")
             }
         }
-        try await Task.sleep(for: .milliseconds(500))
+        // Cancelled once the server runs the sleep (a busy machine can start the task late).
+        let watcher = try PostgreSQLConnection(location)
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline,
+            try watcher.scalar(
+                "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "
+                    + "AND query LIKE '%pg_sleep(60)%'") != .integer(1)
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         task.cancel()
         let error = await #expect(throws: WebRecordError.self) { try await task.value }
         #expect(error?.code == .cancelled)
