@@ -12,8 +12,9 @@
 /// The keys are read only if the table holds any row at all, so a first import into empty
 /// tables costs SQLite next to nothing.
 ///
-/// Keys that JSON cannot carry exactly (reals, blobs), and SQLite builds without `json_each`,
-/// fall back to `IN` lists of placeholders, in chunks under SQLite's variable limit.
+/// Keys that JSON cannot carry exactly (reals, blobs, and text holding a NUL character, which
+/// SQLite's `json_each` cuts at the NUL), and SQLite builds without `json_each`, fall back to
+/// `IN` lists of placeholders, in chunks under SQLite's variable limit.
 struct KeySetQuery {
     /// The result columns, e.g. `t."_id", t."_entity", ...`.
     let columns: String
@@ -60,7 +61,9 @@ struct KeySetQuery {
         jsonArray(rowIDs.map(DatabaseValue.integer)) ?? "[]"
     }
 
-    /// The keys as a JSON array, or nil when one is not text or an integer.
+    /// The keys as a JSON array, or nil when one is not text or an integer, or is text holding a
+    /// NUL character: SQLite's `json_each` reads `"a\u0000b"` as `a`, so such a key would never
+    /// be found again and its record would be inserted twice.
     static func jsonArray(_ keys: [DatabaseValue]) -> String? {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(keys.count * 12 + 2)
@@ -69,7 +72,9 @@ struct KeySetQuery {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             switch key {
             case .integer(let value): bytes.append(contentsOf: String(value).utf8)
-            case .text(let value): JSONTextWriter.appendString(value, to: &bytes)
+            case .text(let value):
+                if value.utf8.contains(0) { return nil }
+                JSONTextWriter.appendString(value, to: &bytes)
             case .null, .real, .blob: return nil
             }
         }

@@ -44,11 +44,13 @@ struct ValueCoercion: Sendable {
         case .integer:
             return Self.integer(value).map { .integer($0) }
         case .double:
+            // `+ 0` makes a negative zero positive (IEEE 754: -0 + 0 is +0) and changes no other
+            // double: SQLite stores a zero without its sign, so both stores keep it as 0.
             switch value {
             case .integer(let number): return .real(Double(number))
-            case .double(let number): return .real(number)
-            case .number(let text): return Double(text).flatMap { $0.isFinite ? .real($0) : nil }
-            case .string(let text): return Self.strictDouble(text).map { .real($0) }
+            case .double(let number): return .real(number + 0)
+            case .number(let text): return Double(text).flatMap { $0.isFinite ? .real($0 + 0) : nil }
+            case .string(let text): return Self.strictDouble(text).map { .real($0 + 0) }
             default: return nil
             }
         case .decimal:
@@ -87,7 +89,12 @@ struct ValueCoercion: Sendable {
             guard let text = value.stringValue, let uuid = UUID(uuidString: text) else { return nil }
             return .text(uuid.uuidString)
         case .url:
-            guard let text = value.stringValue, !text.isEmpty, URL(string: text) != nil else { return nil }
+            // Foundation's parser also takes text no URL can be (it encodes a line break or a
+            // lone space): a control character, or nothing but spaces, is refused first.
+            guard let text = value.stringValue, !text.isEmpty,
+                !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
+                text.unicodeScalars.contains(where: { $0 != " " }), URL(string: text) != nil
+            else { return nil }
             return .text(text)
         case .json:
             return .text(value.serialized())

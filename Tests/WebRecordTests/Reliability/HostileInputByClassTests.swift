@@ -317,6 +317,35 @@ struct HostileInputNumberTests {
         #expect(again.changes.inserted == 0 && again.changes.updated == 1, "\(again.debugger)")
         #expect(try Hostile.records(store) == ["Item: 1 | 'Item' | 5 | 2 | real:2.0 | '3' | 'a' | NULL"])
     }
+
+    @Test("A url refuses text no URL can be, which Foundation's parser would still take")
+    func urlRefusesControlCharactersAndBlankText() {
+        let coercion = ValueCoercion(dateFormats: [])
+        for refused in [" ", "   ", "a\nb", "http://a/\tb", "x\u{7F}", "", "\r"] {
+            #expect(
+                coercion.storedValue(.string(refused), type: .url, dateFormat: nil) == nil,
+                "\(refused.debugDescription)")
+        }
+        for accepted in ["https://example.com/a.png", "relative/path?q=1", "/root", "mailto:a@b.c"] {
+            #expect(coercion.storedValue(.string(accepted), type: .url, dateFormat: nil) == .text(accepted))
+        }
+    }
+
+    @Test(
+        "A negative zero into a double is 0 in every form, as SQLite stores it, so every store holds the same",
+        arguments: [JSONValue.double(-0.0), .number("-0.0e5"), .string("-0"), .string("-0.0"), .integer(0)])
+    func negativeZeroIsStoredAsZero(_ value: JSONValue) throws {
+        let stored = ValueCoercion(dateFormats: []).storedValue(value, type: .double, dateFormat: nil)
+        guard case .real(let number)? = stored else {
+            Issue.record("\(value) was refused")
+            return
+        }
+        #expect(number == 0 && number.sign == .plus, "\(value) is stored as \(number)")
+        // Nothing else changes sign or value.
+        #expect(
+            ValueCoercion(dateFormats: []).storedValue(.double(-1e-300), type: .double, dateFormat: nil)
+                == .real(-1e-300))
+    }
 }
 
 // MARK: - Keys
@@ -510,6 +539,25 @@ struct HostileInputKeyTests {
         // fetchOne finds each by its exact bytes.
         #expect(try store.fetchOne("Tag", primaryKey: .string(Self.nfd))?["note"] as String? == "2")
         #expect(try store.fetchOne("Tag", primaryKey: .string(Self.nfc))?["note"] as String? == "1")
+    }
+
+    @Test("A key holding a NUL character is found again by the next response, not inserted twice")
+    func nulKeyAcrossResponses() throws {
+        let store = try Hostile.store()
+        _ = try store.populate(
+            Hostile.json(#"[{"name": "a\u0000b", "note": "1"}, {"name": "x", "note": "1"}]"#), entity: "Tag")
+        let result = try store.populate(
+            Hostile.json(
+                #"[{"name": "a\u0000b", "note": "2"}, {"name": "a", "note": "2"}, {"name": "x", "note": "2"}, {"name": "a\u0000c", "note": "2"}]"#
+            ),
+            entity: "Tag")
+        #expect(result.changes.inserted == 2 && result.changes.updated == 2, "\(result.changes)")
+        #expect(
+            try Hostile.records(store) == [
+                #"Tag: 1 | 'Tag' | 'a\u{0}b' | '2'"#, "Tag: 2 | 'Tag' | 'x' | '2'", "Tag: 3 | 'Tag' | 'a' | '2'",
+                #"Tag: 4 | 'Tag' | 'a\u{0}c' | '2'"#,
+            ])
+        #expect(try store.fetchOne("Tag", primaryKey: .string("a\u{0}b"))?["note"] as String? == "2")
     }
 }
 
