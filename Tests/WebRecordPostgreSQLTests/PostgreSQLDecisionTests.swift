@@ -72,6 +72,14 @@ import Testing
                 Step(entity: "Counts", json: #"[{"user": "u1", "followers": 2}]"#),
             ]),
         Scenario(
+            "§3.4 a record identified by its owner is deleted when unlinked, not left keyless",
+            [
+                Step(entity: "User", json: #"[{"id": "u1", "counts": {"followers": 1}}]"#),
+                Step(entity: "User", json: #"[{"id": "u1", "counts": null}]"#),
+                Step(entity: "User", json: #"[{"id": "u1", "counts": {"followers": 2}}]"#),
+                Step(entity: "User", json: #"[{"id": "u1", "counts": null}, {"id": "u2", "counts": null}]"#),
+            ]),
+        Scenario(
             "§3.5 injection and missing keys",
             [
                 Step(

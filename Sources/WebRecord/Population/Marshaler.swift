@@ -12,6 +12,16 @@ struct Marshaler {
     let coercion: ValueCoercion
     let debugger: Debugger
     private(set) var operations: [LinkOperation] = []
+    /// The members stored owners were given through a to-many kept on the members, for
+    /// ``noteGainedMembers()``.
+    private var joined: [Membership] = []
+
+    /// A member set on a stored owner's to-many, in the member's `column`.
+    private struct Membership {
+        let owner: RowState
+        let member: RowState
+        let column: Int
+    }
 
     init(store: any RecordStorage, options: PopulationOptions, coercion: ValueCoercion, debugger: Debugger) {
         self.store = store
@@ -134,12 +144,13 @@ struct Marshaler {
                 row.values[column] = .null
                 if let positionColumn { row.values[positionColumn] = .null }
             case .foreignKeyThere(let table, _, _, let columnName, let positionColumnName)?:
-                if mapped.isToMany {
+                if mapped.isToMany || mapped.identifiesDestination {
+                    // Records the relationship identifies are deleted rather than left keyless.
                     operations.append(
                         .foreignKeyMembers(
                             owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
-                            members: [],
-                            replace: true, deleteRule: .nullify, destination: mapped.property.destination))
+                            members: [], replace: true, deleteRule: mapped.identifiesDestination ? .cascade : .nullify,
+                            destination: mapped.property.destination))
                 } else {
                     operations.append(
                         .clearOthers(table: table.name, column: columnName, value: .integer(row.rowID), keep: nil))
@@ -187,37 +198,48 @@ struct Marshaler {
                 let rows = members.compactMap(\.row)
                 if !mapped.isToMany {
                     let target = rows.first
+                    var unlinksOthers = false
                     if let target {
                         if target.values[column] != .integer(row.rowID) {
                             target.values[column] = .integer(row.rowID)
-                            if !row.isNew {
-                                operations.append(
-                                    .clearOthers(
-                                        table: table.name, column: columnName, value: .integer(row.rowID),
-                                        keep: target.rowID))
-                            }
+                            unlinksOthers = !row.isNew
                         }
-                    } else if cleared, !row.isNew {
+                    } else {
+                        unlinksOthers = cleared && !row.isNew
+                    }
+                    guard unlinksOthers else { continue }
+                    if mapped.identifiesDestination {
+                        // The records this relationship identifies (a post's `Source`) have no
+                        // key without it: the one unlinked is deleted, not left keyless.
                         operations.append(
-                            .clearOthers(table: table.name, column: columnName, value: .integer(row.rowID), keep: nil))
+                            .foreignKeyMembers(
+                                owner: row, table: table.name, column: columnName, positionColumn: nil,
+                                members: target.map { [$0.rowID] } ?? [], replace: true, deleteRule: .cascade,
+                                destination: mapped.property.destination))
+                    } else {
+                        operations.append(
+                            .clearOthers(
+                                table: table.name, column: columnName, value: .integer(row.rowID), keep: target?.rowID))
                     }
                     continue
                 }
                 for (position, member) in rows.enumerated() {
+                    if !row.isNew { joined.append(Membership(owner: row, member: member, column: column)) }
                     member.values[column] = .integer(row.rowID)
                     if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }
                 }
                 let relationship = mapped.property
-                let policy = set.isPartial ? .union : mergePolicy(relationship, entity: proto.entity)
+                let policy = appliedPolicy(set, of: proto)
                 operations.append(
                     .foreignKeyMembers(
                         owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
-                        members: rows.map(\.rowID), replace: policy == .replace, deleteRule: relationship.deleteRule,
+                        members: rows.map(\.rowID), replace: policy == .replace,
+                        deleteRule: mapped.identifiesDestination ? .cascade : relationship.deleteRule,
                         destination: relationship.destination))
             case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
                 let rows = members.compactMap(\.row)
                 let relationship = mapped.property
-                let policy = set.isPartial ? .union : mergePolicy(relationship, entity: proto.entity)
+                let policy = appliedPolicy(set, of: proto)
                 operations.append(
                     .joinMembers(
                         owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
@@ -225,6 +247,45 @@ struct Marshaler {
                         deleteRule: relationship.deleteRule, destination: relationship.destination))
             }
         }
+    }
+
+    /// The merge rule a to-many's list is applied with: its own, except that a list with an
+    /// element refused (reported where it was) adds its members and removes none, since the
+    /// refused element may have named any member. That exception is reported too, when the rule
+    /// was `replace`: the stored members the list left out are kept, not removed.
+    private func appliedPolicy(_ set: ProtoRecord.Link, of proto: ProtoRecord) -> Relationship.MergePolicy {
+        let declared = mergePolicy(set.relationship.property, entity: proto.entity)
+        guard set.isPartial else { return declared }
+        if declared == .replace {
+            debugger.record(
+                WebRecordError(
+                    .invalidResponseFormat,
+                    "\(proto)'s '\(set.relationship.name)' list has an element that was refused, so it is applied as additions only: no member it leaves out is removed (replace needs a whole list)",
+                    isFatal: false, entity: proto.entity.name, property: set.relationship.name))
+        }
+        return .union
+    }
+
+    /// Marks each stored owner that ends the batch with a member it did not have
+    /// (``RowState/gainedMembers``): a new member, or a stored one whose foreign key named
+    /// another record or none. Run after every relationship is wired, so that a member two
+    /// owners claim counts only for the one it ends with.
+    ///
+    /// - Returns: each member gained, with its owner and the member's column that names it
+    ///   (a streamed population checks them again once every batch is written).
+    @discardableResult
+    func noteGainedMembers() -> [(owner: RowState, member: RowState, column: Int)] {
+        var gained: [(owner: RowState, member: RowState, column: Int)] = []
+        for membership in joined {
+            let owner = DatabaseValue.integer(membership.owner.rowID)
+            let member = membership.member
+            guard member.values[membership.column] == owner,
+                member.original.map({ $0[membership.column] != owner }) ?? true
+            else { continue }
+            membership.owner.gainedMembers = true
+            gained.append((membership.owner, member, membership.column))
+        }
+        return gained
     }
 
     private func mergePolicy(_ relationship: Relationship, entity: Entity) -> Relationship.MergePolicy {

@@ -114,7 +114,7 @@ public struct OrphanRule: Sendable {
 public struct ChangeCounts: Sendable, Hashable {
     /// Records created.
     public var inserted = 0
-    /// Records whose stored values changed.
+    /// Records whose stored values changed, or whose to-many membership changed.
     public var updated = 0
     /// Records the response named whose stored values were already as given.
     public var unchanged = 0

@@ -31,7 +31,7 @@ struct RecordDeleter<Storage: RecordStorage> {
             else { continue }
             plan.append((currentTable, currentID, entityName))
             for relationship in entity.relationships
-            where relationship.deleteRule != .nullify || identifiesDestination(relationship) {
+            where relationship.deleteRule != .nullify || store.schema.identifiesDestination(of: relationship) {
                 let related = try transaction.relatedRowIDs(of: currentID, entity: entity, relationship: relationship)
                 guard !related.isEmpty else { continue }
                 if relationship.deleteRule == .deny {
@@ -59,16 +59,6 @@ struct RecordDeleter<Storage: RecordStorage> {
             gone.insert("\(item.table)#\(item.rowID)")
         }
         return true
-    }
-
-    /// Whether the records at the other end of `relationship` are identified by it (their
-    /// primary key is its inverse, as a `Source` is identified by its `post`): they cannot
-    /// outlive the record they belong to, so they are deleted with it, whatever the delete
-    /// rule, rather than left with no key that anything could find them by.
-    private func identifiesDestination(_ relationship: Relationship) -> Bool {
-        guard let inverse = relationship.inverse, let destination = store.schema.entity(named: relationship.destination)
-        else { return false }
-        return destination.primaryKey == .relationship(inverse)
     }
 
     /// The primary keys of the rows about to be deleted, serialized, by `table#rowID`: read

@@ -88,9 +88,13 @@ final class Representation {
         let destination: Int?
         /// Where the links live, or nil when the layout keeps none (never for a valid schema).
         let link: Link?
+        /// Whether the destination's records are identified by this relationship's inverse
+        /// (``Schema/identifiesDestination(of:)``): unlinking one deletes it.
+        let identifiesDestination: Bool
 
-        init(property: Relationship, id: Int, destination: Int?, link: Link?) {
+        init(property: Relationship, id: Int, destination: Int?, link: Link?, identifiesDestination: Bool) {
             self.property = property
+            self.identifiesDestination = identifiesDestination
             self.keyPaths = property.keyPaths.map(JSONKeyPath.init)
             self.name = property.name
             self.isToMany = property.isToMany
@@ -178,7 +182,8 @@ final class Representation {
             MappedRelationship(
                 property: relationship, id: relationshipIDs[RepresentationSet.qualifiedName(relationship)] ?? -1,
                 destination: entityIndex[relationship.destination],
-                link: Self.link(for: relationship, of: entity, store: store, plans: plans))
+                link: Self.link(for: relationship, of: entity, store: store, plans: plans),
+                identifiesDestination: store.schema.identifiesDestination(of: relationship))
         }
         self.relationships = relationships
         var byName: [String: MappedRelationship] = [:]

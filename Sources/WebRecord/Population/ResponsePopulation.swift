@@ -279,6 +279,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// What steps 3–6 leave behind: the writer (which rows it relinked).
     struct StoredGraph {
         let writer: PopulationWriter<Storage>
+        /// The members stored owners gained (``Marshaler/noteGainedMembers()``).
+        var gainedMembers: [(owner: RowState, member: RowState, column: Int)] = []
     }
 
     /// Steps 3–6: resolves the graph's records against the store, creates what is missing,
@@ -316,6 +318,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in protos where !proto.links.isEmpty {
             marshaler.wireRelationships(of: proto)
         }
+        let gained = marshaler.noteGainedMembers()
         var rows: [RowState] = []
         rows.reserveCapacity(protos.count)
         var seen = Set<ObjectIdentifier>()
@@ -327,7 +330,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
         try writer.writeLinks(marshaler.operations, deleter: &deleter)
-        return StoredGraph(writer: writer)
+        return StoredGraph(writer: writer, gainedMembers: gained)
     }
 
     /// The proto-records in the order their attributes are populated: the graph's, except that
@@ -500,7 +503,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 if logsChanges {
                     logger.log(.debug, "created \(proto) _id \(row.rowID)", entity: name)
                 }
-            } else if row.isChanged || relinked.contains(ObjectIdentifier(row)) {
+            } else if row.isChanged || row.gainedMembers || relinked.contains(ObjectIdentifier(row)) {
                 changes[name, default: ChangeCounts()].updated += 1
                 if logsChanges {
                     logger.log(

@@ -15,6 +15,10 @@ final class RowState {
     /// The values as stored before the population; nil for a new row.
     let original: [DatabaseValue]?
     var isChanged = false
+    /// Whether the population added a member to one of the row's to-many relationships kept on
+    /// the members (their foreign key now names this row): the row counts as updated, though
+    /// none of its own columns changed.
+    var gainedMembers = false
     /// The sub-entity the stored row was before the response made it another one, whose
     /// attributes and relationships the new one lacks and the marshaler clears (nil otherwise).
     var switchedFrom: Representation?

@@ -224,12 +224,15 @@ extension ResponsePopulation {
         totals.contained.formUnion(Self.containedRowIDs(protos, entity: entity, schema: store.schema))
         try totals.noteDropped(protos)
         let relinked = stored.writer.relinkedOwners
+        for gain in stored.gainedMembers {
+            totals.noteGain(owner: gain.owner, member: gain.member, column: gain.column)
+        }
         let logsChanges = store.logger.isEnabled(.debug)
         for proto in protos {
             guard let row = proto.row else { continue }
             let isRelinked = relinked.contains(ObjectIdentifier(row))
             let status: StreamTotals.Status =
-                row.isNew ? .inserted : (row.isChanged || isRelinked) ? .updated : .unchanged
+                row.isNew ? .inserted : (row.isChanged || isRelinked || row.gainedMembers) ? .updated : .unchanged
             let name = proto.representation.name
             totals.note(row, status: status, relinked: isRelinked, entity: name)
             if logsChanges, status != .unchanged {
@@ -362,6 +365,22 @@ private struct StreamTotals {
     var changed: [RowKey: (original: [DatabaseValue], originalEntity: String, latest: [DatabaseValue])] = [:]
     /// The rows whose links a batch changed outside their own columns.
     var relinkedRows = Set<RowKey>()
+    /// The members a batch gave a stored owner (a to-many kept on the members), by member row
+    /// and column: the member's value there before the population (nil for a new row) and its
+    /// latest. An owner counts as updated for a member gained only if the member still names
+    /// it when the last batch is written: a member one batch gives to another owner and a later
+    /// one gives back changes nothing, as in a whole response.
+    private var memberValues: [MemberColumn: (original: DatabaseValue?, latest: DatabaseValue)] = [:]
+    /// The member columns of ``memberValues`` by member row, to follow their latest values.
+    private var memberColumns: [RowKey: [Int]] = [:]
+    /// The members each owner gained, by owner row.
+    private var gains: [RowKey: [MemberColumn]] = [:]
+
+    /// A member row and the column of it that names its owner.
+    private struct MemberColumn: Hashable {
+        let member: RowKey
+        let column: Int
+    }
     var records: [Record] = []
     var recordIndex: [RowKey: Int] = [:]
     private var recordClasses: [Int: Record.Type] = [:]
@@ -382,6 +401,11 @@ private struct StreamTotals {
     /// changes keeps its values from before the population, and its latest values.
     mutating func note(_ row: RowState, status: Status, relinked: Bool, entity: String) {
         let key = RowKey(row)
+        if !memberColumns.isEmpty, let columns = memberColumns[key] {
+            for column in columns {
+                memberValues[MemberColumn(member: key, column: column)]?.latest = row.values[column]
+            }
+        }
         while statuses.count <= key.table { statuses.append([:]) }
         let earlier = statuses[key.table][key.rowID]
         if relinked { relinkedRows.insert(key) }
@@ -440,6 +464,36 @@ private struct StreamTotals {
         return found
     }
 
+    /// A member a batch gave a stored owner (``Marshaler/noteGainedMembers()``).
+    mutating func noteGain(owner: RowState, member: RowState, column: Int) {
+        let memberKey = RowKey(member)
+        let key = MemberColumn(member: memberKey, column: column)
+        if memberValues[key] == nil {
+            // Before the population: as an earlier batch found the row, or as this one did.
+            let original: DatabaseValue?
+            if statuses.indices.contains(memberKey.table),
+                statuses[memberKey.table][memberKey.rowID]?.status == .inserted
+            {
+                original = nil
+            } else {
+                original = (changed[memberKey]?.original ?? member.original).map { $0[column] }
+            }
+            memberValues[key] = (original, member.values[column])
+            memberColumns[memberKey, default: []].append(column)
+        }
+        gains[RowKey(owner), default: []].append(key)
+    }
+
+    /// Whether a member `owner` gained still names it, and did not before the population.
+    private func keepsGainedMember(_ owner: RowKey) -> Bool {
+        guard let keys = gains[owner] else { return false }
+        let ownerID = DatabaseValue.integer(owner.rowID)
+        return keys.contains { key in
+            guard let values = memberValues[key] else { return false }
+            return values.latest == ownerID && values.original != ownerID
+        }
+    }
+
     func changeCounts() -> [String: ChangeCounts] {
         var counts = [ChangeCounts](repeating: ChangeCounts(), count: entityNames.count)
         for (table, rows) in statuses.enumerated() {
@@ -449,7 +503,7 @@ private struct StreamTotals {
                 if status == .updated {
                     let key = RowKey(table: table, rowID: rowID)
                     if !relinkedRows.contains(key), let values = changed[key], values.original == values.latest,
-                        values.originalEntity == entity
+                        values.originalEntity == entity, !keepsGainedMember(key)
                     {
                         status = .unchanged
                     }

@@ -130,3 +130,20 @@ public struct Schema: Sendable {
         return false
     }
 }
+
+extension Schema {
+    /// Whether the records at the other end of `relationship` are identified by it: their
+    /// primary key is its inverse, as App.net's `Source` is identified by its `post`.
+    ///
+    /// Such a record cannot outlive its link to the record it belongs to: with the link gone it
+    /// would have no key that anything could find it by. So a population deletes it, whatever
+    /// the relationship's delete rule, where it would otherwise clear the link: when its owner
+    /// is deleted, when the owner's relationship is set to null or another record, when a
+    /// `replace` drops it, and when the owner switches to a sub-entity without the relationship.
+    func identifiesDestination(of relationship: Relationship) -> Bool {
+        guard let inverse = relationship.inverse, let destination = entity(named: relationship.destination) else {
+            return false
+        }
+        return destination.primaryKey == .relationship(inverse)
+    }
+}

@@ -102,6 +102,60 @@ import WebRecordTesting
         #expect(shapes.first?["radius"] as Double? == 3)
     }
 
+    // MARK: Change counts
+
+    @Test("A member added to a to-many kept on the members counts its owner as updated")
+    func anAddedMemberCountsTheOwnerAsUpdated() throws {
+        let test = try makeDecisionStore()
+        let two = #"[{"id": 1, "title": "t", "comments": [{"id": 1}, {"id": 2}]}]"#
+        let three = #"[{"id": 1, "title": "t", "comments": [{"id": 1}, {"id": 2}, {"id": 5}]}]"#
+        _ = try test.store.populate(json(two), entity: "Post")
+        let added = try test.store.populate(json(three), entity: "Post")
+        #expect(added.changesByEntity["Post"]?.updated == 1, "\(added.changesByEntity)")
+        #expect(added.changesByEntity["Comment"]?.inserted == 1, "\(added.changesByEntity)")
+        let again = try test.store.populate(json(three), entity: "Post")
+        #expect(again.changes.updated == 0 && again.changes.inserted == 0, "\(again.changesByEntity)")
+        // A stored comment moved from another post is a member gained too.
+        _ = try test.store.populate(json(#"[{"id": 2, "title": "u", "comments": [{"id": 9}]}]"#), entity: "Post")
+        let moved = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "comments": [{"id": 1}, {"id": 2}, {"id": 5}, {"id": 9}]}]"#),
+            entity: "Post")
+        #expect(moved.changesByEntity["Post"]?.updated == 1, "\(moved.changesByEntity)")
+        #expect(moved.changesByEntity["Comment"]?.updated == 1, "\(moved.changesByEntity)")
+        // Through the to-one side, the owner named by key gains the member as well.
+        let user = try test.store.populate(json(#"[{"id": "u1", "name": "a"}]"#), entity: "User")
+        #expect(user.changes.inserted == 1)
+        let viaPosts = try test.store.populate(
+            json(#"[{"id": "u1", "posts": [{"id": 1, "title": "t"}]}]"#), entity: "User")
+        #expect(viaPosts.changesByEntity["User"]?.updated == 1, "\(viaPosts.changesByEntity)")
+    }
+
+    @Test("A replace list with a refused element adds its members, removes none, and says so")
+    func aReplaceListWithARefusedElementSaysItRemovedNothing() throws {
+        let test = try makeDecisionStore()
+        _ = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "comments": [{"id": 1}, {"id": 2}], "tags": ["a", "b"]}]"#), entity: "Post")
+        let result = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "comments": [{"id": 3}, {"body": "no id"}], "tags": [null, "c"]}]"#),
+            entity: "Post")
+        let post = try #require(try test.store.fetchOne("Post", primaryKey: 1))
+        #expect(
+            post.relatedRecords("comments", as: Record.self).compactMap { $0.primaryKeyValue?.int64Value }.sorted() == [
+                1, 2, 3,
+            ])
+        #expect(post.relatedRecords("tags", as: Record.self).map { $0.primaryKeyValue } == ["c", "a", "b"])
+        let notes = result.debugger.errors.filter { $0.message.contains("applied as additions only") }
+        #expect(Set(notes.compactMap(\.property)) == ["comments", "tags"], "\(result.debugger.errors)")
+        #expect(notes.allSatisfy { !$0.isFatal && $0.entity == "Post" })
+        // A whole list still replaces.
+        let whole = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "comments": [{"id": 3}], "tags": ["c"]}]"#), entity: "Post")
+        #expect(whole.debugger.errors.isEmpty, "\(whole.debugger.errors)")
+        let replaced = try #require(try test.store.fetchOne("Post", primaryKey: 1))
+        #expect(replaced.relatedRecords("comments", as: Record.self).map { $0.primaryKeyValue } == [3])
+        #expect(replaced.relatedRecords("tags", as: Record.self).map { $0.primaryKeyValue } == ["c"])
+    }
+
     // MARK: §3.4 Keys that are relationships
 
     @Test func aRecordKeyedByItsOwnerIsFoundThroughTheOwner() throws {

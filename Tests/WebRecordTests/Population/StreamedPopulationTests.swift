@@ -188,6 +188,31 @@ import WebRecordTesting
         #expect(try streamed.store.count("Comment") == 1)
     }
 
+    @Test func aMemberGainedCountsItsOwnerOnlyIfItStillNamesItAfterTheLastBatch() async throws {
+        // Post 1 gains a new comment, 5: it is updated. It also claims comment 9 in the first
+        // batch, which post 2 claims back in the next: neither counts for that, as in a whole
+        // response, where post 2's claim is the one applied.
+        let before =
+            #"{"data": [{"id": 1, "title": "a", "comments": [{"id": 1}]}, {"id": 2, "title": "b", "comments": [{"id": 2}, {"id": 9}]}]}"#
+        let text =
+            #"{"data": [{"id": 1, "title": "a", "comments": [{"id": 1}, {"id": 9}, {"id": 5}]}, {"id": 2, "title": "b", "comments": [{"id": 2}, {"id": 9}]}]}"#
+        let schema = try Schema(json: decisionSchemaJSON, fileName: "Decisions.json")
+        let whole = try makeStore(schema)
+        _ = try await whole.store.populate(try JSONReader().read(before), entity: "Post")
+        let wholeResult = try await whole.store.populate(try JSONReader().read(text), entity: "Post")
+        let posts = wholeResult.changesByEntity["Post"]
+        let comments = wholeResult.changesByEntity["Comment"]
+        #expect(posts?.updated == 1 && posts?.unchanged == 1, "\(wholeResult.changesByEntity)")
+        #expect(comments?.inserted == 1 && comments?.updated == 0, "\(wholeResult.changesByEntity)")
+        for batchBytes in [1, 4 << 20] {
+            let streamed = try makeStore(schema)
+            _ = try await streamed.store.populate(try JSONReader().read(before), entity: "Post")
+            let result = try await stream(text, into: streamed.store, entity: "Post", batchBytes: batchBytes)
+            #expect(result.changesByEntity == wholeResult.changesByEntity, "batches of \(batchBytes) bytes")
+            #expect(try dumpContent(streamed.store) == dumpContent(whole.store))
+        }
+    }
+
     @Test func orphanDeletionKeepsWhatAnyBatchNamed() async throws {
         let schema = try shippedSchema("AppNet")
         var options = PopulationOptions()

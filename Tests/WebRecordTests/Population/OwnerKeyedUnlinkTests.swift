@@ -1,0 +1,131 @@
+import Foundation
+import TestSupport
+import Testing
+import WebRecordTesting
+
+@testable import WebRecord
+
+/// A record identified by its owner (its primary key is a relationship, as App.net's `Source`
+/// is identified by its `post`) has no key once that link is gone: nothing could find, update
+/// or delete it again. So wherever a population would clear the link, it deletes the record
+/// instead, as it does when the owner itself is deleted: the owner's to-one set to null, a
+/// `replace` to-many that drops it, the owner switching to a sub-entity without the
+/// relationship. Each case is checked over repeated imports, where keyless rows would pile up.
+@Suite struct OwnerKeyedUnlinkTests {
+    static let schemaJSON = """
+        {
+          "version": 1,
+          "entities": {
+            "Feed": {
+              "primaryKey": "id",
+              "attributes": { "id": { "type": "integer" } },
+              "relationships": { "stats": { "destination": "Stats", "toMany": true, "inverse": "feed" } }
+            },
+            "Stats": {
+              "primaryKey": "feed",
+              "attributes": { "hits": { "type": "integer" } },
+              "relationships": { "feed": { "destination": "Feed", "inverse": "stats" } }
+            },
+            "Node": {
+              "primaryKey": "id",
+              "abstract": true,
+              "subentities": { "key": "kind", "map": { "box": "Box", "dot": "Dot" } },
+              "attributes": { "id": { "type": "integer" } }
+            },
+            "Box": { "parent": "Node", "relationships": { "label": { "destination": "Label", "inverse": "box" } } },
+            "Dot": { "parent": "Node", "attributes": { "size": { "type": "double" } } },
+            "Label": {
+              "primaryKey": "box",
+              "attributes": { "text": { "type": "string" } },
+              "relationships": { "box": { "destination": "Box", "inverse": "label" } }
+            }
+          }
+        }
+        """
+
+    static func store() throws -> RecordingStore {
+        try RecordingStore(schema: Schema(json: schemaJSON, fileName: "OwnerKeyed.json"))
+    }
+
+    /// The rows of `table` whose `column` is null: records no key can reach.
+    static func keyless(_ store: RecordStore, table: String, column: String) throws -> Int64 {
+        let rows = try store.read { connection in
+            try connection.rows("SELECT count(*) FROM \"\(table)\" WHERE \"\(column)\" IS NULL")
+        }
+        guard case .integer(let count)? = rows.first?.first else { return -1 }
+        return count
+    }
+
+    @Test("A to-one set to null deletes the record it identifies; set again, it makes one record")
+    func nullDeletesTheOwnedRecord() throws {
+        let test = try makeDecisionStore()
+        let withCounts = #"[{"id": "u1", "counts": {"followers": 10}}]"#
+        let withoutCounts = #"[{"id": "u1", "counts": null}]"#
+        _ = try test.store.populate(json(withCounts), entity: "User")
+        for round in 1...3 {
+            let cleared = try test.store.populate(json(withoutCounts), entity: "User")
+            #expect(try test.store.count("Counts") == 0, "round \(round)")
+            #expect(cleared.changesByEntity["Counts"]?.deleted == 1, "round \(round): \(cleared.changesByEntity)")
+            let set = try test.store.populate(json(withCounts), entity: "User")
+            #expect(set.changesByEntity["Counts"]?.inserted == 1, "round \(round): \(set.changesByEntity)")
+            let counts = try test.store.fetch("Counts")
+            #expect(counts.count == 1, "round \(round)")
+            #expect(counts.first?.related("user")?.primaryKeyValue == "u1")
+        }
+        #expect(try Self.keyless(test.store, table: "Counts", column: "user") == 0)
+    }
+
+    @Test("A null for an owned record that was never there changes nothing")
+    func nullWithoutOwnedRecordDeletesNothing() throws {
+        let test = try makeDecisionStore()
+        _ = try test.store.populate(json(#"[{"id": "u1", "name": "a"}]"#), entity: "User")
+        let result = try test.store.populate(json(#"[{"id": "u1", "counts": null}]"#), entity: "User")
+        #expect(result.changesByEntity["Counts"]?.deleted ?? 0 == 0)
+        #expect(result.changes.updated == 0 && result.changes.unchanged == 1, "\(result.changes)")
+    }
+
+    @Test("A replace to-many that drops a record it identifies deletes it, whatever the delete rule")
+    func replaceDeletesTheDroppedOwnedRecord() throws {
+        let test = try Self.store()
+        for round in 1...3 {
+            // Nested in a to-many, a record cannot be identified by its owner: it names it.
+            _ = try test.store.populate(json(#"[{"id": 1}]"#), entity: "Feed")
+            _ = try test.store.populate(json(#"[{"feed": 1, "hits": \#(round)}]"#), entity: "Stats")
+            #expect(try test.store.count("Stats") == 1, "round \(round)")
+            let dropped = try test.store.populate(json(#"[{"id": 1, "stats": []}]"#), entity: "Feed")
+            #expect(try test.store.count("Stats") == 0, "round \(round)")
+            #expect(dropped.changesByEntity["Stats"]?.deleted == 1, "round \(round): \(dropped.changesByEntity)")
+        }
+        #expect(try Self.keyless(test.store, table: "Stats", column: "feed") == 0)
+    }
+
+    @Test("A switch to a sub-entity without the relationship deletes the record it identified")
+    func subentitySwitchDeletesTheOwnedRecord() throws {
+        let test = try Self.store()
+        for round in 1...3 {
+            _ = try test.store.populate(
+                json(#"[{"id": 1, "kind": "box", "label": {"text": "r\#(round)"}}]"#), entity: "Node")
+            #expect(try test.store.fetch("Label").map { $0["text"] as String? } == ["r\(round)"], "round \(round)")
+            let switched = try test.store.populate(json(#"[{"id": 1, "kind": "dot", "size": 2}]"#), entity: "Node")
+            #expect(try test.store.count("Label") == 0, "round \(round)")
+            #expect(switched.changesByEntity["Label"]?.deleted == 1, "round \(round): \(switched.changesByEntity)")
+        }
+        #expect(try Self.keyless(test.store, table: "Label", column: "box") == 0)
+    }
+
+    @Test("App.net: a post whose source is set to null loses it, and gets one source back, never two")
+    func appNetSourceCycles() throws {
+        let store = try RecordStore(inMemory: Reliability.appNetSchema())
+        let withSource = #"{"data": [{"id": "1", "text": "hi", "source": {"name": "Web", "link": "http://a"}}]}"#
+        let withoutSource = #"{"data": [{"id": "1", "source": null}]}"#
+        for _ in 1...3 {
+            _ = try store.populate(json(withSource), entity: "Post")
+            _ = try store.populate(json(withoutSource), entity: "Post")
+        }
+        #expect(try store.count("Source") == 0)
+        _ = try store.populate(json(withSource), entity: "Post")
+        let sources = try store.fetch("Source")
+        #expect(sources.count == 1)
+        #expect(sources.first?.related("post")?.primaryKeyValue == "1")
+    }
+}
