@@ -15,7 +15,8 @@ import Foundation
 /// - boolean: `true`/`false`, `0`/`1`, and the strings "true", "false", "yes", "no", "1", "0" (any case).
 /// - string: strings; numbers and booleans are written as their JSON text.
 /// - date: ISO-8601 strings (fraction and zone optional), Unix seconds as a number, then the
-///   attribute's `dateFormat` and the schema's `dateFormats`.
+///   attribute's `dateFormat` and the schema's `dateFormats`; a pattern matches only text whose
+///   date is exactly what it says (``DatePattern``), else the next one is tried.
 /// - data: canonical base64 strings (what `Data.base64EncodedString()` writes). uuid: UUID strings. url: absolute or relative URL strings.
 /// - json: anything.
 struct ValueCoercion: Sendable {
