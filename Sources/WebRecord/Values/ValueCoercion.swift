@@ -66,13 +66,16 @@ struct ValueCoercion: Sendable {
         case .boolean:
             switch value {
             case .bool(let flag): return .integer(flag ? 1 : 0)
-            case .integer(let number) where number == 0 || number == 1: return .integer(number)
             case .string(let text):
                 switch text.lowercased() {
                 case "true", "yes", "1": return .integer(1)
                 case "false", "no", "0": return .integer(0)
                 default: return nil
                 }
+            case .integer, .double, .number:
+                // The numbers 0 and 1 in any form an integer attribute takes (`1.0`, `1e0`).
+                guard let number = Self.integer(value), number == 0 || number == 1 else { return nil }
+                return .integer(number)
             default: return nil
             }
         case .date:

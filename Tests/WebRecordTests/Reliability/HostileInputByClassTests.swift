@@ -318,6 +318,19 @@ struct HostileInputNumberTests {
         #expect(try Hostile.records(store) == ["Item: 1 | 'Item' | 5 | 2 | real:2.0 | '3' | 'a' | NULL"])
     }
 
+    @Test("A boolean takes the numbers 0 and 1 in any form, as an integer takes 3.0, and no other number")
+    func booleanTakesZeroAndOneInAnyForm() throws {
+        let coercion = ValueCoercion(dateFormats: [])
+        for (text, stored) in [("1.0", 1), ("1e0", 1), ("0.0", 0), ("-0.0", 0), ("1", 1), ("0E5", 0)] {
+            let value = try JSONReader().read(text)
+            #expect(coercion.storedValue(value, type: .boolean, dateFormat: nil) == .integer(Int64(stored)), "\(text)")
+        }
+        for text in ["0.5", "2.0", "-1", "1.0000000000000002", "1e400"] {
+            let value = try JSONReader().read(text)
+            #expect(coercion.storedValue(value, type: .boolean, dateFormat: nil) == nil, "\(text)")
+        }
+    }
+
     @Test("A url refuses text no URL can be, which Foundation's parser would still take")
     func urlRefusesControlCharactersAndBlankText() {
         let coercion = ValueCoercion(dateFormats: [])
