@@ -87,6 +87,11 @@ final class ProtoRecord: CustomStringConvertible {
         self.representation = representation
     }
 
+    /// Whether an occurrence of the record set `relationship`.
+    func hasLink(_ relationship: Representation.MappedRelationship) -> Bool {
+        links.contains { $0.relationship.id == relationship.id }
+    }
+
     /// Sets the members of `relationship`, replacing what an earlier occurrence set.
     func setLink(_ relationship: Representation.MappedRelationship, members: [ProtoRecord], partial: Bool = false) {
         for index in links.indices where links[index].relationship.id == relationship.id {

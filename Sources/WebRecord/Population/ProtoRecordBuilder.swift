@@ -349,9 +349,11 @@ final class ProtoRecordBuilder {
                 let named = try related(
                     found.value, relationship: mapped, parent: proto, depth: depth + 1, keyPath: found.keyPath)
                 var members = named.members
-                // A rejected value never removes what is stored: nothing valid keeps the link as
-                // it was; a to-many with some valid members adds them and removes none.
-                if named.rejected > 0, members.isEmpty { continue }
+                // A rejected value never removes what is stored: nothing valid keeps a to-one as
+                // it was; a to-many with an element rejected adds its valid members, if any, and
+                // removes none (the marshaler says so where the merge rule was `replace`). With
+                // nothing valid, an earlier occurrence's link stands.
+                if named.rejected > 0, members.isEmpty, !mapped.isToMany || proto.hasLink(mapped) { continue }
                 if !mapped.isToMany {
                     guard let first = members.first else {
                         debugger.record(

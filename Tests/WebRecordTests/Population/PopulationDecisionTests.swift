@@ -154,6 +154,14 @@ import WebRecordTesting
         let replaced = try #require(try test.store.fetchOne("Post", primaryKey: 1))
         #expect(replaced.relatedRecords("comments", as: Record.self).map { $0.primaryKeyValue } == [3])
         #expect(replaced.relatedRecords("tags", as: Record.self).map { $0.primaryKeyValue } == ["c"])
+        // A list of nothing but refused elements removes nothing either, and says so.
+        let refused = try test.store.populate(
+            json(#"[{"id": 1, "title": "t", "comments": [{"body": "no id"}, null]}]"#), entity: "Post")
+        #expect(
+            refused.debugger.errors.contains { $0.property == "comments" && $0.message.contains("additions only") },
+            "\(refused.debugger.errors)")
+        let kept = try #require(try test.store.fetchOne("Post", primaryKey: 1))
+        #expect(kept.relatedRecords("comments", as: Record.self).map { $0.primaryKeyValue } == [3])
     }
 
     // MARK: §3.4 Keys that are relationships
