@@ -259,7 +259,7 @@ extension RecordStore {
                 PreparedRequest(server: prepared.server, request: request, debugger: prepared.debugger),
                 options: requestOptions)
         } catch {
-            throw Self.naming(page: state.index, urn: request.urn, in: error)
+            throw Self.naming(page: state.index, urn: request.urn, data: request.data, in: error)
         }
 
         // The page as fetched (its full URL, after redirects) is requested too: a next link
@@ -283,7 +283,8 @@ extension RecordStore {
             failure.entity = sequence.entity
             state.finished = true
             throw Self.naming(
-                page: state.index, urn: request.urn, in: WebRecordError(failure, debugger: result.debugger))
+                page: state.index, urn: request.urn, data: request.data,
+                in: WebRecordError(failure, debugger: result.debugger))
         }
         let pageManager = result.pageManager ?? builtIn
         state.keep.formUnion(result.containedRowIDs)
@@ -306,6 +307,18 @@ extension RecordStore {
         } else if builtIn != nil, result.responseRecordCount == nil, pagination?.countsRecords == true {
             // A single object, not a list: a page or offset paginator cannot take it for a page.
             end = .uncountablePage
+        } else if index > 0, !pageRecords.isEmpty, pageRecords.isSubset(of: state.seenTopLevel) {
+            // Another request, the same records: the server is not advancing (it clamps offsets
+            // past the end, or ignores the cursor or page it is sent). Judged before whether a
+            // next page is named: a cursor that ignores its parameter answers with the cursor it
+            // was sent, which would otherwise read as the last page, and delete as orphans every
+            // record the run never reached.
+            end = .repeatedPage
+            result.debugger.record(
+                WebRecordError(
+                    .invalidResponseFormat,
+                    "page \(index + 1) holds only records that earlier pages held; the server is not advancing, and paging ends there",
+                    isFatal: false, entity: sequence.entity))
         } else if !named {
             end = builtIn?.end.map(PagingEnd.init) ?? .noNextPage
         } else if let urn = state.nextURN, state.requested.contains(Self.identity(urn: urn, data: state.nextData)) {
@@ -314,15 +327,6 @@ extension RecordStore {
                 WebRecordError(
                     .invalidResponseFormat,
                     "page \(state.index) names a page already requested in this run (\(Redaction.urn(urn))); paging ends there",
-                    isFatal: false, entity: sequence.entity))
-        } else if index > 0, !pageRecords.isEmpty, pageRecords.isSubset(of: state.seenTopLevel) {
-            // Another URL, the same records (a server that clamps offsets past the end): it
-            // is not advancing, and would go on until the page limit.
-            end = .repeatedPage
-            result.debugger.record(
-                WebRecordError(
-                    .invalidResponseFormat,
-                    "page \(index) holds only records that earlier pages held; the server is not advancing, and paging ends there",
                     isFatal: false, entity: sequence.entity))
         } else if state.index >= limit {
             end = .pageLimit
@@ -366,10 +370,16 @@ extension RecordStore {
 
     /// A page's failure saying which page failed, when it is not the first (whose URN is the
     /// request's own).
-    private static func naming(page index: Int, urn: String, in error: WebRecordError) -> WebRecordError {
+    /// `error`, with the page it came from (counted from 1) and what that page's request sent:
+    /// its URN and, when the parameters travel apart from it (a page number, an offset, a
+    /// cursor), those too, secrets redacted.
+    private static func naming(page index: Int, urn: String, data: JSONValue?, in error: WebRecordError)
+        -> WebRecordError
+    {
         guard index > 0 else { return error }
         var named = error
-        named.message += " (page \(index + 1), \(Redaction.urn(urn)))"
+        let parameters = data.map { " with \(Redaction.json($0).serialized(sortedKeys: true))" } ?? ""
+        named.message += " (page \(index + 1), \(Redaction.urn(urn))\(parameters))"
         return named
     }
 

@@ -49,6 +49,36 @@ import WebRecordTesting
             pages.last?.result.debugger.warnings.contains { $0.message.contains("no orphans were deleted") } == true)
     }
 
+    @Test(arguments: [
+        Pagination.cursor(keyPath: "cursor", parameter: "max_id"), .pageNumber(parameter: "page"),
+        .offset(parameter: "offset", limitParameter: "limit", limit: 2), .nextURL(keyPath: "next"),
+    ])
+    func aServerThatIgnoresWhatItIsSentEndsWithRepeatedPageAndDeletesNothing(pagination: Pagination) async throws {
+        _ = try await store.populate(
+            try JSONReader().read(#"{"data": [{"id": 3, "text": "on a page never reached"}]}"#), entity: "Post")
+        // Every request gets page 1, which names its own cursor, and itself as the next URL:
+        // a wrong parameter name, which the server ignores.
+        loopback.route("/feed", .json(#"{"data": [{"id": 1}, {"id": 2}], "cursor": "X", "next": "/feed"}"#))
+        var options = PagingOptions(pagination: pagination)
+        options.request.population.deleteOrphans = .all
+        let pages = try await collect(store.pages(entity: "Post", urn: "feed", options: options))
+        #expect(pages.last?.end == .repeatedPage, "\(pages.map(\.end))")
+        #expect(pages.last?.orphansDeleted.isEmpty == true)
+        #expect(try store.fetchOne("Post", primaryKey: 3) != nil, "a record the run never reached is kept")
+        #expect(loopback.requests(to: "/feed").count <= 2)
+    }
+
+    @Test func aFailingPageNumberedPageNamesItsParameters() async throws {
+        loopback.route("/list", [page([1, 2]), .status(500)])
+        let failure = await #expect(throws: WebRecordError.self) {
+            _ = try await collect(
+                store.pages(
+                    entity: "Post", urn: "list", options: PagingOptions(pagination: .pageNumber(parameter: "page"))))
+        }
+        #expect(failure?.message.contains(#"(page 2, "#) == true, "\(String(describing: failure))")
+        #expect(failure?.message.contains(#""page":2"#) == true, "\(String(describing: failure))")
+    }
+
     @Test func aNextLinkBackToAnEarlierPageEndsWithRepeatedPage() async throws {
         loopback.route("/a", .json(#"{"data": [{"id": 1}], "next": "/b"}"#))
         loopback.route("/b", .json(#"{"data": [{"id": 2}], "next": "/c"}"#))
