@@ -35,10 +35,17 @@ public struct ServerResponse: Sendable {
 
     /// The value of a header, by case-insensitive name.
     ///
+    /// Header names are case-insensitive in HTTP, so lines whose names differ only in case
+    /// (`Link` and `link`, which some clients keep apart) are one field: their values are joined
+    /// with `, `, as HTTP joins a field's repeated lines, the name as asked for first and the
+    /// others in order of name. A `Link` given on two such lines thus keeps both links.
+    ///
     /// - Parameter name: the header name, such as `Link` or `content-type`.
     /// - Returns: the value, or nil when the response has no such header.
     public func header(_ name: String) -> String? {
-        if let exact = headers[name] { return exact }
-        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        let matching = headers.filter { $0.key.caseInsensitiveCompare(name) == .orderedSame }
+        guard matching.count > 1 else { return matching.first?.value }
+        return matching.sorted { ($0.key == name ? 0 : 1, $0.key) < ($1.key == name ? 0 : 1, $1.key) }
+            .map(\.value).joined(separator: ", ")
     }
 }

@@ -224,6 +224,17 @@ enum PagingRules {
             store.pages(entity: "Item", urn: "start", options: PagingOptions(pagination: .linkHeader)))
     }
 
+    /// A custom ``Server`` may hand over lines whose names differ only in case: one field.
+    /// (Over HTTP on Linux, FoundationNetworking keeps only the first such line; see Servers.md.)
+    @Test func aHeaderLookupJoinsTheLinesOfOneFieldWhateverTheirCase() {
+        let response = ServerResponse(
+            body: .null, headers: ["link": "<b>; rel=next", "Link": "<a>; rel=prev", "LINK": "<c>; rel=last", "X": "1"])
+        #expect(response.header("Link") == "<a>; rel=prev, <c>; rel=last, <b>; rel=next")
+        #expect(response.header("x") == "1")
+        #expect(response.header("Missing") == nil)
+        #expect(LinkHeader(response.header("Link") ?? "").target(relation: "next") == "b")
+    }
+
     @Test func aTargetMayContainCommasAndSemicolons() async throws {
         let target = loopback.url("/target").absoluteString + "?ids=1,2;x"
         let pages = try await follow(#"<\#(target)>; rel="next""#)
