@@ -177,7 +177,7 @@ final class ProtoRecordBuilder {
                 }
             }
         } else if let keyRelationship = representation.keyRelationship {
-            if let parent, let relationship, relationship.inverse == keyRelationship.name, !relationship.isToMany {
+            if let parent, let relationship, relationship.inverse == keyRelationship.name {
                 owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
                 if let found = keyRelationship.value(in: dictionary), !found.value.isNull {
                     // The record also names its owner: it must be the one it is nested in.

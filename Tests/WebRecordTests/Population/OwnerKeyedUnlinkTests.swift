@@ -88,9 +88,7 @@ import WebRecordTesting
     func replaceDeletesTheDroppedOwnedRecord() throws {
         let test = try Self.store()
         for round in 1...3 {
-            // Nested in a to-many, a record cannot be identified by its owner: it names it.
-            _ = try test.store.populate(json(#"[{"id": 1}]"#), entity: "Feed")
-            _ = try test.store.populate(json(#"[{"feed": 1, "hits": \#(round)}]"#), entity: "Stats")
+            _ = try test.store.populate(json(#"[{"id": 1, "stats": [{"hits": \#(round)}]}]"#), entity: "Feed")
             #expect(try test.store.count("Stats") == 1, "round \(round)")
             let dropped = try test.store.populate(json(#"[{"id": 1, "stats": []}]"#), entity: "Feed")
             #expect(try test.store.count("Stats") == 0, "round \(round)")
@@ -111,6 +109,46 @@ import WebRecordTesting
             #expect(switched.changesByEntity["Label"]?.deleted == 1, "round \(round): \(switched.changesByEntity)")
         }
         #expect(try Self.keyless(test.store, table: "Label", column: "box") == 0)
+    }
+
+    @Test("Nested in the owner's to-many, the key's inverse, every element is the one record: the last wins")
+    func nestedInTheInverseToManyIsTheOneRecord() throws {
+        let test = try Self.store()
+        let first = try test.store.populate(
+            json(#"[{"id": 1, "stats": [{"hits": 1}, {"hits": 2}]}, {"id": 2, "stats": [{"hits": 5}]}]"#),
+            entity: "Feed")
+        #expect(!first.debugger.contains(.missingPrimaryKey), "\(first.debugger.errors)")
+        #expect(first.changesByEntity["Stats"]?.inserted == 2, "\(first.changesByEntity)")
+        let stats = try test.store.fetch("Stats", orderBy: [.ascending("hits")])
+        #expect(stats.map { $0["hits"] as Int? } == [2, 5])
+        #expect(stats.map { $0.related("feed")?["id"] as Int? } == [1, 2])
+        // Found through the feed again: updated, never duplicated.
+        let again = try test.store.populate(json(#"[{"id": 1, "stats": [{"hits": 3}]}]"#), entity: "Feed")
+        #expect(again.changesByEntity["Stats"]?.updated == 1 && again.changes.inserted == 0, "\(again.changesByEntity)")
+        #expect(try test.store.count("Stats") == 2)
+        #expect(
+            try test.store.fetchOne("Feed", primaryKey: 1)?.relatedRecords("stats", as: Record.self).map {
+                $0["hits"] as Int?
+            } == [3])
+    }
+
+    @Test("Foursquare: a venue's photo group, keyed by the venue, is stored with its items, once")
+    func foursquarePhotoGroupIsStored() throws {
+        let store = try RecordStore(
+            inMemory: Schema(contentsOf: Reliability.packageRoot.appendingPathComponent("Schemas/Foursquare.json")))
+        let fixtures = try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil))
+        let data = try Data(contentsOf: fixtures.appendingPathComponent("mmrecord/foursquare-venue.json"))
+        var options = PopulationOptions()
+        options.keyPath = "response.venue"
+        let first = try store.populate(JSONReader().read(data), entity: "Venue", options: options)
+        #expect(!first.debugger.contains(.missingPrimaryKey), "\(first.debugger.errors)")
+        let groups = try store.fetch("PhotoGroup")
+        #expect(groups.count == 1)
+        #expect(groups.first?["name"] as String? == "Venue photos")
+        #expect(groups.first?.relatedRecords("items", as: Record.self).count == 6)
+        let again = try store.populate(JSONReader().read(data), entity: "Venue", options: options)
+        #expect(again.changes.inserted == 0 && again.changes.updated == 0, "\(again.changesByEntity)")
+        #expect(try store.count("PhotoGroup") == 1)
     }
 
     @Test("App.net: a post whose source is set to null loses it, and gets one source back, never two")
