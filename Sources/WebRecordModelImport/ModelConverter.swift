@@ -262,6 +262,12 @@ struct ModelConverter {
             guard let value = Double(trimmed), value.isFinite else {
                 throw error("\(property): default value \"\(text)\" is not a number", at: node)
             }
+            if type == .decimal, DecimalCoding.decimal(from: trimmed) == nil {
+                // What the schema reader would refuse: say it here, where the model is named.
+                throw error(
+                    "\(property): default value \"\(text)\" is not a decimal number of at most 38 significant digits",
+                    at: node)
+            }
             // Keep the model's spelling ("0.0", "1.50") when it is already a JSON number.
             return .number(JSONNumberText.isJSONNumber(trimmed) ? trimmed : "\(value)")
         case .boolean:

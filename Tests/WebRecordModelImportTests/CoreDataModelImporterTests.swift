@@ -630,6 +630,14 @@ import WebRecordModelImport
                 #"<entity name="E"><attribute name="d" attributeType="Double" defaultValueString="nan"/></entity>"#),
             message: #"E.d: default value "nan" is not a number"#),
         InvalidModel(
+            description: "decimal default with more digits than a decimal holds",
+            xml: model(
+                #"<entity name="E"><attribute name="m" attributeType="Decimal" defaultValueString="0.10000000000000000000000000000000000000001"/></entity>"#
+            ),
+            message:
+                #"E.m: default value "0.10000000000000000000000000000000000000001" is not a decimal number of at most 38 significant digits"#
+        ),
+        InvalidModel(
             description: "boolean default that is not a boolean",
             xml: model(
                 #"<entity name="E"><attribute name="b" attributeType="Boolean" defaultValueString="maybe"/></entity>"#),

@@ -521,8 +521,8 @@ struct SchemaFileReader {
         switch type {
         case .string: "a string"
         case .integer: "an integer"
-        case .double: "a number"
-        case .decimal: "a decimal number"
+        case .double: "a number (finite, in a double's range)"
+        case .decimal: "a decimal number of at most 38 significant digits"
         case .boolean: "a boolean"
         case .date: "a date"
         case .data: "base64 data"

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads and writes decimals as WebRecord stores them: canonical decimal text.
-enum DecimalCoding {
+package enum DecimalCoding {
     static func string(from decimal: Decimal) -> String {
         var value = decimal
         return NSDecimalString(&value, Locale(identifier: "en_US_POSIX"))
@@ -10,7 +10,7 @@ enum DecimalCoding {
     /// The decimal `text` denotes, exactly, or nil: text that is not a number (`"+-5"`,
     /// `"1.2.3"`), and numbers that `Decimal` cannot hold exactly (more than 38 significant
     /// digits, or an exponent out of its range), are refused rather than rounded.
-    static func decimal(from text: String) -> Decimal? {
+    package static func decimal(from text: String) -> Decimal? {
         guard let parts = JSONNumberText.parts(of: text) else { return nil }
         if parts.digits.isEmpty { return Decimal(0) }
         guard parts.digits.count <= 38, parts.exponent >= -128, parts.exponent <= 127 else { return nil }

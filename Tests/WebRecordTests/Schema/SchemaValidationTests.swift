@@ -258,7 +258,7 @@ import Testing
                 """),
             [
                 problem("Post", "views", #"default "zero" is not an integer"#),
-                problem("Post", "ratio", "default true is not a number"),
+                problem("Post", "ratio", "default true is not a number (finite, in a double's range)"),
                 problem("Post", "draft", #"default "maybe" is not a boolean"#),
                 problem("Post", "published", #"default "yesterday" is not a date"#),
                 problem("Post", "token", #"default "not-a-uuid" is not a UUID"#),
