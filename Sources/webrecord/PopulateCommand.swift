@@ -32,7 +32,9 @@ enum PopulateCommand: Subcommand {
                 name: "--header", valueName: "header",
                 help: "An HTTP header sent with URL sources, as 'Name: value'. May be repeated.",
                 isRepeatable: true),
-            OptionSpec(name: "--timeout", valueName: "seconds", help: "How long each request of a URL source may take, in seconds: each page and each retry."),
+            OptionSpec(
+                name: "--timeout", valueName: "seconds",
+                help: "How long each request of a URL source may take, in seconds: each page and each retry."),
             OptionSpec(
                 name: "--paginate", valueName: "kind",
                 help:

@@ -57,23 +57,52 @@ enum WatchCommand: Subcommand {
         let store = try StoreAccess.openExisting(location, schema: schema)
         defer { store.close() }
         let observation = store.observe(entity.name, where: predicate, arguments: values, orderBy: order)
-        return try await watch(observation, store: location.name)
+        var keyIsRelationship = false
+        if case .relationship? = entity.primaryKey { keyIsRelationship = true }
+        var file: String?
+        if case .file(let path) = location { file = path }
+        return try await watch(
+            observation, store: location.name, file: file.flatMap(FileIdentity.init),
+            keyIsRelationship: keyIsRelationship)
     }
 
     /// Prints the observation's deliveries until SIGINT, a closed pipe or a failure.
-    private static func watch(_ observation: RecordObservation<Record>, store path: String) async throws -> Int32 {
+    ///
+    /// - Parameter keyIsRelationship: whether the entity's key is a relationship: its records'
+    ///   keys are then read while they are stored and kept by `_id`, since a record deleted with
+    ///   its owner has no owner left to read its key from.
+    /// - Parameter file: the store file opened, for a SQLite store: watch follows that file, so
+    ///   it ends with an error when the path no longer names it (deleted, or replaced by a `mv`).
+    private static func watch(
+        _ observation: RecordObservation<Record>, store path: String, file: FileIdentity?, keyIsRelationship: Bool
+    ) async throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
         let task = Task { () throws -> Bool in
             var previous: [Record] = []
+            var liveKeys: [Int64: JSONValue] = [:]
             for try await results in observation {
                 let line: JSONValue
                 if let changes = results.changes {
+                    let deleted = changes.deletions.map { index in
+                        let record = previous[index]
+                        return keyIsRelationship ? liveKeys[record.rowID] ?? key(of: record) : key(of: record)
+                    }
+                    if keyIsRelationship {
+                        for index in changes.deletions { liveKeys[previous[index].rowID] = nil }
+                        for index in changes.insertions {
+                            liveKeys[results.records[index].rowID] = key(of: results.records[index])
+                        }
+                    }
                     line = [
-                        "deleted": .array(changes.deletions.map { key(of: previous[$0]) }),
+                        "deleted": .array(deleted),
                         "inserted": .array(changes.insertions.map { key(of: results.records[$0]) }),
                         "modified": .array(changes.modifications.map { key(of: results.records[$0.new]) }),
                     ]
                 } else {
+                    if keyIsRelationship {
+                        liveKeys = Dictionary(
+                            results.records.map { ($0.rowID, key(of: $0)) }, uniquingKeysWith: { _, last in last })
+                    }
                     line = ["count": .integer(Int64(results.records.count))]
                 }
                 guard Output.writeLine(line.serialized(sortedKeys: false)) else { return false }
@@ -88,9 +117,15 @@ enum WatchCommand: Subcommand {
         defer { interrupt.cancel() }
         // A reader that goes away (`watch | head -n 1`) ends the command even while nothing
         // changes: a pipe whose reader closed reports an error to poll(2).
+        let fileGone = Locked(false)
         let pipeWatch = Task {
             while !Task.isCancelled {
                 if Output.isStandardOutputClosed {
+                    task.cancel()
+                    return
+                }
+                if let file, FileIdentity(file.path) != file {
+                    fileGone.withLock { $0 = true }
                     task.cancel()
                     return
                 }
@@ -98,7 +133,12 @@ enum WatchCommand: Subcommand {
             }
         }
         defer { pipeWatch.cancel() }
-        switch await task.result {
+        let ended = await task.result
+        if fileGone.withLock({ $0 }) {
+            throw Failure(
+                "\(path): the store file was deleted or replaced; watch follows the file it opened, so start it again")
+        }
+        switch ended {
         case .success: return ExitStatus.success
         case .failure(let error as WebRecordError): throw Failure("\(path): \(StoreAccess.describe(error))")
         case .failure(let error): throw Failure("\(path): \(error)")
@@ -109,5 +149,22 @@ enum WatchCommand: Subcommand {
     /// has no primary key.
     private static func key(of record: Record) -> JSONValue {
         record.primaryKeyValue ?? .integer(record.rowID)
+    }
+}
+
+/// A file as the file system knows it (device and inode), to tell when a path names another
+/// file than the one opened.
+struct FileIdentity: Equatable, Sendable {
+    let path: String
+    let device: UInt64
+    let inode: UInt64
+
+    /// The file `path` names now, or nil when it names none.
+    init?(_ path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        self.path = path
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
     }
 }

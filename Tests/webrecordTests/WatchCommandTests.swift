@@ -60,6 +60,50 @@ import Testing
         #expect(result.stderr == "")
     }
 
+    @Test func aRecordKeyedByItsOwnerAndDeletedWithItIsNamedByTheOwnersKey() async throws {
+        let schema = try directory.write(
+            "owners.json",
+            """
+            {"entities": {
+              "Owner": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+                "relationships": {"stat": {"destination": "Stat", "inverse": "owner"}}},
+              "Stat": {"primaryKey": "owner", "attributes": {"n": {"type": "integer"}},
+                "relationships": {"owner": {"destination": "Owner", "inverse": "stat"}}}}}
+            """)
+        func populate(_ json: String, _ name: String, _ extra: [String] = []) async throws {
+            let source = try directory.write(name, json)
+            let result = try await CLI.run(
+                ["populate", "--schema", schema, "--db", storePath, "--entity", "Owner"] + extra + [source])
+            #expect(result.status == 0, "\(result)")
+        }
+        // Owner 2 is stored first, so its Stat's `_id` is 1: the key of the Stat that stays.
+        try await populate(#"[{"id": 2, "stat": {"n": 20}}, {"id": 1, "stat": {"n": 10}}]"#, "1.json")
+        let watching = try ChildProcess.Running(
+            try CLI.executable(), ["watch", "--schema", schema, "--db", storePath, "--entity", "Stat"])
+        #expect(await watching.waitForOutput("{\"count\":2}\n", timeout: 60), "\(watching.stdout)")
+        try await populate(#"[{"id": 1}]"#, "2.json", ["--delete-orphans"])
+        #expect(await watching.waitForOutput("\"deleted\"", timeout: 60), "\(watching.stdout)")
+        kill(watching.process.processIdentifier, SIGINT)
+        let result = try await watching.wait(timeout: 60)
+        #expect(result.stdoutLines == [#"{"count":2}"#, #"{"deleted":[2],"inserted":[],"modified":[]}"#], "\(result)")
+    }
+
+    @Test(arguments: [false, true])
+    func aStoreFileDeletedOrReplacedEndsItWithAnError(replaced: Bool) async throws {
+        try await populate(#"[{"id": 1, "title": "a", "rank": 5}]"#, name: "1.json")
+        let watching = try watch()
+        #expect(await watching.waitForOutput("{\"count\":1}\n", timeout: 60), "\(watching.stdout)")
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
+        if replaced {
+            // Another store moved into its place: its changes are not the watched file's.
+            try await populate(#"[{"id": 2, "title": "b", "rank": 5}]"#, name: "2.json")
+        }
+        let result = try await watching.wait(timeout: 60)
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("the store file was deleted or replaced"), "\(result)")
+        #expect(result.stdoutLines == [#"{"count":1}"#], "\(result)")
+    }
+
     @Test func aClosedPipeEndsItWithStatusZero() async throws {
         try await populate(#"[{"id": 1, "title": "a", "rank": 5}]"#, name: "1.json")
         let command =

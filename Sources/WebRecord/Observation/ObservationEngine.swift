@@ -116,13 +116,20 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
             guard let old = oldByID[id], let new = newByID[id] else { return false }
             return old.storedValues != new.storedValues || oldExtras[id] != read.extras[id]
         }
-        let changes = ChangeSetDiff.changes(
-            from: records.map(\.rowID), to: read.records.map(\.rowID), changed: changed)
+        // A record at an `_id` another record had, with another key, is not that record: SQLite
+        // gives a new row the largest `_id` plus one, so the last row's `_id` comes back after
+        // it is deleted. It gets an ID of its own (negative: row IDs are positive), and the one
+        // it replaced is deleted.
+        let newIDs = read.records.map { record in
+            guard let old = oldByID[record.rowID], !isSameRecord(old, record) else { return record.rowID }
+            return ~record.rowID
+        }
+        let changes = ChangeSetDiff.changes(from: records.map(\.rowID), to: newIDs, changed: changed)
         var sectionChanges: ChangeSet<RecordPosition>?
         if let key = query.query.sectionKey {
             sectionChanges = ChangeSetDiff.changes(
                 from: records.map { (section: $0.storedValues[key] ?? .null, id: $0.rowID) },
-                to: read.records.map { (section: $0.storedValues[key] ?? .null, id: $0.rowID) },
+                to: zip(read.records, newIDs).map { (section: $0.storedValues[key] ?? .null, id: $1) },
                 changed: changed)
         }
         records = read.records
@@ -149,9 +156,15 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
         let new = read.records.map { (index: index(of: $0, in: updated), record: $0) }
 
         var changes = ChangeSet<Int>()
-        let newIDs = Set(read.records.map(\.rowID))
+        // A row now holding another record than before (its `_id` reused, see
+        // ``refresh(after:)``): the old one is deleted, the new one inserted.
+        let replaced = Set(
+            read.records.filter { record in byID[record.rowID].map { !isSameRecord($0, record) } ?? false }
+                .map(\.rowID))
+        let newIDs = Set(read.records.map(\.rowID)).subtracting(replaced)
         changes.deletions = old.filter { !newIDs.contains($0.record.rowID) }.map(\.index)
-        changes.insertions = new.filter { byID[$0.record.rowID] == nil }.map(\.index)
+        changes.insertions = new.filter { byID[$0.record.rowID] == nil || replaced.contains($0.record.rowID) }
+            .map(\.index)
         // A record in both moved when the records that did not change are not before it in the
         // same number in both results; among those that are, the fewest that break their old
         // order move.
@@ -163,7 +176,7 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
         var kept: [(old: Int, new: Int)] = []
         var moved: [(old: Int, new: Int)] = []
         for (offset, entry) in new.enumerated() {
-            guard let place = oldPlace[entry.record.rowID] else { continue }
+            guard let place = oldPlace[entry.record.rowID], !replaced.contains(entry.record.rowID) else { continue }
             let rank = entry.index - offset
             if rank == place.rank {
                 kept.append((place.index, entry.index))
@@ -192,6 +205,14 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
         }
         guard !changes.isEmpty else { return nil }
         return Delivery(records: records, changes: changes, sectionChanges: nil)
+    }
+
+    /// Whether `new`, read at `old`'s `_id`, is the same record: its primary key's stored values
+    /// (the owner's `_id` for a key that is a relationship) are `old`'s. Without a primary key,
+    /// the `_id` is all there is, and it is.
+    private func isSameRecord(_ old: RecordClass, _ new: RecordClass) -> Bool {
+        guard let key = query.entity.primaryKey else { return true }
+        return key.propertyNames.allSatisfy { old.storedValues[$0] == new.storedValues[$0] }
     }
 
     /// The index of `record` in `records`, which are in the query's order and hold it.

@@ -132,11 +132,15 @@ open class Record: CustomDebugStringConvertible {
 
     /// The record's primary-key value as JSON: one value, or an array for a composite key, or
     /// the owner's key for a relationship key. Nil when the entity has none or it is not set.
+    ///
+    /// A relationship key is read from the store, through the owner: a record kept after it
+    /// was deleted with its owner (a ``ChangeSet``'s deletion) has none left to read.
     public var primaryKeyValue: JSONValue? {
         guard let key = entity.primaryKey else { return nil }
         switch key {
         case .attribute(let name):
-            return jsonValue(name).flatMap { $0.isNull ? nil : $0 }
+            guard let value = jsonValue(name), !value.isNull else { return nil }
+            return value
         case .composite(let names):
             return .array(names.map { jsonValue($0) ?? .null })
         case .relationship(let name):

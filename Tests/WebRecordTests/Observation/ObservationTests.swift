@@ -67,6 +67,53 @@ import Testing
         #expect(changes.modifications.contains(ChangeSet.Modification(old: 2, new: 0)))
     }
 
+    /// SQLite gives a new row the largest `_id` plus one, so the last row's `_id` comes back
+    /// once it is deleted: the record there now is another one, inserted, and the one before it
+    /// deleted, not one record modified.
+    @Test func aRecordAtAReusedIDIsAnInsertionNotAModification() async throws {
+        try await populate([S.post(1, rank: 1), S.post(3, rank: 3)])
+        let reused = try #require(try store.fetchOne("Post", primaryKey: 3)?.rowID)
+        var iterator = store.observe("Post", orderBy: [.ascending("rank")]).makeAsyncIterator()
+        _ = try await iterator.next()
+        try await store.write { connection in
+            try connection.execute(#"DELETE FROM "Post" WHERE "id" = 3"#)
+            try connection.execute(
+                #"INSERT INTO "Post" ("_id", "_entity", "id", "rank") VALUES (?, 'Post', 4, 4)"#, [.integer(reused)])
+        }
+        let next = try #require(try await iterator.next())
+        #expect(S.ids(next.records) == [1, 4])
+        let changes = try #require(next.changes)
+        #expect(changes.deletions == [1] && changes.insertions == [1], "\(changes)")
+        #expect(changes.modifications.isEmpty && changes.moves.isEmpty, "\(changes)")
+    }
+
+    @Test func aRecordAtAReusedIDIsAnInsertionWhenAnotherProcessCommitsIt() async throws {
+        let other = try RecordStore(path: directory.path("observed.sqlite"), schema: ObservationSupport.schema())
+        try await populate([S.post(1, category: "a"), S.post(3, category: "b")])
+        let reused = try #require(try store.fetchOne("Post", primaryKey: 3)?.rowID)
+        // Whole results compared (another store's commit names no rows), flat and in sections.
+        var flat = store.observe("Post", orderBy: [.ascending("id")]).makeAsyncIterator()
+        var sectioned = store.observe("Post", orderBy: [.ascending("id")], sectionKey: "category").makeAsyncIterator()
+        _ = try await flat.next()
+        _ = try await sectioned.next()
+        try await other.write { connection in
+            try connection.execute(#"DELETE FROM "Post" WHERE "id" = 3"#)
+            try connection.execute(
+                #"INSERT INTO "Post" ("_id", "_entity", "id", "category") VALUES (?, 'Post', 4, 'b')"#,
+                [.integer(reused)])
+        }
+        let next = try #require(try await flat.next())
+        #expect(S.ids(next.records) == [1, 4])
+        #expect(
+            next.changes?.deletions == [1] && next.changes?.insertions == [1], "\(String(describing: next.changes))")
+        #expect(next.changes?.modifications.isEmpty == true)
+        let inSections = try #require(try await sectioned.next())
+        let sectionChanges = try #require(inSections.sectionChanges)
+        #expect(sectionChanges.deletions == [RecordPosition(section: 1, item: 0)], "\(sectionChanges)")
+        #expect(sectionChanges.insertions == [RecordPosition(section: 1, item: 0)], "\(sectionChanges)")
+        #expect(sectionChanges.modifications.isEmpty)
+    }
+
     @Test func anUnchangedReimportWakesNoObserver() async throws {
         let posts = [S.post(1, author: 1), S.post(2, author: 2)]
         try await populate(posts)
