@@ -90,6 +90,13 @@ struct Marshaler {
     /// owner are dropped with it.
     func dropIncompleteRecords(_ protos: [ProtoRecord]) {
         var droppedAny = false
+        for proto in protos where isUnlinkedFromItsOwner(proto) {
+            // A later occurrence of its owner set the relationship to null or to another
+            // record: stored, it would have no key (decision: unlinked, such a record goes).
+            proto.row = nil
+            proto.rowID = nil
+            droppedAny = true
+        }
         for proto in protos {
             guard let row = proto.row, row.isNew, !proto.isReference else { continue }
             guard
@@ -125,6 +132,15 @@ struct Marshaler {
                 changed = true
             }
         }
+    }
+
+    /// Whether `proto` is a new record nested in its owner and identified by it, which the
+    /// owner's relationship, as the response left it, no longer names.
+    private func isUnlinkedFromItsOwner(_ proto: ProtoRecord) -> Bool {
+        guard let row = proto.row, row.isNew, !proto.isReference, proto.parent != nil, let owner = proto.owner,
+            let link = owner.proto.links.first(where: { $0.relationship.id == owner.relationship.id })
+        else { return false }
+        return !link.members.contains { $0 === proto || ($0.row.map { $0 === row } ?? false) }
     }
 
     /// Clears what a record's previous sub-entity had and its new one lacks (DESIGN §3.13): the
@@ -169,10 +185,12 @@ struct Marshaler {
 
     // MARK: - Relationships
 
-    /// Wires every relationship the response set on `proto`.
-    mutating func wireRelationships(of proto: ProtoRecord) {
+    /// Wires every relationship the response set on `proto`, but those in `superseded`: links a
+    /// later occurrence of the same row set again (``ResponsePopulation/supersededLinks(_:)``).
+    mutating func wireRelationships(of proto: ProtoRecord, superseded: Set<LinkKey> = []) {
         guard let row = proto.row else { return }
-        for set in proto.links {
+        for set in proto.links
+        where superseded.isEmpty || !superseded.contains(LinkKey(proto: proto, relationship: set.relationship.id)) {
             // A sub-entity chosen after the link was set inherits the relationship and its storage.
             let mapped = set.relationship
             let members = set.members
@@ -292,6 +310,17 @@ struct Marshaler {
         options.mergePolicies["\(entity.name).\(relationship.name)"]
             ?? options.mergePolicies["\(relationship.entityName).\(relationship.name)"]
             ?? relationship.mergePolicy
+    }
+}
+
+/// A proto-record's link for one relationship (by ``Representation/MappedRelationship/id``).
+struct LinkKey: Hashable {
+    let proto: ObjectIdentifier
+    let relationship: Int
+
+    init(proto: ProtoRecord, relationship: Int) {
+        self.proto = ObjectIdentifier(proto)
+        self.relationship = relationship
     }
 }
 

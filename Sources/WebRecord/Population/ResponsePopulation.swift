@@ -315,8 +315,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in protos where proto.row?.switchedFrom != nil {
             marshaler.clearSwitchedSubentity(of: proto, representations: representations)
         }
+        let superseded = sharesRows ? Self.supersededLinks(protos) : []
         for proto in protos where !proto.links.isEmpty {
-            marshaler.wireRelationships(of: proto)
+            marshaler.wireRelationships(of: proto, superseded: superseded)
         }
         let gained = marshaler.noteGainedMembers()
         var rows: [RowState] = []
@@ -336,6 +337,34 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// The proto-records in the order their attributes are populated: the graph's, except that
     /// the proto-records sharing one row (RecordResolver) are populated together, the one the
     /// response gave last, last, so that its values win as a later value does (DESIGN §3.7).
+    /// The links that a later occurrence of the same row sets again, among proto-records that
+    /// share one row (RecordResolver): only the occurrence the response gave last wires a
+    /// relationship, as its values win (DESIGN §3.7), so that an earlier occurrence's `null`
+    /// cannot undo a later one's record, nor the other way round.
+    static func supersededLinks(_ protos: [ProtoRecord]) -> Set<LinkKey> {
+        var sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
+        for proto in protos where !proto.links.isEmpty {
+            if let row = proto.row { sharing[ObjectIdentifier(row), default: []].append(proto) }
+        }
+        var superseded = Set<LinkKey>()
+        for group in sharing.values where group.count > 1 {
+            var last: [Int: ProtoRecord] = [:]
+            for proto in group {
+                for link in proto.links {
+                    if let current = last[link.relationship.id], current.lastGiven > proto.lastGiven {
+                        superseded.insert(LinkKey(proto: proto, relationship: link.relationship.id))
+                    } else {
+                        if let current = last[link.relationship.id] {
+                            superseded.insert(LinkKey(proto: current, relationship: link.relationship.id))
+                        }
+                        last[link.relationship.id] = proto
+                    }
+                }
+            }
+        }
+        return superseded
+    }
+
     static func attributeOrder(_ protos: [ProtoRecord]) -> [ProtoRecord] {
         var sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
         for proto in protos {

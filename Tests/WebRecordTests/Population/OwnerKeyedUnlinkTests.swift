@@ -75,6 +75,47 @@ import WebRecordTesting
         #expect(try Self.keyless(test.store, table: "Counts", column: "user") == 0)
     }
 
+    @Test("Within one response, a later null for the owned record leaves none, import after import")
+    func aLaterNullInTheSameResponseLeavesNoKeylessRecord() throws {
+        let test = try makeDecisionStore()
+        for round in 1...2 {
+            let result = try test.store.populate(
+                json(#"[{"id": "u1", "counts": {"followers": 1}}, {"id": "u1", "counts": null}]"#), entity: "User")
+            #expect(try test.store.count("Counts") == 0, "round \(round): \(result.changesByEntity)")
+            #expect(result.changesByEntity["Counts"]?.inserted ?? 0 == 0, "round \(round)")
+        }
+        let feeds = try Self.store()
+        for round in 1...2 {
+            _ = try feeds.store.populate(
+                json(#"[{"id": 1, "stats": [{"hits": 1}]}, {"id": 1, "stats": []}]"#), entity: "Feed")
+            #expect(try feeds.store.count("Stats") == 0, "round \(round)")
+        }
+        #expect(try Self.keyless(test.store, table: "Counts", column: "user") == 0)
+        #expect(try Self.keyless(feeds.store, table: "Stats", column: "feed") == 0)
+    }
+
+    @Test("Two occurrences of one record, one through a to-one without its key: the later one's link wins")
+    func theLaterOccurrenceOfASharedRowSetsItsLinks() throws {
+        let test = try makeDecisionStore()
+        _ = try test.store.populate(
+            json(#"{"data": [{"id": 1, "title": "t", "user": {"id": "u1", "counts": {"followers": 1}}}]}"#),
+            entity: "Post")
+        // Post 1's user, without its key, is the user related there (u1), as post 2's is.
+        let later = try test.store.populate(
+            json(
+                #"{"data": [{"id": 1, "title": "t", "user": {"counts": null}}, {"id": 2, "title": "t", "user": {"id": "u1", "counts": {"followers": 5}}}]}"#
+            ), entity: "Post")
+        #expect(later.changesByEntity["Counts"]?.deleted ?? 0 == 0, "\(later.changesByEntity)")
+        let counts = try test.store.fetch("Counts")
+        #expect(counts.map { $0["followers"] as Int? } == [5])
+        // And the other way round: the later null wins.
+        let earlier = try test.store.populate(
+            json(
+                #"{"data": [{"id": 2, "title": "t", "user": {"id": "u1", "counts": {"followers": 6}}}, {"id": 1, "title": "t", "user": {"counts": null}}]}"#
+            ), entity: "Post")
+        #expect(try test.store.count("Counts") == 0, "\(earlier.changesByEntity)")
+    }
+
     @Test("A null for an owned record that was never there changes nothing")
     func nullWithoutOwnedRecordDeletesNothing() throws {
         let test = try makeDecisionStore()
