@@ -151,6 +151,9 @@ public struct PopulationResult {
     /// response named, at any depth, as an object or as a reference by key: what orphan
     /// deletion keeps (DESIGN §3.14).
     package var containedRowIDs: Set<Int64> = []
+    /// The `_id`s of the top-level records stored, also when the options did not ask for the
+    /// records (a paged run tells a page that repeats earlier ones by them).
+    package var topLevelRowIDs: Set<Int64> = []
     /// How many values the list at the key path held (top-level records, before duplicates
     /// merged), for paginators that count a page's records; nil when the response was a single
     /// object rather than a list, which a paginator cannot take for a page.

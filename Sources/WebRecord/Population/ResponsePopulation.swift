@@ -270,6 +270,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var result = PopulationResult(
             records: options.returnsRecords ? records : [], debugger: debugger, changesByEntity: changes)
         result.storedRecordCount = graph.topLevel.count { $0.row != nil }
+        result.topLevelRowIDs = Set(graph.topLevel.compactMap { $0.row?.rowID })
         result.containedRowIDs = contained
         result.responseRecordCount = graph.listCount
         result.includedRecordCount = graph.includedCount

@@ -293,6 +293,7 @@ extension ResponsePopulation {
         var result = PopulationResult(
             records: options.returnsRecords ? records : [], debugger: debugger, changesByEntity: changes)
         result.storedRecordCount = options.makesRecords ? records.count : totals.topLevelRows.count
+        result.topLevelRowIDs = Set(totals.topLevelRows.map(\.rowID))
         result.containedRowIDs = totals.contained
         result.responseRecordCount = totals.listCount
         return result

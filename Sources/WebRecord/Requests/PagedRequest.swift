@@ -297,7 +297,8 @@ extension RecordStore {
         state.nextData = pageManager?.nextPageData
         let limit = sequence.options.maximumPages ?? PagingOptions.defaultMaximumPages
         let named = pageManager?.canRequestNextPage == true && state.nextURN != nil
-        let pageRecords = Set(result.records.map(\.rowID))
+        // By `_id`, from the population: there whether or not the options asked for the records.
+        let pageRecords = result.population.topLevelRowIDs
         var end: PagingEnd?
         let followsLinks = builtIn != nil && pagination?.followsLinks == true
         if result.responseRecordCount == 0, result.population.includedRecordCount == 0, !(named && followsLinks) {

@@ -68,6 +68,17 @@ import WebRecordTesting
         #expect(loopback.requests(to: "/feed").count <= 2)
     }
 
+    @Test func aServerThatIgnoresItsCursorIsCaughtWhenTheRecordsAreNotReturnedToo() async throws {
+        _ = try await store.populate(try JSONReader().read(#"{"data": [{"id": 3}]}"#), entity: "Post")
+        loopback.route("/bulk", .json(#"{"data": [{"id": 1}, {"id": 2}], "cursor": "X"}"#))
+        var options = PagingOptions(pagination: .cursor(keyPath: "cursor", parameter: "max_id"))
+        options.request.population.deleteOrphans = .all
+        options.request.population.returnsRecords = false
+        let pages = try await collect(store.pages(entity: "Post", urn: "bulk", options: options))
+        #expect(pages.last?.end == .repeatedPage, "\(pages.map(\.end))")
+        #expect(try store.fetchOne("Post", primaryKey: 3) != nil)
+    }
+
     @Test func aFailingPageNumberedPageNamesItsParameters() async throws {
         loopback.route("/list", [page([1, 2]), .status(500)])
         let failure = await #expect(throws: WebRecordError.self) {
