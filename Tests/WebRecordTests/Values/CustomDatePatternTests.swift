@@ -57,6 +57,9 @@ import WebRecordTesting
         #expect(Self.stored("21/11/2012", "dd/MM/yy") == "2012-11-21T00:00:00.000Z")
         #expect(Self.stored("21/11/1", "dd/MM/yy") == nil)
         #expect(Self.stored("121121", "yyMMdd") == "2012-11-21T00:00:00.000Z")
+        // `y` reads two digits as `yy` does, as the formatter does; other lengths as written.
+        #expect(Self.stored("1/2/12", "M/d/y") == "2012-01-02T00:00:00.000Z")
+        #expect(Self.stored("1/2/2012", "M/d/y") == "2012-01-02T00:00:00.000Z")
         #expect(Self.stored("01/01/0001 BC", "dd/MM/yyyy G") == "0000-01-01T00:00:00.000Z")
         #expect(Self.stored("21 Nov 2012 AD", "dd MMM yyyy G") == "2012-11-21T00:00:00.000Z")
         #expect(Self.stored("21 Nov 2012 Anno Domini", "dd MMM yyyy GGGG") == "2012-11-21T00:00:00.000Z")
