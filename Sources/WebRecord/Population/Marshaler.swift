@@ -274,7 +274,8 @@ struct Marshaler {
     private func appliedPolicy(_ set: ProtoRecord.Link, of proto: ProtoRecord) -> Relationship.MergePolicy {
         let declared = mergePolicy(set.relationship.property, entity: proto.entity)
         guard set.isPartial else { return declared }
-        if declared == .replace {
+        // A new record has no stored member a list could have removed.
+        if declared == .replace, proto.row?.isNew == false {
             debugger.record(
                 WebRecordError(
                     .invalidResponseFormat,

@@ -94,10 +94,11 @@ struct ValueCoercion: Sendable {
             return .text(uuid.uuidString)
         case .url:
             // Foundation's parser also takes text no URL can be (it encodes a line break or a
-            // lone space): a control character, or nothing but spaces, is refused first.
+            // lone space): a control character (C0 or C1), or nothing but white space, is
+            // refused first.
             guard let text = value.stringValue, !text.isEmpty,
-                !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
-                text.unicodeScalars.contains(where: { $0 != " " }), URL(string: text) != nil
+                !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+                !text.allSatisfy(\.isWhitespace), URL(string: text) != nil
             else { return nil }
             return .text(text)
         case .json:

@@ -122,7 +122,7 @@ import WebRecordTesting
             entity: "Post")
         #expect(moved.changesByEntity["Post"]?.updated == 1, "\(moved.changesByEntity)")
         #expect(moved.changesByEntity["Comment"]?.updated == 1, "\(moved.changesByEntity)")
-        // Through the to-one side, the owner named by key gains the member as well.
+        // A user's own list that gains a post counts the user as updated too.
         let user = try test.store.populate(json(#"[{"id": "u1", "name": "a"}]"#), entity: "User")
         #expect(user.changes.inserted == 1)
         let viaPosts = try test.store.populate(
@@ -160,6 +160,10 @@ import WebRecordTesting
         #expect(
             refused.debugger.errors.contains { $0.property == "comments" && $0.message.contains("additions only") },
             "\(refused.debugger.errors)")
+        // A new record has nothing a list could have removed: no such warning.
+        let fresh = try test.store.populate(
+            json(#"[{"id": 9, "title": "new", "comments": [{"body": "no id"}, {"id": 20}]}]"#), entity: "Post")
+        #expect(!fresh.debugger.errors.contains { $0.message.contains("additions only") }, "\(fresh.debugger.errors)")
         let kept = try #require(try test.store.fetchOne("Post", primaryKey: 1))
         #expect(kept.relatedRecords("comments", as: Record.self).map { $0.primaryKeyValue } == [3])
     }

@@ -334,7 +334,9 @@ struct HostileInputNumberTests {
     @Test("A url refuses text no URL can be, which Foundation's parser would still take")
     func urlRefusesControlCharactersAndBlankText() {
         let coercion = ValueCoercion(dateFormats: [])
-        for refused in [" ", "   ", "a\nb", "http://a/\tb", "x\u{7F}", "", "\r"] {
+        for refused in [
+            " ", "   ", "a\nb", "http://a/\tb", "x\u{7F}", "", "\r", "http://a/\u{85}b", "\u{A0}", "\u{2003}",
+        ] {
             #expect(
                 coercion.storedValue(.string(refused), type: .url, dateFormat: nil) == nil,
                 "\(refused.debugDescription)")
