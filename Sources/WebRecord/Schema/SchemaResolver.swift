@@ -207,6 +207,13 @@ struct SchemaResolver {
                     problem(entity, name, "a composite primary key is made of attributes; '\(name)' is a relationship")
                 } else if relationship.isToMany {
                     problem(entity, name, "a primary key relationship must be to-one")
+                } else if !entity.isRoot {
+                    // Unlinking or deleting an owner deletes the records its relationship
+                    // identifies, which a relationship to a hierarchy can tell only by the root.
+                    problem(
+                        entity, name,
+                        "a sub-entity cannot be identified by a relationship when its root is not; declare the key on the root"
+                    )
                 } else if let inverseName = relationship.inverse,
                     let destination = entities[relationship.destination],
                     destination.primaryKey == .relationship(inverseName)

@@ -488,6 +488,20 @@ import Testing
                 """),
             [problem("Post", "tags", "a primary key relationship must be to-one")]),
         Case(
+            "a sub-entity keyed by a relationship under a root that is not",
+            entities(
+                """
+                "Owner": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } }, "relationships": { "item": { "destination": "Item", "inverse": "owner" } } },
+                "Item": { "attributes": { "n": { "type": "integer" } }, "relationships": { "owner": { "destination": "Owner", "inverse": "item" } } },
+                "KeyedItem": { "parent": "Item", "primaryKey": "owner" }
+                """),
+            [
+                problem(
+                    "KeyedItem", "owner",
+                    "a sub-entity cannot be identified by a relationship when its root is not; declare the key on the root"
+                )
+            ]),
+        Case(
             "attribute types that cannot be keys",
             entities(
                 """
