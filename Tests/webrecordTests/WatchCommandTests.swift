@@ -93,10 +93,18 @@ import Testing
         try await populate(#"[{"id": 1, "title": "a", "rank": 5}]"#, name: "1.json")
         let watching = try watch()
         #expect(await watching.waitForOutput("{\"count\":1}\n", timeout: 60), "\(watching.stdout)")
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
         if replaced {
-            // Another store moved into its place: its changes are not the watched file's.
-            try await populate(#"[{"id": 2, "title": "b", "rank": 5}]"#, name: "2.json")
+            // Another store moved into its place (an atomic `mv`): its changes are not the
+            // watched file's.
+            let other = directory.path("other.sqlite")
+            let source = try directory.write("2.json", #"[{"id": 2, "title": "b", "rank": 5}]"#)
+            let made = try await CLI.run([
+                "populate", "--schema", schemaPath, "--db", other, "--entity", "Post", source,
+            ])
+            #expect(made.status == 0, "\(made)")
+            #expect(rename(other, storePath) == 0)
+        } else {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
         }
         let result = try await watching.wait(timeout: 60)
         #expect(result.status == 1, "\(result)")
