@@ -88,13 +88,15 @@ struct Marshaler {
     /// attribute, and whatever lists them keeps its previous members. Records only referenced
     /// by key (stubs) are exempt until their data arrives; records identified by a dropped
     /// owner are dropped with it.
-    func dropIncompleteRecords(_ protos: [ProtoRecord]) {
+    func dropIncompleteRecords(_ protos: [ProtoRecord], superseded: Set<LinkKey> = []) {
         var droppedAny = false
-        for proto in protos where isUnlinkedFromItsOwner(proto) {
+        let sharing = superseded.isEmpty ? [:] : Self.protosByRow(protos)
+        for proto in protos where isUnlinkedFromItsOwner(proto, superseded: superseded, sharing: sharing) {
             // A later occurrence of its owner set the relationship to null or to another
             // record: stored, it would have no key (decision: unlinked, such a record goes).
             proto.row = nil
             proto.rowID = nil
+            proto.wasUnlinked = true
             droppedAny = true
         }
         for proto in protos {
@@ -122,6 +124,14 @@ struct Marshaler {
             changed = false
             for proto in protos {
                 guard let row = proto.row, row.isNew, let owner = proto.owner, owner.proto.row == nil else { continue }
+                if owner.proto.wasUnlinked {
+                    // Goes with the record unlinked, as the response meant: nothing to report.
+                    proto.row = nil
+                    proto.rowID = nil
+                    proto.wasUnlinked = true
+                    changed = true
+                    continue
+                }
                 debugger.record(
                     WebRecordError(
                         .typeMismatch, "\(proto) belongs to a record that was not stored; it is not stored either",
@@ -134,13 +144,31 @@ struct Marshaler {
         }
     }
 
-    /// Whether `proto` is a new record nested in its owner and identified by it, which the
-    /// owner's relationship, as the response left it, no longer names.
-    private func isUnlinkedFromItsOwner(_ proto: ProtoRecord) -> Bool {
-        guard let row = proto.row, row.isNew, !proto.isReference, proto.parent != nil, let owner = proto.owner,
-            let link = owner.proto.links.first(where: { $0.relationship.id == owner.relationship.id })
-        else { return false }
+    /// Whether `proto` is a new record identified by its owner, which the owner's relationship,
+    /// as the response left it, no longer names: the link that applies is the owner's own, or,
+    /// when several proto-records share the owner's row, the one not `superseded`.
+    private func isUnlinkedFromItsOwner(
+        _ proto: ProtoRecord, superseded: Set<LinkKey>, sharing: [ObjectIdentifier: [ProtoRecord]]
+    ) -> Bool {
+        guard let row = proto.row, row.isNew, !proto.isReference, let owner = proto.owner else { return false }
+        let relationship = owner.relationship.id
+        var holders = [owner.proto]
+        if let ownerRow = owner.proto.row, let group = sharing[ObjectIdentifier(ownerRow)] { holders = group }
+        let applying = holders.first { holder in
+            holder.links.contains { $0.relationship.id == relationship }
+                && !superseded.contains(LinkKey(proto: holder, relationship: relationship))
+        }
+        guard let link = applying?.links.first(where: { $0.relationship.id == relationship }) else { return false }
         return !link.members.contains { $0 === proto || ($0.row.map { $0 === row } ?? false) }
+    }
+
+    /// The proto-records by the row they share, for rows more than one shares.
+    static func protosByRow(_ protos: [ProtoRecord]) -> [ObjectIdentifier: [ProtoRecord]] {
+        var sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
+        for proto in protos {
+            if let row = proto.row { sharing[ObjectIdentifier(row), default: []].append(proto) }
+        }
+        return sharing.filter { $0.value.count > 1 }
     }
 
     /// Clears what a record's previous sub-entity had and its new one lacks (DESIGN §3.13): the

@@ -22,6 +22,8 @@ final class ProtoRecord: CustomStringConvertible {
         /// Whether the response also named members that were rejected: the to-many then adds
         /// its members and removes none, whatever its merge rule.
         var isPartial = false
+        /// The occurrence of the record (``lastGiven``) that set the link last.
+        var givenAt = 0
     }
 
     /// How the entity is represented (the sub-entity chosen for the record included).
@@ -74,6 +76,9 @@ final class ProtoRecord: CustomStringConvertible {
     /// Whether the population dropped the record, new and without a value for a non-optional
     /// attribute (or identified by an owner that was dropped): it gets no row.
     var isDroppedIncomplete = false
+    /// Whether the record was not stored because its owner, as the response left it, does not
+    /// name it (``Marshaler/dropIncompleteRecords(_:superseded:)``).
+    var wasUnlinked = false
 
     init(representation: Representation, dictionary: JSONObject, parent: ProtoRecord?, isReference: Bool) {
         self.representation = representation
@@ -97,15 +102,17 @@ final class ProtoRecord: CustomStringConvertible {
         for index in links.indices where links[index].relationship.id == relationship.id {
             links[index].members = members
             links[index].isPartial = partial
+            links[index].givenAt = lastGiven
             return
         }
         if links.isEmpty { links.reserveCapacity(representation.relationships.count) }
-        links.append(Link(relationship: relationship, members: members, isPartial: partial))
+        links.append(Link(relationship: relationship, members: members, isPartial: partial, givenAt: lastGiven))
     }
 
     /// Sets `relationship` to the one record `member`, unless it already is exactly that.
     func setLink(_ relationship: Representation.MappedRelationship, member: ProtoRecord) {
         for index in links.indices where links[index].relationship.id == relationship.id {
+            links[index].givenAt = lastGiven
             let members = links[index].members
             if members.count == 1, members[0] === member, !links[index].isPartial { return }
             links[index].members = [member]
@@ -113,7 +120,7 @@ final class ProtoRecord: CustomStringConvertible {
             return
         }
         if links.isEmpty { links.reserveCapacity(representation.relationships.count) }
-        links.append(Link(relationship: relationship, members: [member]))
+        links.append(Link(relationship: relationship, members: [member], givenAt: lastGiven))
     }
 
     /// Drops the references to other proto-records, ending the population's use of this one.

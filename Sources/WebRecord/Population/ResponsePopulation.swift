@@ -304,7 +304,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in sharesRows ? Self.attributeOrder(protos) : protos {
             marshaler.populateAttributes(of: proto)
         }
-        marshaler.dropIncompleteRecords(protos)
+        let superseded = sharesRows ? Self.supersededLinks(protos) : []
+        marshaler.dropIncompleteRecords(protos, superseded: superseded)
         try numberNewRows(protos, in: transaction)
         let dropped = graph.topLevel.filter { $0.row == nil }
         if checksStored {
@@ -316,11 +317,11 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in protos where proto.row?.switchedFrom != nil {
             marshaler.clearSwitchedSubentity(of: proto, representations: representations)
         }
-        let superseded = sharesRows ? Self.supersededLinks(protos) : []
         for proto in protos where !proto.links.isEmpty {
             marshaler.wireRelationships(of: proto, superseded: superseded)
         }
         let gained = marshaler.noteGainedMembers()
+        try Self.requireOwnerKeys(protos)
         var rows: [RowState] = []
         rows.reserveCapacity(protos.count)
         var seen = Set<ObjectIdentifier>()
@@ -335,30 +336,38 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         return StoredGraph(writer: writer, gainedMembers: gained)
     }
 
-    /// The proto-records in the order their attributes are populated: the graph's, except that
-    /// the proto-records sharing one row (RecordResolver) are populated together, the one the
-    /// response gave last, last, so that its values win as a later value does (DESIGN §3.7).
-    /// The links that a later occurrence of the same row sets again, among proto-records that
-    /// share one row (RecordResolver): only the occurrence the response gave last wires a
-    /// relationship, as its values win (DESIGN §3.7), so that an earlier occurrence's `null`
-    /// cannot undo a later one's record, nor the other way round.
-    static func supersededLinks(_ protos: [ProtoRecord]) -> Set<LinkKey> {
-        var sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
-        for proto in protos where !proto.links.isEmpty {
-            if let row = proto.row { sharing[ObjectIdentifier(row), default: []].append(proto) }
+    /// Fails, before anything is written, when a new record identified by its owner would be
+    /// stored without the owner: it would have no key, and nothing could find it again. The
+    /// population's rules leave none (an unlinked one is not stored); this keeps a case they
+    /// miss from passing silently.
+    static func requireOwnerKeys(_ protos: [ProtoRecord]) throws(WebRecordError) {
+        for proto in protos {
+            guard let row = proto.row, row.isNew, let key = proto.representation.keyRelationship,
+                case .foreignKeyHere(let column, _, _, _)? = key.link, row.values[column].isNull
+            else { continue }
+            throw WebRecordError(
+                .invalidResponseFormat,
+                "\(proto) would be stored without the '\(key.name)' that identifies it; nothing is written",
+                entity: proto.representation.name, property: key.name)
         }
+    }
+
+    /// The links that a later occurrence of the same row sets again, among proto-records that
+    /// share one row (RecordResolver): only the occurrence that gave a relationship last wires it,
+    /// as a later value wins (DESIGN §3.7), so that an earlier occurrence's `null` cannot undo a
+    /// later one's record, nor the other way round.
+    static func supersededLinks(_ protos: [ProtoRecord]) -> Set<LinkKey> {
         var superseded = Set<LinkKey>()
-        for group in sharing.values where group.count > 1 {
-            var last: [Int: ProtoRecord] = [:]
+        for group in Marshaler.protosByRow(protos).values {
+            var last: [Int: (proto: ProtoRecord, givenAt: Int)] = [:]
             for proto in group {
                 for link in proto.links {
-                    if let current = last[link.relationship.id], current.lastGiven > proto.lastGiven {
-                        superseded.insert(LinkKey(proto: proto, relationship: link.relationship.id))
+                    let id = link.relationship.id
+                    if let current = last[id], current.givenAt > link.givenAt {
+                        superseded.insert(LinkKey(proto: proto, relationship: id))
                     } else {
-                        if let current = last[link.relationship.id] {
-                            superseded.insert(LinkKey(proto: current, relationship: link.relationship.id))
-                        }
-                        last[link.relationship.id] = proto
+                        if let current = last[id] { superseded.insert(LinkKey(proto: current.proto, relationship: id)) }
+                        last[id] = (proto, link.givenAt)
                     }
                 }
             }
@@ -366,6 +375,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         return superseded
     }
 
+    /// The proto-records in the order their attributes are populated: the graph's, except that
+    /// the proto-records sharing one row (RecordResolver) are populated together, the one the
+    /// response gave last, last, so that its values win as a later value does (DESIGN §3.7).
     static func attributeOrder(_ protos: [ProtoRecord]) -> [ProtoRecord] {
         var sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
         for proto in protos {

@@ -288,7 +288,7 @@ extension RecordStore {
         }
         let pageManager = result.pageManager ?? builtIn
         state.keep.formUnion(result.containedRowIDs)
-        state.records += result.records.count
+        state.records += result.population.storedRecordCount
         if let total = pageManager?.totalResultsCount { state.total = total }
         let index = state.index
         state.index += 1

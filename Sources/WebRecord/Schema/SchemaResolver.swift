@@ -207,12 +207,13 @@ struct SchemaResolver {
                     problem(entity, name, "a composite primary key is made of attributes; '\(name)' is a relationship")
                 } else if relationship.isToMany {
                     problem(entity, name, "a primary key relationship must be to-one")
-                } else if !entity.isRoot {
+                } else if !entity.isRoot, relationship.entityName != entity.name {
                     // Unlinking or deleting an owner deletes the records its relationship
-                    // identifies, which a relationship to a hierarchy can tell only by the root.
+                    // identifies: through a relationship its siblings inherit too, it could not
+                    // tell this sub-entity's records from theirs.
                     problem(
                         entity, name,
-                        "a sub-entity cannot be identified by a relationship when its root is not; declare the key on the root"
+                        "a sub-entity cannot be identified by a relationship it inherits from \(relationship.entityName), which is not keyed by it; declare the relationship on the sub-entity, or the key on \(relationship.entityName)"
                     )
                 } else if let inverseName = relationship.inverse,
                     let destination = entities[relationship.destination],

@@ -251,8 +251,8 @@ struct DatePattern: Sendable {
         switch letter {
         case "y", "Y", "u":
             guard let (value, digits) = number(), count < 2 || digits >= count else { return false }
-            // A two-digit year is read as the formatter reads it (within 80 years before and 20
-            // after now) when the text has two digits: under `yy`, `YY`, and also `y`, as ICU does.
+            // A two-digit year is read as the formatter reads it (its century window) when the
+            // text has two digits: under `yy`, `YY`, and also `y`, as ICU does.
             let twoDigit = digits == 2 && (letter == "y" ? count <= 2 : letter == "Y" && count == 2)
             fields.years.append((value, twoDigit))
         case "M", "L":

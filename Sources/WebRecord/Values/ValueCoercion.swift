@@ -94,15 +94,25 @@ struct ValueCoercion: Sendable {
             return .text(uuid.uuidString)
         case .url:
             // Foundation's parser also takes text no URL can be (it encodes a line break or a
-            // lone space): a control character (C0 or C1), or nothing but white space, is
-            // refused first.
+            // lone space): a control, invisible or line-breaking character, or nothing but spaces,
+            // is refused first.
             guard let text = value.stringValue, !text.isEmpty,
-                !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
-                !text.allSatisfy(\.isWhitespace), URL(string: text) != nil
+                !text.unicodeScalars.contains(where: { Self.breaksAURL($0.properties.generalCategory) }),
+                text.unicodeScalars.contains(where: { $0.properties.generalCategory != .spaceSeparator }),
+                URL(string: text) != nil
             else { return nil }
             return .text(text)
         case .json:
             return .text(value.serialized())
+        }
+    }
+
+    /// Whether a character of `category` has no place anywhere in a URL's text: a control (C0,
+    /// C1), an invisible format character (`U+200B`, `U+FEFF`), a line or paragraph separator.
+    static func breaksAURL(_ category: Unicode.GeneralCategory) -> Bool {
+        switch category {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
         }
     }
 

@@ -116,6 +116,62 @@ import WebRecordTesting
         #expect(try test.store.count("Counts") == 0, "\(earlier.changesByEntity)")
     }
 
+    @Test("A sub-entity identified by a relationship it declares goes when unlinked; its siblings stay")
+    func aSubentityKeyedByItsOwnRelationship() throws {
+        let schema = try Schema(
+            json: """
+                {"entities": {
+                  "Owner": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+                    "relationships": {"stat": {"destination": "Stat", "inverse": "owner"}}},
+                  "Item": {"attributes": {"label": {"type": "string"}}},
+                  "Stat": {"parent": "Item", "primaryKey": "owner", "attributes": {"n": {"type": "integer"}},
+                    "relationships": {"owner": {"destination": "Owner", "inverse": "stat"}}},
+                  "Note": {"parent": "Item", "attributes": {"text": {"type": "string"}}}}}
+                """, fileName: "Sub.json")
+        let store = try RecordStore(inMemory: schema)
+        _ = try store.populate(json(#"[{"text": "kept"}]"#), entity: "Note")
+        for round in 1...2 {
+            _ = try store.populate(json(#"[{"id": 1, "stat": {"n": \#(round)}}]"#), entity: "Owner")
+            #expect(try store.count("Stat") == 1, "round \(round)")
+            let cleared = try store.populate(json(#"[{"id": 1, "stat": null}]"#), entity: "Owner")
+            #expect(cleared.changesByEntity["Stat"]?.deleted == 1, "round \(round): \(cleared.changesByEntity)")
+            #expect(try store.count("Stat") == 0 && store.count("Note") == 1, "round \(round)")
+        }
+    }
+
+    @Test("Two occurrences share the owner's row, one giving the owned record, one null: never a keyless row")
+    func sharedOwnerRowsNeverLeaveAKeylessRecord() throws {
+        for response in [
+            #"{"data": [{"id": 1, "title": "t", "user": {"counts": {"followers": 6}}}, {"id": 2, "title": "t", "user": {"id": "u1", "counts": null}}]}"#,
+            #"{"data": [{"id": 2, "title": "t", "user": {"id": "u1", "counts": {"followers": 6}}}, {"id": 1, "title": "t", "user": {"counts": null}}]}"#,
+        ] {
+            let test = try makeDecisionStore()
+            _ = try test.store.populate(
+                json(#"{"data": [{"id": 1, "title": "t", "user": {"id": "u1"}}]}"#), entity: "Post")
+            for _ in 1...2 {
+                _ = try test.store.populate(json(response), entity: "Post")
+                #expect(try Self.keyless(test.store, table: "Counts", column: "user") == 0, "\(response)")
+                #expect(try test.store.count("Counts") == 0, "the later null wins: \(response)")
+            }
+        }
+    }
+
+    @Test("A later occurrence that does not give the relationship does not override an earlier null")
+    func supersessionIsPerRelationship() throws {
+        let test = try makeDecisionStore()
+        _ = try test.store.populate(
+            json(
+                #"{"data": [{"id": 1, "title": "t", "user": {"id": "u1"}}, {"id": 2, "title": "t", "user": {"id": "u1"}}]}"#
+            ),
+            entity: "Post")
+        _ = try test.store.populate(
+            json(
+                #"{"data": [{"id": 1, "title": "t", "user": {"id": "u1", "counts": {"followers": 5}}}, {"id": 2, "title": "t", "user": {"counts": null}}, {"id": 3, "title": "t", "user": {"id": "u1"}}]}"#
+            ), entity: "Post")
+        #expect(try test.store.count("Counts") == 0)
+        #expect(try Self.keyless(test.store, table: "Counts", column: "user") == 0)
+    }
+
     @Test("A null for an owned record that was never there changes nothing")
     func nullWithoutOwnedRecordDeletesNothing() throws {
         let test = try makeDecisionStore()

@@ -336,12 +336,15 @@ struct HostileInputNumberTests {
         let coercion = ValueCoercion(dateFormats: [])
         for refused in [
             " ", "   ", "a\nb", "http://a/\tb", "x\u{7F}", "", "\r", "http://a/\u{85}b", "\u{A0}", "\u{2003}",
+            "http://a/\u{2028}b", "\u{2029}", "\u{200B}", "http://a/\u{FEFF}b",
         ] {
             #expect(
                 coercion.storedValue(.string(refused), type: .url, dateFormat: nil) == nil,
                 "\(refused.debugDescription)")
         }
-        for accepted in ["https://example.com/a.png", "relative/path?q=1", "/root", "mailto:a@b.c"] {
+        // A space inside is kept as given, as servers send it (Foundation encodes it when used).
+        for accepted in ["https://example.com/a.png", "relative/path?q=1", "/root", "mailto:a@b.c", "http://a/b c.png"]
+        {
             #expect(coercion.storedValue(.string(accepted), type: .url, dateFormat: nil) == .text(accepted))
         }
     }

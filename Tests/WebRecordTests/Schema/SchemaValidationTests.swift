@@ -498,7 +498,7 @@ import Testing
             [
                 problem(
                     "KeyedItem", "owner",
-                    "a sub-entity cannot be identified by a relationship when its root is not; declare the key on the root"
+                    "a sub-entity cannot be identified by a relationship it inherits from Item, which is not keyed by it; declare the relationship on the sub-entity, or the key on Item"
                 )
             ]),
         Case(
