@@ -487,7 +487,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             throw WebRecordError(
                 .invalidResponseFormat,
                 "none of the \(total) top-level record\(total == 1 ? "" : "s") could be stored (each lacks a non-optional "
-                    + "attribute or a key); the response is not a list of \(entity.name) records, and nothing was written",
+                    + "attribute or a key, or is identified by an owner that the response later unlinks from it); the "
+                    + "response is not a list of \(entity.name) records, and nothing was written",
                 entity: entity.name, keyPath: keyPath, value: first)
         }
         if options.deletesOrphans {

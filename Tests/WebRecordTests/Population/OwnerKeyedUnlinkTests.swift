@@ -172,6 +172,26 @@ import WebRecordTesting
         #expect(try Self.keyless(test.store, table: "Counts", column: "user") == 0)
     }
 
+    @Test(
+        "A response of owned records whose owner, later in it, unlinks them all stores nothing, with or without the owner stored"
+    )
+    func ownedRecordsTheResponseUnlinksFailTheResponse() throws {
+        for ownerStored in [false, true] {
+            let test = try makeDecisionStore()
+            if ownerStored { _ = try test.store.populate(json(#"[{"id": "u1"}]"#), entity: "User") }
+            let before = try dumpContent(test.store)
+            do {
+                _ = try test.store.populate(
+                    json(#"[{"user": "u1", "followers": 2}, {"user": {"id": "u1", "counts": null}}]"#), entity: "Counts"
+                )
+                Issue.record("a response whose every record is unlinked should fail (owner stored: \(ownerStored))")
+            } catch {
+                #expect("\(error)".contains("later unlinks"), "\(error)")
+            }
+            #expect(try dumpContent(test.store) == before, "nothing written (owner stored: \(ownerStored))")
+        }
+    }
+
     @Test("A null for an owned record that was never there changes nothing")
     func nullWithoutOwnedRecordDeletesNothing() throws {
         let test = try makeDecisionStore()
