@@ -88,9 +88,10 @@ struct Marshaler {
     /// attribute, and whatever lists them keeps its previous members. Records only referenced
     /// by key (stubs) are exempt until their data arrives; records identified by a dropped
     /// owner are dropped with it.
-    func dropIncompleteRecords(_ protos: [ProtoRecord], superseded: Set<LinkKey> = []) {
+    func dropIncompleteRecords(
+        _ protos: [ProtoRecord], superseded: Set<LinkKey> = [], sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
+    ) {
         var droppedAny = false
-        let sharing = superseded.isEmpty ? [:] : Self.protosByRow(protos)
         for proto in protos where isUnlinkedFromItsOwner(proto, superseded: superseded, sharing: sharing) {
             // A later occurrence of its owner set the relationship to null or to another
             // record: stored, it would have no key (decision: unlinked, such a record goes).

@@ -77,7 +77,7 @@ final class ProtoRecord: CustomStringConvertible {
     /// attribute (or identified by an owner that was dropped): it gets no row.
     var isDroppedIncomplete = false
     /// Whether the record was not stored because its owner, as the response left it, does not
-    /// name it (``Marshaler/dropIncompleteRecords(_:superseded:)``).
+    /// name it (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``).
     var wasUnlinked = false
 
     init(representation: Representation, dictionary: JSONObject, parent: ProtoRecord?, isReference: Bool) {

@@ -301,11 +301,13 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         let sharesRows = try resolver.resolve(protos)
 
         var marshaler = Marshaler(store: store, options: options, coercion: graph.coercion, debugger: debugger)
-        for proto in sharesRows ? Self.attributeOrder(protos) : protos {
+        // The proto-records that share a row, by row, found once for the three steps that need them.
+        let sharing = sharesRows ? Marshaler.protosByRow(protos) : [:]
+        for proto in sharesRows ? Self.attributeOrder(protos, sharing: sharing) : protos {
             marshaler.populateAttributes(of: proto)
         }
-        let superseded = sharesRows ? Self.supersededLinks(protos) : []
-        marshaler.dropIncompleteRecords(protos, superseded: superseded)
+        let superseded = Self.supersededLinks(sharing)
+        marshaler.dropIncompleteRecords(protos, superseded: superseded, sharing: sharing)
         try numberNewRows(protos, in: transaction)
         let dropped = graph.topLevel.filter { $0.row == nil }
         if checksStored {
@@ -352,13 +354,13 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
     }
 
-    /// The links that a later occurrence of the same row sets again, among proto-records that
-    /// share one row (RecordResolver): only the occurrence that gave a relationship last wires it,
+    /// The links that a later occurrence of the same row sets again, among the proto-records
+    /// that share one row (RecordResolver), by row in `sharing`: only the occurrence that gave a relationship last wires it,
     /// as a later value wins (DESIGN §3.7), so that an earlier occurrence's `null` cannot undo a
     /// later one's record, nor the other way round.
-    static func supersededLinks(_ protos: [ProtoRecord]) -> Set<LinkKey> {
+    static func supersededLinks(_ sharing: [ObjectIdentifier: [ProtoRecord]]) -> Set<LinkKey> {
         var superseded = Set<LinkKey>()
-        for group in Marshaler.protosByRow(protos).values {
+        for group in sharing.values {
             var last: [Int: (proto: ProtoRecord, givenAt: Int)] = [:]
             for proto in group {
                 for link in proto.links {
@@ -378,15 +380,12 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// The proto-records in the order their attributes are populated: the graph's, except that
     /// the proto-records sharing one row (RecordResolver) are populated together, the one the
     /// response gave last, last, so that its values win as a later value does (DESIGN §3.7).
-    static func attributeOrder(_ protos: [ProtoRecord]) -> [ProtoRecord] {
-        var sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
-        for proto in protos {
-            if let row = proto.row { sharing[ObjectIdentifier(row), default: []].append(proto) }
-        }
+    /// `sharing` is ``Marshaler/protosByRow(_:)`` of `protos`.
+    static func attributeOrder(_ protos: [ProtoRecord], sharing: [ObjectIdentifier: [ProtoRecord]]) -> [ProtoRecord] {
         var ordered: [ProtoRecord] = []
         ordered.reserveCapacity(protos.count)
         for proto in protos {
-            guard let row = proto.row, let group = sharing[ObjectIdentifier(row)], group.count > 1 else {
+            guard let row = proto.row, let group = sharing[ObjectIdentifier(row)] else {
                 ordered.append(proto)
                 continue
             }
