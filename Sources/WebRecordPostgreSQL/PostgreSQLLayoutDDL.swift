@@ -51,12 +51,19 @@ struct PostgreSQLLayoutDDL: LayoutDDL {
                 "CREATE UNIQUE INDEX IF NOT EXISTS \(pgQuote("_pk_\(table.name)")) ON \(pgQuote(table.name)) (\(columns))"
             )
         }
+        if onlyColumns == nil {
+            statements += table.subentityKeys.map { uniqueIndexStatement(for: $0, table: table.name) }
+        }
         for column in table.indexedColumns where onlyColumns?.contains(column) ?? true {
             statements.append(
                 "CREATE INDEX IF NOT EXISTS \(pgQuote("_index_\(table.name)_\(column)")) ON \(pgQuote(table.name)) (\(pgQuote(column)))"
             )
         }
         return statements
+    }
+
+    func uniqueIndexStatement(for key: StorageLayout.SubentityKey, table: String) -> String {
+        "CREATE UNIQUE INDEX IF NOT EXISTS \(pgQuote(key.indexName(table: table))) ON \(pgQuote(table)) (\(key.columns.map(pgQuote).joined(separator: ", ")))"
     }
 
     func createStatements(for join: StorageLayout.JoinTable) -> [String] {

@@ -9,7 +9,7 @@ import WebRecord
 /// - An index covers at most 32 columns (`INDEX_MAX_KEYS`).
 ///
 /// The names checked are those ``PostgreSQLLayoutDDL`` creates: each table, column and join
-/// table of the layout, the unique index `_pk_<Table>`, the indexes `_index_<Table>_<column>`
+/// table of the layout, the unique indexes `_pk_<Table>` and `_pk_<Table>_<Entity>`, the indexes `_index_<Table>_<column>`
 /// and `_index_<JoinTable>_target`, and the schema (namespace) that holds them.
 package enum PostgreSQLLimits {
     /// The longest identifier PostgreSQL keeps whole, in bytes.
@@ -55,6 +55,17 @@ package enum PostgreSQLLimits {
                             .invalidSchema,
                             "its primary key's unique index '\(index)' would cover \(table.primaryKeyColumns.count) columns; PostgreSQL allows at most \(maximumIndexColumns)",
                             entity: table.name))
+                }
+            }
+            for key in table.subentityKeys {
+                let index = key.indexName(table: table.name)
+                check(index, "index", entity: key.entity)
+                if key.columns.count > maximumIndexColumns {
+                    problems.append(
+                        WebRecordError(
+                            .invalidSchema,
+                            "its primary key's unique index '\(index)' would cover \(key.columns.count) columns; PostgreSQL allows at most \(maximumIndexColumns)",
+                            entity: key.entity))
                 }
             }
             for column in table.indexedColumns {

@@ -38,7 +38,12 @@ struct PostgreSQLMigrator {
         // Every new table first, so that the foreign keys added after find the tables they name.
         let creations = plan.statements.filter { $0.hasPrefix("CREATE TABLE ") }
         for statement in creations + plan.statements.filter({ !$0.hasPrefix("CREATE TABLE ") }) {
-            try connection.execute(statement)
+            do throws(WebRecordError) {
+                try connection.execute(statement)
+            } catch {
+                guard let key = plan.addedKeyIndexes[statement] else { throw error }
+                throw LayoutMigrationPlan.repeatedKeyError(key, cause: error)
+            }
         }
         if plan.metadata != stored {
             try connection.execute(
@@ -52,7 +57,7 @@ struct PostgreSQLMigrator {
 
     /// What migrating the store's tables takes, with the layout record they have now.
     private func plan() throws(WebRecordError) -> (
-        statements: [String], metadata: JSONValue, storedMetadata: JSONValue?
+        statements: [String], metadata: JSONValue, storedMetadata: JSONValue?, addedKeyIndexes: [String: String]
     ) {
         let stored = try storedLayout()
         let indexes = try connection.rows(
@@ -64,7 +69,7 @@ struct PostgreSQLMigrator {
             })
         let plan = try LayoutMigrationPlan(
             layout: layout, stored: stored, existingIndexes: existingIndexes, ddl: PostgreSQLLayoutDDL())
-        return (plan.statements, plan.metadata, stored.map(JSONValue.object))
+        return (plan.statements, plan.metadata, stored.map(JSONValue.object), plan.addedKeyIndexes)
     }
 
     /// The layout record of the store, nil when the schema holds no table yet.

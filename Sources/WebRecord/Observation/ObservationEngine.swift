@@ -207,12 +207,16 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
         return Delivery(records: records, changes: changes, sectionChanges: nil)
     }
 
-    /// Whether `new`, read at `old`'s `_id`, is the same record: its primary key's stored values
-    /// (the owner's `_id` for a key that is a relationship) are `old`'s. Without a primary key,
-    /// the `_id` is all there is, and it is.
+    /// Whether `new`, read at `old`'s `_id`, is the same record: the stored values of its primary
+    /// key (the owner's `_id` for a key that is a relationship) are `old`'s. The key is each
+    /// record's own entity's, so that a sub-entity's key identifies its records when the
+    /// observed entity has none (DESIGN §3.3). Without a primary key, the `_id` is all there is,
+    /// and it is.
     private func isSameRecord(_ old: RecordClass, _ new: RecordClass) -> Bool {
-        guard let key = query.entity.primaryKey else { return true }
-        return key.propertyNames.allSatisfy { old.storedValues[$0] == new.storedValues[$0] }
+        let oldKey = old.entity.primaryKey?.propertyNames ?? query.entity.primaryKey?.propertyNames ?? []
+        let newKey = new.entity.primaryKey?.propertyNames ?? query.entity.primaryKey?.propertyNames ?? []
+        if oldKey.isEmpty, newKey.isEmpty { return true }
+        return Set(oldKey + newKey).allSatisfy { old.storedValues[$0] == new.storedValues[$0] }
     }
 
     /// The index of `record` in `records`, which are in the query's order and hold it.

@@ -70,6 +70,11 @@ final class ProtoRecord: CustomStringConvertible {
     /// When the response last gave this record's values, in the order of the occurrences the
     /// builder met: of two proto-records that share one row, the later given wins.
     var lastGiven = 0
+    /// Whether the response's discriminator named the record's entity (DESIGN §3.13): a value
+    /// that maps to it, or one that maps to no sub-entity, which makes the record the entity
+    /// whose discriminator was read. A stored record then takes that entity, even a more
+    /// general one, where without it the stored sub-entity is kept.
+    var entityIsStated = false
     /// Whether the store refused the record it names (a reference to a record of another
     /// branch of its hierarchy): it gets no row, and nothing links to it.
     var isRejected = false

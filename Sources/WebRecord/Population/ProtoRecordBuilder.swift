@@ -19,6 +19,8 @@ final class ProtoRecordBuilder {
     /// The proto-records identified by key, by hierarchy root (its position in the set of
     /// representations) and normalized key.
     @exclusivity(unchecked) private var byKey: [[KeyValue: ProtoRecord]]
+    /// The discriminator values naming no sub-entity already warned of (entity, key, value).
+    private var warnedDiscriminatorValues: Set<String> = []
     /// The proto-records identified by their owner.
     @exclusivity(unchecked) private var byOwner: [OwnerKey: ProtoRecord] = [:]
     /// Every proto-record, in the order first met.
@@ -125,8 +127,9 @@ final class ProtoRecordBuilder {
                 entity: parent?.entity.name ?? declared.name, property: relationship?.name)
         }
         var representation = declared
+        var entityIsStated = false
         if declared.isDiscriminated {
-            guard let chosen = selector.entity(for: original, startingAt: declared.entity) else {
+            guard let choice = selector.choice(for: original, startingAt: declared.entity) else {
                 debugger.record(
                     WebRecordError(
                         .invalidEntityDescription,
@@ -135,7 +138,9 @@ final class ProtoRecordBuilder {
                 if parent == nil, relationship == nil { unmappedTopLevel += 1 }
                 return nil
             }
-            representation = try representations.representation(of: chosen)
+            representation = try representations.representation(of: choice.entity)
+            entityIsStated = choice.isStated
+            if let unmapped = choice.unmapped { noteUnmappedDiscriminator(unmapped, of: choice.entity) }
         }
         if representation.isAbstract {
             debugger.record(
@@ -241,7 +246,7 @@ final class ProtoRecordBuilder {
             ? owner.map { OwnerKey(owner: ObjectIdentifier($0.proto), relationship: $0.relationship.id) } : nil
         let earlier: ProtoRecord?
         if let normalized {
-            earlier = byKey[representation.rootIndex][normalized]
+            earlier = byKey[representation.keyScopeIndex][normalized]
         } else if let ownerKey {
             earlier = byOwner[ownerKey]
         } else {
@@ -268,7 +273,7 @@ final class ProtoRecordBuilder {
             proto.normalizedKey = normalized
             proto.primaryKeyValue = rawKey
             if let normalized {
-                byKey[representation.rootIndex][normalized] = proto
+                byKey[representation.keyScopeIndex][normalized] = proto
             } else if let ownerKey {
                 proto.owner = owner
                 byOwner[ownerKey] = proto
@@ -283,10 +288,31 @@ final class ProtoRecordBuilder {
             }
         }
 
+        if entityIsStated { proto.entityIsStated = true }
         try linkRelationships(
             of: proto, in: dictionary, representation: representation, owner: ownerProtoFromDictionary, depth: depth)
         proto.linkedAfterChanges = changes
         return proto
+    }
+
+    /// Warns, once per discriminator key and value in the response, of a value that names no
+    /// sub-entity: the records that give it are stored as `entity` (DESIGN §3.13).
+    private func noteUnmappedDiscriminator(_ unmapped: (key: String, value: JSONValue), of entity: Entity) {
+        let text = unmapped.value.stringValue ?? unmapped.value.serialized()
+        guard warnedDiscriminatorValues.insert("\(entity.name)\u{0}\(unmapped.key)\u{0}\(text)").inserted else {
+            return
+        }
+        let outcome =
+            entity.isAbstract
+            ? "\(entity.name) is abstract, so the records that give it are skipped"
+            : "the records that give it are stored as \(entity.name), and a stored sub-entity's values are cleared"
+        let warning = WebRecordError(
+            .invalidEntityDescription,
+            "\(unmapped.key) is \(WebRecordError.excerpt(of: unmapped.value)), which names no sub-entity of \(entity.name); \(outcome)",
+            isFatal: false, entity: entity.name, keyPath: unmapped.key, value: unmapped.value)
+        // A streamed response builds each batch apart, with the response's one debugger.
+        guard !debugger.errors.contains(where: { $0.message == warning.message }) else { return }
+        debugger.record(warning)
     }
 
     /// The normalized key of the owner a key relationship's value names (a key, or an object
@@ -463,13 +489,13 @@ final class ProtoRecordBuilder {
                         : "an object or \(Self.keyDescription(representation)) primary key"))
             return nil
         }
-        if let existing = byKey[representation.rootIndex][normalized] { return existing }
+        if let existing = byKey[representation.keyScopeIndex][normalized] { return existing }
         let proto = ProtoRecord(
             representation: representation, dictionary: representation.referenceDictionary(for: value), parent: parent,
             isReference: true)
         proto.normalizedKey = normalized
         proto.primaryKeyValue = value
-        byKey[representation.rootIndex][normalized] = proto
+        byKey[representation.keyScopeIndex][normalized] = proto
         protoRecords.append(proto)
         return proto
     }

@@ -1,7 +1,8 @@
 /// Matches proto-records to stored rows (pipeline step 3), with one batched query per table.
 ///
 /// Proto-records identified by key are looked up with one lookup of the whole key set per
-/// table, however many keys. Proto-records identified by their owner are looked up, once their
+/// key scope (a table, or a sub-entity that declares its own key: DESIGN §3.3), however many
+/// keys. Proto-records identified by their owner are looked up, once their
 /// owners are resolved, through the owner's relationship: again one lookup per table and round.
 /// What is not found is new: it gets a new row with a provisional `_id` (negative, unique in the
 /// batch), which ``ResponsePopulation`` replaces with one the store reserves
@@ -26,21 +27,24 @@ struct RecordResolver<Storage: RecordStorage> {
         var owned: [ProtoRecord] = []
         for proto in protoRecords {
             if proto.normalizedKey != nil {
-                keyed[proto.representation.rootName, default: []].append(proto)
+                keyed[proto.representation.keyScopeName, default: []].append(proto)
             } else if proto.owner != nil {
                 owned.append(proto)
             } else {
                 try makeNew(proto)
             }
         }
-        for table in keyed.keys.sorted() {
-            try resolveByKey(keyed[table] ?? [], table: table)
+        for scope in keyed.keys.sorted() {
+            try resolveByKey(keyed[scope] ?? [])
         }
         // A record found through its owner may be one the response also names by key (a user
         // nested without a key on one post, and with its key on another): both proto-records
         // then share one row, so that what each brings is merged into it, and it is written
         // and counted once.
-        var stored = StoredRows(keyed: keyed)
+        // StoredRows indexes by table: the scopes of sub-entity keys join their table's.
+        var stored = StoredRows(
+            keyed: keyed.keys.allSatisfy { representations[$0]?.rootName == $0 }
+                ? keyed : Dictionary(grouping: keyed.values.joined(), by: \.representation.rootName))
         // Owned records resolve in rounds: each round, those whose owners are resolved.
         var pending = owned
         while !pending.isEmpty {
@@ -57,12 +61,18 @@ struct RecordResolver<Storage: RecordStorage> {
 
     // MARK: - By key
 
-    private func resolveByKey(_ protos: [ProtoRecord], table: String) throws(WebRecordError) {
-        guard let plan = plans[table], !plan.primaryKeyColumns.isEmpty else {
+    /// Looks up the proto-records of one key scope. The key's columns are the scope's own (the
+    /// root's, or those of the sub-entity that declares the key), which the rows of every other
+    /// branch of the table leave NULL: a row found holds a record of the scope.
+    private func resolveByKey(_ protos: [ProtoRecord]) throws(WebRecordError) {
+        guard let first = protos.first, let plan = first.representation.table,
+            !first.representation.keyAttributes.isEmpty
+        else {
             for proto in protos { try makeNew(proto) }
             return
         }
-        let keyColumns = plan.primaryKeyColumns
+        let table = plan.name
+        let keyColumns = first.representation.keyAttributes.map(\.column)
         var wanted: [KeyValue: ProtoRecord] = [:]
         wanted.reserveCapacity(protos.count)
         for proto in protos {
@@ -259,7 +269,9 @@ struct RecordResolver<Storage: RecordStorage> {
 
     private func attach(_ row: RowState, to proto: ProtoRecord) {
         guard proto.row == nil else { return }
-        // A stored record keeps its sub-entity unless the response picked a more specific or another one.
+        // A stored record keeps its sub-entity unless the response picked a more specific or
+        // another one, or its discriminator named the entity (DESIGN §3.13: a value that names
+        // no sub-entity makes it the entity whose discriminator was read).
         let entityName = proto.representation.name
         if row.entityName != entityName, let stored = representations[row.entityName] {
             if proto.isReference, !store.schema.entity(stored.name, isKindOf: entityName),
@@ -275,7 +287,7 @@ struct RecordResolver<Storage: RecordStorage> {
                 proto.isRejected = true
                 return
             }
-            if proto.isReference || store.schema.entity(stored.name, isKindOf: entityName) {
+            if proto.isReference || (!proto.entityIsStated && store.schema.entity(stored.name, isKindOf: entityName)) {
                 proto.become(stored)
             } else {
                 row.isChanged = true

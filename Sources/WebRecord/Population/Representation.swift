@@ -136,6 +136,12 @@ final class Representation {
     /// discriminator declared on an ancestor governs it (the selector's work is needed).
     let isDiscriminated: Bool
     let hasPrimaryKey: Bool
+    /// The position in the ``RepresentationSet`` of the entity whose key identifies this one's
+    /// records (``Schema/keyEntity(of:)``): the root's, unless a sub-entity of a keyless parent
+    /// declares the key. Records match by key only within it (DESIGN §3.3).
+    let keyScopeIndex: Int
+    /// The name of that entity.
+    let keyScopeName: String
     /// The plan of the entity's table.
     let table: TablePlan?
     let attributes: [MappedAttribute]
@@ -163,6 +169,9 @@ final class Representation {
         self.isDiscriminated =
             hasSubentities || SubentitySelector.governingDiscriminator(of: entity, in: store.schema) != nil
         self.hasPrimaryKey = entity.primaryKey != nil
+        let keyScopeName = store.schema.keyEntity(of: entity)?.name ?? entity.rootName
+        self.keyScopeName = keyScopeName
+        self.keyScopeIndex = entityIndex[keyScopeName] ?? rootIndex
         let table = plans[entity.rootName]
         self.table = table
         let attributes = entity.attributes.compactMap { attribute -> MappedAttribute? in
@@ -354,24 +363,63 @@ struct SubentitySelector {
     /// "film"` where a `Book` is expected): the record is not one of `entity`, and is skipped
     /// rather than stored as one. A name of a more general entity keeps the more specific one.
     func entity(for dictionary: JSONObject, startingAt entity: Entity) -> Entity? {
-        var current = entity
+        choice(for: dictionary, startingAt: entity)?.entity
+    }
+
+    /// What a dictionary says of its entity: the most specific one, as ``entity(for:startingAt:)``
+    /// picks it, and whether the discriminator stated it.
+    struct Choice {
+        /// The entity chosen.
+        var entity: Entity
+        /// Whether the last discriminator read had a value in the dictionary that decided the
+        /// choice: one mapped to ``entity``, or one mapped to nothing, which leaves ``entity``
+        /// the entity whose discriminator it was. Without it (the key missing or null, at the
+        /// last level read), a stored record of a descendant keeps its sub-entity.
+        var isStated = false
+        /// A value of the discriminator's key that maps to no entity, with the key.
+        var unmapped: (key: String, value: JSONValue)?
+    }
+
+    /// The choice ``entity(for:startingAt:)`` makes, with whether the dictionary stated it.
+    /// Nil when the dictionary names an entity of another branch.
+    func choice(for dictionary: JSONObject, startingAt entity: Entity) -> Choice? {
+        var choice = Choice(entity: entity)
         var steps = 0
         while steps < 64 {
             steps += 1
+            let current = choice.entity
             let hook =
                 current.subentityNames.isEmpty
                 ? nil : store.recordClass(for: current.name).subentityName(for: dictionary, of: current)
-            guard
-                let name = hook ?? discriminated(dictionary, by: Self.governingDiscriminator(of: current, in: schema)),
-                name != current.name, let next = schema.entity(named: name)
-            else { break }
+            var name = hook
+            if name == nil, let discriminator = Self.governingDiscriminator(of: current, in: schema) {
+                switch discriminated(dictionary, by: discriminator) {
+                case .entity(let named):
+                    name = named
+                    choice.isStated = true
+                    choice.unmapped = nil
+                case .unmapped(let key, let value):
+                    // A value that names nothing: the record is `current` (DESIGN §3.13).
+                    choice.isStated = true
+                    choice.unmapped = (key, value)
+                case .missing:
+                    // Nothing said at this level: a stored record of a descendant is kept.
+                    choice.isStated = false
+                    choice.unmapped = nil
+                }
+            }
+            guard let name, name != current.name, let next = schema.entity(named: name) else { break }
             guard schema.entity(name, isKindOf: current.name) else {
-                if schema.entity(current.name, isKindOf: name) { break }
+                if schema.entity(current.name, isKindOf: name) {
+                    // A more general entity than the one requested: the requested one stays.
+                    choice.isStated = false
+                    break
+                }
                 return nil
             }
-            current = next
+            choice.entity = next
         }
-        return current
+        return choice
     }
 
     /// The discriminator declared on `entity` or, failing that, on its nearest ancestor.
@@ -386,24 +434,34 @@ struct SubentitySelector {
         return nil
     }
 
-    private func discriminated(_ dictionary: JSONObject, by discriminator: SubentityDiscriminator?) -> String? {
+    /// What a discriminator reads in a dictionary.
+    private enum Reading {
+        /// The value names this entity.
+        case entity(String)
+        /// The key holds a value (not null) that names no entity.
+        case unmapped(key: String, value: JSONValue)
+        /// The key is missing or null (or, for the presence form, no key is present).
+        case missing
+    }
+
+    private func discriminated(_ dictionary: JSONObject, by discriminator: SubentityDiscriminator) -> Reading {
         switch discriminator {
-        case nil:
-            return nil
-        case .value(let key, let map)?:
-            guard let value = JSONKeyPath(key).value(in: dictionary) else { return nil }
+        case .value(let key, let map):
+            guard let value = JSONKeyPath(key).value(in: dictionary), !value.isNull else { return .missing }
+            let name: String?
             switch value {
-            case .string(let text): return map[text]
-            case .integer, .double, .bool: return map[value.serialized()]
-            default: return nil
+            case .string(let text): name = map[text]
+            case .integer, .double, .bool: name = map[value.serialized()]
+            default: name = nil
             }
-        case .presence(let pairs)?:
+            return name.map(Reading.entity) ?? .unmapped(key: key, value: value)
+        case .presence(let pairs):
             for pair in pairs {
                 if let value = JSONKeyPath(pair.key).value(in: dictionary), !value.isNull {
-                    return pair.entity
+                    return .entity(pair.entity)
                 }
             }
-            return nil
+            return .missing
         }
     }
 }

@@ -451,7 +451,7 @@ private struct StreamTotals {
     /// The identity of a top-level record across batches.
     mutating func key(of proto: ProtoRecord) -> TopLevelKey {
         if let key = proto.normalizedKey {
-            return TopLevelKey(table: proto.representation.rootName, key: key, serial: 0)
+            return TopLevelKey(table: proto.representation.keyScopeName, key: key, serial: 0)
         }
         unkeyed += 1
         return TopLevelKey(table: proto.representation.rootName, key: nil, serial: unkeyed)
@@ -622,7 +622,7 @@ private enum RecordIdentity: Hashable {
 
     init?(_ proto: ProtoRecord) {
         if let key = proto.normalizedKey {
-            self = .key(table: proto.representation.rootName, key: key)
+            self = .key(table: proto.representation.keyScopeName, key: key)
         } else if let owner = proto.owner, let ownerRowID = owner.proto.row?.rowID {
             self = .owned(table: proto.representation.rootName, owner: ownerRowID, relationship: owner.relationship.id)
         } else {

@@ -80,6 +80,13 @@ extension SchemaResolver {
                     GeneratedName(
                         name: "_pk_\(table)", kind: "index", owner: "the primary-key index of \(table)", entity: entity,
                         property: nil))
+            } else if entity.primaryKey != nil,
+                entity.parentName.flatMap({ resolved[$0] }).map({ $0.primaryKey == nil }) == true
+            {
+                names.append(
+                    GeneratedName(
+                        name: "_pk_\(table)_\(entity.name)", kind: "index",
+                        owner: "the primary-key index of \(entity.name)", entity: entity, property: nil))
             }
             let keyColumns = resolved[table]?.primaryKey?.propertyNames ?? []
             var indexed = entity.attributes.filter { $0.entityName == entity.name && $0.isIndexed }.map {

@@ -202,6 +202,15 @@ struct SchemaResolver {
                         "a primary key attribute cannot have a default; every record created without a key would share it"
                     )
                 }
+                if !entity.isRoot, attribute.entityName != entity.name {
+                    // The store keeps a sub-entity's key unique with an index on its own columns,
+                    // which the records of every other branch leave null: a column inherited
+                    // from a keyless ancestor is shared with records the key does not identify.
+                    problem(
+                        entity, name,
+                        "a sub-entity cannot be identified by an attribute it inherits from \(attribute.entityName), which is not keyed by it; declare the attribute on the sub-entity, or the key on \(attribute.entityName)"
+                    )
+                }
             } else if let relationship = entity.relationship(named: name) {
                 if case .composite = key {
                     problem(entity, name, "a composite primary key is made of attributes; '\(name)' is a relationship")

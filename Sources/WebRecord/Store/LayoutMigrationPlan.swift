@@ -11,6 +11,10 @@ package struct LayoutMigrationPlan {
     package var statements: [String]
     /// The layout record to keep (the `layout` row of `_webrecord_metadata`).
     package var metadata: JSONValue
+    /// The statements among ``statements`` that add a sub-entity key's unique index to a table
+    /// that holds rows already, with what the key is (`Parent.parentID`): rows stored before
+    /// the key was kept unique may repeat it, and the index then cannot be made.
+    package var addedKeyIndexes: [String: String] = [:]
 
     /// The layout record a store keeps, read from the `value` of its `layout` row.
     ///
@@ -65,6 +69,24 @@ package struct LayoutMigrationPlan {
                     "\(table.name): primary key changed from \(Self.list(oldKey)) to \(Self.list(table.primaryKeyColumns))"
                 )
             }
+            // A store recorded before sub-entity keys were has none recorded: each key is added.
+            let oldSubentityKeys = old["subentityKeys"]?.objectValue
+            for key in table.subentityKeys {
+                let oldColumns = oldSubentityKeys?[key.entity]?.arrayValue?.compactMap(\.stringValue)
+                if let oldColumns, oldColumns != key.columns {
+                    changes.append(
+                        "\(key.entity): primary key changed from \(Self.list(oldColumns)) to \(Self.list(key.columns))")
+                } else if !existingIndexes.contains(key.indexName(table: table.name)) {
+                    let statement = ddl.uniqueIndexStatement(for: key, table: table.name)
+                    statements.append(statement)
+                    addedKeyIndexes[statement] = "\(key.entity).\(key.columns.joined(separator: "+"))"
+                }
+            }
+            for (entity, columns) in (oldSubentityKeys ?? [:]).sorted(by: { $0.key < $1.key })
+            where !table.subentityKeys.contains(where: { $0.entity == entity }) {
+                let oldColumns = columns.arrayValue?.compactMap(\.stringValue) ?? []
+                changes.append("\(entity): primary key changed from \(Self.list(oldColumns)) to (none)")
+            }
             for column in table.columns {
                 if let signature = columns[column.name]?.stringValue {
                     if signature != column.signature {
@@ -86,6 +108,7 @@ package struct LayoutMigrationPlan {
             statements += ddl.indexStatements(for: table, onlyColumns: Set(missingIndexes))
             var updated = old
             updated["columns"] = .object(columns)
+            if !table.subentityKeys.isEmpty { updated["subentityKeys"] = Self.describeSubentityKeys(table) }
             storedTables[table.name] = .object(updated)
         }
         for join in layout.joinTables {
@@ -142,10 +165,27 @@ package struct LayoutMigrationPlan {
     private static func describe(_ table: StorageLayout.Table) -> JSONValue {
         var columns = JSONObject()
         for column in table.columns { columns[column.name] = .string(column.signature) }
-        return .object([
+        var description: JSONObject = [
             "columns": .object(columns),
             "primaryKey": .array(table.primaryKeyColumns.map { .string($0) }),
-        ])
+        ]
+        if !table.subentityKeys.isEmpty { description["subentityKeys"] = describeSubentityKeys(table) }
+        return .object(description)
+    }
+
+    private static func describeSubentityKeys(_ table: StorageLayout.Table) -> JSONValue {
+        var keys = JSONObject()
+        for key in table.subentityKeys { keys[key.entity] = .array(key.columns.map { .string($0) }) }
+        return .object(keys)
+    }
+
+    /// The error for a sub-entity key whose unique index could not be added to a store whose
+    /// rows, written before the key was kept unique, repeat it.
+    package static func repeatedKeyError(_ key: String, cause: WebRecordError) -> WebRecordError {
+        WebRecordError(
+            .incompatibleStore,
+            "the stored records of \(key) repeat a key, so it cannot be kept unique (records stored before WebRecord kept a sub-entity's key unique may be duplicated); delete the repeated rows, keeping one for each key, and open the store again; the store was not modified",
+            cause: cause)
     }
 
     private static func describe(_ join: StorageLayout.JoinTable) -> JSONValue {
@@ -167,6 +207,8 @@ package protocol LayoutDDL {
     /// The indexes of `table`: its primary key's unique index, and its other indexed columns;
     /// only those of `onlyColumns` (and no primary key's) when it is given.
     func indexStatements(for table: StorageLayout.Table, onlyColumns: Set<String>?) -> [String]
+    /// The unique index that keeps the key a sub-entity declares unique (`_pk_<Table>_<Entity>`).
+    func uniqueIndexStatement(for key: StorageLayout.SubentityKey, table: String) -> String
     /// `CREATE TABLE` for the join table `join`, then its index.
     func createStatements(for join: StorageLayout.JoinTable) -> [String]
     /// The statement that adds `column` to the existing table `table`.

@@ -9,7 +9,8 @@
 ///   is the relationship, else the side whose `Entity.relationship` sorts first.
 /// - A many-to-many, or a to-many with no inverse, is a join table `_<Entity>_<relationship>`
 ///   with `owner`, `target` and, when ordered, `position` (and `inverse_position`).
-/// - A unique index `_pk_<Table>` on the primary-key column(s).
+/// - A unique index `_pk_<Table>` on the primary-key column(s), and `_pk_<Table>_<Entity>` on
+///   those of each sub-entity that declares a key under a keyless parent.
 ///
 /// The layout depends on the schema alone: every ``RecordStorage`` lays a schema out this way.
 package struct StorageLayout: Sendable, Equatable {
@@ -67,12 +68,33 @@ package struct StorageLayout: Sendable, Equatable {
         package var primaryKeyColumns: [String]
         /// The columns with an index of their own (`_index_<Table>_<column>`).
         package var indexedColumns: [String]
+        /// The keys that sub-entities of a keyless parent declare, each kept unique by its own
+        /// index (DESIGN §3.3).
+        package var subentityKeys: [SubentityKey] = []
 
         /// Every column after `_id` and `_entity`, in layout order: the order of a
         /// ``TableRow``'s values.
         package var valueColumns: [String] {
             columns.map(\.name).filter { $0 != "_id" && $0 != "_entity" }
         }
+    }
+
+    /// The primary key a sub-entity of a keyless parent declares: it identifies the records of
+    /// that sub-entity and its descendants.
+    ///
+    /// Its columns are the sub-entity's own (a schema may not key a sub-entity by a property
+    /// it inherits from a keyless ancestor), so every other row of the table leaves them NULL.
+    /// NULLs never collide in a unique index, so the unique index `_pk_<Table>_<Entity>` on
+    /// them keeps the key unique among exactly the records it identifies, and serves lookups
+    /// by key.
+    package struct SubentityKey: Sendable, Equatable {
+        /// The sub-entity that declares the key.
+        package var entity: String
+        /// The key's columns, in key order.
+        package var columns: [String]
+
+        /// The name of its unique index in `table`.
+        package func indexName(table: String) -> String { "_pk_\(table)_\(entity)" }
     }
 
     /// The join table of a many-to-many relationship, or of a to-many without an inverse.
@@ -214,10 +236,17 @@ package struct StorageLayout: Sendable, Equatable {
                 if case .foreignKey = column.role { indexed.append(column.name) }
             }
             let primaryKeyColumns = root.primaryKey?.propertyNames ?? []
+            let subentityKeys = schema.hierarchy(from: root.name).compactMap { entity -> SubentityKey? in
+                guard !entity.isRoot, let key = entity.primaryKey,
+                    entity.parentName.flatMap({ schema.entity(named: $0) })?.primaryKey == nil
+                else { return nil }
+                return SubentityKey(entity: entity.name, columns: key.propertyNames)
+            }
             tables.append(
                 Table(
                     name: root.name, columns: columns, primaryKeyColumns: primaryKeyColumns,
-                    indexedColumns: indexed.filter { !(primaryKeyColumns.count == 1 && primaryKeyColumns[0] == $0) }))
+                    indexedColumns: indexed.filter { !(primaryKeyColumns.count == 1 && primaryKeyColumns[0] == $0) },
+                    subentityKeys: subentityKeys))
         }
         self.tables = tables
         self.joinTables = joinTables
@@ -272,12 +301,20 @@ package struct StorageLayout: Sendable, Equatable {
             statements.append(
                 "CREATE UNIQUE INDEX IF NOT EXISTS \(quote("_pk_\(table.name)")) ON \(quote(table.name))(\(columns))")
         }
+        if onlyColumns == nil {
+            statements += table.subentityKeys.map { uniqueIndexStatement(for: $0, table: table.name) }
+        }
         for column in table.indexedColumns where onlyColumns?.contains(column) ?? true {
             statements.append(
                 "CREATE INDEX IF NOT EXISTS \(quote("_index_\(table.name)_\(column)")) ON \(quote(table.name))(\(quote(column)))"
             )
         }
         return statements
+    }
+
+    /// The unique index that keeps a sub-entity's key unique.
+    func uniqueIndexStatement(for key: SubentityKey, table: String) -> String {
+        "CREATE UNIQUE INDEX IF NOT EXISTS \(quote(key.indexName(table: table))) ON \(quote(table))(\(key.columns.map(quote).joined(separator: ", ")))"
     }
 
     func createStatements(for join: JoinTable) -> [String] {

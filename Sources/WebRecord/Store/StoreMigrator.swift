@@ -54,7 +54,14 @@ struct StoreMigrator {
             try connection.execute(
                 "CREATE TABLE \"_webrecord_metadata\" (\"key\" TEXT PRIMARY KEY, \"value\" TEXT NOT NULL)")
         }
-        for statement in plan.statements { try connection.execute(statement) }
+        for statement in plan.statements {
+            do throws(WebRecordError) {
+                try connection.execute(statement)
+            } catch {
+                guard let key = plan.addedKeyIndexes[statement] else { throw error }
+                throw LayoutMigrationPlan.repeatedKeyError(key, cause: error)
+            }
+        }
         if !plan.statements.isEmpty { connection.forgetStatements() }
         if plan.metadata != stored.map(JSONValue.object) {
             try connection.execute(
@@ -110,6 +117,10 @@ struct SQLiteLayoutDDL: LayoutDDL {
 
     func indexStatements(for table: StorageLayout.Table, onlyColumns: Set<String>?) -> [String] {
         layout.indexStatements(for: table, onlyColumns: onlyColumns)
+    }
+
+    func uniqueIndexStatement(for key: StorageLayout.SubentityKey, table: String) -> String {
+        layout.uniqueIndexStatement(for: key, table: table)
     }
 
     func createStatements(for join: StorageLayout.JoinTable) -> [String] { layout.createStatements(for: join) }

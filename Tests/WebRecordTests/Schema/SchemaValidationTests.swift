@@ -502,6 +502,34 @@ import Testing
                 )
             ]),
         Case(
+            "a sub-entity keyed by an attribute under a root that is not",
+            entities(
+                """
+                "Item": { "attributes": { "code": { "type": "string" } } },
+                "KeyedItem": { "parent": "Item", "primaryKey": "code" },
+                "OwnKeyItem": { "parent": "Item", "primaryKey": "serial", "attributes": { "serial": { "type": "integer" } } }
+                """),
+            [
+                problem(
+                    "KeyedItem", "code",
+                    "a sub-entity cannot be identified by an attribute it inherits from Item, which is not keyed by it; declare the attribute on the sub-entity, or the key on Item"
+                )
+            ]),
+        Case(
+            "a sub-entity key's index named like another table's",
+            entities(
+                """
+                "Human": { "attributes": { "name": { "type": "string" } } },
+                "Parent": { "parent": "Human", "primaryKey": "parentID", "attributes": { "parentID": { "type": "integer" } } },
+                "Human_Parent": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } } }
+                """),
+            [
+                problem(
+                    "Human_Parent", nil,
+                    "its index '_pk_Human_Parent' has the same name as the primary-key index of Parent; rename one of them"
+                )
+            ]),
+        Case(
             "attribute types that cannot be keys",
             entities(
                 """
