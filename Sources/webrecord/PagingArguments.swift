@@ -17,7 +17,7 @@ struct PagingArguments {
             guard let pagination = Self.pagination(specification: paginate) else {
                 throw UsageError(
                     message:
-                        "invalid --paginate '\(paginate)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT",
+                        "invalid --paginate '\(paginate)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, has-more:FLAGKEYPATH:KEYPATH:PARAM, page:PARAM[:TOTALKEYPATH] or offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]",
                     command: PopulateCommand.spec)
             }
             self.pagination = pagination
@@ -39,7 +39,8 @@ extension PagingArguments {
     /// Reads a `--paginate` value as the library's ``Pagination``.
     ///
     /// - Parameter specification: `next-url:KEYPATH`, `link-header`, `cursor:KEYPATH:PARAM`,
-    ///   `page:PARAM` or `offset:PARAM:LIMITPARAM:LIMIT`, where LIMIT is a positive integer.
+    ///   `has-more:FLAGKEYPATH:KEYPATH:PARAM`, `page:PARAM[:TOTALKEYPATH]` or
+    ///   `offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]`, where LIMIT is a positive integer.
     /// - Returns: nil when the value is not one of those.
     static func pagination(specification: String) -> Pagination? {
         let parts = specification.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
@@ -50,11 +51,18 @@ extension PagingArguments {
             return .linkHeader
         case ("cursor", 3) where !parts[1].isEmpty && !parts[2].isEmpty:
             return .cursor(keyPath: parts[1], parameter: parts[2])
+        case ("has-more", 4) where !parts[1].isEmpty && !parts[2].isEmpty && !parts[3].isEmpty:
+            return .hasMore(flagKeyPath: parts[1], lastKeyPath: parts[2], parameter: parts[3])
         case ("page", 2) where !parts[1].isEmpty:
             return .pageNumber(parameter: parts[1])
+        case ("page", 3) where !parts[1].isEmpty && !parts[2].isEmpty:
+            return .pageNumber(parameter: parts[1], totalKeyPath: parts[2])
         case ("offset", 4) where !parts[1].isEmpty && !parts[2].isEmpty:
             guard let limit = Int(parts[3]), limit > 0 else { return nil }
             return .offset(parameter: parts[1], limitParameter: parts[2], limit: limit)
+        case ("offset", 5) where !parts[1].isEmpty && !parts[2].isEmpty && !parts[4].isEmpty:
+            guard let limit = Int(parts[3]), limit > 0 else { return nil }
+            return .offset(parameter: parts[1], limitParameter: parts[2], limit: limit, totalKeyPath: parts[4])
         default:
             return nil
         }

@@ -38,7 +38,7 @@ enum PopulateCommand: Subcommand {
             OptionSpec(
                 name: "--paginate", valueName: "kind",
                 help:
-                    "Follow pages from each URL source: next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT."
+                    "Follow pages from each URL source: next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, has-more:FLAGKEYPATH:KEYPATH:PARAM, page:PARAM[:TOTALKEYPATH] or offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]."
             ),
             OptionSpec(
                 name: "--max-pages", valueName: "n", help: "Request at most N pages per URL source (default 10000)."),
@@ -159,7 +159,8 @@ enum PopulateCommand: Subcommand {
                     }
                 } catch {
                     progress.finish()
-                    throw Failure("\(source.name): \(StoreAccess.describe(error))" + savedNote(index, paged: true))
+                    // The library's message says which pages were saved, and that no orphan was deleted.
+                    throw Failure("\(source.name): \(StoreAccess.describe(error))" + savedNote(index))
                 }
                 continue
             }
@@ -228,9 +229,8 @@ enum PopulateCommand: Subcommand {
     }
 
     /// "; the 2 sources before it were saved", or nothing for the first source.
-    private static func savedNote(_ index: Int, paged: Bool = false) -> String {
-        if paged { return "; the pages populated before the failure were saved and no orphans were deleted" }
-        return switch index {
+    private static func savedNote(_ index: Int) -> String {
+        switch index {
         case 0: ""
         case 1: "; the source before it was saved"
         default: "; the \(index) sources before it were saved"

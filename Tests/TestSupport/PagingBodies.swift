@@ -16,9 +16,10 @@ public enum PagingBodies {
         body(ids, meta: ["next": next.map { .string($0) } ?? .null])
     }
 
-    /// A page body whose `meta.cursor` is `cursor` (absent when nil).
+    /// A page body whose `meta.cursor` is `cursor` (null when nil: the server says there is no
+    /// more; `body(ids)` leaves the cursor out).
     public static func body(_ ids: [Int], cursor: String?) -> String {
-        body(ids, meta: cursor.map { ["cursor": .string($0)] } ?? [:])
+        body(ids, meta: ["cursor": cursor.map { .string($0) } ?? .null])
     }
 
     /// Every request a server received, as `path?query`, in order.

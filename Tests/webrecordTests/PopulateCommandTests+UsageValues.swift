@@ -149,12 +149,13 @@ extension PopulateCommandTests {
 
     @Test(arguments: [
         "", "next-url", "next-url:", "cursor:a", "page", "offset:o:l:0", "offset:o:l:x", "pages:p", "link-header:x",
+        "has-more:a:b", "has-more::id:after", "page:p:", "offset:o:l:5:",
     ])
     func aPaginateValueThatNamesNoKindIsAUsageError(value: String) async throws {
         let result = try await populate(db: "s.sqlite", ["--paginate=\(value)"])
         expectUsageError(
             result,
-            "invalid --paginate '\(value)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, page:PARAM or offset:PARAM:LIMITPARAM:LIMIT"
+            "invalid --paginate '\(value)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, has-more:FLAGKEYPATH:KEYPATH:PARAM, page:PARAM[:TOTALKEYPATH] or offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]"
         )
         #expect(!FileManager.default.fileExists(atPath: directory.path("s.sqlite")))
     }

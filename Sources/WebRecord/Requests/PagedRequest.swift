@@ -58,16 +58,19 @@ public struct PagingProgress: Sendable, Hashable {
 
 /// Why a paged request stopped after its last page.
 ///
-/// The first three are the server saying it has no more; the last three stop a run that
-/// might not have ended by itself, and leave orphans undeleted (a page that failed throws
+/// The first three are the server saying it has no more (``isComplete``); the others stop a run
+/// that might not have ended by itself, and leave orphans undeleted (a page that failed throws
 /// instead of ending).
 public enum PagingEnd: String, Sendable, Hashable, CaseIterable {
-    /// The page named no next page (no next link or cursor, the same cursor as the one just
-    /// sent, or the total reached).
+    /// The page stated that it is the last: a next link or cursor given as null or empty, a
+    /// `Link` header naming no next page, a has-more flag that is false, the same cursor as the
+    /// one just sent, or the stated total reached.
     case noNextPage
     /// The page held no records.
     case emptyPage
-    /// An offset page held fewer records than the limit.
+    /// Not produced any more: an offset page shorter than the limit is followed, since servers
+    /// return fewer records than asked (``Pagination/offset(parameter:limitParameter:limit:totalKeyPath:)``).
+    /// Kept so that code naming it still compiles.
     case shortPage
     /// A page or offset page whose records could not be counted: not taken for a full one.
     case uncountablePage
@@ -76,12 +79,20 @@ public enum PagingEnd: String, Sendable, Hashable, CaseIterable {
     case repeatedPage
     /// The page limit (``PagingOptions/maximumPages``) was reached while a next page was named.
     case pageLimit
+    /// The page held records, but what names the next page was not where the paginator looks
+    /// (a next link, cursor or has-more flag absent, a later page without a `Link` header): it
+    /// cannot tell "no more" from "not there". A non-fatal `invalidResponseFormat` says so.
+    case nextPageNotFound
+    /// The list moved while it was paged: a page held some of the records earlier pages held,
+    /// or the stated total changed between pages. Records may have been skipped, so none is an
+    /// orphan. A non-fatal `invalidResponseFormat` names the sign.
+    case listMoved
 
     /// Whether the server said it had no more: only then may orphans be deleted.
     public var isComplete: Bool {
         switch self {
         case .noNextPage, .emptyPage, .shortPage: true
-        case .uncountablePage, .repeatedPage, .pageLimit: false
+        case .uncountablePage, .repeatedPage, .pageLimit, .nextPageNotFound, .listMoved: false
         }
     }
 }
@@ -92,8 +103,8 @@ extension PagingEnd {
         switch end {
         case .noNextPage: self = .noNextPage
         case .emptyPage: self = .emptyPage
-        case .shortPage: self = .shortPage
         case .uncountablePage: self = .uncountablePage
+        case .nextPageNotFound: self = .nextPageNotFound
         }
     }
 }
@@ -178,6 +189,9 @@ public struct PageSequence<RecordClass: Record>: AsyncSequence, Sendable {
 }
 
 /// What a paged request carries from page to page: keys seen, counts, where to go next.
+///
+/// Its size grows with the run only by what orphan deletion and repeat detection need: a hash
+/// of each page's request, and the `_id` of each record. Nothing else of a page is kept.
 struct PagingState {
     var index = 0
     var finished = false
@@ -185,12 +199,19 @@ struct PagingState {
     var nextData: JSONValue?
     var previousPageManager: (any PageManager)?
     var keep = Set<Int64>()
-    /// The pages requested so far (URN and parameters), to end paging on a repeat.
-    var requested = Set<String>()
+    /// The hashes of the pages requested so far (URN and parameters), to end paging on a
+    /// repeat. Two pages whose hashes collide end the run as incomplete, never as complete.
+    var requested = Set<Int>()
     /// The top-level records of the pages so far, to end paging when a page brings none new.
     var seenTopLevel = Set<Int64>()
     var records = 0
     var total: Int?
+    /// The total the first page that stated one gave, and that page (counted from 1): a later
+    /// page stating another shows that the list moved.
+    var statedTotal: (count: Int, page: Int)?
+    /// Whether the pages so far were followed by their `Link` headers with no pagination set:
+    /// a later page without one is then not taken for the last.
+    var followsLinkHeaders = false
     let started = Date()
 }
 
@@ -259,7 +280,9 @@ extension RecordStore {
                 PreparedRequest(server: prepared.server, request: request, debugger: prepared.debugger),
                 options: requestOptions)
         } catch {
-            throw Self.naming(page: state.index, urn: request.urn, data: request.data, in: error)
+            throw Self.naming(
+                page: state.index, urn: request.urn, data: request.data, in: error, pageSaved: false,
+                deletesOrphans: orphanOptions.deletesOrphans)
         }
 
         // The page as fetched (its full URL, after redirects) is requested too: a next link
@@ -269,13 +292,17 @@ extension RecordStore {
         // server says how it pages. Anything else that looks like paging only gets a hint.
         let pagination =
             sequence.options.pagination
-            ?? (result.pageManager == nil && Pagination.namesNextLink(result.response) ? .linkHeader : nil)
+            ?? (result.pageManager == nil && (state.followsLinkHeaders || Pagination.namesNextLink(result.response))
+                ? .linkHeader : nil)
+        if sequence.options.pagination == nil, pagination == .linkHeader { state.followsLinkHeaders = true }
         if pagination == nil, result.pageManager == nil {
             logPagingHint(for: result.response, entity: sequence.entity)
         }
         let builtIn =
             result.pageManager == nil
-            ? pagination?.pageManager(for: result.response, of: request, recordCount: result.responseRecordCount)
+            ? pagination?.pageManager(
+                for: result.response, of: request, recordCount: result.responseRecordCount,
+                lastRecord: lastRecord(in: result.response.body, entity: sequence.entity, options: requestOptions))
             : nil
         if var failure = builtIn?.failure {
             // The page is populated; what names the next one cannot be read, and is not taken
@@ -284,12 +311,14 @@ extension RecordStore {
             state.finished = true
             throw Self.naming(
                 page: state.index, urn: request.urn, data: request.data,
-                in: WebRecordError(failure, debugger: result.debugger))
+                in: WebRecordError(failure, debugger: result.debugger), pageSaved: true,
+                deletesOrphans: orphanOptions.deletesOrphans)
         }
         let pageManager = result.pageManager ?? builtIn
         state.keep.formUnion(result.containedRowIDs)
         state.records += result.population.storedRecordCount
-        if let total = pageManager?.totalResultsCount { state.total = total }
+        let statedTotal = pageManager?.totalResultsCount
+        if let total = statedTotal { state.total = total }
         let index = state.index
         state.index += 1
         state.previousPageManager = pageManager
@@ -301,7 +330,17 @@ extension RecordStore {
         let pageRecords = result.population.topLevelRowIDs
         var end: PagingEnd?
         let followsLinks = builtIn != nil && pagination?.followsLinks == true
-        if result.responseRecordCount == 0, result.population.includedRecordCount == 0, !(named && followsLinks) {
+        if index > 0, let statedTotal, let first = state.statedTotal, statedTotal != first.count {
+            // The server counts another list than it did: records were added or removed while it
+            // was paged, and an offset or page number now points elsewhere.
+            end = .listMoved
+            result.debugger.record(
+                WebRecordError(
+                    .invalidResponseFormat,
+                    "the list moved while it was paged: its total was \(first.count) on page \(first.page) and is \(statedTotal) on page \(index + 1); paging ends there, and records may have been skipped",
+                    isFatal: false, entity: sequence.entity))
+        } else if result.responseRecordCount == 0, result.population.includedRecordCount == 0, !(named && followsLinks)
+        {
             // (A next URL or Link still named after an empty page is followed: the server says
             // there is more, and repeats and the page limit still end the run.)
             end = .emptyPage
@@ -320,8 +359,26 @@ extension RecordStore {
                     .invalidResponseFormat,
                     "page \(index + 1) holds only records that earlier pages held; the server is not advancing, and paging ends there",
                     isFatal: false, entity: sequence.entity))
+        } else if index > 0, !pageRecords.isDisjoint(with: state.seenTopLevel) {
+            // Some records again, some new: the list shifted under the run (a record added before
+            // the offset pushes the last ones onto the next page), so others were pushed past it
+            // or skipped.
+            let again = pageRecords.intersection(state.seenTopLevel).count
+            end = .listMoved
+            result.debugger.record(
+                WebRecordError(
+                    .invalidResponseFormat,
+                    "the list moved while it was paged: page \(index + 1) holds \(again) of its \(pageRecords.count) records that earlier pages held; paging ends there, and records may have been skipped",
+                    isFatal: false, entity: sequence.entity))
         } else if !named {
             end = builtIn?.end.map(PagingEnd.init) ?? .noNextPage
+            if end == .nextPageNotFound {
+                result.debugger.record(
+                    WebRecordError(
+                        .invalidResponseFormat,
+                        "page \(index + 1) holds records but does not say whether more follow (\(pagination.map(Self.whatNamesTheNextPage) ?? "no next page named")); paging ends there, not at a last page the server stated",
+                        isFatal: false, entity: sequence.entity))
+            }
         } else if let urn = state.nextURN, state.requested.contains(Self.identity(urn: urn, data: state.nextData)) {
             end = .repeatedPage
             result.debugger.record(
@@ -332,6 +389,7 @@ extension RecordStore {
         } else if state.index >= limit {
             end = .pageLimit
         }
+        if state.statedTotal == nil, let statedTotal { state.statedTotal = (statedTotal, index + 1) }
         state.seenTopLevel.formUnion(pageRecords)
         let isLast = end != nil
         result.pagingEnd = end
@@ -369,26 +427,69 @@ extension RecordStore {
             isLast: isLast, end: end, orphansDeleted: deleted)
     }
 
-    /// A page's failure saying which page failed, when it is not the first (whose URN is the
-    /// request's own).
-    /// `error`, with the page it came from (counted from 1) and what that page's request sent:
-    /// its URN and, when the parameters travel apart from it (a page number, an offset, a
-    /// cursor), those too, secrets redacted.
-    private static func naming(page index: Int, urn: String, data: JSONValue?, in error: WebRecordError)
-        -> WebRecordError
-    {
-        guard index > 0 else { return error }
+    /// `error`, with the page it came from (counted from 1) and what that page's request sent
+    /// (its URN and, when the parameters travel apart from it, a page number, an offset, a
+    /// cursor, those too, secrets redacted), and what the run kept: "pages 1-2 were saved;
+    /// page 3 failed; no orphans were deleted". The first page's own failure names no page.
+    ///
+    /// - Parameters:
+    ///   - pageSaved: whether the page itself was populated (its next page could not be read).
+    ///   - deletesOrphans: whether the run was to delete orphans after its last page.
+    private static func naming(
+        page index: Int, urn: String, data: JSONValue?, in error: WebRecordError, pageSaved: Bool,
+        deletesOrphans: Bool
+    ) -> WebRecordError {
         var named = error
-        let parameters = data.map { " with \(Redaction.json($0).serialized(sortedKeys: true))" } ?? ""
-        named.message += " (page \(index + 1), \(Redaction.urn(urn))\(parameters))"
+        if index > 0 || pageSaved {
+            let parameters = data.map { " with \(Redaction.json($0).serialized(sortedKeys: true))" } ?? ""
+            named.message += " (page \(index + 1), \(Redaction.urn(urn))\(parameters))"
+        }
+        let saved = pageSaved ? index + 1 : index
+        var kept: [String] = []
+        switch saved {
+        case 0: break
+        case 1: kept.append("page 1 was saved")
+        default: kept.append("pages 1-\(saved) were saved")
+        }
+        if index > 0 || pageSaved {
+            kept.append(pageSaved ? "the page after page \(index + 1) could not be named" : "page \(index + 1) failed")
+        }
+        if deletesOrphans { kept.append("no orphans were deleted") }
+        if !kept.isEmpty { named.message += "; " + kept.joined(separator: "; ") }
         return named
     }
 
-    /// What identifies one page's request: its URN and its parameters.
-    private static func identity(urn: String, data: JSONValue?) -> String {
+    /// What a pagination reads to name the next page, for a message.
+    private static func whatNamesTheNextPage(_ pagination: Pagination) -> String {
+        switch pagination {
+        case .nextURL(let keyPath): "no '\(keyPath)'"
+        case .linkHeader: "no Link header"
+        case .cursor(let keyPath, _): "no '\(keyPath)'"
+        case .hasMore(let flagKeyPath, _, _): "no '\(flagKeyPath)'"
+        case .pageNumber, .offset: "no next page named"
+        }
+    }
+
+    /// The last value of the list at the key path `entity`'s records are read from, whose key
+    /// ``Pagination/hasMore(flagKeyPath:lastKeyPath:parameter:)`` sends on.
+    private func lastRecord(in body: JSONValue, entity: String, options: RequestOptions) -> JSONValue? {
+        if let array = body.arrayValue { return array.last }
+        let keyPath =
+            options.population.keyPath ?? recordClass(for: entity).keyPathForResponseObject
+            ?? schema.entity(named: entity)?.keyPathForResponseObject
+        guard let keyPath, !keyPath.isEmpty else { return Pagination.list(in: body)?.last }
+        return body.value(atKeyPath: keyPath)?.arrayValue?.last
+    }
+
+    /// What identifies one page's request: a hash of its URN and its parameters, so that a run
+    /// keeps a few bytes per page rather than each page's URL.
+    private static func identity(urn: String, data: JSONValue?) -> Int {
         // A fragment is never sent: `page#more` is the page itself.
-        let sent = urn.firstIndex(of: "#").map { String(urn[..<$0]) } ?? urn
-        return sent + "\u{0}" + (data?.serialized(sortedKeys: true) ?? "")
+        let sent = urn.firstIndex(of: "#").map { urn[..<$0] } ?? urn[...]
+        var hasher = Hasher()
+        hasher.combine(sent)
+        hasher.combine(data?.serialized(sortedKeys: true) ?? "")
+        return hasher.finalize()
     }
 }
 

@@ -8,10 +8,11 @@ struct BuiltInPageManager: PageManager {
         case noNextPage
         /// The page held no records.
         case emptyPage
-        /// An offset page held fewer records than the limit.
-        case shortPage
         /// A page or offset page whose records could not be counted: not taken for a full one.
         case uncountablePage
+        /// A page with records where the kind found nothing saying whether more follow (an absent
+        /// next link, cursor or has-more flag): not taken for the last page.
+        case nextPageNotFound
     }
 
     /// The next page's URN, nil on the last page.
@@ -25,7 +26,7 @@ struct BuiltInPageManager: PageManager {
     /// Results per page, when known.
     var resultsPerPage: Int?
     /// Why there is no next page, when the paginator knows better than "none was named"
-    /// (an empty, short or uncountable page).
+    /// (an empty or uncountable page, or one where nothing says whether more follow).
     package var end: End?
     /// What was wrong with the page's next link or cursor (neither a link nor null): a paged
     /// request fails with it rather than take the page for the last one.

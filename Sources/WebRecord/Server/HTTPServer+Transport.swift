@@ -153,7 +153,10 @@ final class HTTPTransfer: Sendable {
             state.task = task
             state.continuation = continuation
             let timeout = self.timeout
-            let watchdog = DispatchWorkItem { [self] in end(.timedOut) }
+            // Weakly: a cancelled work item stays queued until its deadline, and would keep the
+            // transfer (its task, session, response and body) alive that long; held strongly in
+            // the state too, it would keep it for ever.
+            let watchdog = DispatchWorkItem { [weak self] in self?.end(.timedOut) }
             state.watchdog = watchdog
             DispatchQueue.global().asyncAfter(
                 deadline: .now() + .nanoseconds(Int(clamping: HTTPServer.nanoseconds(timeout))), execute: watchdog)
@@ -191,6 +194,9 @@ final class HTTPTransfer: Sendable {
     func complete(response: URLResponse?, error: (any Error)?) {
         let (ending, continuation, body) = state.withLock { state in
             state.watchdog?.cancel()
+            // Nothing of a finished request is kept: memory stays flat across pages and sources.
+            state.watchdog = nil
+            state.task = nil
             let continuation = state.continuation
             state.continuation = nil
             return (state.ending, continuation, state.body)

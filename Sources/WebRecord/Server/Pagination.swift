@@ -13,29 +13,62 @@ import Foundation
 /// }
 /// ```
 ///
-/// Every kind stops when the response names no next page. A paged request also stops at a page
-/// that populated no records, and at its page limit. Page numbers and offsets are 64-bit: a kind
-/// stops rather than ask for a page or offset past `Int64.max`.
+/// Every kind stops when the response states that it has no more: a next link, cursor or
+/// has-more flag given as null or false, a page with no records, or the stated total reached.
+/// A page that holds records but where the kind finds nothing saying whether more follow (its
+/// next link, cursor or flag is absent) ends paging too, as ``PagingEnd/nextPageNotFound``, which
+/// is not taken for the server's last page. A paged request also stops at its page limit. Page
+/// numbers and offsets are 64-bit: a kind stops rather than ask for a page or offset past
+/// `Int64.max`.
 public enum Pagination: Sendable, Hashable {
     /// The next page's URL (or URN) is in the body at a key path.
+    ///
+    /// Null or an empty string there is the last page. A key path that is absent from a page
+    /// holding records ends paging as ``PagingEnd/nextPageNotFound``.
     case nextURL(keyPath: String)
     /// The next page's URL is in the HTTP `Link` header, `rel="next"`.
+    ///
+    /// A `Link` header that names no next page is the last page, and so is a first page with no
+    /// `Link` header at all (a list that fits one page). A later page with no `Link` header ends
+    /// paging as ``PagingEnd/nextPageNotFound``.
     case linkHeader
     /// A cursor in the body at a key path is sent back as a query parameter.
-    /// Paging stops when the cursor is missing, null, empty or the same as the one just sent.
+    ///
+    /// Paging stops when the cursor is null, empty or the same as the one just sent. A cursor
+    /// absent from a page holding records ends paging as ``PagingEnd/nextPageNotFound``.
     case cursor(keyPath: String, parameter: String)
     /// Pages are numbered from 1 in a query parameter. Paging stops at an empty page, or at the
     /// total when `totalKeyPath` gives it.
     case pageNumber(parameter: String, totalKeyPath: String? = nil)
-    /// An offset and a limit in query parameters. Paging stops at an empty or short page.
-    case offset(parameter: String, limitParameter: String, limit: Int)
+    /// An offset and a limit in query parameters.
+    ///
+    /// The offset advances by the records each page returned, not by the limit asked (a server
+    /// may return fewer than it was asked for, as Jira caps `maxResults`), so a page shorter than
+    /// the limit is not the last one. Paging stops at an empty page, or when the offset reaches
+    /// the total that `totalKeyPath` gives.
+    case offset(parameter: String, limitParameter: String, limit: Int, totalKeyPath: String? = nil)
+    /// The key of a page's last record is sent as a query parameter while a flag in the body says
+    /// there is more (Stripe: `has_more` and `starting_after`; others `hasMore` and `after`).
+    ///
+    /// For example, Stripe's lists:
+    ///
+    /// ```swift
+    /// let stripe = Pagination.hasMore(flagKeyPath: "has_more", lastKeyPath: "id", parameter: "starting_after")
+    /// ```
+    ///
+    /// `flagKeyPath` is read in the body and must hold a boolean; `lastKeyPath` is read in the
+    /// last record of the page's list (a string or an integer). A flag of `false` is the last
+    /// page. A flag that is absent or null from a page holding records ends paging as
+    /// ``PagingEnd/nextPageNotFound``. A flag of `true` on a page whose last record has no key
+    /// there (or on a page with no records) fails the paged request.
+    case hasMore(flagKeyPath: String, lastKeyPath: String, parameter: String)
 
     /// Whether the kind follows links the server names (next URLs, `Link` headers), which go on
     /// past an empty page while the server names a next one.
     var followsLinks: Bool {
         switch self {
         case .nextURL, .linkHeader: true
-        case .cursor, .pageNumber, .offset: false
+        case .cursor, .pageNumber, .offset, .hasMore: false
         }
     }
 
@@ -43,7 +76,7 @@ public enum Pagination: Sendable, Hashable {
     var countsRecords: Bool {
         switch self {
         case .pageNumber, .offset: true
-        case .nextURL, .linkHeader, .cursor: false
+        case .nextURL, .linkHeader, .cursor, .hasMore: false
         }
     }
 
@@ -54,9 +87,9 @@ public enum Pagination: Sendable, Hashable {
         switch self {
         case .pageNumber(let parameter, _):
             return Self.merging(data, [parameter: .integer(1)])
-        case .offset(let parameter, let limitParameter, let limit):
+        case .offset(let parameter, let limitParameter, let limit, _):
             return Self.merging(data, [parameter: .integer(0), limitParameter: .integer(Int64(limit))])
-        case .nextURL, .linkHeader, .cursor:
+        case .nextURL, .linkHeader, .cursor, .hasMore:
             return data
         }
     }
@@ -68,7 +101,7 @@ public enum Pagination: Sendable, Hashable {
     ///   - request: the request that fetched it.
     /// - Returns: the page manager; its ``PageManager/nextPageURN`` is nil on the last page.
     public func pageManager(for response: ServerResponse, of request: ServerRequest) -> any PageManager {
-        pageManager(for: response, of: request, recordCount: nil)
+        pageManager(for: response, of: request, recordCount: nil, lastRecord: Self.list(in: response.body)?.last)
     }
 
     /// The page manager for one page, knowing how many records the page's key path held
@@ -76,8 +109,11 @@ public enum Pagination: Sendable, Hashable {
     ///
     /// Next links are resolved against the URL of the page that named them (RFC 3986, see
     /// ``URLReference``). A page or offset kind that cannot count a page's records stops
-    /// rather than assume there is more.
-    func pageManager(for response: ServerResponse, of request: ServerRequest, recordCount: Int?) -> BuiltInPageManager {
+    /// rather than assume there is more. `lastRecord` is the last value of the page's list, whose
+    /// key ``hasMore(flagKeyPath:lastKeyPath:parameter:)`` sends on.
+    func pageManager(
+        for response: ServerResponse, of request: ServerRequest, recordCount: Int?, lastRecord: JSONValue?
+    ) -> BuiltInPageManager {
         let index = request.page?.index ?? 0
         switch self {
         case .nextURL(let keyPath):
@@ -86,12 +122,21 @@ public enum Pagination: Sendable, Hashable {
                 nextPageURN: next.map { Self.resolved($0, against: response.url) }, nextPageData: nil,
                 currentPageIndex: index)
             manager.failure = failure
+            // Absent is not null: the server did not say this is the last page.
+            if next == nil, failure == nil, response.body.value(atKeyPath: keyPath) == nil {
+                manager.end = .nextPageNotFound
+            }
             return manager
         case .linkHeader:
-            let next = response.header("Link").flatMap { LinkHeader($0).target(relation: "next") }
-            return BuiltInPageManager(
+            let header = response.header("Link")
+            let next = header.flatMap { LinkHeader($0).target(relation: "next") }
+            var manager = BuiltInPageManager(
                 nextPageURN: next.map { Self.resolved($0, against: response.url) }, nextPageData: nil,
                 currentPageIndex: index)
+            // A first page without the header is a list that fits one page; a later one without
+            // it says nothing, where the earlier pages named their next.
+            if header == nil, index > 0 { manager.end = .nextPageNotFound }
+            return manager
         case .cursor(let keyPath, let parameter):
             var cursor: JSONValue?
             var failure: WebRecordError?
@@ -112,7 +157,15 @@ public enum Pagination: Sendable, Hashable {
                 nextPageData: cursor.map { Self.merging(request.data, [parameter: $0]) } ?? nil,
                 currentPageIndex: index)
             manager.failure = failure
+            // Absent is not null: the server did not say this is the last page.
+            if cursor == nil, failure == nil, response.body.value(atKeyPath: keyPath) == nil {
+                manager.end = .nextPageNotFound
+            }
             return manager
+        case .hasMore(let flagKeyPath, let lastKeyPath, let parameter):
+            return Self.hasMorePageManager(
+                flagKeyPath: flagKeyPath, lastKeyPath: lastKeyPath, parameter: parameter, response: response,
+                request: request, lastRecord: lastRecord)
         case .pageNumber(let parameter, let totalKeyPath):
             // The page number comes from the request's data and the total from the server: any
             // arithmetic on them is checked, and a page past Int64.max is never requested.
@@ -124,8 +177,12 @@ public enum Pagination: Sendable, Hashable {
             var more = (perPage ?? 0) != 0 && !next.overflow
             var end: BuiltInPageManager.End? = perPage == 0 ? .emptyPage : nil
             if let total, let perPage, perPage > 0 {
-                let seen = current.multipliedReportingOverflow(by: Int64(perPage))
-                if seen.overflow || seen.partialValue >= total {
+                // The pages before this one were full (the size of the previous page, or of this
+                // one): a last page shorter than the others still reaches the total.
+                let full = Int64(max(perPage, request.page?.previousPageManager?.resultsPerPage ?? perPage))
+                let before = (current - 1).multipliedReportingOverflow(by: full)
+                let seen = before.partialValue.addingReportingOverflow(Int64(perPage))
+                if before.overflow || seen.overflow || seen.partialValue >= total {
                     more = false
                     end = .noNextPage
                 }
@@ -138,26 +195,75 @@ public enum Pagination: Sendable, Hashable {
                     ? JSONValue?.none : Self.merging(request.data, [parameter: .integer(next.partialValue)]),
                 currentPageIndex: previous.overflow ? nil : Int(exactly: previous.partialValue),
                 totalResultsCount: total.flatMap { Int(exactly: $0) }, resultsPerPage: perPage, end: more ? nil : end)
-        case .offset(let parameter, let limitParameter, let limit):
+        case .offset(let parameter, let limitParameter, let limit, let totalKeyPath):
+            // The offset advances by the records the page returned: a server may return fewer than
+            // the limit asked (Jira caps maxResults), and a short page is not the last one.
             let current = request.data?[parameter]?.int64Value ?? 0
             let count = recordCount ?? Self.count(in: response.body)
-            let next = current.addingReportingOverflow(Int64(limit))
-            // A page whose records cannot be counted is not taken for a full one.
-            let more = (count.map { $0 >= limit } ?? false) && !next.overflow
-            let end: BuiltInPageManager.End? =
-                more
-                ? nil
-                : count == nil
-                    ? .uncountablePage
-                    : count == 0 ? .emptyPage : count.map { $0 < limit } == true ? .shortPage : .noNextPage
+            let total = totalKeyPath.flatMap { response.body.value(atKeyPath: $0)?.int64Value }
+            let next = current.addingReportingOverflow(Int64(count ?? 0))
+            var end: BuiltInPageManager.End?
+            if count == nil {
+                // A page whose records cannot be counted is not taken for a full one.
+                end = .uncountablePage
+            } else if count == 0 {
+                end = .emptyPage
+            } else if next.overflow {
+                end = .noNextPage
+            } else if let total, next.partialValue >= total {
+                end = .noNextPage
+            }
             return BuiltInPageManager(
-                nextPageURN: more ? request.urn : nil,
+                nextPageURN: end == nil ? request.urn : nil,
                 nextPageData: next.overflow
                     ? JSONValue?.none
                     : Self.merging(
                         request.data, [parameter: .integer(next.partialValue), limitParameter: .integer(Int64(limit))]),
-                currentPageIndex: Int(exactly: current / Int64(limit)), resultsPerPage: limit, end: end)
+                currentPageIndex: Int(exactly: current / Int64(limit)),
+                totalResultsCount: total.flatMap { Int(exactly: $0) },
+                resultsPerPage: limit, end: end)
         }
+    }
+
+    /// The page manager of ``hasMore(flagKeyPath:lastKeyPath:parameter:)``: the next page sends
+    /// the last record's key while the flag is true.
+    private static func hasMorePageManager(
+        flagKeyPath: String, lastKeyPath: String, parameter: String, response: ServerResponse,
+        request: ServerRequest, lastRecord: JSONValue?
+    ) -> BuiltInPageManager {
+        var manager = BuiltInPageManager(
+            nextPageURN: nil, nextPageData: nil, currentPageIndex: request.page?.index ?? 0)
+        switch response.body.value(atKeyPath: flagKeyPath) {
+        case .bool(false)?:
+            manager.end = .noNextPage
+        case nil, .null?:
+            // The server did not say whether there is more.
+            manager.end = .nextPageNotFound
+        case .bool(true)?:
+            guard let lastRecord else {
+                manager.failure = WebRecordError(
+                    .invalidResponseFormat,
+                    "'\(flagKeyPath)' is true but the page holds no record whose '\(lastKeyPath)' could name the next page",
+                    keyPath: flagKeyPath)
+                return manager
+            }
+            switch lastRecord.value(atKeyPath: lastKeyPath) {
+            case .string(let text)? where !text.isEmpty:
+                manager.nextPageURN = request.urn
+                manager.nextPageData = merging(request.data, [parameter: .string(text)])
+            case .integer(let number)?:
+                manager.nextPageURN = request.urn
+                manager.nextPageData = merging(request.data, [parameter: .integer(number)])
+            case let other:
+                manager.failure = WebRecordError(
+                    .invalidResponseFormat,
+                    "'\(flagKeyPath)' is true but the page's last record has \(other.map { "\($0.typeName) at '\(lastKeyPath)'" } ?? "no '\(lastKeyPath)'"); expected a string or an integer key to send as '\(parameter)'",
+                    keyPath: lastKeyPath, value: other)
+            }
+        case let other?:
+            manager.failure = unreadable(other, at: flagKeyPath, expected: "a boolean has-more flag, or null")
+        }
+        return manager
     }
 
     // MARK: - Helpers
@@ -225,10 +331,16 @@ public enum Pagination: Sendable, Hashable {
     }
 
     static func count(in body: JSONValue) -> Int? {
-        if let array = body.arrayValue { return array.count }
+        list(in: body)?.count
+    }
+
+    /// The list of records in a page body when it is an array, or an object with one array
+    /// member; nil when unknown.
+    static func list(in body: JSONValue) -> [JSONValue]? {
+        if let array = body.arrayValue { return array }
         guard let object = body.objectValue else { return nil }
         let arrays = object.compactMap { $0.value.arrayValue }
-        return arrays.count == 1 ? arrays[0].count : nil
+        return arrays.count == 1 ? arrays[0] : nil
     }
 
     static func merging(_ data: JSONValue?, _ extra: JSONObject) -> JSONValue {

@@ -22,11 +22,20 @@ import WebRecordTesting
     @Test func aLinkNextIsFollowedWithoutAPaginationOption() async throws {
         let second = loopback.url("/second").absoluteString
         loopback.route("/first", .json(PagingBodies.body([1, 2]), headers: ["Link": #"<\#(second)>; rel="next""#]))
-        loopback.route("/second", .json(PagingBodies.body([3])))
+        loopback.route("/second", .json(PagingBodies.body([3]), headers: ["Link": #"</first>; rel="prev""#]))
         let pages = try await PagingRules.collect(store.pages(entity: "Item", urn: "first"))
         #expect(PagingBodies.sent(loopback) == ["/first", "/second"])
         #expect(pages.map(\.index) == [0, 1], "page indexes start at 0")
         #expect(pages.last?.end == .noNextPage)
+    }
+
+    @Test func aLaterPageWithoutALinkHeaderIsNotTheLastOneWithoutAPaginationOption() async throws {
+        let second = loopback.url("/second").absoluteString
+        loopback.route("/first", .json(PagingBodies.body([1, 2]), headers: ["Link": #"<\#(second)>; rel="next""#]))
+        loopback.route("/second", .json(PagingBodies.body([3])))
+        let pages = try await PagingRules.collect(store.pages(entity: "Item", urn: "first"))
+        #expect(PagingBodies.sent(loopback) == ["/first", "/second"])
+        #expect(pages.last?.end == .nextPageNotFound)
         #expect(try storedIDs() == [1, 2, 3])
     }
 

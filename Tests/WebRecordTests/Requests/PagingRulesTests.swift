@@ -219,7 +219,8 @@ enum PagingRules {
     /// Serves `/start` with the Link header `link`, and `/target` as a last page.
     func follow(_ link: String) async throws -> [Page<Record>] {
         loopback.route("/start", .json(PagingBodies.body([1]), headers: ["Link": link]))
-        loopback.route("/target", .json(PagingBodies.body([2])))
+        // The last page's `Link` names no next page: the server's own end.
+        loopback.route("/target", .json(PagingBodies.body([2]), headers: ["Link": #"</start>; rel="first""#]))
         return try await PagingRules.collect(
             store.pages(entity: "Item", urn: "start", options: PagingOptions(pagination: .linkHeader)))
     }
@@ -355,15 +356,19 @@ enum PagingRules {
     @Test func anOffsetAndLimitReplaceTheSourceURLs() async throws {
         loopback.route(
             "/items",
-            [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5]))])
+            [
+                .json(PagingBodies.body([1, 2])), .json(PagingBodies.body([3, 4])), .json(PagingBodies.body([5])),
+                .json(PagingBodies.body([])),
+            ])
         let pages = try await pages(
             "items?offset=40&sort=id&limit=100", .offset(parameter: "offset", limitParameter: "limit", limit: 2))
         #expect(
             PagingBodies.sent(loopback) == [
                 "/items?sort=id&offset=0&limit=2", "/items?sort=id&offset=2&limit=2", "/items?sort=id&offset=4&limit=2",
+                "/items?sort=id&offset=5&limit=2",
             ])
         #expect(try storedIDs() == [1, 2, 3, 4, 5])
-        #expect(pages.last?.end == .shortPage)
+        #expect(pages.last?.end == .emptyPage)
     }
 
     @Test func aParameterWrittenTwiceOrPercentEncodedIsStillReplacedOnce() async throws {
@@ -478,12 +483,14 @@ enum PagingRules {
         expectEnd(pages, .emptyPage)
     }
 
-    @Test func aShortOffsetPageIsShortPage() async throws {
-        loopback.route("/range", [.json(PagingBodies.body([1, 2, 3])), .json(PagingBodies.body([4]))])
+    @Test func aShortOffsetPageIsFollowedToTheEmptyPage() async throws {
+        loopback.route(
+            "/range",
+            [.json(PagingBodies.body([1, 2, 3])), .json(PagingBodies.body([4])), .json(PagingBodies.body([]))])
         let pages = try await pages(
             "range", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 3)))
-        #expect(PagingBodies.sent(loopback) == ["/range?o=0&n=3", "/range?o=3&n=3"])
-        expectEnd(pages, .shortPage)
+        #expect(PagingBodies.sent(loopback) == ["/range?o=0&n=3", "/range?o=3&n=3", "/range?o=4&n=3"])
+        expectEnd(pages, .emptyPage)
         #expect(try storedIDs() == [1, 2, 3, 4])
     }
 
@@ -504,11 +511,12 @@ enum PagingRules {
             object["links"] = .array([])
             return JSONValue.object(object).serialized()
         }
-        loopback.route("/range", [.json(page([1, 2])), .json(page([3, 4])), .json(page([5]))])
+        loopback.route("/range", [.json(page([1, 2])), .json(page([3, 4])), .json(page([5])), .json(page([]))])
         let pages = try await pages(
             "range", PagingOptions(pagination: .offset(parameter: "o", limitParameter: "n", limit: 2)))
-        #expect(PagingBodies.sent(loopback) == ["/range?o=0&n=2", "/range?o=2&n=2", "/range?o=4&n=2"])
-        expectEnd(pages, .shortPage)
+        #expect(
+            PagingBodies.sent(loopback) == ["/range?o=0&n=2", "/range?o=2&n=2", "/range?o=4&n=2", "/range?o=5&n=2"])
+        expectEnd(pages, .emptyPage)
         #expect(try storedIDs() == [1, 2, 3, 4, 5])
     }
 
@@ -715,14 +723,19 @@ enum PagingRules {
         #expect(try storedIDs() == [1, 2])
     }
 
-    @Test(arguments: [PagingEnd.emptyPage, .shortPage])
-    func orphansAreDeletedAfterAnEmptyOrShortPage(end: PagingEnd) async throws {
+    @Test(arguments: [PagingEnd.emptyPage, .noNextPage])
+    func orphansAreDeletedAfterAnEmptyPageOrTheTotal(end: PagingEnd) async throws {
         _ = try await store.populate(.object(["data": [["id": 99]]]), entity: "Item")
         let pagination: Pagination =
             end == .emptyPage
-            ? .pageNumber(parameter: "page") : .offset(parameter: "offset", limitParameter: "limit", limit: 2)
+            ? .pageNumber(parameter: "page")
+            : .offset(parameter: "offset", limitParameter: "limit", limit: 2, totalKeyPath: "meta.total")
         loopback.route(
-            "/list", [.json(PagingBodies.body([1, 2])), .json(PagingBodies.body(end == .emptyPage ? [] : [3]))])
+            "/list",
+            [
+                .json(PagingBodies.body([1, 2], meta: ["total": 3])),
+                .json(PagingBodies.body(end == .emptyPage ? [] : [3], meta: ["total": 3])),
+            ])
         var options = PagingOptions(pagination: pagination)
         options.request.population.deleteOrphans = .all
         let pages = try await pages("list", options)
@@ -836,7 +849,7 @@ final class CountingServer: Server, @unchecked Sendable {
             "/items",
             [
                 .json(PagingBodies.body([2]), headers: ["Link": #"</items?page=3>; rel="next""#]),
-                .json(PagingBodies.body([3])),
+                .json(PagingBodies.body([3]), headers: ["Link": #"</items?page=2>; rel="prev""#]),
             ])
         let pages = try await PagingRules.collect(
             store.pages(entity: "Item", urn: "items", options: PagingOptions(pagination: .linkHeader)))

@@ -116,17 +116,21 @@ import WebRecordTesting
         #expect(foundation.completedUnitCount == 4 && foundation.totalUnitCount == 4)
     }
 
-    @Test func offsetAndLimitStopOnAShortPage() async throws {
-        loopback.route("/range", [.json(page([1, 2])), .json(page([3, 4])), .json(page([5]))])
+    @Test func offsetAndLimitFollowAShortPageToTheEmptyOne() async throws {
+        loopback.route("/range", [.json(page([1, 2])), .json(page([3, 4])), .json(page([5])), .json(page([]))])
         let pages = try await collect(
             store.pages(
                 entity: "Post", urn: "range",
                 options: PagingOptions(pagination: .offset(parameter: "offset", limitParameter: "limit", limit: 2))))
-        #expect(pages.count == 3)
+        #expect(pages.count == 4)
+        #expect(pages.last?.end == .emptyPage)
         let items = loopback.requests(to: "/range").map { request in
             request.queryItems.map { "\($0.name)=\($0.value)" }.sorted()
         }
-        #expect(items == [["limit=2", "offset=0"], ["limit=2", "offset=2"], ["limit=2", "offset=4"]])
+        #expect(
+            items == [
+                ["limit=2", "offset=0"], ["limit=2", "offset=2"], ["limit=2", "offset=4"], ["limit=2", "offset=5"],
+            ])
     }
 
     @Test func maximumPagesEndsPaging() async throws {
@@ -164,7 +168,7 @@ import WebRecordTesting
     @Test func orphansAreDeletedAfterTheLastPageFromTheUnionOfPages() async throws {
         _ = try await store.populate(RequestSupport.postsBody([1, 2, 3, 4, 99]), entity: "Post")
         loopback.route("/p1", .json(page([1, 2], meta: ["next": .string(loopback.url("/p2").absoluteString)])))
-        loopback.route("/p2", .json(page([3], meta: [:])))
+        loopback.route("/p2", .json(page([3], meta: ["next": .null])))
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
         options.request.population.deleteOrphans = .all
         var afterFirstPage: [Int] = []

@@ -38,7 +38,7 @@ import Testing
         let pagination = Pagination.offset(parameter: "offset", limitParameter: "limit", limit: Int.max)
         let manager = pagination.pageManager(
             for: ServerResponse(body: .array(Array(repeating: ["id": 1], count: 3))),
-            of: request(["offset": .integer(5)]))
+            of: request(["offset": .integer(Int64.max - 1)]))
         #expect(manager.nextPageURN == nil)
         #expect(manager.nextPageData == nil)
     }
