@@ -379,7 +379,7 @@ extension RecordStore {
     {
         guard index > 0 else { return error }
         var named = error
-        let parameters = data.map { " with \(Redaction.json($0).serialized(sortedKeys: true))" } ?? ""
+        let parameters = data.map { " with \(WebRecordError.bodyExcerpt(of: $0, sortedKeys: true))" } ?? ""
         named.message += " (page \(index + 1), \(Redaction.urn(urn))\(parameters))"
         return named
     }
