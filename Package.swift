@@ -76,7 +76,9 @@ let package = Package(
         ),
         .testTarget(
             name: "WebRecordPostgreSQLTests",
-            dependencies: ["WebRecord", "WebRecordPostgreSQL", "PostgreSQLTestSupport", "TestSupport"]
+            dependencies: [
+                "WebRecord", "WebRecordPostgreSQL", "PostgreSQLTestSupport", "TestSupport", "WebRecordTesting",
+            ]
         ),
         .testTarget(
             name: "WebRecordTests",

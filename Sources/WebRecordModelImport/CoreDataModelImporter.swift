@@ -93,14 +93,9 @@ public enum CoreDataModelImporter {
             }
         }
         let fileName = fileURL.relativePath
-        guard FileManager.default.fileExists(atPath: fileURL.path) else {
-            throw WebRecordError.unreadable(file: fileName, reason: "no such file")
-        }
-        if isDirectory(fileURL.path) {
-            throw WebRecordError.unreadable(file: fileName, reason: "it is a directory, not a file")
-        }
-        guard FileManager.default.isReadableFile(atPath: fileURL.path) else {
-            throw WebRecordError.unreadable(file: fileName, reason: "permission denied")
+        // A device (`/dev/null`), a dangling link or an unreadable file is named as what it is.
+        if let reason = FileProblem.reason(forReading: fileURL.path) {
+            throw WebRecordError.unreadable(file: fileName, reason: reason)
         }
         let data: Data
         do {

@@ -78,9 +78,16 @@ enum PopulateCommand: Subcommand {
         }
         options.orphanDeletionFollows = paging.deleteOrphans
 
-        let summary = try await populate(
-            sources, entity: entity.name, schema: schema, location: location, options: options,
-            fetch: fetch, paging: paging)
+        let summary: PopulationSummary
+        do {
+            summary = try await populate(
+                sources, entity: entity.name, schema: schema, location: location, options: options,
+                fetch: fetch, paging: paging)
+        } catch let failure as PopulationFailure {
+            // DESIGN §5: a failed run with --json still prints one object on stdout.
+            if json { Output.out(bytes: failure.json.serializedBytes(prettyPrinted: true) + [UInt8(ascii: "\n")]) }
+            throw Failure(failure.message)
+        }
 
         if json {
             Output.out(bytes: summary.json.serializedBytes(prettyPrinted: true) + [UInt8(ascii: "\n")])
@@ -96,11 +103,40 @@ enum PopulateCommand: Subcommand {
     /// Populates every source in turn. A file or standard input is read before the store is
     /// opened; a URL is requested through the store, and a failed request removes a store file
     /// nothing was committed to: a first source that fails leaves no new file behind.
+    ///
+    /// - Throws: ``PopulationFailure``, saying what was saved before the failure.
     private static func populate(
         _ sources: [Source], entity: String, schema: Schema, location: StoreLocation, options: PopulationOptions,
         fetch: URLFetchOptions, paging: PagingArguments
     ) async throws -> PopulationSummary {
-        var summary = PopulationSummary(schema: schema)
+        var state = RunState(summary: PopulationSummary(schema: schema))
+        do {
+            try await populate(
+                sources, entity: entity, schema: schema, location: location, options: options, fetch: fetch,
+                paging: paging, state: &state)
+        } catch {
+            throw PopulationFailure(
+                message: (error as? Failure)?.message ?? Failure.oneLine("\(error)"),
+                code: state.failureCode ?? PopulationFailure.code(of: error), savedSources: state.savedSources,
+                failedSource: state.failedSource.map { ($0, state.pagesSaved) }, orphansDeleted: false,
+                summary: state.summary)
+        }
+        return state.summary
+    }
+
+    /// What a run has done so far, for the report of its failure.
+    private struct RunState {
+        var summary: PopulationSummary
+        var savedSources: [String] = []
+        var failedSource: String?
+        var pagesSaved = 0
+        var failureCode: String?
+    }
+
+    private static func populate(
+        _ sources: [Source], entity: String, schema: Schema, location: StoreLocation, options: PopulationOptions,
+        fetch: URLFetchOptions, paging: PagingArguments, state: inout RunState
+    ) async throws {
         var store: RecordStore?
         // Closed before the command returns, success or not: the WAL is checkpointed into the
         // file, so that the file alone is the whole store once the command has exited.
@@ -113,6 +149,8 @@ enum PopulateCommand: Subcommand {
         var options = options
         if progress.isEnabled { options.progress = { progress.show($0) } }
         for (index, source) in sources.enumerated() {
+            state.failedSource = source.name
+            state.pagesSaved = 0
             if case .url(let url) = source.kind {
                 progress.begin(source: index, paged: paging.pagination != nil)
                 // A URL goes through the library's request API, paged or not, as a library
@@ -126,16 +164,18 @@ enum PopulateCommand: Subcommand {
                         result = try await opened.startRequest(
                             entity: entity, urn: url.absoluteString, options: request)
                     } catch {
+                        state.failureCode = PopulationFailure.code(of: error)
                         progress.finish()
                         throw Failure(describe(error, of: source) + savedNote(index))
                     }
-                    summary.add(
+                    state.summary.add(
                         PopulationResult(
                             records: result.records, debugger: result.debugger, changesByEntity: result.changesByEntity)
                     )
                     kept.formUnion(result.containedRowIDs)
                     last = (result.records, result.response.body)
-                    progress.completed(records: summary.records)
+                    progress.completed(records: state.summary.records)
+                    state.savedSources.append(source.name)
                     continue
                 }
                 let pagingOptions = PagingOptions(
@@ -146,22 +186,25 @@ enum PopulateCommand: Subcommand {
                     {
                         pages += 1
                         if let end = page.end {
-                            summary.paging.append((source.name, pages, end))
+                            state.summary.paging.append((source.name, pages, end))
                             if !end.isComplete { pagingIncomplete = true }
                         }
-                        summary.add(
+                        state.summary.add(
                             PopulationResult(
                                 records: page.records, debugger: page.result.debugger,
                                 changesByEntity: page.result.changesByEntity))
                         kept.formUnion(page.result.containedRowIDs)
                         last = (page.records, page.result.response.body)
-                        progress.completed(records: summary.records, paging: page.progress)
+                        progress.completed(records: state.summary.records, paging: page.progress)
+                        state.pagesSaved = pages
                     }
                 } catch {
+                    state.failureCode = PopulationFailure.code(of: error)
                     progress.finish()
                     // The library's message says which pages were saved, and that no orphan was deleted.
                     throw Failure("\(source.name): \(StoreAccess.describe(error))" + savedNote(index))
                 }
+                state.savedSources.append(source.name)
                 continue
             }
             progress.begin(source: index, paged: false)
@@ -171,6 +214,7 @@ enum PopulateCommand: Subcommand {
             do {
                 (open, size, reopens) = try source.opener()
             } catch let failure as Failure {
+                state.failureCode = "notFound"
                 progress.finish()
                 throw Failure(failure.message + savedNote(index))
             }
@@ -183,22 +227,25 @@ enum PopulateCommand: Subcommand {
             do {
                 let result = try await opened.database.populate(
                     streaming: open, expectedBytes: size, entity: entity, options: streamed, reopens: reopens)
-                summary.add(result)
+                state.summary.add(result)
                 kept.formUnion(result.containedRowIDs)
                 last = ([], result.debugger.responseObject ?? .null)
-                progress.completed(records: summary.records)
+                progress.completed(records: state.summary.records)
             } catch {
+                state.failureCode = PopulationFailure.code(of: error)
                 progress.finish()
                 throw Failure(Source.describe(error, of: source) + savedNote(index))
             }
+            state.savedSources.append(source.name)
         }
+        state.failedSource = nil
         progress.finish()
         if paging.deleteOrphans, pagingIncomplete {
-            summary.warnings.append(
+            state.summary.warnings.append(
                 PopulationSummary.Warning(
                     code: "invalidResponseFormat",
                     message:
-                        "\(entity): paging ended before the server's last page (\(summary.paging.map(\.end.rawValue).joined(separator: ", "))); no orphans were deleted"
+                        "\(entity): paging ended before the server's last page (\(state.summary.paging.map(\.end.rawValue).joined(separator: ", "))); no orphans were deleted"
                 ))
         } else if paging.deleteOrphans, let store, let last {
             var orphanOptions = options
@@ -208,13 +255,13 @@ enum PopulateCommand: Subcommand {
                 let deleted = try await store.database.deleteOrphans(
                     of: entity, keeping: kept, results: last.records, response: last.response, options: orphanOptions,
                     debugger: debugger)
-                summary.addDeleted(deleted)
-                summary.addWarnings(of: debugger)  // an orphan a deny rule kept, say
+                state.summary.addDeleted(deleted)
+                state.summary.addWarnings(of: debugger)  // an orphan a deny rule kept, say
             } catch {
+                state.failureCode = PopulationFailure.code(of: error)
                 throw Failure("deleting orphans: \(StoreAccess.describe(error)); every source was saved")
             }
         }
-        return summary
     }
 
     /// A URL source's failure: the population's names the source; the server's (no response

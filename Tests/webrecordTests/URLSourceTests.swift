@@ -105,7 +105,7 @@ import WebRecordTesting
         let url = server.url("/posts").absoluteString
         try await expectFailure(url) {
             $0
-                == "webrecord: error: \(url): invalidResponseFormat: Post, key path 'data': the value at 'data' is integer; expected an object or an array"
+                == "webrecord: error: \(url): invalidResponseFormat: Post, key path 'data': the value at 'data' is integer; expected an object or an array; the response: {\"data\":5}"
         }
     }
 

@@ -248,6 +248,63 @@ extension WebRecordError {
             .invalidArgument, "entity '\(entity)' has no property '\(name)'", entity: entity, property: name)
     }
 
+    /// The records' key path is missing from an object response (DESIGN §3.1): the message
+    /// names the key path, the step that is missing, the keys of the object that lacks it, and
+    /// quotes an excerpt of the response, its secrets redacted.
+    ///
+    /// For example: `the response has no 'data' (its keys: 'error'), where the Customer
+    /// records are expected; it is not a list of them, and nothing was written: {"error": ...}`.
+    static func missingKeyPath(_ keyPath: String, in response: JSONValue, entity: String) -> WebRecordError {
+        let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        // The first prefix of the path that is missing, and the value it was looked for in.
+        var missing = keyPath
+        var parent = response
+        var parentPath = ""
+        for count in 1...max(components.count, 1) {
+            let prefix = components.prefix(count).joined(separator: ".")
+            guard let value = response.value(atKeyPath: prefix) else {
+                missing = prefix
+                break
+            }
+            parent = value
+            parentPath = prefix
+        }
+        let container = parentPath.isEmpty ? "" : " at '\(parentPath)'"
+        let what: String
+        switch parent {
+        case .object(let object):
+            let keys = object.keys
+            let shown = keys.prefix(8).map { "'\($0)'" }.joined(separator: ", ")
+            let more = keys.count > 8 ? ", and \(keys.count - 8) more" : ""
+            what =
+                keys.isEmpty
+                ? "the object\(container) has no keys" : "the object\(container) has the keys \(shown)\(more)"
+        case .array(let elements):
+            what = "the value\(container) is an array of \(elements.count)"
+        default:
+            what = "the value\(container) is \(parent.typeName)"
+        }
+        return WebRecordError(
+            .invalidResponseFormat,
+            "the response has no '\(missing)', where the \(entity) records are expected (key path '\(keyPath)'; "
+                + "\(what)): it is not a response of \(entity) records, and nothing was written; the response: "
+                + bodyExcerpt(of: response),
+            entity: entity, keyPath: keyPath, value: response)
+    }
+
+    /// The longest excerpt of a body or a request's parameters a message quotes.
+    static let bodyExcerptCharacters = 200
+
+    /// A value for a message, on one line of at most ``bodyExcerptCharacters`` characters: the
+    /// members whose names are secret redacted, and any `name=value` secret in the text too (a
+    /// token written into a GraphQL query).
+    static func bodyExcerpt(of value: JSONValue, sortedKeys: Bool = false) -> String {
+        let text = Redaction.text(Redaction.json(value).serialized(sortedKeys: sortedKeys))
+            .split(whereSeparator: \.isNewline).joined(separator: " ")
+        if text.count <= bodyExcerptCharacters { return text }
+        return String(text.prefix(bodyExcerptCharacters - 3)) + "..."
+    }
+
     /// A short, single-line rendering of a value for messages (at most 60 characters).
     static func excerpt(of value: JSONValue) -> String {
         let text = value.serialized()

@@ -98,6 +98,9 @@ struct Marshaler {
             proto.row = nil
             proto.rowID = nil
             proto.wasUnlinked = true
+            proto.dropReason =
+                "\(proto.named) is identified by its owner \(proto.owner.map(\.proto.named) ?? "")"
+                + ", which the response later unlinks from it"
             droppedAny = true
         }
         for proto in protos {
@@ -116,6 +119,7 @@ struct Marshaler {
             proto.row = nil
             proto.rowID = nil
             proto.isDroppedIncomplete = true
+            proto.dropReason = Self.missingValueReason(proto, missing)
             droppedAny = true
         }
         guard droppedAny else { return }
@@ -140,8 +144,31 @@ struct Marshaler {
                 proto.row = nil
                 proto.rowID = nil
                 proto.isDroppedIncomplete = true
+                proto.dropReason =
+                    "\(proto.named) belongs to \(owner.proto.named), which was not stored"
+                    + (owner.proto.dropReason.map { " (\($0))" } ?? "")
                 changed = true
             }
+        }
+    }
+
+    /// `Customer 'cus_1': email is null, and it is not optional`: the record, the attribute and
+    /// what its key paths held (null, a value that was refused, or nothing).
+    private static func missingValueReason(_ proto: ProtoRecord, _ attribute: Representation.MappedAttribute) -> String
+    {
+        let found = attribute.value(in: proto.dictionary).map { ($0.keyPath, $0.value) }
+        let name = attribute.name
+        switch found {
+        case nil:
+            let keys = attribute.keyPaths.map { "'\($0.text)'" }.joined(separator: " or ")
+            return "\(proto.named): \(name) has no value (no \(keys) in the record), and it is not optional"
+        case (let path, .null)?:
+            return "\(proto.named): \(name) is null" + (path == name ? "" : " at '\(path)'")
+                + ", and it is not optional"
+        case (let path, let value)?:
+            return "\(proto.named): \(name) has no valid value"
+                + (path == name ? "" : " at '\(path)'")
+                + " (\(WebRecordError.excerpt(of: value)) was refused), and it is not optional"
         }
     }
 

@@ -81,6 +81,10 @@ final class ProtoRecord: CustomStringConvertible {
     /// Whether the population dropped the record, new and without a value for a non-optional
     /// attribute (or identified by an owner that was dropped): it gets no row.
     var isDroppedIncomplete = false
+    /// Why the population did not store the record, for the message of a response none of
+    /// whose top-level records were stored: `Customer 'cus_1': email is null, and it is not
+    /// optional`.
+    var dropReason: String?
     /// Whether the record was not stored because its owner, as the response left it, does not
     /// name it (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``).
     var wasUnlinked = false
@@ -133,6 +137,15 @@ final class ProtoRecord: CustomStringConvertible {
         links = []
         owner = nil
         parent = nil
+    }
+
+    /// `Customer 'cus_1'`, `Customer 5`, or the ``description`` of a record with no key.
+    var named: String {
+        switch primaryKeyValue {
+        case .string(let text)?: return "\(entity.name) '\(text)'"
+        case let value?: return "\(entity.name) \(value.serialized())"
+        case nil: return description
+        }
     }
 
     /// `Entity(key)` or `Entity(owned by Owner)` or `Entity(new)`.

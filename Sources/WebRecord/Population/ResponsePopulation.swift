@@ -313,7 +313,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         if checksStored {
             try requireStored(
                 dropped: dropped.count, first: dropped.first.map { .object($0.dictionary) },
-                topLevel: graph.topLevel.count, unidentified: graph.unidentified, entity: graph.entity,
+                reason: dropped.first?.dropReason, topLevel: graph.topLevel.count, unidentified: graph.unidentified,
+                entity: graph.entity,
                 keyPath: graph.keyPath)
         }
         for proto in protos where proto.row?.switchedFrom != nil {
@@ -477,23 +478,30 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// The same rules for top-level records that were identified but not stored (new ones
     /// without a non-optional attribute): none stored fails, and so does any under orphan
     /// deletion — `{"id": 0, "error": "Bad credentials"}` is not a list of records.
+    ///
+    /// The message names the first record not stored and why (`reason`, the proto-record's
+    /// ``ProtoRecord/dropReason``): `Customer 'cus_1': email is null, and it is not optional`.
     func requireStored(
-        dropped: Int, first: JSONValue?, topLevel: Int, unidentified: Int, entity: Entity, keyPath: String?
+        dropped: Int, first: JSONValue?, reason: String?, topLevel: Int, unidentified: Int, entity: Entity,
+        keyPath: String?
     ) throws(WebRecordError) {
         guard dropped > 0 else { return }
         let total = topLevel + unidentified
+        let why = reason ?? "it lacks a non-optional attribute"
         if dropped == topLevel {
+            let records =
+                total == 1
+                ? "none of the 1 top-level record could be stored: \(why)"
+                : "none of the \(total) top-level records could be stored (the first: \(why))"
             throw WebRecordError(
                 .invalidResponseFormat,
-                "none of the \(total) top-level record\(total == 1 ? "" : "s") could be stored (each lacks a non-optional "
-                    + "attribute or a key, or is identified by an owner that the response later unlinks from it); the "
-                    + "response is not a list of \(entity.name) records, and nothing was written",
+                "\(records); the response is not a list of \(entity.name) records, and nothing was written",
                 entity: entity.name, keyPath: keyPath, value: first)
         }
         if options.deletesOrphans {
             throw WebRecordError(
                 .invalidResponseFormat,
-                "\(dropped) of the \(total) top-level records could not be stored (they lack a non-optional attribute); "
+                "\(dropped) of the \(total) top-level records could not be stored (the first: \(why)); "
                     + "with orphan deletion nothing is written or deleted",
                 entity: entity.name, keyPath: keyPath, value: first)
         }
@@ -603,7 +611,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     }
 
     /// The records at the key path (DESIGN §3.1): an array response ignores the key path, a
-    /// single object becomes one record, a missing or null key path is an empty result.
+    /// single object becomes one record, null or `[]` at the key path is an empty result, and a
+    /// key path missing from the object fails the response (`invalidResponseFormat`).
     /// The values and the key path they were found at; `isList` is false when a single object
     /// was taken as the one record (a response that is not a list).
     private func records(in response: JSONValue, entity: Entity) throws(WebRecordError) -> (
@@ -612,18 +621,23 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         if case .array(let elements) = response { return (elements, nil, true) }
         guard case .object = response else {
             throw WebRecordError(
-                .invalidResponseFormat, "the response is \(response.typeName); expected an object or an array",
+                .invalidResponseFormat,
+                "the response is \(response.typeName); expected an object or an array: "
+                    + WebRecordError.bodyExcerpt(of: response),
                 entity: entity.name, value: response)
         }
         guard let keyPath = responseKeyPath(of: entity) else { return ([response], nil, false) }
         let found = response.value(atKeyPath: keyPath)
         switch found {
-        case nil, .null?:
+        case nil:
+            // DESIGN §3.1: an error envelope answered with 200 is never an empty page.
+            throw .missingKeyPath(keyPath, in: response, entity: entity.name)
+        case .null?:
             if options.deletesOrphans {
                 // DESIGN §3.5: only an explicit empty array means "the server has none".
                 throw WebRecordError(
                     .invalidResponseFormat,
-                    "the response has \(found == nil ? "no value" : "null") at '\(keyPath)'; with orphan deletion it would "
+                    "the response has null at '\(keyPath)'; with orphan deletion it would "
                         + "delete every record, so nothing was written (an empty array there means the server has none)",
                     entity: entity.name, keyPath: keyPath, value: response)
             }
@@ -633,7 +647,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         case let other?:
             throw WebRecordError(
                 .invalidResponseFormat,
-                "the value at '\(keyPath)' is \(other.typeName); expected an object or an array",
+                "the value at '\(keyPath)' is \(other.typeName); expected an object or an array; the response: "
+                    + WebRecordError.bodyExcerpt(of: response),
                 entity: entity.name, keyPath: keyPath, value: other)
         }
     }

@@ -206,6 +206,7 @@ extension ResponsePopulation {
                 let key = totals.key(of: proto)
                 if totals.dropped[key] == nil {
                     totals.dropped[key] = .object(proto.dictionary)
+                    if let reason = proto.dropReason { totals.dropReasons[key] = reason }
                     totals.droppedOrder.append(key)
                 }
             }
@@ -276,6 +277,7 @@ extension ResponsePopulation {
         let dropped = totals.droppedOrder.filter { totals.dropped[$0] != nil }
         try requireStored(
             dropped: dropped.count, first: dropped.first.flatMap { totals.dropped[$0] },
+            reason: dropped.first.flatMap { totals.dropReasons[$0] },
             topLevel: identified, unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
         var records = totals.records
         if orphanRuleApplies {
@@ -341,6 +343,8 @@ private struct StreamTotals {
     /// (``droppedOrder``) in the order met.
     var dropped: [TopLevelKey: JSONValue] = [:]
     var droppedOrder: [TopLevelKey] = []
+    /// Why each record of ``dropped`` was not stored, where it was told.
+    var dropReasons: [TopLevelKey: String] = [:]
     private var unkeyed = 0
     /// The rows of the top-level records stored.
     var topLevelRows = Set<RowKey>()

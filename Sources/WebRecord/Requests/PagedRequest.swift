@@ -441,7 +441,7 @@ extension RecordStore {
     ) -> WebRecordError {
         var named = error
         if index > 0 || pageSaved {
-            let parameters = data.map { " with \(Redaction.json($0).serialized(sortedKeys: true))" } ?? ""
+            let parameters = data.map { " with \(WebRecordError.bodyExcerpt(of: $0, sortedKeys: true))" } ?? ""
             named.message += " (page \(index + 1), \(Redaction.urn(urn))\(parameters))"
         }
         let saved = pageSaved ? index + 1 : index

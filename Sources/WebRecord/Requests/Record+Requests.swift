@@ -101,8 +101,14 @@ extension RecordRequesting {
     ///   - options: the request's options.
     ///   - isolation: the caller's actor, by default.
     /// - Returns: the request's result.
-    /// - Throws: ``WebRecordError``: `invalidArgument` when the record has no detail URN,
-    ///   else as for ``RecordStore/startRequest(entity:urn:data:options:)``.
+    /// The record is read at the entity's `keyPathForDetailResponse` when the schema declares
+    /// one (`""`: the response is the record itself), unless `options.population.keyPath` says
+    /// otherwise; else where the entity's lists are (`keyPathForResponseObject`).
+    ///
+    /// - Throws: ``WebRecordError``: `invalidArgument` when the record has no detail URN;
+    ///   `notFound` when the response does not hold this record (it holds none, or only others,
+    ///   which are stored all the same); `invalidResponseFormat` when the key path is missing
+    ///   from the response; else as for ``RecordStore/startRequest(entity:urn:data:options:)``.
     public func startDetailRequest(
         in store: RecordStore, options: RequestOptions = RequestOptions(),
         isolation: isolated (any Actor)? = #isolation
@@ -113,9 +119,29 @@ extension RecordRequesting {
                     .invalidArgument, "\(type(of: self)) gives no recordDetailURN for \(self)", entity: entity.name),
                 debugger: Debugger(initialEntity: entity.name))
         }
-        return try await store.startRequest(
-            entity: entity.name, urn: urn, data: nil, options: options, recordClass: type(of: self)
-        ).typed(as: Self.self)
+        var options = options
+        if options.population.keyPath == nil, let detailKeyPath = entity.keyPathForDetailResponse {
+            options.population.keyPath = detailKeyPath
+        }
+        let result = try await store.startRequest(
+            entity: entity.name, urn: urn, data: nil, options: options, recordClass: type(of: self))
+        // A detail response that does not hold this record (an empty result, another record)
+        // never passes for one that refreshed it: the caller would keep stale values.
+        guard result.records.contains(where: { $0.rowID == rowID }) else {
+            let held = result.records.prefix(3).map { $0.primaryKeyValue.map(WebRecordError.excerpt(of:)) ?? "?" }
+            let holds =
+                held.isEmpty
+                ? "no record" : "only \(result.records.count) other record(s) (\(held.joined(separator: ", ")))"
+            throw WebRecordError(
+                WebRecordError(
+                    .notFound,
+                    "the detail response of \(self) from '\(Redaction.urn(urn))' holds \(holds); "
+                        + "the record was not refreshed (declare where a detail response holds it with the schema's "
+                        + "keyPathForDetailResponse, or PopulationOptions.keyPath)",
+                    entity: entity.name),
+                debugger: result.debugger)
+        }
+        return result.typed(as: Self.self)
     }
 }
 
@@ -137,8 +163,10 @@ extension Record {
     ///   - options: the request's options.
     ///   - isolation: the caller's actor, by default.
     /// - Returns: the record as stored after the request.
-    /// - Throws: ``WebRecordError``: as for ``startDetailRequest(in:options:isolation:)``, or
-    ///   `notFound` when the record is no longer in the store afterwards.
+    /// - Throws: ``WebRecordError``: as for ``startDetailRequest(in:options:isolation:)`` (a
+    ///   response that does not hold this record fails with `notFound`: the old snapshot is
+    ///   never returned as if refreshed), or `notFound` when the record is no longer in the
+    ///   store afterwards.
     public func refresh(
         in store: RecordStore, options: RequestOptions = RequestOptions(), isolation: isolated (any Actor)? = #isolation
     ) async throws(WebRecordError) -> Self {

@@ -14,6 +14,11 @@ public struct Entity: Sendable, Hashable {
     public var primaryKey: PrimaryKey?
     /// Where the records of this entity are found in a dictionary response.
     var keyPathForResponseObject: String?
+    /// Where the record is found in a detail response (``Record/startDetailRequest(in:options:isolation:)``
+    /// and ``Record/refresh(in:options:isolation:)``): the schema's `keyPathForDetailResponse`,
+    /// its own or its nearest ancestor's; `""` for the response itself; nil to use
+    /// ``keyPathForResponseObject``.
+    var keyPathForDetailResponse: String?
     /// How a response dictionary picks a sub-entity of this one, if it can.
     var subentityDiscriminator: SubentityDiscriminator?
     /// The records of other entities a response for this one brings (its own declaration, else
@@ -33,7 +38,8 @@ public struct Entity: Sendable, Hashable {
     /// Creates an entity. Schemas build these from files; tests may build them by hand.
     init(
         name: String, parentName: String? = nil, isAbstract: Bool = false, primaryKey: PrimaryKey? = nil,
-        keyPathForResponseObject: String? = nil, subentityDiscriminator: SubentityDiscriminator? = nil,
+        keyPathForResponseObject: String? = nil, keyPathForDetailResponse: String? = nil,
+        subentityDiscriminator: SubentityDiscriminator? = nil,
         included: [IncludedRecords] = [], attributes: [Attribute] = [], relationships: [Relationship] = [],
         subentityNames: [String] = [], rootName: String? = nil, fileName: String = ""
     ) {
@@ -42,6 +48,7 @@ public struct Entity: Sendable, Hashable {
         self.isAbstract = isAbstract
         self.primaryKey = primaryKey
         self.keyPathForResponseObject = keyPathForResponseObject
+        self.keyPathForDetailResponse = keyPathForDetailResponse
         self.subentityDiscriminator = subentityDiscriminator
         self.included = included
         self.attributes = attributes

@@ -40,6 +40,11 @@ public struct Schema: Sendable {
         var problems: [WebRecordError] = []
         for url in urls {
             let file = url.isFileURL ? url.relativePath : url.absoluteString
+            if url.isFileURL, let reason = FileProblem.reason(forReading: url.path) {
+                let message = reason == "no such file" ? reason : "cannot be read: \(reason)"
+                problems.append(WebRecordError.schemaProblem(file: file, message: message))
+                continue
+            }
             do {
                 sources.append((file, try Data(contentsOf: url)))
             } catch {

@@ -9,6 +9,9 @@ struct EntityDeclaration: Sendable {
     var primaryKey: [String]?
     var primaryKeyIsComposite = false
     var keyPathForResponseObject: String?
+    /// Where a detail response (one record, as ``Record/refresh(in:options:isolation:)`` asks
+    /// for) holds the record; `""` for the response itself.
+    var keyPathForDetailResponse: String?
     var discriminator: SubentityDiscriminator?
     /// The records of other entities that come with this one's in a response.
     var included: [IncludedRecords]?
@@ -32,7 +35,8 @@ struct SchemaFileReader {
 
     static let topLevelKeys = ["version", "dateFormats", "keyStyle", "entities", "description"]
     static let entityKeys = [
-        "primaryKey", "keyPathForResponseObject", "parent", "abstract", "subentities", "included",
+        "primaryKey", "keyPathForResponseObject", "keyPathForDetailResponse", "parent", "abstract", "subentities",
+        "included",
         "attributes", "relationships", "description",
     ]
     static let attributeKeys = [
@@ -122,6 +126,12 @@ struct SchemaFileReader {
             object["keyPathForResponseObject"], entity: name, property: nil, key: "keyPathForResponseObject")
         if let path = entity.keyPathForResponseObject {
             checkKeyPath(path, entity: name, property: nil, key: "keyPathForResponseObject")
+        }
+        entity.keyPathForDetailResponse = string(
+            object["keyPathForDetailResponse"], entity: name, property: nil, key: "keyPathForDetailResponse")
+        // An empty key path is the response itself: the bare object most detail endpoints answer.
+        if let path = entity.keyPathForDetailResponse, !path.isEmpty {
+            checkKeyPath(path, entity: name, property: nil, key: "keyPathForDetailResponse")
         }
         switch object["primaryKey"] {
         case nil, .null?:

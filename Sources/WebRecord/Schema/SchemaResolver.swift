@@ -8,6 +8,9 @@ struct SchemaResolver {
     private var byName: [String: EntityDeclaration] = [:]
     /// The offsets in `declarations` of the declarations kept: the first of each name.
     private var accepted = Set<Int>()
+    /// The declarations kept, by the name of the parent they declare, in declaration order:
+    /// each entity's sub-entities are found in it once, not by a pass over every declaration.
+    private var children: [String: [EntityDeclaration]] = [:]
     private(set) var problems: [WebRecordError] = []
 
     init(declarations: [EntityDeclaration]) {
@@ -54,6 +57,7 @@ struct SchemaResolver {
             lowered[declaration.name.lowercased()] = declaration
             byName[declaration.name] = declaration
             accepted.insert(offset)
+            if let parent = declaration.parent { children[parent, default: []].append(declaration) }
         }
         for declaration in declarations {
             if let parent = declaration.parent, byName[parent] == nil {
@@ -67,6 +71,7 @@ struct SchemaResolver {
         var cyclic = Set<String>()
         for declaration in byName.values.sorted(by: { $0.name < $1.name }) {
             var chain: [String] = [declaration.name]
+            var inChain: Set = [declaration.name]
             var current = declaration.parent
             while let name = current, let parent = byName[name] {
                 if name == declaration.name {
@@ -74,11 +79,12 @@ struct SchemaResolver {
                     cyclic.formUnion(chain)
                     break
                 }
-                if chain.contains(name) {
+                if inChain.contains(name) {
                     cyclic.insert(declaration.name)
                     break
                 }
                 chain.append(name)
+                inChain.insert(name)
                 current = parent.parent
             }
         }
@@ -88,12 +94,13 @@ struct SchemaResolver {
     /// The chain from the root down to `declaration`.
     private func lineage(of declaration: EntityDeclaration) -> [EntityDeclaration] {
         var chain = [declaration]
+        var seen: Set = [declaration.name]
         var current = declaration.parent
-        while let name = current, let parent = byName[name], !chain.contains(where: { $0.name == name }) {
-            chain.insert(parent, at: 0)
+        while let name = current, let parent = byName[name], seen.insert(name).inserted {
+            chain.append(parent)
             current = parent.parent
         }
-        return chain
+        return chain.reversed()
     }
 
     private mutating func inherit(_ declaration: EntityDeclaration) -> Entity {
@@ -132,14 +139,13 @@ struct SchemaResolver {
                 primaryKey = Self.primaryKey(names, composite: ancestor.primaryKeyIsComposite, attributes: attributes)
             }
         }
-        let subentities = declarations.enumerated()
-            .filter { accepted.contains($0.offset) && $0.element.parent == declaration.name }
-            .map(\.element)
+        let subentities = children[declaration.name] ?? []
         return Entity(
             name: declaration.name, parentName: declaration.parent, isAbstract: declaration.isAbstract,
             primaryKey: primaryKey,
             keyPathForResponseObject: declaration.keyPathForResponseObject
                 ?? chain.reversed().lazy.compactMap(\.keyPathForResponseObject).first,
+            keyPathForDetailResponse: chain.reversed().lazy.compactMap(\.keyPathForDetailResponse).first,
             subentityDiscriminator: declaration.discriminator,
             included: declaration.included ?? chain.reversed().lazy.compactMap(\.included).first ?? [],
             attributes: attributes, relationships: relationships,

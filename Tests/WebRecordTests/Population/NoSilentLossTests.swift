@@ -233,11 +233,16 @@ func makeSilentLossStore() throws -> RecordingStore {
             #expect(failure.keyPath == "items")
             #expect(try dumpContent(test.store) == before)
         }
-        // Without orphan deletion, a missing key path is still an empty result.
+        // Without orphan deletion, a missing key path fails too (DESIGN §3.1); null is an empty result.
         var plain = PopulationOptions()
         plain.keyPath = "items"
+        let missing = try #require(throws: WebRecordError.self) {
+            try test.store.populate(json(#"{"message": "x"}"#), entity: "Issue", options: plain)
+        }
+        #expect(missing.code == .invalidResponseFormat && missing.message.contains("'message'"))
+        #expect(try dumpContent(test.store) == before)
         #expect(
-            try test.store.populate(json(#"{"message": "x"}"#), entity: "Issue", options: plain).debugger.contains(
+            try test.store.populate(json(#"{"items": null}"#), entity: "Issue", options: plain).debugger.contains(
                 .emptyResultSet))
         // An explicit empty array means the server has none.
         let emptied = try test.store.populate(json(#"{"items": []}"#), entity: "Issue", options: options)

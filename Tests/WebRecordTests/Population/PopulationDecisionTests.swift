@@ -47,12 +47,28 @@ import WebRecordTesting
         #expect(result.records.first is Post)
     }
 
-    @Test(arguments: [#"{"meta": 1}"#, #"{"data": null}"#])
-    func aMissingOrNullKeyPathIsAnEmptyResult(response: String) throws {
+    @Test(arguments: [#"{"data": null}"#, #"{"data": []}"#])
+    func aNullOrEmptyKeyPathIsAnEmptyResult(response: String) throws {
         let test = try makeDecisionStore()
         let result = try test.store.populate(json(response), entity: "Post")
         #expect(result.records.isEmpty)
         #expect(result.debugger.contains(.emptyResultSet))
+    }
+
+    /// DESIGN §3.1: a 200 answering an error envelope is never an empty result.
+    @Test func aMissingKeyPathFailsNamingItAndTheKeysTheObjectHas() throws {
+        let test = try makeDecisionStore()
+        _ = try test.store.populate(json(#"{"data": [{"id": 1, "title": "kept"}]}"#), entity: "Post")
+        let before = try dumpContent(test.store)
+        let failure = try #require(throws: WebRecordError.self) {
+            try test.store.populate(json(#"{"error": {"message": "rate limited"}, "status": 429}"#), entity: "Post")
+        }
+        #expect(failure.code == .invalidResponseFormat && failure.isFatal)
+        #expect(failure.keyPath == "data")
+        #expect(failure.message.contains("no 'data'"), "\(failure.message)")
+        #expect(failure.message.contains("the keys 'error', 'status'"), "\(failure.message)")
+        #expect(failure.message.contains(#"{"error":{"message":"rate limited"},"status":429}"#), "\(failure.message)")
+        #expect(try dumpContent(test.store) == before)
     }
 
     // MARK: §3.2 Empty result

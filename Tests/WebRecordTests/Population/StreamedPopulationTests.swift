@@ -315,9 +315,18 @@ import WebRecordTesting
             JSONValue.object(["data": post]).serialized(), into: test.store, entity: "Post", batchBytes: 1)
         #expect(result.records.count == 1)
         #expect(result.responseRecordCount == nil)
-        let empty = try await stream(#"{"meta": {}}"#, into: test.store, entity: "Post", batchBytes: 1)
+        let empty = try await stream(#"{"data": null, "meta": {}}"#, into: test.store, entity: "Post", batchBytes: 1)
         #expect(empty.records.isEmpty)
         #expect(empty.debugger.errors.contains { $0.code == .emptyResultSet })
+        // A key path missing from the object fails the response, streamed as whole (DESIGN §3.1).
+        let before = try dumpContent(test.store)
+        await #expect {
+            _ = try await stream(#"{"meta": {}, "error": "down"}"#, into: test.store, entity: "Post", batchBytes: 1)
+        } throws: { error in
+            let error = error as? WebRecordError
+            return error?.code == .invalidResponseFormat && error?.message.contains("'meta', 'error'") == true
+        }
+        #expect(try dumpContent(test.store) == before)
     }
 
     @Test func anEmptyListIsAnEmptyResult() async throws {

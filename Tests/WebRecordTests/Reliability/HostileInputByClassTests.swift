@@ -653,9 +653,9 @@ struct HostileInputShapeTests {
 
     static let cases: [ResponseCase] = [
         ResponseCase(
-            name: "an error object from a list endpoint is an empty result", entity: "Feed",
-            response: #"{"error": "rate limited", "code": 429}"#, rows: seeded, warnings: [.emptyResultSet],
-            message: ["Feed"]),
+            name: "an error object from a list endpoint fails, naming the key path and its keys", entity: "Feed",
+            response: #"{"error": "rate limited", "code": 429}"#, rows: nil,
+            message: ["Feed", "no 'items'", "'error', 'code'", "rate limited"]),
         ResponseCase(
             name: "under orphan deletion an error object is fatal and deletes nothing", entity: "Feed",
             response: #"{"error": "rate limited"}"#, rows: nil, message: ["Feed", "items"], orphans: true),
