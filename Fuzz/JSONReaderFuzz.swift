@@ -4,7 +4,7 @@
 // not a package target and `swift test` never sees it.
 //
 // For every input the reader must either return a value or throw a positioned
-// JSONReaderError; it must never crash, hang or overflow the stack. Beyond "no crash" the
+// WebRecordError (code invalidJSON); it must never crash, hang or overflow the stack. Beyond "no crash" the
 // target checks two properties and aborts (a libFuzzer crash) when one fails:
 //
 // - an accepted document serializes (compact, sorted and pretty) to text that reads back
@@ -40,15 +40,19 @@ public func jsonReaderFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
                 do {
                     again = try reader.read(text)
                 } catch {
-                    fuzzFailure("serialized value does not read back: \(error.message)")
+                    fuzzFailure("serialized value does not read back: \(error)")
                 }
                 if again != value { fuzzFailure("round trip changed the value (sorted \(sorted), pretty \(pretty))") }
             }
         } catch {
-            if error.line < 1 || error.column < 1 { fuzzFailure("bad position \(error.line):\(error.column)") }
-            if error.offset < 0 || error.offset > size { fuzzFailure("offset \(error.offset) outside 0...\(size)") }
-            if !error.message.contains("line \(error.line), column \(error.column)") {
-                fuzzFailure("message does not name its position: \(error.message)")
+            if error.code != .invalidJSON { fuzzFailure("rejected with \(error.code), not invalidJSON: \(error)") }
+            guard let line = error.line, let column = error.column, let offset = error.offset else {
+                fuzzFailure("rejected without a position: \(error)")
+            }
+            if line < 1 || column < 1 { fuzzFailure("bad position \(line):\(column)") }
+            if offset < 0 || offset > size { fuzzFailure("offset \(offset) outside 0...\(size)") }
+            if !error.description.contains("line \(line), column \(column)") {
+                fuzzFailure("message does not name its position: \(error)")
             }
         }
     }

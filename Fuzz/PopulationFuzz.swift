@@ -6,7 +6,7 @@
 //
 // Properties checked (a failure aborts, which libFuzzer records as a crash):
 //
-// - population either succeeds or throws a WebRecordFailure; it never crashes;
+// - population either succeeds or throws a WebRecordError; it never crashes;
 // - a failed population leaves the store's content exactly as it was (atomicity);
 // - after every population the store passes `PRAGMA integrity_check` and
 //   `PRAGMA foreign_key_check`;
@@ -105,7 +105,7 @@ public func populationFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -
         } catch {
             let after = fuzzDump(store)
             if after != before {
-                fuzzFailure("\(entity): failed population (\(error.error)) changed the store")
+                fuzzFailure("\(entity): failed population (\(error)) changed the store")
             }
         }
         fuzzCheckIntegrity(store)

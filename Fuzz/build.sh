@@ -3,9 +3,9 @@
 #
 #   Fuzz/build.sh [TARGET...]        TARGET: json-reader, population (default: both)
 #
-# Each target is compiled together with the WebRecord library's sources (the JSON folder
-# for json-reader, all of Sources/WebRecord for population) into one module, with libFuzzer and AddressSanitizer, and linked against the system
-# libsqlite3. The targets are not package targets: `swift build` and `swift test` never
+# Each target is compiled together with all of the WebRecord library's sources (the JSON
+# reader throws the library's WebRecordError, so no folder stands alone) into one module,
+# with libFuzzer and AddressSanitizer, and linked against the system libsqlite3. The targets are not package targets: `swift build` and `swift test` never
 # build them. Binaries go to Fuzz/.build/ (or $WEBRECORD_FUZZ_BUILD), next to a copy of
 # the App.net schema that the population target loads.
 #
@@ -33,12 +33,11 @@ cp -R "$root/Sources/WebRecord" "$snapshot/WebRecord"
 
 for target in $targets; do
     case $target in
-        # The reader needs only the JSON folder, which stands alone.
-        json-reader) main=JSONReaderFuzz.swift; folder=WebRecord/JSON ;;
-        population) main=PopulationFuzz.swift; folder=WebRecord ;;
+        json-reader) main=JSONReaderFuzz.swift ;;
+        population) main=PopulationFuzz.swift ;;
         *) echo "build.sh: unknown target '$target' (json-reader, population)" >&2; exit 2 ;;
     esac
-    library_sources=$(find "$snapshot/$folder" -name '*.swift' | LC_ALL=C sort)
+    library_sources=$(find "$snapshot/WebRecord" -name '*.swift' | LC_ALL=C sort)
     echo "building $out/$target"
     # shellcheck disable=SC2086 # the source list is meant to split
     "$swiftc" \
