@@ -134,7 +134,7 @@ import Testing
     /// SQLite gives the last row's `_id` again once it is deleted: a record of another key at
     /// that `_id` is another record, though the observed entity has no key of its own.
     @Test func observationTellsRecordsApartByTheSubentityKey() async throws {
-        _ = try store.populate(
+        _ = try await store.populate(
             try JSONReader().read(#"[{"kind": "parent", "parentID": 1}, {"kind": "parent", "parentID": 2}]"#),
             entity: "Human")
         let reused = try #require(try store.fetchOne("Parent", primaryKey: 2)?.rowID)
