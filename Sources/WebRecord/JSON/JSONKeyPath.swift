@@ -59,6 +59,9 @@ final class JSONKeyPath {
         self.components = components
     }
 
+    /// The path's keys in order, each with its value as an array index when it is one.
+    var steps: [(key: String, index: Int?)] { components.map { ($0.key, $0.index) } }
+
     /// The value at this path in `value`, `.null` for an explicit null, nil when a step is missing.
     func value(in value: JSONValue) -> JSONValue? {
         Self.walk(

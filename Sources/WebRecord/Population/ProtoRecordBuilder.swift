@@ -506,8 +506,9 @@ final class ProtoRecordBuilder {
         case merged
     }
 
-    /// DESIGN §3.7: later keys fill absent ones; on a conflict the later valid value wins, and
-    /// an invalid later value never replaces a valid earlier one (merged as if after coercion).
+    /// DESIGN §3.7: merged per attribute, after key paths are read (``OccurrenceMerge``): later
+    /// values fill absent ones, on a conflict the later valid value wins, and an invalid later
+    /// value never replaces a valid earlier one.
     private func merge(_ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation)
         -> MergeOutcome
     {
@@ -534,28 +535,48 @@ final class ProtoRecordBuilder {
             changes += 1
             return .merged
         }
-        for (key, value) in dictionary {
-            if let earlier = proto.dictionary[key] {
-                guard earlier != value else { continue }
-                if let mapped = representation.attributesByKey[key],
-                    !mapped.accepts(value, coercion: coercion, store: store),
-                    mapped.accepts(earlier, coercion: coercion, store: store)
+        // Per attribute, after key paths are read: an attribute the later occurrence lacks keeps
+        // the earlier value, wherever the later one puts the keys around it (a short copy's
+        // `fields` never hides the full copy's `fields.created`).
+        let earlierDictionary = proto.dictionary
+        var choices: [OccurrenceMerge.Choice] = []
+        for mapped in proto.representation.attributes {
+            let earlier = mapped.value(in: earlierDictionary)
+            guard let later = mapped.value(in: dictionary) else {
+                if let earlier { choices.append(OccurrenceMerge.Choice(attribute: mapped, found: earlier)) }
+                continue
+            }
+            if let earlier, earlier.value == later.value {
+                // The same value, wherever each found it: nothing to move.
+                choices.append(OccurrenceMerge.Choice(attribute: mapped, found: earlier))
+                continue
+            }
+            if let earlier {
+                if !mapped.accepts(later.value, coercion: coercion, store: store),
+                    mapped.accepts(earlier.value, coercion: coercion, store: store)
                 {
                     debugger.record(
                         .typeMismatch(
-                            entity: representation.entity.name, property: mapped.name, keyPath: key, value: value,
+                            entity: proto.representation.name, property: mapped.name, keyPath: later.keyPath,
+                            value: later.value,
                             expected:
                                 "\(mapped.type.withArticle) (a duplicate of \(proto) with a valid earlier value, which is kept)"
                         ))
+                    choices.append(OccurrenceMerge.Choice(attribute: mapped, found: earlier))
                     continue
                 }
                 store.logger.log(
                     .debug,
-                    "duplicate record in response: '\(key)' changes from \(WebRecordError.excerpt(of: earlier)) to \(WebRecordError.excerpt(of: value)); the later value wins",
-                    entity: representation.entity.name)
+                    "duplicate record in response: '\(later.keyPath)' changes from \(WebRecordError.excerpt(of: earlier.value)) to \(WebRecordError.excerpt(of: later.value)); the later value wins",
+                    entity: proto.representation.name)
             }
-            proto.dictionary[key] = value
+            choices.append(OccurrenceMerge.Choice(attribute: mapped, found: later))
         }
+        // Everything else is merged key by key at every depth; then each attribute is made to
+        // read what was chosen for it.
+        var merged = OccurrenceMerge.mergedObjects(earlierDictionary, dictionary)
+        OccurrenceMerge.place(choices, in: &merged)
+        proto.dictionary = merged
         changes += 1
         return .merged
     }

@@ -145,9 +145,6 @@ final class Representation {
     /// The plan of the entity's table.
     let table: TablePlan?
     let attributes: [MappedAttribute]
-    /// The attributes read from a top-level key of the dictionary, by that key (for merging
-    /// duplicates after coercion, DESIGN §3.7).
-    let attributesByKey: [String: MappedAttribute]
     let relationships: [MappedRelationship]
     /// The attributes forming the primary key, when it is made of attributes.
     let keyAttributes: [MappedAttribute]
@@ -180,13 +177,6 @@ final class Representation {
             return MappedAttribute(property: attribute, column: column, storedDefault: storedDefault)
         }
         self.attributes = attributes
-        var attributesByKey: [String: MappedAttribute] = [:]
-        for mapped in attributes {
-            for path in mapped.property.keyPaths where !path.contains(".") && attributesByKey[path] == nil {
-                attributesByKey[path] = mapped
-            }
-        }
-        self.attributesByKey = attributesByKey
         let relationships = entity.relationships.map { relationship in
             MappedRelationship(
                 property: relationship, id: relationshipIDs[RepresentationSet.qualifiedName(relationship)] ?? -1,
