@@ -140,7 +140,9 @@ public struct Page<Element: Record> {
 ///
 /// Each page is populated in its own transaction and handed over to the task iterating the
 /// sequence, as a `sending` value: a `for try await` loop on the main actor gets pages it can
-/// keep there. Pages already delivered are not kept, so memory stays bounded by one page.
+/// keep there. Pages already delivered are not kept, so memory stays bounded by one page, apart
+/// from a hash of each page's request and the `_id` of each record (repeat detection and orphan
+/// deletion).
 /// Orphan deletion waits for the last page and uses the union of every page's records; if any
 /// page fails, the sequence throws ``WebRecordError`` and nothing is deleted (earlier pages
 /// stay populated).

@@ -180,9 +180,10 @@ public enum Pagination: Sendable, Hashable {
                 // The pages before this one were full (the size of the previous page, or of this
                 // one): a last page shorter than the others still reaches the total.
                 let full = Int64(max(perPage, request.page?.previousPageManager?.resultsPerPage ?? perPage))
-                let before = (current - 1).multipliedReportingOverflow(by: full)
+                let earlier = current.subtractingReportingOverflow(1)
+                let before = earlier.partialValue.multipliedReportingOverflow(by: full)
                 let seen = before.partialValue.addingReportingOverflow(Int64(perPage))
-                if before.overflow || seen.overflow || seen.partialValue >= total {
+                if !earlier.overflow, before.overflow || seen.overflow || seen.partialValue >= total {
                     more = false
                     end = .noNextPage
                 }

@@ -27,6 +27,13 @@ import Testing
         #expect(manager.nextPageURN == "posts")
     }
 
+    @Test func aPageNumberAtInt64MinWithATotalGoesOnWithoutOverflowing() {
+        let manager = Pagination.pageNumber(parameter: "page", totalKeyPath: "total").pageManager(
+            for: fullPage, of: request(["page": .integer(Int64.min)]))
+        #expect(manager.nextPageURN == "posts")
+        #expect(manager.nextPageData?["page"] == .integer(Int64.min + 1))
+    }
+
     @Test func pagesTimesPageSizePastInt64MaxStops() {
         let pagination = Pagination.pageNumber(parameter: "page", totalKeyPath: "total")
         let manager = pagination.pageManager(for: fullPage, of: request(["page": .integer(Int64.max / 2 + 1)]))
