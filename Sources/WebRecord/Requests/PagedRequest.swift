@@ -184,7 +184,7 @@ struct PagingState {
     var nextURN: String?
     var nextData: JSONValue?
     var previousPageManager: (any PageManager)?
-    var keep = Set<Int64>()
+    var keep = ContainedRows()
     /// The pages requested so far (URN and parameters), to end paging on a repeat.
     var requested = Set<String>()
     /// The top-level records of the pages so far, to end paging when a page brings none new.
