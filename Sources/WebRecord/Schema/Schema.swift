@@ -147,3 +147,15 @@ extension Schema {
         return destination.primaryKey == .relationship(inverse)
     }
 }
+
+extension Schema {
+    /// Whether `relationship` is its own inverse (`"friends": {"destination": "User", "toMany":
+    /// true, "inverse": "friends"}`, a `spouse`), so that it is symmetric (DESIGN §3.11): a
+    /// record that lists another is listed by it.
+    func isSelfInverse(_ relationship: Relationship) -> Bool {
+        guard relationship.inverse == relationship.name,
+            let inverse = entity(named: relationship.destination)?.relationship(named: relationship.name)
+        else { return false }
+        return inverse.entityName == relationship.entityName
+    }
+}
