@@ -141,7 +141,7 @@ enum PopulateCommand: Subcommand {
         // Closed before the command returns, success or not: the WAL is checkpointed into the
         // file, so that the file alone is the whole store once the command has exited.
         defer { store?.close() }
-        var kept = Set<Int64>()
+        var kept = ContainedRows()
         var pagingIncomplete = false
         var last: (records: [Record], response: JSONValue)?
         let progress = ProgressLine(isEnabled: paging.showsProgress, sources: sources.count)

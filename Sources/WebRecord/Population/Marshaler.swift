@@ -212,9 +212,13 @@ struct Marshaler {
         let keptRelationships = Set(current.relationships.map(\.id))
         for mapped in previous.relationships where !keptRelationships.contains(mapped.id) {
             switch mapped.link {
-            case .foreignKeyHere(let column, let positionColumn, _, _)?:
+            case .foreignKeyHere(let column, let positionColumn, let columnName, _)?:
                 row.values[column] = .null
                 if let positionColumn { row.values[positionColumn] = .null }
+                if mapped.isSymmetric {
+                    operations.append(
+                        .pairReferences(table: row.table.name, column: columnName, row: row.rowID, partner: nil))
+                }
             case .foreignKeyThere(let table, _, _, let columnName, let positionColumnName)?:
                 if mapped.isToMany || mapped.identifiesDestination {
                     // Records the relationship identifies are deleted rather than left keyless.
@@ -233,6 +237,12 @@ struct Marshaler {
                         owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
                         positionColumn: positionColumn,
                         members: [], replace: true, deleteRule: .nullify, destination: mapped.property.destination))
+                if mapped.isSymmetric {
+                    operations.append(
+                        .mirrorJoinMembers(
+                            owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
+                            positionColumn: positionColumn, members: [], memberRows: [], replace: true))
+                }
             case nil:
                 break
             }
@@ -258,6 +268,19 @@ struct Marshaler {
                 // Named, but not stored (dropped as incomplete): the link keeps what it was.
                 if target == nil, !members.isEmpty { continue }
                 let value: DatabaseValue = target.map { .integer($0.rowID) } ?? .null
+                if mapped.isSymmetric {
+                    // Its own inverse: the partner links back, and neither keeps another partner.
+                    let back = DatabaseValue.integer(row.rowID)
+                    guard row.values[column] != value || target.map({ $0.values[column] != back }) == true else {
+                        continue
+                    }
+                    row.values[column] = value
+                    target?.values[column] = back
+                    operations.append(
+                        .pairReferences(
+                            table: row.table.name, column: columnName, row: row.rowID, partner: target?.rowID))
+                    continue
+                }
                 if row.values[column] != value {
                     row.values[column] = value
                     if let positionColumn { row.values[positionColumn] = .null }
@@ -319,6 +342,13 @@ struct Marshaler {
                         owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
                         positionColumn: positionColumn, members: rows.map(\.rowID), replace: policy == .replace,
                         deleteRule: relationship.deleteRule, destination: relationship.destination))
+                if mapped.isSymmetric {
+                    operations.append(
+                        .mirrorJoinMembers(
+                            owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
+                            positionColumn: positionColumn, members: rows.map(\.rowID), memberRows: rows,
+                            replace: policy == .replace))
+                }
             }
         }
     }
@@ -395,4 +425,12 @@ enum LinkOperation {
     case joinMembers(
         owner: RowState, table: String, selfColumn: String, otherColumn: String, positionColumn: String?,
         members: [Int64], replace: Bool, deleteRule: Relationship.DeleteRule, destination: String)
+    /// After the `joinMembers` of a relationship that is its own inverse: each member lists
+    /// the owner too, and with `replace` no record the owner does not list lists it.
+    case mirrorJoinMembers(
+        owner: RowState, table: String, selfColumn: String, otherColumn: String, positionColumn: String?,
+        members: [Int64], memberRows: [RowState], replace: Bool)
+    /// A one-to-one that is its own inverse: `row` and `partner` hold each other, no other row
+    /// holds either; a nil `partner` unlinks `row` from its partner.
+    case pairReferences(table: String, column: String, row: Int64, partner: Int64?)
 }

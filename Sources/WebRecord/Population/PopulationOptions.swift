@@ -147,10 +147,10 @@ public struct PopulationResult {
     public var debugger: Debugger
     /// Counts per entity.
     public var changesByEntity: [String: ChangeCounts]
-    /// The `_id` of every record of the requested entity (sub-entities included) that the
-    /// response named, at any depth, as an object or as a reference by key: what orphan
-    /// deletion keeps (DESIGN §3.14).
-    package var containedRowIDs: Set<Int64> = []
+    /// Every record, of any entity, that the response named, at any depth, as an object or as
+    /// a reference by key: orphan deletion keeps those of the requested entity, and no delete
+    /// of the run removes any of them (DESIGN §3.14).
+    package var containedRowIDs = ContainedRows()
     /// The `_id`s of the top-level records stored, also when the options did not ask for the
     /// records (a paged run tells a page that repeats earlier ones by them).
     package var topLevelRowIDs: Set<Int64> = []

@@ -12,6 +12,9 @@ struct PopulationWriter<Storage: RecordStorage> {
     private(set) var relinkedOwners = Set<ObjectIdentifier>()
     /// Whether a link operation changed rows the population does not hold (so snapshots may be stale).
     private(set) var touchedOtherRows = false
+    /// The join tables of relationships that are their own inverse given mirrored rows so far:
+    /// there, a row inserted by this population may already have join rows.
+    private var mirroredJoinTables = Set<String>()
 
     init(store: Storage, transaction: Storage.Transaction) {
         self.store = store
@@ -74,11 +77,30 @@ struct PopulationWriter<Storage: RecordStorage> {
                 let destinationTable = store.schema.entity(named: destination)?.rootName ?? destination
                 let changed = try transaction.setJoinRows(
                     in: table, ownerColumn: selfColumn, memberColumn: otherColumn, positionColumn: positionColumn,
-                    owner: owner.rowID, ownerIsNew: owner.isNew, members: members, replace: replace
+                    owner: owner.rowID, ownerIsNew: owner.isNew && !mirroredJoinTables.contains(table),
+                    members: members, replace: replace
                 ) { member throws(WebRecordError) in
                     if deleteRule == .cascade { try deleter.delete(rowID: member, table: destinationTable) }
                 }
                 if changed { relinkedOwners.insert(ObjectIdentifier(owner)) }
+            case .mirrorJoinMembers(
+                let owner, let table, let selfColumn, let otherColumn, let positionColumn, let members,
+                let memberRows, let replace):
+                mirroredJoinTables.insert(table)
+                let changed = try transaction.mirrorJoinRows(
+                    in: table, ownerColumn: selfColumn, memberColumn: otherColumn, positionColumn: positionColumn,
+                    owner: owner.rowID, members: members, replace: replace)
+                guard !changed.isEmpty else { continue }
+                touchedOtherRows = true
+                // The members whose lists gained the owner count as updated.
+                let gained = Set(changed)
+                for member in memberRows where gained.contains(member.rowID) {
+                    relinkedOwners.insert(ObjectIdentifier(member))
+                }
+            case .pairReferences(let table, let column, let row, let partner):
+                if try transaction.pairReferences(in: table, column: column, row: row, partner: partner) {
+                    touchedOtherRows = true
+                }
             }
         }
     }

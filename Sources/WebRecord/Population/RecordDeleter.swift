@@ -1,6 +1,10 @@
 /// Deletes records with their relationships' delete rules: `cascade` deletes the related
 /// records too, `deny` refuses while related records exist, `nullify` clears the links
 /// (the store does that part when it deletes a row).
+///
+/// A record the run contained (``spare(_:)``, given before the orphan pass) is never deleted:
+/// a cascade that reaches one stops there, and the store unlinks it from the deleted record as
+/// `nullify` would, with a non-fatal warning naming both (DESIGN §3.14).
 struct RecordDeleter<Storage: RecordStorage> {
     let store: Storage
     let transaction: Storage.Transaction
@@ -8,6 +12,8 @@ struct RecordDeleter<Storage: RecordStorage> {
     /// Deleted counts by entity.
     private(set) var deleted: [String: Int] = [:]
     private var gone = Set<String>()
+    /// The rows the run contained, which no delete removes.
+    private(set) var spared = ContainedRows()
 
     init(store: Storage, transaction: Storage.Transaction, debugger: Debugger) {
         self.store = store
@@ -15,14 +21,23 @@ struct RecordDeleter<Storage: RecordStorage> {
         self.debugger = debugger
     }
 
-    /// Deletes the row `rowID` of `table` and what cascades from it.
+    /// Adds rows the run contained to those no delete removes.
+    mutating func spare(_ rows: ContainedRows) {
+        spared.formUnion(rows)
+    }
+
+    /// Deletes the row `rowID` of `table` and what cascades from it, but the rows the run
+    /// contained (``spare(_:)``), which are left, unlinked from what is deleted.
     ///
-    /// - Returns: false when a `deny` rule refused the delete (recorded on the debugger).
+    /// - Returns: false when a `deny` rule refused the delete (recorded on the debugger), or
+    ///   when the row is one the run contained.
     @discardableResult
     mutating func delete(rowID: Int64, table: String) throws(WebRecordError) -> Bool {
+        guard !spared.contains(rowID, in: table) else { return false }
         var plan: [(table: String, rowID: Int64, entity: String)] = []
         var queue: [(String, Int64)] = [(table, rowID)]
         var planned = Set<String>()
+        var kept: [(table: String, rowID: Int64, from: String, fromID: Int64, relationship: String)] = []
         while let (currentTable, currentID) = queue.popLast() {
             let token = "\(currentTable)#\(currentID)"
             guard !gone.contains(token), planned.insert(token).inserted else { continue }
@@ -32,7 +47,20 @@ struct RecordDeleter<Storage: RecordStorage> {
             plan.append((currentTable, currentID, entityName))
             for relationship in entity.relationships
             where relationship.deleteRule != .nullify || store.schema.identifiesDestination(of: relationship) {
-                let related = try transaction.relatedRowIDs(of: currentID, entity: entity, relationship: relationship)
+                var related = try transaction.relatedRowIDs(of: currentID, entity: entity, relationship: relationship)
+                guard !related.isEmpty else { continue }
+                let destinationTable =
+                    store.schema.entity(named: relationship.destination)?.rootName ?? relationship.destination
+                if relationship.deleteRule != .deny, !spared.isEmpty {
+                    // What the run contained stays: deleting this row unlinks it instead.
+                    related.removeAll { id in
+                        guard spared.contains(id, in: destinationTable) else { return false }
+                        if planned.insert("\(destinationTable)#\(id)").inserted {
+                            kept.append((destinationTable, id, entityName, currentID, relationship.name))
+                        }
+                        return true
+                    }
+                }
                 guard !related.isEmpty else { continue }
                 if relationship.deleteRule == .deny {
                     debugger.record(
@@ -43,11 +71,10 @@ struct RecordDeleter<Storage: RecordStorage> {
                     )
                     return false
                 }
-                let destinationTable =
-                    store.schema.entity(named: relationship.destination)?.rootName ?? relationship.destination
                 queue += related.map { (destinationTable, $0) }
             }
         }
+        try warnKept(kept)
         let keys = store.logger.isEnabled(.debug) ? try primaryKeys(of: plan) : [:]
         let removed = try transaction.deleteRows(plan.map { ($0.table, $0.rowID) })
         for (item, wasThere) in zip(plan, removed) {
@@ -59,6 +86,25 @@ struct RecordDeleter<Storage: RecordStorage> {
             gone.insert("\(item.table)#\(item.rowID)")
         }
         return true
+    }
+
+    /// Records on the debugger, for each row the run contained that a cascade reached, that it
+    /// was kept and unlinked rather than deleted, naming it and the record whose deletion
+    /// reached it.
+    private func warnKept(
+        _ kept: [(table: String, rowID: Int64, from: String, fromID: Int64, relationship: String)]
+    ) throws(WebRecordError) {
+        for item in kept {
+            let record = try transaction.records(withIDs: [item.rowID], in: item.table).first
+            let name = record?.entity.name ?? item.table
+            let key = record?.primaryKeyValue.map { " \($0.serialized())" } ?? ""
+            debugger.record(
+                WebRecordError(
+                    .invalidEntityDescription,
+                    "kept \(name)\(key) (_id \(item.rowID)): the run contained it, so deleting \(item.from) _id "
+                        + "\(item.fromID) unlinks it from \(item.relationship) instead of cascading to it",
+                    isFatal: false, entity: name, value: record?.primaryKeyValue))
+        }
     }
 
     /// The primary keys of the rows about to be deleted, serialized, by `table#rowID`: read
@@ -81,7 +127,7 @@ struct RecordDeleter<Storage: RecordStorage> {
 /// (pipeline step 7, DESIGN §3.14).
 ///
 /// Candidates are every stored record of the entity (sub-entities included), scoped by the
-/// rule's predicate, that is not among the top-level results. With ``PopulationOptions/deleteOrphans``
+/// rule's predicate, that the run did not contain (`keep`), at any depth. With ``PopulationOptions/deleteOrphans``
 /// all candidates go; with ``PopulationOptions/orphanDeletion`` the closure decides each and may stop.
 struct OrphanDeletion<Storage: RecordStorage> {
     let store: Storage
@@ -90,14 +136,15 @@ struct OrphanDeletion<Storage: RecordStorage> {
     let debugger: Debugger
 
     func run(
-        entity: Entity, keep: Set<Int64>, results: [Record], response: JSONValue, deleter: inout RecordDeleter<Storage>
+        entity: Entity, keep: ContainedRows, results: [Record], response: JSONValue,
+        deleter: inout RecordDeleter<Storage>
     ) throws(WebRecordError) {
         guard options.deleteOrphans != nil || options.orphanDeletion != nil else { return }
         let rule = options.deleteOrphans ?? .all
         let names = store.schema.hierarchy(from: entity.name).map(\.name)
         let candidates = try transaction.records(
             of: names, in: entity.rootName, where: rule.predicate, arguments: rule.arguments.map(\.databaseValue)
-        ).filter { !keep.contains($0.rowID) }
+        ).filter { !keep.contains($0.rowID, in: entity.rootName) }
         var stop = false
         for candidate in candidates {
             if let decide = options.orphanDeletion {

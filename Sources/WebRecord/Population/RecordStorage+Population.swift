@@ -83,7 +83,7 @@ extension RecordStorage {
     /// Deletes the orphans of a whole paged or multi-source population (see
     /// ``ResponsePopulation/deleteOrphans(of:keeping:results:response:debugger:)``).
     package func deleteOrphans(
-        of entity: String, keeping: Set<Int64>, results: [Record], response: JSONValue, options: PopulationOptions,
+        of entity: String, keeping: ContainedRows, results: [Record], response: JSONValue, options: PopulationOptions,
         debugger: Debugger
     ) async throws(WebRecordError) -> [String: Int] {
         var conflicts: [WebRecordError] = []

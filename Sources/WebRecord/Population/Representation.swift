@@ -91,10 +91,17 @@ final class Representation {
         /// Whether the destination's records are identified by this relationship's inverse
         /// (``Schema/identifiesDestination(of:)``): unlinking one deletes it.
         let identifiesDestination: Bool
+        /// Whether the relationship is its own inverse (``Schema/isSelfInverse(_:)``), so each
+        /// link is written on both records.
+        let isSymmetric: Bool
 
-        init(property: Relationship, id: Int, destination: Int?, link: Link?, identifiesDestination: Bool) {
+        init(
+            property: Relationship, id: Int, destination: Int?, link: Link?, identifiesDestination: Bool,
+            isSymmetric: Bool = false
+        ) {
             self.property = property
             self.identifiesDestination = identifiesDestination
+            self.isSymmetric = isSymmetric
             self.keyPaths = property.keyPaths.map(JSONKeyPath.init)
             self.name = property.name
             self.isToMany = property.isToMany
@@ -182,7 +189,8 @@ final class Representation {
                 property: relationship, id: relationshipIDs[RepresentationSet.qualifiedName(relationship)] ?? -1,
                 destination: entityIndex[relationship.destination],
                 link: Self.link(for: relationship, of: entity, store: store, plans: plans),
-                identifiesDestination: store.schema.identifiesDestination(of: relationship))
+                identifiesDestination: store.schema.identifiesDestination(of: relationship),
+                isSymmetric: store.schema.isSelfInverse(relationship))
         }
         self.relationships = relationships
         var byName: [String: MappedRelationship] = [:]

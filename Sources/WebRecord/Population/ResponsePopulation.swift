@@ -255,8 +255,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
 
         var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners, logger: store.logger)
         var records = options.makesRecords ? makeRecords(graph.topLevel) : []
-        let contained = Self.containedRowIDs(protos, entity: entity, schema: store.schema)
+        let contained = Self.containedRows(protos)
         if orphanRuleApplies {
+            deleter.spare(contained)
             try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
                 .run(entity: entity, keep: contained, results: records, response: graph.response, deleter: &deleter)
         }
@@ -445,13 +446,13 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         return records
     }
 
-    /// The `_id` of every stored record of `entity`'s hierarchy that the response named, at any
-    /// depth, as an object or a reference (DESIGN §3.14): the records orphan deletion keeps.
-    static func containedRowIDs(_ protos: [ProtoRecord], entity: Entity, schema: Schema) -> Set<Int64> {
-        let names = Set(schema.hierarchy(from: entity.name).map(\.name))
-        var contained = Set<Int64>()
-        for proto in protos where names.contains(proto.representation.name) {
-            if let row = proto.row { contained.insert(row.rowID) }
+    /// Every stored row the response named, of any entity, at any depth, as an object or a
+    /// reference (DESIGN §3.14): the records orphan deletion keeps (those of the requested
+    /// entity's table), and those no delete of the run removes.
+    static func containedRows(_ protos: [ProtoRecord]) -> ContainedRows {
+        var contained = ContainedRows()
+        for proto in protos {
+            if let row = proto.row { contained.insert(row.rowID, in: row.table.name) }
         }
         return contained
     }
@@ -761,21 +762,22 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
 
 extension ResponsePopulation {
     /// Deletes the orphans of a multi-response request, once all of it has been populated: the
-    /// stored records of `entity` (scoped by the options' rule) whose `_id` is not in `keeping`.
+    /// stored records of `entity` (scoped by the options' rule) that are not in `keeping`.
     ///
     /// Paged requests populate each page without orphan deletion, collect the `_id`s of every
     /// page's top-level records, and call this after the last page, in its own transaction.
     ///
     /// - Parameters:
     ///   - entity: the requested entity.
-    ///   - keeping: the `_id`s of every top-level record of every page.
+    ///   - keeping: the rows every page contained (``PopulationResult/containedRowIDs``): no
+    ///     orphan among them is deleted, and no cascade deletes any of them.
     ///   - results: the records passed to the orphan closure as the populated records.
     ///   - response: the response passed to the orphan closure (the last page's).
     ///   - debugger: where errors are collected.
     /// - Returns: deleted counts by entity.
     /// - Throws: ``WebRecordError`` after rolling back.
     package func deleteOrphans(
-        of entity: String, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger
+        of entity: String, keeping: ContainedRows, results: [Record], response: JSONValue, debugger: Debugger
     ) throws(WebRecordError) -> [String: Int] {
         do {
             let entity = try store.schema.requireEntity(entity)
@@ -792,7 +794,7 @@ extension ResponsePopulation {
     /// ``deleteOrphans(of:keeping:results:response:debugger:)`` on the writer's executor,
     /// without blocking the calling task's thread; cancelling the task rolls it back.
     package func deleteOrphans(
-        of entity: String, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger
+        of entity: String, keeping: ContainedRows, results: [Record], response: JSONValue, debugger: Debugger
     ) async throws(WebRecordError) -> [String: Int] {
         do {
             let entity = try store.schema.requireEntity(entity)
@@ -809,10 +811,11 @@ extension ResponsePopulation {
     }
 
     private func orphanPass(
-        entity: Entity, keeping: Set<Int64>, results: [Record], response: JSONValue, debugger: Debugger,
+        entity: Entity, keeping: ContainedRows, results: [Record], response: JSONValue, debugger: Debugger,
         in transaction: Storage.Transaction
     ) throws -> [String: Int] {
         var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
+        deleter.spare(keeping)
         try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
             .run(entity: entity, keep: keeping, results: results, response: response, deleter: &deleter)
         return deleter.deleted

@@ -222,7 +222,7 @@ extension ResponsePopulation {
         totals.unmapped += builder.unmappedTopLevel
         totals.touchedOtherRows = totals.touchedOtherRows || stored.writer.touchedOtherRows
         let protos = builder.protoRecords
-        totals.contained.formUnion(Self.containedRowIDs(protos, entity: entity, schema: store.schema))
+        totals.contained.formUnion(Self.containedRows(protos))
         try totals.noteDropped(protos)
         let relinked = stored.writer.relinkedOwners
         for gain in stored.gainedMembers {
@@ -281,6 +281,7 @@ extension ResponsePopulation {
             topLevel: identified, unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
         var records = totals.records
         if orphanRuleApplies {
+            deleter.spare(totals.contained)
             try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
                 .run(entity: entity, keep: totals.contained, results: records, response: envelope, deleter: &deleter)
         }
@@ -351,7 +352,7 @@ private struct StreamTotals {
     var unidentified: (count: Int, first: JSONValue?, firstIndex: Int) = (0, nil, 0)
     var unmapped = 0
     var touchedOtherRows = false
-    var contained = Set<Int64>()
+    var contained = ContainedRows()
     /// Each row met, by table (its position in the layout) and `_id`: a row met in several
     /// batches counts once, for the entity it was met as last (a record whose sub-entity
     /// changes between batches is one). Compact, as it holds every row a response names.

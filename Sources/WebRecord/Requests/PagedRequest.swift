@@ -200,7 +200,7 @@ struct PagingState {
     var nextURN: String?
     var nextData: JSONValue?
     var previousPageManager: (any PageManager)?
-    var keep = Set<Int64>()
+    var keep = ContainedRows()
     /// The hashes of the pages requested so far (URN and parameters), to end paging on a
     /// repeat. Two pages whose hashes collide end the run as incomplete, never as complete.
     var requested = Set<Int>()

@@ -168,4 +168,14 @@ extension Schema {
         }
         return current
     }
+
+    /// Whether `relationship` is its own inverse (`"friends": {"destination": "User", "toMany":
+    /// true, "inverse": "friends"}`, a `spouse`), so that it is symmetric (DESIGN §3.11): a
+    /// record that lists another is listed by it.
+    func isSelfInverse(_ relationship: Relationship) -> Bool {
+        guard relationship.inverse == relationship.name,
+            let inverse = entity(named: relationship.destination)?.relationship(named: relationship.name)
+        else { return false }
+        return inverse.entityName == relationship.entityName
+    }
 }

@@ -181,6 +181,25 @@ package protocol RecordStorageTransaction {
         ownerIsNew: Bool, members: [Int64], replace: Bool, removed: (Int64) throws(WebRecordError) -> Void
     ) throws(WebRecordError) -> Bool
 
+    /// Makes the join rows of a relationship that is its own inverse symmetric for `owner`,
+    /// once ``setJoinRows(in:ownerColumn:memberColumn:positionColumn:owner:ownerIsNew:members:replace:removed:)``
+    /// has given `owner` its `members`: each member lists `owner` too (last in its list, when
+    /// ordered, if it did not already), and with `replace` no other record lists `owner`.
+    ///
+    /// - Returns: the `_id`s of the records whose lists changed.
+    func mirrorJoinRows(
+        in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
+        members: [Int64], replace: Bool
+    ) throws(WebRecordError) -> [Int64]
+
+    /// Pairs the rows `row` and `partner` of `table` through `column`, a one-to-one that is its
+    /// own inverse: each holds the other's `_id`, and no other row holds either's (a previous
+    /// partner of either is unlinked). A nil `partner` unlinks `row` and its partner.
+    ///
+    /// - Returns: whether any row changed.
+    func pairReferences(in table: String, column: String, row: Int64, partner: Int64?) throws(WebRecordError)
+        -> Bool
+
     // MARK: - Deleting
 
     /// The concrete entity of the row `rowID` of `table`, or nil when there is no such row.

@@ -63,4 +63,70 @@ extension SQLRecordTransaction {
         }
         return deleted
     }
+
+    package func mirrorJoinRows(
+        in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
+        members: [Int64], replace: Bool
+    ) throws(WebRecordError) -> [Int64] {
+        let (join, selfColumn, otherColumn) = (quote(table), quote(ownerColumn), quote(memberColumn))
+        // The records that list `owner` now.
+        var listing = Set<Int64>()
+        for row in try statements.rows(
+            "SELECT \(selfColumn) FROM \(join) WHERE \(otherColumn) = ?", [.integer(owner)])
+        {
+            if case .integer(let id)? = row.first { listing.insert(id) }
+        }
+        var changed: [Int64] = []
+        for member in members where member != owner && listing.insert(member).inserted {
+            if let positionColumn {
+                // Last in the member's list.
+                let position = quote(positionColumn)
+                _ = try statements.run(
+                    "INSERT INTO \(join) (\(selfColumn), \(otherColumn), \(position)) VALUES (?, ?, "
+                        + "(SELECT coalesce(max(\(position)) + 1, 0) FROM \(join) WHERE \(selfColumn) = ?))",
+                    [.integer(member), .integer(owner), .integer(member)])
+            } else {
+                _ = try statements.run(
+                    "INSERT INTO \(join) (\(selfColumn), \(otherColumn)) VALUES (?, ?)",
+                    [.integer(member), .integer(owner)])
+            }
+            changed.append(member)
+        }
+        guard replace else { return changed }
+        let listed = Set(members)
+        for other in listing.sorted() where other != owner && !listed.contains(other) {
+            if try statements.run(
+                "DELETE FROM \(join) WHERE \(selfColumn) = ? AND \(otherColumn) = ?",
+                [.integer(other), .integer(owner)])
+                > 0
+            {
+                changed.append(other)
+            }
+        }
+        return changed
+    }
+
+    package func pairReferences(in table: String, column: String, row: Int64, partner: Int64?)
+        throws(WebRecordError) -> Bool
+    {
+        let (table, column) = (quote(table), quote(column))
+        let pair = [row] + (partner.map { [$0] } ?? [])
+        let ids = pair.map { DatabaseValue.integer($0) }
+        // A previous partner of either is unlinked.
+        var changed =
+            try statements.run(
+                "UPDATE \(table) SET \(column) = NULL WHERE \(column) IN (\(sqlPlaceholders(pair.count))) "
+                    + "AND \"_id\" NOT IN (\(sqlPlaceholders(pair.count)))", ids + ids) > 0
+        let links: [(Int64, DatabaseValue)] =
+            partner.map { [(row, .integer($0)), ($0, .integer(row))] } ?? [(row, .null)]
+        for (id, value) in links {
+            // Only a row whose link differs is written (in the SQL both stores read alike).
+            let differs = value.isNull ? "\(column) IS NOT NULL" : "(\(column) IS NULL OR \(column) <> ?)"
+            changed =
+                try statements.run(
+                    "UPDATE \(table) SET \(column) = ? WHERE \"_id\" = ? AND \(differs)",
+                    [value, .integer(id)] + (value.isNull ? [] : [value])) > 0 || changed
+        }
+        return changed
+    }
 }

@@ -1,0 +1,37 @@
+/// The rows a run contained, by table: every record it named, at any depth and of any entity,
+/// as an object or as a reference by key (DESIGN §3.14).
+///
+/// Orphan deletion keeps the requested entity's (``rowIDs(in:)`` of its table), and no delete the
+/// run starts, directly or by a cascade, removes any of them: it unlinks them instead
+/// (``RecordDeleter``).
+package struct ContainedRows: Sendable, Hashable {
+    private var byTable: [String: Set<Int64>] = [:]
+
+    /// No rows.
+    package init() {}
+
+    /// Whether the row `rowID` of `table` is among them.
+    package func contains(_ rowID: Int64, in table: String) -> Bool {
+        byTable[table]?.contains(rowID) ?? false
+    }
+
+    /// The `_id`s of the rows of `table` among them.
+    package func rowIDs(in table: String) -> Set<Int64> {
+        byTable[table] ?? []
+    }
+
+    /// Whether there are none.
+    package var isEmpty: Bool { byTable.values.allSatisfy(\.isEmpty) }
+
+    /// Adds the row `rowID` of `table`.
+    package mutating func insert(_ rowID: Int64, in table: String) {
+        byTable[table, default: []].insert(rowID)
+    }
+
+    /// Adds the rows of `other`, e.g. those of another page of the same run.
+    package mutating func formUnion(_ other: ContainedRows) {
+        for (table, rowIDs) in other.byTable {
+            byTable[table, default: []].formUnion(rowIDs)
+        }
+    }
+}
