@@ -64,7 +64,18 @@ enum PopulateCommand: Subcommand {
         let paging = try PagingArguments(
             paginate: arguments.value("--paginate"), maxPages: arguments.value("--max-pages"),
             deleteOrphans: arguments.flag("--delete-orphans"), showsProgress: !json && !quiet && Output.isErrorTerminal)
-        let schema = try StoreAccess.loadSchema(arguments.values("--schema"))
+        let schema: Schema
+        do {
+            schema = try StoreAccess.loadSchema(arguments.values("--schema"))
+        } catch let failure as Failure {
+            // Nothing was tried, and nothing saved: --json still prints its one object.
+            if json {
+                let report = PopulationFailure(
+                    message: failure.message, code: "invalidSchema", summary: nil)
+                Output.out(bytes: report.json.serializedBytes(prettyPrinted: true) + [UInt8(ascii: "\n")])
+            }
+            throw failure
+        }
         let entity = try StoreAccess.requireEntity(arguments.value("--entity") ?? "", in: schema)
         var options = PopulationOptions()
         options.keyPath = arguments.value("--key-path")

@@ -30,8 +30,8 @@ struct PopulationFailure: Error {
     /// Whether the run deleted orphans (never before a failure: deletion is its last step, in
     /// one transaction).
     var orphansDeleted = false
-    /// What was saved.
-    var summary: PopulationSummary
+    /// What was saved; nil when the run failed before it could populate (an invalid schema).
+    var summary: PopulationSummary?
 
     /// The `--json` object.
     var json: JSONValue {
@@ -45,8 +45,12 @@ struct PopulationFailure: Error {
         }
         object["savedSources"] = .array(savedSources.map { .string(Redaction.redacted($0)) })
         object["orphansDeleted"] = .bool(orphansDeleted)
-        if case .object(let counts) = summary.json {
+        if case .object(let counts)? = summary?.json {
             for (key, value) in counts { object[key] = value }
+        } else {
+            for key in ["records", "inserted", "updated", "unchanged", "deleted"] { object[key] = .integer(0) }
+            object["entities"] = .object([:])
+            object["warnings"] = .array([])
         }
         return .object(object)
     }

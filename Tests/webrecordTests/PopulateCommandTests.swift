@@ -250,7 +250,7 @@ struct Summary {
 
         let result = try await populate(["--json"], sources: ["bad.json"])
         #expect(result.status == 1)
-        #expect(result.stdout == "")
+        #expect(try JSONReader().read(result.stdoutData)["error"]?["code"] == "invalidJSON", "\(result)")
         #expect(result.stderrLines.count == 1, "\(result)")
         let line = try #require(result.stderrLines.first)
         #expect(line.hasPrefix("webrecord: error: bad.json: line 3, column 1: malformed JSON: "), "\(line)")

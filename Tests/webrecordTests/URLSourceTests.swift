@@ -75,9 +75,14 @@ import WebRecordTesting
         let result = try await populate([url], extra)
         let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 1, "\(result)", sourceLocation: sourceLocation)
-        #expect(result.stdout == "", sourceLocation: sourceLocation)
         #expect(result.stderrLines.count == 1, "\(result)", sourceLocation: sourceLocation)
         let line = result.stderrLines.first ?? ""
+        // With --json, stdout holds the failure object: the same message, nothing saved (DESIGN §5).
+        let failure = try? JSONReader().read(result.stdoutData)
+        #expect(
+            "webrecord: error: " + (failure?["error"]?["message"]?.stringValue ?? "") == line,
+            "\(result)", sourceLocation: sourceLocation)
+        #expect(failure?["savedSources"] == [] && failure?["orphansDeleted"] == false, sourceLocation: sourceLocation)
         #expect(line.hasPrefix("webrecord: error: "), "\(line)", sourceLocation: sourceLocation)
         #expect(check(line), "\(line)", sourceLocation: sourceLocation)
         #expect(

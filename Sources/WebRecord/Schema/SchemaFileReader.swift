@@ -127,11 +127,15 @@ struct SchemaFileReader {
         if let path = entity.keyPathForResponseObject {
             checkKeyPath(path, entity: name, property: nil, key: "keyPathForResponseObject")
         }
-        entity.keyPathForDetailResponse = string(
-            object["keyPathForDetailResponse"], entity: name, property: nil, key: "keyPathForDetailResponse")
         // An empty key path is the response itself: the bare object most detail endpoints answer.
-        if let path = entity.keyPathForDetailResponse, !path.isEmpty {
-            checkKeyPath(path, entity: name, property: nil, key: "keyPathForDetailResponse")
+        if case .string("")? = object["keyPathForDetailResponse"] {
+            entity.keyPathForDetailResponse = ""
+        } else {
+            entity.keyPathForDetailResponse = string(
+                object["keyPathForDetailResponse"], entity: name, property: nil, key: "keyPathForDetailResponse")
+            if let path = entity.keyPathForDetailResponse {
+                checkKeyPath(path, entity: name, property: nil, key: "keyPathForDetailResponse")
+            }
         }
         switch object["primaryKey"] {
         case nil, .null?:
