@@ -85,7 +85,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebRecordModelImportTests",
-            dependencies: ["WebRecordModelImport", "WebRecord"],
+            dependencies: ["WebRecordModelImport", "WebRecord", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
