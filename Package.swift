@@ -87,7 +87,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebRecordModelImportTests",
-            dependencies: ["WebRecordModelImport", "WebRecord"],
+            dependencies: ["WebRecordModelImport", "WebRecord", "TestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(

@@ -96,12 +96,17 @@ struct PostgreSQLMigrator {
             return nil
         }
         guard tables.contains("_webrecord_metadata") else {
-            guard tables.isEmpty else {
-                let names = tables.map { "'\($0)'" }
+            // Another application's views count as its tables do.
+            let views = try connection.rows(
+                "SELECT viewname FROM pg_catalog.pg_views WHERE schemaname = $1 ORDER BY viewname", [.text(namespace)]
+            ).compactMap { row -> String? in
+                if case .text(let name)? = row.first { return name }
+                return nil
+            }
+            guard tables.isEmpty, views.isEmpty else {
                 throw WebRecordError(
                     .incompatibleStore,
-                    "the database already holds tables that WebRecord did not create (\(names.prefix(10).joined(separator: ", "))\(names.count > 10 ? ", …" : "")); open an empty or WebRecord store"
-                )
+                    ForeignObjects.message(tables.map { ("table", $0) } + views.map { ("view", $0) }))
             }
             return nil
         }

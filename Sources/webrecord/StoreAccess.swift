@@ -127,6 +127,9 @@ enum StoreAccess {
     static func openExisting(_ location: StoreLocation, schema: Schema) throws -> RecordStore {
         // ``storeLocation(_:command:)`` has refused a directory already.
         if case .file(let path) = location, !FileManager.default.fileExists(atPath: path) {
+            if let target = StoreFile.missingLinkTarget(path) {
+                throw Failure("\(path): no such store: it is a symbolic link to '\(target)', which is missing")
+            }
             throw Failure("\(path): no such store")
         }
         return try open(location, schema: schema)

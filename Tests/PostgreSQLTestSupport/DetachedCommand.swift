@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -44,17 +45,38 @@ enum DetachedCommand {
 
     /// Runs the command to its end and returns its exit status (128 + the signal's number when
     /// a signal ended it) and its output.
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    ///
+    /// - Throws: ``PostgreSQLTestServer/Failure``, naming the command and quoting its output,
+    ///   when it has not ended after `timeout` seconds (ten times as long under a sanitizer:
+    ///   ``Sanitizer/bound(_:)``); it is then killed and reaped (its wait after SIGKILL is
+    ///   bounded too).
+    static func run(_ arguments: [String], timeout: TimeInterval = 300) throws -> (status: Int32, output: String) {
+        let timeout = Sanitizer.bound(timeout)
         let outputPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("webrecord-command-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let pid = try start(arguments, outputPath: outputPath)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { break }
+        func output() -> String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+        guard let status = reap(pid, until: Date().addingTimeInterval(timeout)) else {
+            _ = kill(pid, SIGKILL)
+            let ended = reap(pid, until: Date().addingTimeInterval(ChildProcess.killGrace)) != nil
+            throw PostgreSQLTestServer.Failure(
+                description: "\(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s; it was killed"
+                    + (ended ? "" : ", and had not ended \(Int(ChildProcess.killGrace)) s later") + "\n" + output())
         }
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (exitStatus, output)
+        return (exitStatus, output())
+    }
+
+    /// Polls `waitpid` until `pid` has ended (its wait status) or `deadline` passes (nil).
+    private static func reap(_ pid: pid_t, until deadline: Date) -> Int32? {
+        var status: Int32 = 0
+        while true {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid { return status }
+            if result < 0 && errno != EINTR { return 0 }
+            if Date() >= deadline { return nil }
+            usleep(10_000)
+        }
     }
 }

@@ -4,6 +4,11 @@
 //     webrecord-probe write-inside-write <store path>
 //     webrecord-probe write-inside-read <store path>   (in memory: the read and write share one connection)
 //     webrecord-probe unreadable-key      (a key another program made unreadable, read as non-optional)
+//     webrecord-probe populate <store path>  (one Tag; prints "populated", or the error and exits 1)
+//     webrecord-probe count <store path>     (prints the number of Tags, or the error and exits 1)
+//
+// populate and count run the library in a process of its own, for the tests that need its
+// limits or user to differ (a file-size limit, an ordinary user) without changing the runner's.
 import Foundation
 import WebRecord
 
@@ -41,6 +46,21 @@ case "unreadable-key":
     for record in try store.fetch("Item") {
         let id: Int64 = record[primaryKey: "id"]
         print("read \(id)")
+    }
+case "populate", "count":
+    guard let path = arguments.dropFirst().first else { exit(2) }
+    do {
+        let store = try RecordStore(path: path, schema: schema)
+        if scenario == "populate" {
+            _ = try store.populate([["name": "probe"]], entity: "Tag")
+            print("populated")
+        } else {
+            print(try store.count("Tag"))
+        }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
     }
 default:
     FileHandle.standardError.write(Data("webrecord-probe: unknown scenario \(scenario)\n".utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import WebRecord
 
 #if canImport(Glibc)
     import Glibc
@@ -47,7 +48,58 @@ public enum ChildProcess {
     public struct Timeout: Error, CustomStringConvertible {
         /// The command line, for the message.
         public var command: String
-        public var description: String { "\(command) did not finish in time" }
+        /// The seconds it was given.
+        public var seconds: TimeInterval = 0
+        /// Whether it still had not ended (nor become a zombie) ``killGrace`` seconds after
+        /// SIGKILL: then it is left behind, and the test goes on.
+        public var survivedKill = false
+        public var description: String {
+            let given = String(format: "%.0f", seconds)
+            return survivedKill
+                ? "\(command) did not finish within \(given) s, and had not ended \(Int(killGrace)) s after SIGKILL"
+                : "\(command) did not finish within \(given) s; it was killed"
+        }
+    }
+
+    /// How long a wait goes on after SIGKILL for the child's end before it gives up.
+    public static let killGrace: TimeInterval = 30
+
+    /// How long a child may stay a zombie that `Process` has not reported before the wait
+    /// reaps it with `waitpid` itself.
+    ///
+    /// `Process` learns that a child ended when every copy of a descriptor it gives the child
+    /// is closed; a grandchild that inherited one (a shell's background job) keeps it open,
+    /// and `Process` neither reports the end nor reaps the child, which stays a zombie.
+    public static let zombieGrace: TimeInterval = 1
+
+    /// Whether `pid` is a zombie: ended, and not yet reaped (its `/proc/PID/stat` state is `Z`).
+    public static func isZombie(_ pid: Int32) -> Bool {
+        let descriptor = open("/proc/\(pid)/stat", O_RDONLY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count > 0 else { return false }
+        // "PID (COMMAND) STATE ...": the command may hold spaces and parentheses, so the state
+        // follows the last ')'.
+        let text = buffer[0..<count]
+        guard let close = text.lastIndex(of: UInt8(ascii: ")")), close + 2 < count else { return false }
+        return text[close + 2] == UInt8(ascii: "Z")
+    }
+
+    /// Reaps `pid` if it has ended, without blocking.
+    ///
+    /// - Returns: its exit status, or its signal's number and true; nil while it runs, or when
+    ///   it is not (or no longer) this process's child.
+    static func reap(_ pid: Int32) -> (status: Int32, bySignal: Bool)? {
+        var status: Int32 = 0
+        var result: Int32
+        repeat {
+            result = waitpid(pid, &status, WNOHANG)
+        } while result < 0 && errno == EINTR
+        guard result == pid else { return nil }
+        let signal = status & 0x7F
+        return signal == 0 ? ((status >> 8) & 0xFF, false) : (signal, true)
     }
 
     /// A started child.
@@ -107,13 +159,14 @@ public enum ChildProcess {
             (try? Data(contentsOf: URL(fileURLWithPath: directory.path(name)))) ?? Data()
         }
 
-        /// Waits until standard output contains `text`, or the child ends, or `timeout` passes.
+        /// Waits until standard output contains `text`, or the child ends, or `timeout` passes
+        /// (stretched under a sanitizer: ``Sanitizer/bound(_:)``).
         public func waitForOutput(_ text: String, timeout: TimeInterval) async -> Bool {
             (try? await ChildProcess.onThread {
-                let deadline = Date().addingTimeInterval(timeout)
+                let deadline = Date().addingTimeInterval(Sanitizer.bound(timeout))
                 while Date() < deadline {
                     if self.stdout.contains(text) { return true }
-                    if !self.process.isRunning { return self.stdout.contains(text) }
+                    if self.hasEnded { return self.stdout.contains(text) }
                     Thread.sleep(forTimeInterval: 0.01)
                 }
                 return false
@@ -127,7 +180,7 @@ public enum ChildProcess {
                 let deadline = Date().addingTimeInterval(timeout)
                 let statusPath = "/proc/\(self.process.processIdentifier)/status"
                 var peak: Int?
-                while self.process.isRunning && Date() < deadline {
+                while !self.hasEnded && Date() < deadline {
                     if let bytes = ChildProcess.statusField("VmHWM:", in: statusPath) {
                         peak = max(peak ?? 0, bytes)
                     }
@@ -145,10 +198,10 @@ public enum ChildProcess {
             (try? await ChildProcess.onThread { () -> (Bool, TimeInterval?) in
                 let deadline = start.addingTimeInterval(delay)
                 while Date() < deadline {
-                    if !self.process.isRunning { return (false, Date().timeIntervalSince(start)) }
+                    if self.hasEnded { return (false, Date().timeIntervalSince(start)) }
                     Thread.sleep(forTimeInterval: min(0.005, max(0, deadline.timeIntervalSinceNow)))
                 }
-                guard self.process.isRunning else { return (false, Date().timeIntervalSince(start)) }
+                guard !self.hasEnded else { return (false, Date().timeIntervalSince(start)) }
                 killHard(self.process.processIdentifier)
                 return (true, nil)
             }) ?? (false, nil)
@@ -164,25 +217,26 @@ public enum ChildProcess {
             _ delay: TimeInterval, afterFileGrows path: String, start: Date, timeout: TimeInterval
         ) async -> (killed: Bool, endedAfter: TimeInterval?) {
             (try? await ChildProcess.onThread { () -> (Bool, TimeInterval?) in
-                let giveUp = start.addingTimeInterval(timeout)
+                let giveUp = start.addingTimeInterval(Sanitizer.bound(timeout))
                 func size() -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0 }
                 while size() == 0 {
-                    if !self.process.isRunning { return (false, Date().timeIntervalSince(start)) }
+                    if self.hasEnded { return (false, Date().timeIntervalSince(start)) }
                     if Date() > giveUp { return (false, nil) }
                     Thread.sleep(forTimeInterval: 0.001)
                 }
                 let deadline = Date().addingTimeInterval(delay)
                 while Date() < deadline {
-                    if !self.process.isRunning { return (false, Date().timeIntervalSince(start)) }
+                    if self.hasEnded { return (false, Date().timeIntervalSince(start)) }
                     Thread.sleep(forTimeInterval: min(0.001, max(0, deadline.timeIntervalSinceNow)))
                 }
-                guard self.process.isRunning else { return (false, Date().timeIntervalSince(start)) }
+                guard !self.hasEnded else { return (false, Date().timeIntervalSince(start)) }
                 killHard(self.process.processIdentifier)
                 return (true, nil)
             }) ?? (false, nil)
         }
 
-        /// Waits for the child to end, killing it after `timeout`.
+        /// Waits for the child to end, killing it after `timeout` (ten times as long under a
+        /// sanitizer: ``Sanitizer/bound(_:)``).
         ///
         /// - Throws: ``Timeout`` when the child was killed for taking too long.
         public func wait(timeout: TimeInterval) async throws -> Result {
@@ -191,23 +245,77 @@ public enum ChildProcess {
 
         /// Waits for the child to end, killing it after `timeout`, blocking the calling thread.
         ///
+        /// Every wait is bounded: after SIGKILL it waits at most ``ChildProcess/killGrace``
+        /// seconds more, and a child that `Process` leaves a zombie is reaped with `waitpid`
+        /// after ``ChildProcess/zombieGrace`` (see there).
+        ///
         /// - Throws: ``Timeout`` when the child was killed for taking too long.
         public func waitBlocking(timeout: TimeInterval) throws -> Result {
-            if exited.wait(timeout: .now() + timeout) == .timedOut {
+            let timeout = Sanitizer.bound(timeout)
+            let deadline = Date().addingTimeInterval(timeout)
+            let ending: Ending
+            switch awaitEnd(until: deadline) {
+            case .some(let ended):
+                ending = ended
+            case nil:
                 killHard(process.processIdentifier)
-                exited.wait()
-                exited.signal()
+                let ended = awaitEnd(until: Date().addingTimeInterval(ChildProcess.killGrace))
                 closeHandles()
                 let command = [process.executableURL?.lastPathComponent ?? "?"] + (process.arguments ?? [])
-                throw Timeout(command: command.joined(separator: " "))
+                throw Timeout(command: command.joined(separator: " "), seconds: timeout, survivedKill: ended == nil)
             }
-            // Later waits return at once.
-            exited.signal()
-            process.waitUntilExit()
             closeHandles()
+            let status: (Int32, Bool)
+            switch ending {
+            case .reported:
+                status = (process.terminationStatus, process.terminationReason == .uncaughtSignal)
+            case .reaped(let code, let bySignal):
+                status = (code, bySignal)
+            }
             return Result(
-                status: process.terminationStatus, killedBySignal: process.terminationReason == .uncaughtSignal,
-                stdoutData: output("stdout"), stderrData: output("stderr"))
+                status: status.0, killedBySignal: status.1, stdoutData: output("stdout"),
+                stderrData: output("stderr"))
+        }
+
+        /// How a child's end was learnt.
+        private enum Ending: Equatable {
+            /// `Process` reported it; its termination status holds.
+            case reported
+            /// This wait reaped the zombie `Process` had not reported.
+            case reaped(status: Int32, bySignal: Bool)
+        }
+
+        /// The status this wait reaped, for later waits once it has.
+        private let reapedStatus = Locked<(status: Int32, bySignal: Bool)?>(nil)
+
+        /// Waits until the child has ended or `deadline` passes (nil).
+        private func awaitEnd(until deadline: Date) -> Ending? {
+            var zombieSince: Date?
+            while true {
+                if let reaped = reapedStatus.withLock({ $0 }) { return .reaped(status: reaped.status, bySignal: reaped.bySignal) }
+                let slice = min(0.05, max(0, deadline.timeIntervalSinceNow))
+                if exited.wait(timeout: .now() + slice) == .success {
+                    // Later waits return at once.
+                    exited.signal()
+                    process.waitUntilExit()
+                    return .reported
+                }
+                let pid = process.processIdentifier
+                if ChildProcess.isZombie(pid) {
+                    let since = zombieSince ?? Date()
+                    zombieSince = since
+                    if Date().timeIntervalSince(since) >= ChildProcess.zombieGrace, let reaped = ChildProcess.reap(pid) {
+                        reapedStatus.withLock { $0 = reaped }
+                        return .reaped(status: reaped.status, bySignal: reaped.bySignal)
+                    }
+                }
+                if Date() >= deadline { return nil }
+            }
+        }
+
+        /// Whether the child has ended: `Process` says so, or it is a zombie.
+        public var hasEnded: Bool {
+            !process.isRunning || reapedStatus.withLock({ $0 }) != nil || ChildProcess.isZombie(process.processIdentifier)
         }
 
         private func closeHandles() {

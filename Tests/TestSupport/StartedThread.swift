@@ -19,15 +19,27 @@ public final class StartedThread<T: Sendable>: @unchecked Sendable {
         thread.start()
     }
 
+    /// A body that had not ended within the wait's timeout.
+    public struct Timeout: Error, CustomStringConvertible {
+        /// The seconds waited.
+        public var seconds: TimeInterval
+        public var description: String { "the thread's body had not ended after \(Int(seconds)) s" }
+    }
+
     /// What the body returned, or the error it threw, once it has ended; waited for on a thread
     /// of its own, not on the task pool's.
-    public func value() async throws -> T {
-        try await ChildProcess.onThread { [self] in
+    ///
+    /// - Throws: ``Timeout`` when the body has not ended after `timeout` seconds (stretched
+    ///   under a sanitizer, see ``Sanitizer/bound(_:)``): the test fails rather than hangs.
+    public func value(timeout: TimeInterval = 300) async throws -> T {
+        let limit = Sanitizer.bound(timeout)
+        return try await ChildProcess.onThread { [self] in
+            let deadline = Date().addingTimeInterval(limit)
             condition.lock()
             defer { condition.unlock() }
             while true {
                 if let outcome { return try outcome.get() }
-                condition.wait()
+                if !condition.wait(until: deadline) && outcome == nil { throw Timeout(seconds: limit) }
             }
         }
     }

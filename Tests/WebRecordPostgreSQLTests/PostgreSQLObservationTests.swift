@@ -14,7 +14,7 @@ import Testing
 
 /// Observations of a PostgreSQL store: commits announce themselves with `NOTIFY` as they commit,
 /// and a listener of the observing process hears every worker's, in this process or another.
-@Suite("Observation on PostgreSQL", .timeLimit(.minutes(5)))
+@Suite("Observation on PostgreSQL", .timeLimit(.minutes(Sanitizer.isActive ? 50 : 5)))
 struct PostgreSQLObservationTests {
     static let schemaJSON = observationSchemaJSON
 

@@ -33,6 +33,9 @@ final class ConnectionQueue: SerialExecutor, @unchecked Sendable {
         let changeLog = ChangeLog()
         /// Whether the connection reports its changes to ``changeLog``.
         var tracksChanges = false
+        /// Why this process cannot write the store's file, when it cannot: the connection was
+        /// opened for reading only (see ``StoreFile/unwritableReason()``).
+        var unwritable: String?
 
         /// Forgets everything: a new connection is being opened.
         func reset() {
@@ -42,6 +45,7 @@ final class ConnectionQueue: SerialExecutor, @unchecked Sendable {
             pendingViews = PendingLayoutViews()
             changeLog.discard()
             tracksChanges = false
+            unwritable = nil
         }
     }
 

@@ -98,7 +98,12 @@ package final class SQLiteDatabase: Sendable {
                 opened = (writer, reader)
             } catch {
                 let code = (error.sqliteCode ?? 0) & 0xFF
-                guard code == 5 || code == 6, Date() < deadline else { throw error.naming(store: location) }
+                guard code == 5 || code == 6, Date() < deadline else {
+                    // A file this store made and could not write (a full disk refused its
+                    // switch to WAL) holds nothing: it goes, as after a failed first write.
+                    if writerState.createdFile { file.removeIfBlank() }
+                    throw error.naming(store: location)
+                }
                 usleep(5_000)
             }
         }
@@ -265,7 +270,15 @@ package final class SQLiteDatabase: Sendable {
     private func transaction<T>(
         on connection: Connection, state: ConnectionQueue.State, _ body: (Connection) throws -> T
     ) throws -> Attempt<T> {
-        if let file, !state.layoutIsReady { try file.enableWAL(on: connection) }
+        if let file, let reason = state.unwritable { throw file.unwritableError(reason) }
+        if let file, !state.layoutIsReady {
+            do {
+                try file.enableWAL(on: connection)
+            } catch {
+                if state.createdFile, !state.hasCommitted, file.removeIfEmpty(using: connection) { writer.drop() }
+                throw error
+            }
+        }
         let tracked = updateChangeTracking(on: connection, state: state)
         try connection.execute("BEGIN IMMEDIATE")
         do {

@@ -77,17 +77,17 @@ struct StoreMigrator {
         let exists = try connection.scalar(
             "SELECT count(*) FROM main.sqlite_master WHERE type = 'table' AND name = '_webrecord_metadata'")
         guard exists == .integer(1) else {
-            let tables = try connection.rows(
-                "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            if !tables.isEmpty {
-                let names = tables.compactMap { row -> String? in
-                    if case .text(let name)? = row.first { return "'\(name)'" }
-                    return nil
+            // Another application's views count as its tables do: a file holding only views
+            // is theirs too.
+            let objects = try connection.rows(
+                "SELECT type, name FROM main.sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY type, name"
+            )
+            if !objects.isEmpty {
+                let named = objects.compactMap { row -> (kind: String, name: String)? in
+                    guard row.count == 2, case .text(let kind) = row[0], case .text(let name) = row[1] else { return nil }
+                    return (kind, name)
                 }
-                throw WebRecordError(
-                    .incompatibleStore,
-                    "the database already holds tables that WebRecord did not create (\(names.prefix(10).joined(separator: ", "))\(names.count > 10 ? ", …" : "")); open an empty or WebRecord store"
-                )
+                throw WebRecordError(.incompatibleStore, ForeignObjects.message(named))
             }
             return nil
         }
@@ -133,4 +133,17 @@ struct SQLiteLayoutDDL: LayoutDDL {
         return "ALTER TABLE \(quote(table)) ADD COLUMN \(definition)"
     }
 
+}
+
+/// What a store refuses to open: tables and views that another application made.
+package enum ForeignObjects {
+    /// The refusal of a database holding `objects` (`table` or `view`, and its name) that
+    /// WebRecord did not make: the tables and views by name, ten at most.
+    package static func message(_ objects: [(kind: String, name: String)]) -> String {
+        let kinds = Set(objects.map(\.kind))
+        let noun = kinds == ["view"] ? "views" : kinds.contains("view") ? "tables and views" : "tables"
+        let names = objects.map { $0.kind == "view" && kinds.count > 1 ? "view '\($0.name)'" : "'\($0.name)'" }
+        return
+            "the database already holds \(noun) that WebRecord did not create (\(names.prefix(10).joined(separator: ", "))\(names.count > 10 ? ", …" : "")); open an empty or WebRecord store"
+    }
 }

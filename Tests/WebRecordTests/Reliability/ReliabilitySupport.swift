@@ -73,10 +73,7 @@ enum Reliability {
     /// Whether this process runs under a sanitizer (`swift test --sanitize=thread` or
     /// `address`), which multiplies memory use and slows everything down: the built `webrecord`
     /// is then instrumented too.
-    static let isSanitized: Bool = {
-        let names: [String] = ["__tsan_init", "__asan_init"]
-        return names.contains { name in dlsym(UnsafeMutableRawPointer(bitPattern: 0), name) != nil }
-    }()
+    static var isSanitized: Bool { Sanitizer.isActive }
 }
 
 // MARK: - Child processes

@@ -105,10 +105,13 @@ import Testing
                 }
             }
         }
-        // A safety net: if the pool were blocked, the test would otherwise hang forever.
+        // A safety net: if the pool were blocked, the test would otherwise hang forever. The
+        // watchdog releases the writer, so the test then fails, naming it. (Its 30 s stretch
+        // under a sanitizer, whose threads start far slower.)
         Thread.detachNewThread {
-            if release.wait(timeout: .now() + 30) == .timedOut {
+            if release.wait(timeout: .now() + Sanitizer.bound(30)) == .timedOut {
                 releasedBy.withLock { $0 = $0 ?? "the watchdog" }
+                release.signal()
             }
         }
         // Far more waiting writes than the pool has threads.

@@ -1,0 +1,54 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Every wait of the test support ends: a child `Process` never reports, a child that outlives
+/// its timeout and SIGKILL's aftermath, a thread that never ends. Each fails its test with a
+/// message instead of hanging the suite. (The suite's time limit fails a wait that hangs.)
+@Suite("Bounded waits", .timeLimit(.minutes(Sanitizer.isActive ? 20 : 2)))
+struct BoundedWaitTests {
+    /// A shell whose background job keeps the descriptors the shell was given: `Process` learns
+    /// of the shell's end only when every copy is closed, so it does not report it while the
+    /// job runs, and the ended shell stays a zombie.
+    static func shell(_ script: String) throws -> ChildProcess.Running {
+        try ChildProcess.Running(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
+    }
+
+    @Test func aChildProcessDoesNotReportIsReapedWithItsStatus() async throws {
+        let child = try Self.shell("sleep 120 & echo started; exit 3")
+        let started = Date()
+        let result = try await child.wait(timeout: 60)
+        #expect(result.status == 3 && !result.killedBySignal, "\(result)")
+        #expect(result.stdout == "started\n")
+        #expect(Date().timeIntervalSince(started) < Sanitizer.bound(30), "reaped long before the timeout")
+        #expect(!ChildProcess.isZombie(child.process.processIdentifier), "the shell was reaped")
+        #expect(child.hasEnded)
+    }
+
+    @Test func aChildThatOutlivesItsTimeoutIsKilledAndTheWaitEnds() async throws {
+        let child = try Self.shell("sleep 120 & sleep 120")
+        let started = Date()
+        let error = await #expect(throws: ChildProcess.Timeout.self) { _ = try await child.wait(timeout: 1) }
+        #expect(error?.description.contains("did not finish within") == true, "\(String(describing: error))")
+        #expect(error?.survivedKill == false, "SIGKILL ended the shell, and the wait saw it")
+        #expect(
+            Date().timeIntervalSince(started) < Sanitizer.bound(1) + ChildProcess.killGrace,
+            "the wait after SIGKILL is bounded")
+        #expect(!ChildProcess.isZombie(child.process.processIdentifier), "the killed shell was reaped")
+    }
+
+    @Test func aThreadThatDoesNotEndFailsTheWait() async throws {
+        let release = DispatchSemaphore(value: 0)
+        let thread = StartedThread { release.wait(timeout: .now() + 600) == .success }
+        let error = await #expect(throws: StartedThread<Bool>.Timeout.self) { _ = try await thread.value(timeout: 0.5) }
+        #expect(error?.description.contains("had not ended after") == true)
+        release.signal()
+        #expect(try await thread.value() == true)
+    }
+}
