@@ -83,6 +83,14 @@ import WebRecordTesting
             let issue = try #require(try test.store.fetchOne("Issue", primaryKey: "10001"))
             #expect(issue.jsonValue("storyPoints")?.doubleValue == expected, "\(way): \(first) then \(second)")
         }
+        // At the top level too: `issueKey` is read from `key`, then from `issueKey`.
+        for (first, second, expected) in [("key", "issueKey", "PRJ-9"), ("issueKey", "key", "PRJ-9")] {
+            let test = try RecordingStore(schema: JiraIssues.schema())
+            let issues: [JSONValue] = [["id": "10001", first: "PRJ-1"], ["id": "10001", second: "PRJ-9"]]
+            _ = try await JiraIssues.populate(issues, into: test.store, way: way)
+            let issue = try #require(try test.store.fetchOne("Issue", primaryKey: "10001"))
+            #expect(issue["issueKey"] as String? == expected, "\(way): \(first) then \(second)")
+        }
     }
 
     /// An invalid later value under a key path never replaces a valid earlier one, and says so;
