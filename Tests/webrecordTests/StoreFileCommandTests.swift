@@ -52,7 +52,7 @@ struct StoreFileCommandTests {
         #expect(RestrictedRun.status(result) == 1, "\(result)")
         #expect(result.stdoutLines.count == 2, "one line of error, then the status: \(result)")
         #expect(result.stdout.hasPrefix("webrecord: error: \(db): storeError: "), "\(result)")
-        #expect(result.stdout.contains("full"), "\(result)")
+        #expect(result.stdout.contains("disk I/O error [SQLite 778]"), "\(result)")
         #expect(RestrictedRun.listing(stores) == [], "nothing is left: \(RestrictedRun.listing(stores))")
     }
 
@@ -61,6 +61,8 @@ struct StoreFileCommandTests {
         .enabled(if: RestrictedRun.hasOrdinaryUser, "needs an ordinary user (setpriv, when root)"))
     func aReadOnlyDirectory() async throws {
         let (stores, db) = try await seededStore()
+        // The file itself is writable: only the directory stops SQLite making its -wal and -shm.
+        chmod(db, 0o666)
         chmod(stores, 0o555)
         defer { chmod(stores, 0o755) }
         let before = try Data(contentsOf: URL(fileURLWithPath: db))
