@@ -118,7 +118,11 @@ struct StoreFileCommandTests {
         let db = directory.path("theirs.sqlite")
         let made = try await ChildProcess.run(
             try ChildProcess.onPath("python3"),
-            ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE VIEW report AS SELECT 1 AS one'); c.commit()", db],
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE VIEW report AS SELECT 1 AS one'); c.commit()",
+                db,
+            ],
             timeout: 60)
         #expect(made.status == 0, "\(made)")
         let before = try Data(contentsOf: URL(fileURLWithPath: db))

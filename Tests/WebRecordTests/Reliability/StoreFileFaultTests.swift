@@ -47,7 +47,9 @@ struct StoreFileFaultTests {
         // SQLite reports a write refused with EFBIG as a disk I/O error (SQLITE_IOERR_WRITE),
         // one refused with ENOSPC as SQLITE_FULL.
         #expect(result.stdout.contains("storeError: the store '\(path)': disk I/O error [SQLite 778]"), "\(result)")
-        #expect(RestrictedRun.listing(directory.url.path) == [], "nothing is left: \(RestrictedRun.listing(directory.url.path))")
+        #expect(
+            RestrictedRun.listing(directory.url.path) == [],
+            "nothing is left: \(RestrictedRun.listing(directory.url.path))")
     }
 
     @Test(
