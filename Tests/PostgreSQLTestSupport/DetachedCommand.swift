@@ -61,7 +61,8 @@ enum DetachedCommand {
             _ = kill(pid, SIGKILL)
             let ended = reap(pid, until: Date().addingTimeInterval(ChildProcess.killGrace)) != nil
             throw PostgreSQLTestServer.Failure(
-                description: "\(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s; it was killed"
+                description:
+                    "\(arguments.joined(separator: " ")) did not finish within \(Int(timeout)) s; it was killed"
                     + (ended ? "" : ", and had not ended \(Int(ChildProcess.killGrace)) s later") + "\n" + output())
         }
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)

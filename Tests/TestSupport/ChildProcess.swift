@@ -292,7 +292,9 @@ public enum ChildProcess {
         private func awaitEnd(until deadline: Date) -> Ending? {
             var zombieSince: Date?
             while true {
-                if let reaped = reapedStatus.withLock({ $0 }) { return .reaped(status: reaped.status, bySignal: reaped.bySignal) }
+                if let reaped = reapedStatus.withLock({ $0 }) {
+                    return .reaped(status: reaped.status, bySignal: reaped.bySignal)
+                }
                 let slice = min(0.05, max(0, deadline.timeIntervalSinceNow))
                 if exited.wait(timeout: .now() + slice) == .success {
                     // Later waits return at once.
@@ -304,7 +306,8 @@ public enum ChildProcess {
                 if ChildProcess.isZombie(pid) {
                     let since = zombieSince ?? Date()
                     zombieSince = since
-                    if Date().timeIntervalSince(since) >= ChildProcess.zombieGrace, let reaped = ChildProcess.reap(pid) {
+                    if Date().timeIntervalSince(since) >= ChildProcess.zombieGrace, let reaped = ChildProcess.reap(pid)
+                    {
                         reapedStatus.withLock { $0 = reaped }
                         return .reaped(status: reaped.status, bySignal: reaped.bySignal)
                     }
@@ -315,7 +318,8 @@ public enum ChildProcess {
 
         /// Whether the child has ended: `Process` says so, or it is a zombie.
         public var hasEnded: Bool {
-            !process.isRunning || reapedStatus.withLock({ $0 }) != nil || ChildProcess.isZombie(process.processIdentifier)
+            !process.isRunning || reapedStatus.withLock({ $0 }) != nil
+                || ChildProcess.isZombie(process.processIdentifier)
         }
 
         private func closeHandles() {

@@ -15,7 +15,9 @@ struct DetachedCommandTests {
         }
         let message = error?.description ?? ""
         let bound = Int(Sanitizer.bound(1))
-        #expect(message.contains("/bin/sh -c echo waiting; sleep 120 did not finish within \(bound) s; it was killed"), "\(message)")
+        #expect(
+            message.contains("/bin/sh -c echo waiting; sleep 120 did not finish within \(bound) s; it was killed"),
+            "\(message)")
         #expect(message.contains("waiting"), "the output is quoted: \(message)")
         #expect(Date().timeIntervalSince(started) < Sanitizer.bound(1) + ChildProcess.killGrace)
     }

@@ -52,7 +52,7 @@ struct StoreFileCommandTests {
         #expect(RestrictedRun.status(result) == 1, "\(result)")
         #expect(result.stdoutLines.count == 2, "one line of error, then the status: \(result)")
         #expect(result.stdout.hasPrefix("webrecord: error: \(db): storeError: "), "\(result)")
-        #expect(result.stdout.contains("full"), "\(result)")
+        #expect(result.stdout.contains("disk I/O error [SQLite 778]"), "\(result)")
         #expect(RestrictedRun.listing(stores) == [], "nothing is left: \(RestrictedRun.listing(stores))")
     }
 
@@ -61,6 +61,8 @@ struct StoreFileCommandTests {
         .enabled(if: RestrictedRun.hasOrdinaryUser, "needs an ordinary user (setpriv, when root)"))
     func aReadOnlyDirectory() async throws {
         let (stores, db) = try await seededStore()
+        // The file itself is writable: only the directory stops SQLite making its -wal and -shm.
+        chmod(db, 0o666)
         chmod(stores, 0o555)
         defer { chmod(stores, 0o755) }
         let before = try Data(contentsOf: URL(fileURLWithPath: db))
@@ -116,7 +118,11 @@ struct StoreFileCommandTests {
         let db = directory.path("theirs.sqlite")
         let made = try await ChildProcess.run(
             try ChildProcess.onPath("python3"),
-            ["-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE VIEW report AS SELECT 1 AS one'); c.commit()", db],
+            [
+                "-c",
+                "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE VIEW report AS SELECT 1 AS one'); c.commit()",
+                db,
+            ],
             timeout: 60)
         #expect(made.status == 0, "\(made)")
         let before = try Data(contentsOf: URL(fileURLWithPath: db))

@@ -90,7 +90,8 @@ package struct StoreFile: Sendable {
     private func openForReading(because reason: String) throws(WebRecordError) -> Connection {
         let fileManager = FileManager.default
         if !fileManager.fileExists(atPath: path + "-wal") {
-            return try Connection(path: Self.uri(path, "mode=ro&immutable=1"), readOnly: true, busyTimeout: options.busyTimeout)
+            return try Connection(
+                path: Self.uri(path, "mode=ro&immutable=1"), readOnly: true, busyTimeout: options.busyTimeout)
         }
         if !fileManager.fileExists(atPath: path + "-shm"), access(directory, W_OK) != 0 {
             throw Self.error(

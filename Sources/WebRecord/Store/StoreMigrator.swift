@@ -84,7 +84,9 @@ struct StoreMigrator {
             )
             if !objects.isEmpty {
                 let named = objects.compactMap { row -> (kind: String, name: String)? in
-                    guard row.count == 2, case .text(let kind) = row[0], case .text(let name) = row[1] else { return nil }
+                    guard row.count == 2, case .text(let kind) = row[0], case .text(let name) = row[1] else {
+                        return nil
+                    }
                     return (kind, name)
                 }
                 throw WebRecordError(.incompatibleStore, ForeignObjects.message(named))

@@ -44,8 +44,12 @@ struct StoreFileFaultTests {
         let path = directory.path("new.sqlite")
         let result = try await RestrictedRun.run(RestrictedRun.onAFullDisk(try Self.probe(), ["populate", path]))
         #expect(RestrictedRun.status(result) == 1, "\(result)")
-        #expect(result.stdout.contains("full") && result.stdout.contains("[SQLite 13]"), "\(result)")
-        #expect(RestrictedRun.listing(directory.url.path) == [], "nothing is left: \(RestrictedRun.listing(directory.url.path))")
+        // SQLite reports a write refused with EFBIG as a disk I/O error (SQLITE_IOERR_WRITE),
+        // one refused with ENOSPC as SQLITE_FULL.
+        #expect(result.stdout.contains("storeError: the store '\(path)': disk I/O error [SQLite 778]"), "\(result)")
+        #expect(
+            RestrictedRun.listing(directory.url.path) == [],
+            "nothing is left: \(RestrictedRun.listing(directory.url.path))")
     }
 
     @Test(
@@ -53,6 +57,8 @@ struct StoreFileFaultTests {
         .enabled(if: RestrictedRun.hasOrdinaryUser, "needs an ordinary user (setpriv, when root)"))
     func aReadOnlyDirectoryIsRead() async throws {
         let (directory, path) = try Self.seededDirectory()
+        // The file itself is writable: only the directory stops SQLite making its -wal and -shm.
+        chmod(path, 0o666)
         chmod(directory.url.path, 0o555)
         defer { chmod(directory.url.path, 0o755) }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
