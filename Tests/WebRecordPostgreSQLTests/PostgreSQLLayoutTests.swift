@@ -210,10 +210,10 @@ import Testing
         let postgreSQL = try PostgreSQLStores.postgreSQL(schema)
         let sqlite = try PostgreSQLStores.sqlite(schema)
         let response: JSONValue = .array([
-            ["s": "a", "t": "0000-02-29T12:00:00.500Z"], ["s": "b", "t": "0001-01-01T00:00:00Z"],
-            ["s": "c", "t": "9999-12-31T23:59:59.999Z"],
+            ["s": "a", "t": "0000-02-29T12:00:00.500000000Z"], ["s": "b", "t": "0001-01-01T00:00:00Z"],
+            ["s": "c", "t": "9999-12-31T23:59:59.999000000Z"],
         ])
-        let changed: JSONValue = .array([["s": "b", "t": "0000-12-31T23:59:59.999Z"]])  // an update
+        let changed: JSONValue = .array([["s": "b", "t": "0000-12-31T23:59:59.999000000Z"]])  // an update
         for step in [response, changed] {
             _ = try ResponsePopulation(store: postgreSQL).populate(step, entity: "Sample")
             _ = try ResponsePopulation(store: sqlite).populate(step, entity: "Sample")

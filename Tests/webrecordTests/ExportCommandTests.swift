@@ -115,7 +115,7 @@ import WebRecord
             "_entity": "Book",
             "sku": "b-2",
             "price": "9.99",
-            "added": "2024-01-02T03:04:05.000Z",
+            "added": "2024-01-02T03:04:05.000000000Z",
             "inStock": true,
             "thumb": "AAEC",
             "extra": {
@@ -153,7 +153,7 @@ import WebRecord
           {
             "sku": "b-2",
             "price": "9.99",
-            "added": "2024-01-02T03:04:05.000Z",
+            "added": "2024-01-02T03:04:05.000000000Z",
             "inStock": true,
             "thumb": "AAEC",
             "extra": {
