@@ -334,10 +334,11 @@ import WebRecordTesting
             (#""2.5""#, "double", "2.5"), (#""2.5x""#, "double", nil),
             (#""2012-11-21T02:33:42Z""#, "date", "\"2012-11-21T02:33:42.000000000Z\""),
             (#""2012-11-21T02:33:42.123000+01:00""#, "date", "\"2012-11-21T01:33:42.123000000Z\""),
-            // Finer than the millisecond a date is stored to: refused, never rounded.
-            (#""2012-11-21T02:33:42.123456+01:00""#, "date", nil),
+            // Kept to the nanosecond; finer is refused, never rounded.
+            (#""2012-11-21T02:33:42.123456+01:00""#, "date", "\"2012-11-21T01:33:42.123456000Z\""),
+            (#""2012-11-21T02:33:42.1234567891Z""#, "date", nil),
             (#"1353465222.5"#, "date", "\"2012-11-21T02:33:42.500000000Z\""),
-            (#"1353465222.1234"#, "date", nil),
+            (#"1353465222.1234"#, "date", "\"2012-11-21T02:33:42.123400000Z\""),
             (#"1353465222.12345678901234567"#, "date", nil),
             // Integers: exact, or refused; never clamped, rounded or read past a stray sign.
             (#"-9223372036854775809"#, "integer", nil), (#"9223372036854775808"#, "integer", nil),

@@ -97,9 +97,10 @@ import Testing
         ("2012-11-21", "2012-11-21T00:00:00.000000000Z"),
     ])
     func writesTheFixedWidthUTCForm(input: String, stored: String) throws {
-        let date = try #require(DateCoding.date(fromISO8601: input))
-        #expect(DateCoding.string(from: date) == stored)
         #expect(try DateCoding.timestamp(fromISO8601: input).get().description == stored)
+        // Through a Date, to the microsecond: exact where a Date holds microseconds (1730–2270).
+        let date = try #require(DateCoding.date(fromISO8601: input))
+        if abs(date.timeIntervalSinceReferenceDate) < 8e9 { #expect(DateCoding.string(from: date) == stored) }
     }
 
     @Test func everyMillisecondRoundTripsThroughText() throws {
