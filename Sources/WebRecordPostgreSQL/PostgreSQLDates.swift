@@ -1,6 +1,7 @@
 import WebRecord
 
-/// WebRecord's stored dates (`2012-11-21T02:33:42.000Z`) as a `timestamptz` column takes them.
+/// WebRecord's stored dates (`2012-11-21T02:33:42.000000000Z`) as a `timestamptz` column takes them (a
+/// column of a statement of your own: a store's own date columns are `text`).
 ///
 /// A stored date's year runs from `0000` to `9999`, as ISO 8601 counts years: its year 0 is
 /// 1 BC. PostgreSQL counts as historians do, with no year 0, and refuses `0000-...`: it takes

@@ -13,7 +13,7 @@ internal import WebRecordLibPQ
 /// | `boolean` | `.integer(1)` or `.integer(0)`, as SQLite keeps a boolean |
 /// | `real`, `double precision` | `.real` |
 /// | `bytea` | `.blob` |
-/// | `timestamptz`, `timestamp` | `.text` in WebRecord's stored form, `2012-11-21T02:33:42.000Z` |
+/// | `timestamptz`, `timestamp` | `.text` in WebRecord's stored form, `2012-11-21T02:33:42.000000000Z` |
 /// | `numeric`, `text` and every other type | `.text`, as the server writes it |
 /// | NULL | `.null` |
 package struct PostgreSQLResult: Sendable {
@@ -117,8 +117,8 @@ enum PostgreSQLText {
     }
 
     /// A `timestamptz` as PostgreSQL writes it with `DateStyle` ISO in UTC
-    /// (`2012-11-21 02:33:42.5+00`) in WebRecord's stored form (`2012-11-21T02:33:42.500Z`),
-    /// to the millisecond (further digits are dropped); nil for anything else (`infinity`, a
+    /// (`2012-11-21 02:33:42.5+00`) in WebRecord's stored form (`2012-11-21T02:33:42.500000000Z`),
+    /// to the microsecond `timestamptz` holds; nil for anything else (`infinity`, a
     /// year before 1 BC or after 9999, another zone). The year 1 BC, which PostgreSQL writes
     /// `0001-... BC`, is the year `0000` of WebRecord's dates (ISO 8601's, whose year 0 is 1 BC;
     /// see ``PostgreSQLDates``).
@@ -148,10 +148,10 @@ enum PostgreSQLText {
         }
         let zone = bytes[index...]
         guard zone.isEmpty || zone.elementsEqual("+00".utf8) else { return nil }
-        let milliseconds = (fraction.prefix(3) + Array(repeating: UInt8(ascii: "0"), count: 3)).prefix(3)
+        let nanoseconds = (fraction.prefix(9) + Array(repeating: UInt8(ascii: "0"), count: 9)).prefix(9)
         var stored = Array(bytes[0..<19])
         stored[10] = UInt8(ascii: "T")
-        return String(decoding: stored + [UInt8(ascii: ".")] + milliseconds + [UInt8(ascii: "Z")], as: UTF8.self)
+        return String(decoding: stored + [UInt8(ascii: ".")] + nanoseconds + [UInt8(ascii: "Z")], as: UTF8.self)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {

@@ -62,10 +62,10 @@ import WebRecord
     static let typeResponse: JSONValue = [
         "id": 7, "class": "first", "default": true, "self": "me", "init": 2.5, "entity": "not the entity",
         "rowID": 99, "description": "described", "hash": 12, "Type": "kind", "thread_id": "t-1", "threadID": "t-2",
-        "avatar_URL": "https://example.com/a.png", "is_2fa": true, "created": "2012-11-21T02:33:42.000Z",
+        "avatar_URL": "https://example.com/a.png", "is_2fa": true, "created": "2012-11-21T02:33:42.000000000Z",
         "extra": ["a": [1, true]], "price": "12.345", "token": "e621e1f8-c36c-495a-93fc-0c247a3e6e5f",
         "bytes": "AQID",
-        "related": ["day": "2013-01-02T00:00:00.000Z"],
+        "related": ["day": "2013-01-02T00:00:00.000000000Z"],
         "store": [["name": "swift", "version": 6, "repeat": "again", "self": ["id": 7]]],
     ]
 

@@ -52,13 +52,13 @@ import WebRecord
         [
             .integer(Int64.max), .real(2.5), .text("it's \"quoted\" — café, 東京, 🙂"),
             .blob(Data([0, 1, 2, 0x7F, 0x80, 0xFF, 0])), .text("12345678901234567890.000000000001"),
-            .text("2012-11-21T02:33:42.123Z"), .integer(1),
+            .text("2012-11-21T02:33:42.123000000Z"), .integer(1),
         ],
         [
             .integer(Int64.min), .real(0.1), .text("back\\slash\n\ttab"), .blob(Data()), .text("-0.5"),
-            .text("0001-01-01T00:00:00.000Z"), .integer(0),
+            .text("0001-01-01T00:00:00.000000000Z"), .integer(0),
         ],
-        [.integer(0), .real(-1e-300), .text(""), .null, .text("0"), .text("9999-12-31T23:59:59.999Z"), .null],
+        [.integer(0), .real(-1e-300), .text(""), .null, .text("0"), .text("9999-12-31T23:59:59.999000000Z"), .null],
         [.null, .null, .null, .null, .null, .null, .null],
     ]
 

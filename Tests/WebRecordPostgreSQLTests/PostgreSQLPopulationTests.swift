@@ -138,7 +138,7 @@ import Testing
             "Post",
             #"""
             {"data": [
-              {"id": 1, "text": "it's \"quoted\" — café 東京", "date": "2012-11-21T02:33:42.123Z", "score": 0.1,
+              {"id": 1, "text": "it's \"quoted\" — café 東京", "date": "2012-11-21T02:33:42.123000000Z", "score": 0.1,
                "flag": true, "price": "12.345", "extra": {"z": 1, "a": [true, null, "x"]}, "blob": "AAEC/w==",
                "uuid": "e621e1f8-c36c-495a-93fc-0c247a3e6e5f",
                "user": {"id": "u1", "name": "Ann", "counts": {"followers": 10}},

@@ -13,7 +13,7 @@ import WebRecord
 /// the same values after this normalization, where the two layouts legitimately differ:
 ///
 /// - **Dates** compare as instants: WebRecord stores ISO-8601 UTC with milliseconds
-///   (`2012-11-21T02:33:42.000Z`), the reference keeps the response's text
+///   (`2012-11-21T02:33:42.000000000Z`), the reference keeps the response's text
 ///   (`2012-11-21T02:33:42Z`). Both are parsed; a date either side cannot parse stays text, so
 ///   it cannot match a parsed one.
 /// - **CoverImage** is identified by its user on both sides. The response's `cover_image` has

@@ -76,7 +76,7 @@ struct Marshaler {
                 debugger.record(
                     .typeMismatch(
                         entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value,
-                        expected: mapped.type.withArticle))
+                        expected: coercion.refusal(value, type: mapped.type, dateFormat: mapped.dateFormat)))
                 continue
             }
             row.values[mapped.column] = stored

@@ -33,7 +33,17 @@ final class RowState {
     }
 
     /// A stored row, with its values in ``TablePlan/columns`` order.
+    ///
+    /// A `json` value is taken in its canonical form (``ValueCoercion/canonicalJSON(_:)``), the
+    /// form a population writes: a value stored with its keys in another order is equal to the
+    /// same value in a response, so the row is not rewritten for it.
     init(storedIn table: TablePlan, rowID: Int64, entityName: String, values: [DatabaseValue]) {
+        var values = values
+        for index in table.jsonColumns where index < values.count {
+            if case .text(let text) = values[index], let canonical = ValueCoercion.canonicalJSON(text) {
+                values[index] = .text(canonical)
+            }
+        }
         self.table = table
         self.rowID = rowID
         self.entityName = entityName

@@ -15,6 +15,9 @@ final class TablePlan {
     let columnIndex: [String: Int]
     /// The positions of the primary-key columns, in key order.
     let primaryKeyColumns: [Int]
+    /// The positions of the columns of `json` attributes, whose stored text a row compares as
+    /// JSON (``RowState``).
+    let jsonColumns: [Int]
 
     init(_ table: StorageLayout.Table, index: Int) {
         name = table.name
@@ -24,6 +27,10 @@ final class TablePlan {
         for (index, column) in columns.enumerated() { columnIndex[column] = index }
         self.columnIndex = columnIndex
         primaryKeyColumns = table.primaryKeyColumns.compactMap { columnIndex[$0] }
+        jsonColumns = table.columns.compactMap { column in
+            guard case .attribute(.json) = column.role else { return nil }
+            return columnIndex[column.name]
+        }
     }
 
     /// A row's values as a dictionary by column name, the form ``Record`` keeps.

@@ -308,7 +308,13 @@ struct SchemaFileReader {
             problem(entity, name, "'dateFormat' applies only to date attributes")
         }
         if let defaultValue = attribute.defaultValue, !defaultFits(defaultValue, attribute) {
-            problem(entity, name, "default \(defaultValue.serialized()) is not \(Self.valueDescription(of: type))")
+            // A date says why it is not one (`a date (month 13 does not exist)`).
+            let expected =
+                type == .date
+                ? ValueCoercion(dateFormats: dateFormats).refusal(
+                    defaultValue, type: .date, dateFormat: attribute.dateFormat)
+                : Self.valueDescription(of: type)
+            problem(entity, name, "default \(defaultValue.serialized()) is not \(expected)")
         }
         return attribute
     }

@@ -151,8 +151,20 @@ package struct LayoutMigrationPlan {
                 "the schema changed incompatibly since the store was created; the store was not modified: "
                     + changes.joined(separator: "; "))
         }
+        // Dates stored before they kept nanoseconds (`.SSSZ`) are rewritten in the nine-digit
+        // form, so that every stored date sorts with the others in time order.
+        if stored != nil, stored?["dates"]?.stringValue != Self.dateForm {
+            for (table, description) in (stored?["tables"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                let columns = description.objectValue?["columns"]?.objectValue ?? [:]
+                for (column, signature) in columns.sorted(by: { $0.key < $1.key })
+                where signature.stringValue == "attribute date" {
+                    statements += ddl.dateRewriteStatements(column: column, table: table)
+                }
+            }
+        }
         let metadata: JSONValue = .object([
             "version": .integer(Int64(StoreMigrator.layoutFormatVersion)),
+            "dates": .string(Self.dateForm),
             "tables": .object(storedTables),
             "joinTables": .object(storedJoins),
             "entities": .object(storedEntities),
@@ -161,6 +173,10 @@ package struct LayoutMigrationPlan {
         self.statements = statements
         self.metadata = metadata
     }
+
+    /// The stored form of dates, as the layout record names it: nine fraction digits. A store
+    /// whose record names no form keeps milliseconds (`2012-11-21T02:33:42.000Z`).
+    static let dateForm = "nanoseconds"
 
     private static func describe(_ table: StorageLayout.Table) -> JSONValue {
         var columns = JSONObject()
@@ -213,4 +229,8 @@ package protocol LayoutDDL {
     func createStatements(for join: StorageLayout.JoinTable) -> [String]
     /// The statement that adds `column` to the existing table `table`.
     func addColumnStatement(_ column: StorageLayout.Column, table: String) -> String
+    /// The statements that rewrite the dates of the column `column` of `table`, stored to the
+    /// millisecond (`2012-11-21T02:33:42.000Z`), in the nine-digit form
+    /// (`2012-11-21T02:33:42.000000000Z`).
+    func dateRewriteStatements(column: String, table: String) -> [String]
 }

@@ -135,6 +135,14 @@ struct SQLiteLayoutDDL: LayoutDDL {
         return "ALTER TABLE \(quote(table)) ADD COLUMN \(definition)"
     }
 
+    func dateRewriteStatements(column: String, table: String) -> [String] {
+        let name = quote(column)
+        return [
+            "UPDATE \(quote(table)) SET \(name) = substr(\(name), 1, 23) || '000000Z' "
+                + "WHERE typeof(\(name)) = 'text' AND length(\(name)) = 24 AND substr(\(name), 24, 1) = 'Z'"
+        ]
+    }
+
 }
 
 /// What a store refuses to open: tables and views that another application made.

@@ -15,7 +15,7 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
     case decimal
     /// True or false. Stored as INTEGER 0 or 1.
     case boolean
-    /// A point in time. Stored as TEXT, ISO-8601 in UTC with milliseconds: `2012-11-21T02:33:42.000Z`.
+    /// A point in time. Stored as TEXT, ISO-8601 in UTC with nine fraction digits: `2012-11-21T02:33:42.000000000Z`.
     case date
     /// Bytes, base64 in JSON. Stored as BLOB.
     case data

@@ -107,8 +107,12 @@ extension Data: DatabaseValueConvertible {
 }
 
 extension Date: DatabaseValueConvertible {
-    /// Dates bind as WebRecord stores them: ISO-8601 UTC text with milliseconds.
-    public var databaseValue: DatabaseValue { .text(DateCoding.string(from: self)) }
+    /// Dates bind as WebRecord stores them: ISO-8601 UTC text with nine fraction digits, to the
+    /// nearest microsecond (see ``Timestamp/init(_:)-(Date)``; bind a ``Timestamp`` for
+    /// nanoseconds). A date outside the years 0000–9999 binds as seconds since 1970.
+    public var databaseValue: DatabaseValue {
+        DateCoding.string(from: self).map(DatabaseValue.text) ?? .real(timeIntervalSince1970)
+    }
 }
 
 extension UUID: DatabaseValueConvertible {

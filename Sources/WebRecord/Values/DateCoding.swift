@@ -2,38 +2,91 @@ import Foundation
 
 /// Reads and writes dates as WebRecord stores them, without DateFormatter on the hot path.
 ///
-/// Stored form: `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC, fixed width, so text order is time order.
-/// Read form: ISO-8601 with or without fractional seconds (any number of digits, but none
-/// past the millisecond that is not zero: `.123456` is refused, never rounded), with `Z`, `±HH:MM`, `±HHMM` or `±HH`, or no zone (then UTC); a space is
-/// accepted in place of `T`. A date alone (`2012-11-21`) is midnight UTC.
+/// Stored form: `yyyy-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'` in UTC, nine fraction digits, fixed width,
+/// so text order is time order. Read form: ISO-8601 with or without fractional seconds (up to
+/// nine digits, the nanosecond; further digits must be zeros: a finer instant is refused, never
+/// rounded), with `Z`, `±HH:MM`, `±HHMM` or `±HH`, or no zone (then UTC); a space is accepted in
+/// place of `T`. A date alone (`2012-11-21`) is midnight UTC.
 package enum DateCoding {
-    /// The stored text for a date.
-    static func string(from date: Date) -> String {
-        // To the nearest millisecond: a date parsed from `…42.005Z` is 42.00499999… seconds in
-        // binary floating point, and must be written back as `.005`, not `.004`.
-        let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded(.toNearestOrAwayFromZero)
-        let milliseconds = Int64(totalMilliseconds)
-        let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
-        let remainder = milliseconds - days * 86_400_000
+    /// Why a text is not a date WebRecord reads: one phrase, for a `typeMismatch` message.
+    package struct Refusal: Error, Equatable {
+        /// The reason, such as `month 13 does not exist`.
+        package let reason: String
+        /// Whether the text looked like an ISO-8601 date at all (it began with `YYYY-MM`):
+        /// when not, the reason says nothing a plain "expected a date" does not.
+        package let looksLikeDate: Bool
+    }
+
+    /// The stored text for a timestamp.
+    static func string(from stamp: Timestamp) -> String {
+        let days = stamp.seconds >= 0 ? stamp.seconds / 86_400 : (stamp.seconds - 86_399) / 86_400
+        let remainder = stamp.seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
-        let hour = remainder / 3_600_000
-        let minute = remainder / 60_000 % 60
-        let second = remainder / 1000 % 60
-        let millisecond = remainder % 1000
         var text = ""
-        text.reserveCapacity(24)
+        text.reserveCapacity(30)
         text += pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
-        text += "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":" + pad(second, 2) + "." + pad(millisecond, 3) + "Z"
+        text += "T" + pad(remainder / 3600, 2) + ":" + pad(remainder / 60 % 60, 2) + ":" + pad(remainder % 60, 2)
+        text += "." + pad(Int64(stamp.nanoseconds), 9) + "Z"
         return text
     }
 
-    /// Parses ISO-8601 text, or returns nil.
+    /// The stored text for a date, to the nearest microsecond (see ``Timestamp/init(_:)-(Date)``);
+    /// nil outside the years 0000–9999.
+    static func string(from date: Date) -> String? {
+        Timestamp(date).map { string(from: $0) }
+    }
+
+    /// Parses ISO-8601 text to the nearest `Date`, or returns nil.
     static func date(fromISO8601 text: String) -> Date? {
+        guard case .success(let stamp) = timestamp(fromISO8601: text) else { return nil }
+        return stamp.date
+    }
+
+    /// Parses ISO-8601 text to the exact instant it gives, or says why it is not a date.
+    static func timestamp(fromISO8601 text: String) -> Result<Timestamp, Refusal> {
         var text = text
         return text.withUTF8 { parse(Array($0)) }
     }
 
-    private static func parse(_ bytes: [UInt8]) -> Date? {
+    /// The instant Unix seconds written as a decimal number give (`1704110400.123456789`,
+    /// `1.7041104e9`), exactly, or why it is not one: a digit past the nanosecond, or a time
+    /// outside the years 0000–9999.
+    static func timestamp(fromUnixSeconds text: String) -> Result<Timestamp, Refusal> {
+        guard let parts = JSONNumberText.parts(of: text) else {
+            return .failure(Refusal(reason: "not a number", looksLikeDate: false))
+        }
+        guard parts.exponent >= -9 else {
+            return .failure(
+                Refusal(
+                    reason:
+                        "Unix seconds finer than the nanosecond (\(-parts.exponent) fraction digits) are refused, not rounded",
+                    looksLikeDate: true))
+        }
+        let outOfRange = Refusal(reason: "Unix seconds \(text) are outside the years 0000–9999", looksLikeDate: true)
+        // digits × 10^exponent as nanoseconds is digits × 10^(exponent + 9), with exponent + 9 ≥ 0:
+        // the last nine of those digits are the fraction, the others the whole seconds.
+        guard parts.digits.count + parts.exponent + 9 <= 21 else { return .failure(outOfRange) }
+        let all = parts.digits + Array(repeating: 0, count: parts.exponent + 9)
+        let whole = all.dropLast(9).reduce(Int64(0)) { $0 * 10 + Int64($1) }
+        let fraction = all.suffix(9).reduce(Int64(0)) { $0 * 10 + Int64($1) }
+        var seconds = parts.negative ? -whole : whole
+        var nanoseconds = fraction
+        if parts.negative, fraction > 0 {
+            seconds -= 1
+            nanoseconds = 1_000_000_000 - fraction
+        }
+        guard let stamp = Timestamp(seconds: seconds, nanoseconds: Int32(nanoseconds)) else {
+            return .failure(outOfRange)
+        }
+        return .success(stamp)
+    }
+
+    private static let monthNames = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+        "November", "December",
+    ]
+
+    private static func parse(_ bytes: [UInt8]) -> Result<Timestamp, Refusal> {
         var index = 0
         func number(_ count: Int) -> Int64? {
             guard index + count <= bytes.count else { return nil }
@@ -51,66 +104,102 @@ package enum DateCoding {
             index += 1
             return true
         }
-        guard let year = number(4), expect(45), let month = number(2), expect(45), let day = number(2) else {
-            return nil
+        func refuse(_ reason: String) -> Result<Timestamp, Refusal> {
+            .failure(Refusal(reason: reason, looksLikeDate: true))
+        }
+        func rest() -> String {
+            guard index < bytes.count else { return "the end of the text" }
+            return "'\(String(decoding: bytes[index...].prefix(20), as: UTF8.self))'"
+        }
+        guard let year = number(4), expect(45), let month = number(2) else {
+            return .failure(Refusal(reason: "not an ISO-8601 date", looksLikeDate: false))
+        }
+        guard (1...12).contains(month) else { return refuse("month \(month) does not exist") }
+        guard expect(45), let day = number(2) else {
+            return refuse("the day is not two digits after 'YYYY-MM-' (at \(rest()))")
         }
         // A year of four digits and a month of two: both fit an Int on any platform.
-        guard (1...12).contains(month), day >= 1, day <= Int64(daysIn(month: Int(month), year: Int(year))) else {
-            return nil
+        let length = daysIn(month: Int(month), year: Int(year))
+        guard day >= 1, day <= Int64(length) else {
+            return refuse(
+                day == 0
+                    ? "day 00 does not exist"
+                    : "\(monthNames[Int(month) - 1]) \(year) has \(length) days, not \(day)")
         }
         var seconds = days(fromCivil: year, month, day) * 86_400
-        var milliseconds: Int64 = 0
-        if index == bytes.count { return Date(timeIntervalSince1970: Double(seconds)) }
-        guard expect(84) || expect(32) || expect(116) else { return nil }
-        guard let hour = number(2), expect(58), let minute = number(2) else { return nil }
+        var nanoseconds: Int64 = 0
+        if index == bytes.count { return .success(Timestamp(unchecked: seconds, nanoseconds: 0)) }
+        guard expect(84) || expect(32) || expect(116) else {
+            return refuse("expected 'T' and a time after the date, found \(rest())")
+        }
+        guard let hour = number(2), expect(58), let minute = number(2) else {
+            return refuse("the time is not 'HH:MM' (at \(rest()))")
+        }
         var second: Int64 = 0
         if expect(58) {
-            guard let parsed = number(2) else { return nil }
+            guard let parsed = number(2) else { return refuse("the seconds are not two digits (at \(rest()))") }
             second = parsed
         }
+        guard hour < 24 else { return refuse("hour \(hour) does not exist (00–23)") }
+        guard minute < 60 else { return refuse("minute \(minute) does not exist (00–59)") }
         // A leap second (23:59:60) is refused: Unix time has no instant for it, and the next
         // second would be another value.
-        guard hour < 24, minute < 60, second < 60 else { return nil }
+        guard second < 60 else {
+            return refuse(
+                second == 60
+                    ? "second 60 is a leap second, which Unix time has no instant for"
+                    : "second \(second) does not exist (00–59)")
+        }
         if expect(46) || expect(44) {
             var digits = 0
             while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
-                if digits < 3 {
-                    milliseconds = milliseconds * 10 + Int64(bytes[index] - 48)
+                if digits < 9 {
+                    nanoseconds = nanoseconds * 10 + Int64(bytes[index] - 48)
                 } else if bytes[index] != 48 {
-                    // Finer than a millisecond: stored to the millisecond, it would be another
+                    // Finer than a nanosecond: stored to the nanosecond, it would be another
                     // instant, so it is refused rather than rounded (zeros are fine).
-                    return nil
+                    return refuse(
+                        "its fraction has a digit past the ninth that is not zero (a date is kept to the nanosecond, never rounded)"
+                    )
                 }
                 digits += 1
                 index += 1
             }
-            guard digits > 0 else { return nil }
-            for _ in digits..<max(digits, 3) { milliseconds *= 10 }
+            guard digits > 0 else { return refuse("the decimal point has no digits after it") }
+            for _ in digits..<max(digits, 9) { nanoseconds *= 10 }
         }
         seconds += hour * 3600 + minute * 60 + second
         if index < bytes.count {
             if expect(90) || expect(122) {
                 // UTC
             } else if bytes[index] == 43 || bytes[index] == 45 {
+                let zoneStart = index
                 let sign: Int64 = bytes[index] == 43 ? 1 : -1
                 index += 1
-                guard let offsetHours = number(2) else { return nil }
+                func badZone() -> Result<Timestamp, Refusal> {
+                    let zone = String(decoding: bytes[zoneStart...].prefix(20), as: UTF8.self)
+                    return refuse("the zone '\(zone)' is not a UTC offset (Z, ±HH, ±HHMM or ±HH:MM, up to ±23:59)")
+                }
+                guard let offsetHours = number(2) else { return badZone() }
                 var offsetMinutes: Int64 = 0
                 if expect(58) {
-                    guard let parsed = number(2) else { return nil }
+                    guard let parsed = number(2) else { return badZone() }
                     offsetMinutes = parsed
                 } else if index < bytes.count {
-                    guard let parsed = number(2) else { return nil }
+                    guard let parsed = number(2) else { return badZone() }
                     offsetMinutes = parsed
                 }
-                guard offsetHours < 24, offsetMinutes < 60 else { return nil }
+                guard offsetHours < 24, offsetMinutes < 60, index == bytes.count else { return badZone() }
                 seconds -= sign * (offsetHours * 3600 + offsetMinutes * 60)
             } else {
-                return nil
+                return refuse("unexpected text \(rest()) after the time (a zone is Z, ±HH, ±HHMM or ±HH:MM)")
             }
         }
-        guard index == bytes.count else { return nil }
-        return Date(timeIntervalSince1970: Double(seconds) + Double(milliseconds) / 1000)
+        guard index == bytes.count else { return refuse("unexpected text \(rest()) after the date") }
+        guard Timestamp.storableSeconds.contains(seconds) else {
+            return refuse("in UTC it is outside the years 0000–9999 that a store holds")
+        }
+        return .success(Timestamp(unchecked: seconds, nanoseconds: Int32(nanoseconds)))
     }
 
     // Howard Hinnant's civil-calendar algorithms (proleptic Gregorian).
@@ -154,8 +243,5 @@ package enum DateCoding {
     }
 
     /// Whether a date can be stored in the fixed-width form (years 0000–9999).
-    static func isStorable(_ date: Date) -> Bool {
-        let seconds = date.timeIntervalSince1970
-        return seconds.isFinite && seconds >= -62_167_219_200 && seconds < 253_402_300_800
-    }
+    static func isStorable(_ date: Date) -> Bool { Timestamp(date) != nil }
 }

@@ -19,7 +19,9 @@ final class DateFormatterCache: @unchecked Sendable {
     /// convert a zone name the way the pattern's formatter does.
     private var zoneFormatters: [String: DateFormatter] = [:]
 
-    func date(from text: String, format: String) -> Date? {
+    /// The instant `text` gives under the pattern `format`, to the nanosecond, or nil when the
+    /// pattern does not read it exactly.
+    func timestamp(from text: String, format: String) -> Timestamp? {
         lock.lock()
         defer { lock.unlock() }
         let entry: Entry
@@ -30,10 +32,8 @@ final class DateFormatterCache: @unchecked Sendable {
             entry = Entry(formatter: formatter, pattern: DatePattern(format: format, formatter: formatter))
             entries[format] = entry
         }
-        guard let date = entry.formatter.date(from: text),
-            entry.pattern.isExact(date, text: text, zoned: zoned)
-        else { return nil }
-        return date
+        guard let date = entry.formatter.date(from: text) else { return nil }
+        return entry.pattern.exactTimestamp(date, text: text, zoned: zoned)
     }
 
     /// The instant of a wall-clock time (`yyyy-MM-dd'T'HH:mm:ss.SSS`) in a zone given as text,

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// `DateFormatter` (ICU) reads more than the pattern as written, and some of what it accepts
 /// becomes another instant, silently: it cuts fraction digits past the millisecond
-/// (`.999999` is stored as `.999`), reads `12` for `yyyy` as the year 12, ignores a day-of-week
+/// (`.999999` would be `.999`), reads `12` for `yyyy` as the year 12, ignores a day-of-week
 /// name that is not the date's, lets `a` override `HH` (`10:00 AM` under `HH:mm a` is midnight),
 /// and takes other punctuation or spaces for a literal (`01-02-2012` under `dd/MM/yyyy`, which a
 /// later `MM-dd-yyyy` would have read as another day). Out-of-range fields (month 13, day 32,
@@ -23,7 +23,9 @@ import Foundation
 /// `America/New_York`) the instant a formatter reads from that wall-clock time written plainly
 /// (`uuuu-MM-dd'T'HH:mm:ss.SSS`) followed by the same name: the formatter converts the name, and
 /// only the name. The text is refused when:
-/// - a fraction has a digit past the millisecond that is not zero (`.123000` is exact);
+/// - a fraction has a digit past the nanosecond that is not zero (`.123456789000` is exact);
+///   digits past the millisecond, which the formatter cuts, are read from the text and added
+///   to the formatter's instant, so `SSSSSS` and `SSSSSSSSS` keep every digit given;
 /// - a `y`, `Y` or `u` field of two letters or more has fewer digits than letters (`12` for
 ///   `yyyy`); `yy` with two digits is a two-digit year, as the pattern means;
 /// - a day-of-week name is not the date's, an `a` contradicts `H` or `k`, two fields for the
@@ -69,7 +71,8 @@ struct DatePattern: Sendable {
         var pm: Bool?
         var minute: Int?
         var second: Int?
-        var millisecond: Int?
+        /// The fraction of the second, in nanoseconds.
+        var nanosecond: Int?
         var weekdays: Set<Int>?
         var zone: Zone?
         /// A field the check does not read: the instant is not compared.
@@ -126,12 +129,20 @@ struct DatePattern: Sendable {
     /// `zoned` converts a zone given by name: called with the zone's pattern field (`zzz`), the
     /// zone text, and a wall-clock time as `yyyy-MM-dd'T'HH:mm:ss.SSS`, it returns the instant a
     /// formatter reads from that wall-clock time and zone.
-    func isExact(_ date: Date, text: String, zoned: (String, String, String) -> Date?) -> Bool {
+    ///
+    /// - Returns: The instant `text` says, to the nanosecond (the formatter's date to the
+    ///   millisecond, then the fraction's further digits read from the text), or nil when the
+    ///   formatter's date is not exactly what the text says.
+    func exactTimestamp(_ date: Date, text: String, zoned: (String, String, String) -> Date?) -> Timestamp? {
         let scalars = Array(text.unicodeScalars)
-        guard let fields = read(scalars) else { return false }
-        if fields.unread || fields.stopped { return true }
-        guard let instant = Self.milliseconds(date) else { return false }
-        return matches(fields, milliseconds: instant, zoned: zoned)
+        guard let fields = read(scalars), let instant = Self.milliseconds(date) else { return nil }
+        if !(fields.unread || fields.stopped) {
+            guard matches(fields, milliseconds: instant, zoned: zoned) else { return nil }
+        }
+        let seconds = instant >= 0 ? instant / 1000 : (instant - 999) / 1000
+        let subMillisecond = (fields.nanosecond ?? 0) % 1_000_000
+        return Timestamp(
+            seconds: seconds, nanoseconds: Int32(instant - seconds * 1000) * 1_000_000 + Int32(subMillisecond))
     }
 
     private static func milliseconds(_ date: Date) -> Int64? {
@@ -278,11 +289,11 @@ struct DatePattern: Sendable {
             guard let (value, _) = number(), agree(&fields.second, value) else { return false }
         case "S":
             let digits = Self.digits(text, from: index, width: width)
-            // Finer than the stored millisecond is another instant: refused, not cut.
-            guard !digits.isEmpty, digits.dropFirst(3).allSatisfy({ $0 == 0 }) else { return false }
+            // Finer than the stored nanosecond is another instant: refused, not cut.
+            guard !digits.isEmpty, digits.dropFirst(9).allSatisfy({ $0 == 0 }) else { return false }
             index += digits.count
-            let first = Array(digits.prefix(3)) + Array(repeating: 0, count: max(0, 3 - digits.count))
-            guard agree(&fields.millisecond, first.reduce(0) { $0 * 10 + $1 }) else { return false }
+            let first = Array(digits.prefix(9)) + Array(repeating: 0, count: max(0, 9 - digits.count))
+            guard agree(&fields.nanosecond, first.reduce(0) { $0 * 10 + $1 }) else { return false }
         case _ where letter == "E" || ((letter == "e" || letter == "c") && count >= 3):
             let names = count == 5 ? narrowWeekdays : count == 6 ? shortestWeekdays : weekdays
             guard let values = name(names) else { return false }
@@ -467,7 +478,7 @@ struct DatePattern: Sendable {
         guard minute < 60, second < 60 else { return false }
         let hourOfDay = hour ?? (fields.pm == true ? 12 : 0)
         let seconds = Int64(hourOfDay * 3600 + minute * 60 + second)
-        let time = seconds * 1000 + Int64(fields.millisecond ?? 0)
+        let time = seconds * 1000 + Int64((fields.nanosecond ?? 0) / 1_000_000)
 
         var years: [Int] = [2000]
         if let first = fields.years.first {
@@ -511,9 +522,12 @@ struct DatePattern: Sendable {
                     if wallClock - Int64(offset) * 1000 == instant { return true }
                 case .named(let field, let zone):
                     // The formatter converts the name, from the wall-clock time written plainly.
-                    let written = Date(timeIntervalSince1970: Double(wallClock) / 1000)
-                    guard DateCoding.isStorable(written) else { continue }
-                    let plain = String(DateCoding.string(from: written).dropLast())
+                    let wallSeconds = wallClock >= 0 ? wallClock / 1000 : (wallClock - 999) / 1000
+                    guard
+                        let written = Timestamp(
+                            seconds: wallSeconds, nanoseconds: Int32(wallClock - wallSeconds * 1000) * 1_000_000)
+                    else { continue }
+                    let plain = String(written.description.prefix(23))
                     if let date = zoned(field, zone, plain), Self.milliseconds(date) == instant { return true }
                 }
             }

@@ -11,14 +11,20 @@ import Foundation
 /// - double: numbers and numeric strings, to the nearest double.
 /// - decimal: numbers and numeric strings, exact (up to 38 significant digits; more is refused).
 /// - string: strings; numbers as written (`1.10` stays `1.10`, a 20-digit id stays 20 digits).
-/// - date: also refused when it is finer than the millisecond it is stored to.
+/// - date: kept to the nanosecond; a finer one (a tenth fraction digit that is not zero) is
+///   refused, never rounded.
 /// - boolean: `true`/`false`, `0`/`1`, and the strings "true", "false", "yes", "no", "1", "0" (any case).
 /// - string: strings; numbers and booleans are written as their JSON text.
-/// - date: ISO-8601 strings (fraction and zone optional), Unix seconds as a number, then the
-///   attribute's `dateFormat` and the schema's `dateFormats`; a pattern matches only text whose
-///   date is exactly what it says (``DatePattern``), else the next one is tried.
-/// - data: canonical base64 strings (what `Data.base64EncodedString()` writes). uuid: UUID strings. url: absolute or relative URL strings.
-/// - json: anything.
+/// - date: ISO-8601 strings (fraction of up to nine digits and zone optional), Unix seconds as a
+///   number (read exactly from its digits, so `1704110400.123456` is the instant
+///   `2024-01-01T12:00:00.123456Z` gives), then the attribute's `dateFormat` and the schema's
+///   `dateFormats`; a pattern matches only text whose date is exactly what it says
+///   (``DatePattern``), else the next one is tried. A refusal names its reason
+///   (``refusal(_:type:dateFormat:)``).
+/// - data: canonical base64 strings (what `Data.base64EncodedString()` writes). uuid: UUID strings.
+/// - url: URI references as RFC 3986 writes them (``URIReference``).
+/// - json: anything, stored in its canonical form: keys sorted by their UTF-8 bytes, numbers as
+///   written (so `1` and `1.0` are two values), no whitespace.
 struct ValueCoercion: Sendable {
     let dateFormats: [String]
     private let formatters: DateFormatterCache
@@ -80,9 +86,8 @@ struct ValueCoercion: Sendable {
             }
         case .date:
             if case .string(let text) = value, let stored = Self.storedISO8601(text) { return .text(stored) }
-            return date(value, format: dateFormat).flatMap {
-                DateCoding.isStorable($0) ? .text(DateCoding.string(from: $0)) : nil
-            }
+            guard case .success(let stamp) = timestamp(value, format: dateFormat) else { return nil }
+            return .text(DateCoding.string(from: stamp))
         case .data:
             // Canonical base64 only: padding bits that are not zero (`AR==`) or extra padding
             // would be stored as other bytes than the text says, so they are refused.
@@ -99,12 +104,30 @@ struct ValueCoercion: Sendable {
             guard let text = value.stringValue, !text.isEmpty,
                 !text.unicodeScalars.contains(where: { Self.breaksAURL($0.properties.generalCategory) }),
                 text.unicodeScalars.contains(where: { $0.properties.generalCategory != .spaceSeparator }),
-                URL(string: text) != nil
+                URIReference.isValid(text), URL(string: text) != nil
             else { return nil }
             return .text(text)
         case .json:
-            return .text(value.serialized())
+            // Canonical, so that two values equal as JSON are one stored value: an object's key
+            // order is no change.
+            return .text(value.serialized(sortedKeys: true))
         }
+    }
+
+    /// The canonical text of stored JSON (keys sorted by their UTF-8 bytes, numbers as written,
+    /// no whitespace), or nil when `text` is not JSON.
+    static func canonicalJSON(_ text: String) -> String? {
+        guard let value = try? JSONReader().read(text) else { return nil }
+        return value.serialized(sortedKeys: true)
+    }
+
+    /// What a value refused for an attribute of `type` should have been, for a `typeMismatch`
+    /// message: the type (`a date`), and for a date that looks like one, why it is not
+    /// (`a date (month 13 does not exist)`).
+    func refusal(_ value: JSONValue, type: AttributeType, dateFormat: String?) -> String {
+        guard type == .date, case .failure(let refusal) = timestamp(value, format: dateFormat), refusal.looksLikeDate
+        else { return type.withArticle }
+        return "\(type.withArticle) (\(refusal.reason))"
     }
 
     /// Whether a character of `category` has no place anywhere in a URL's text: a control (C0,
@@ -160,17 +183,19 @@ struct ValueCoercion: Sendable {
         return number
     }
 
-    /// The stored text for the two ISO-8601 forms web services send most, without going
-    /// through `Date`: `yyyy-MM-ddTHH:mm:ssZ` becomes `yyyy-MM-ddTHH:mm:ss.000Z`, and
-    /// `yyyy-MM-ddTHH:mm:ss.SSSZ` is already the stored form (see `DateCoding`). Nil for
-    /// anything else (other zones, other precisions, a leap second), which takes the general path.
+    /// The stored text for the ISO-8601 form web services send most, without going through
+    /// ``Timestamp``: `yyyy-MM-ddTHH:mm:ssZ`, or with a fraction of one to nine digits
+    /// (`.SSSZ`, `.SSSSSSZ`, `.SSSSSSSSSZ`), becomes `yyyy-MM-ddTHH:mm:ss.SSSSSSSSSZ` (see
+    /// `DateCoding`). Nil for anything else (other zones, a leap second, a refused date), which
+    /// takes the general path.
     ///
-    /// This is the same text `DateCoding.string(from: DateCoding.date(fromISO8601: text))`
+    /// This is the same text `DateCoding.string(from: DateCoding.timestamp(fromISO8601: text))`
     /// gives, at a fraction of the cost: one date per post adds up over a large response.
     static func storedISO8601(_ text: String) -> String? {
         var text = text
-        let length = text.withUTF8 { bytes -> Int in
-            guard bytes.count == 20 || (bytes.count == 24 && bytes[19] == UInt8(ascii: ".")) else { return 0 }
+        return text.withUTF8 { bytes -> String? in
+            let count = bytes.count
+            guard count == 20 || (count >= 22 && count <= 30 && bytes[19] == UInt8(ascii: ".")) else { return nil }
             func digits(_ start: Int, _ count: Int) -> Int? {
                 var value = 0
                 for index in start..<(start + count) {
@@ -182,53 +207,57 @@ struct ValueCoercion: Sendable {
             }
             guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
                 bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
-                bytes[bytes.count - 1] == UInt8(ascii: "Z"),
+                bytes[count - 1] == UInt8(ascii: "Z"),
                 let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
                 let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
-                bytes.count == 20 || digits(20, 3) != nil,
+                count == 20 || digits(20, count - 21) != nil,
                 day >= 1, day <= DateCoding.daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
-            else { return 0 }
-            return bytes.count
-        }
-        switch length {
-        case 24:
-            return text
-        case 20:
-            return text.withUTF8 { bytes in
-                String(unsafeUninitializedCapacity: 24) { output in
-                    for index in 0..<19 { output[index] = bytes[index] }
-                    for (offset, byte) in ".000Z".utf8.enumerated() { output[19 + offset] = byte }
-                    return 24
-                }
+            else { return nil }
+            if count == 30 { return String(decoding: bytes, as: UTF8.self) }
+            return String(unsafeUninitializedCapacity: 30) { output in
+                for index in 0..<19 { output[index] = bytes[index] }
+                output[19] = UInt8(ascii: ".")
+                let fraction = max(0, count - 21)
+                for index in 0..<fraction { output[20 + index] = bytes[20 + index] }
+                for index in fraction..<9 { output[20 + index] = UInt8(ascii: "0") }
+                output[29] = UInt8(ascii: "Z")
+                return 30
             }
-        default:
-            return nil
         }
     }
 
-    private func date(_ value: JSONValue, format: String?) -> Date? {
+    /// The instant a response's date value gives, or why it gives none.
+    private func timestamp(_ value: JSONValue, format: String?) -> Result<Timestamp, DateCoding.Refusal> {
         switch value {
         case .integer(let seconds):
-            // Beyond 2^53 a Double cannot hold the seconds exactly (and no storable date is there).
-            guard Double(exactly: seconds) != nil else { return nil }
-            return Date(timeIntervalSince1970: Double(seconds))
-        case .double(let seconds):
-            // Unix seconds, to the millisecond at most: finer digits are refused, not rounded.
-            guard seconds.isFinite, let parts = JSONNumberText.parts(of: seconds.description), parts.exponent >= -3
-            else { return nil }
-            return Date(timeIntervalSince1970: seconds)
-        case .number(let text):
-            guard let parts = JSONNumberText.parts(of: text), parts.exponent >= -3, let seconds = Double(text),
-                seconds.isFinite
-            else { return nil }
-            return Date(timeIntervalSince1970: seconds)
-        case .string(let text):
-            if let date = DateCoding.date(fromISO8601: text) { return date }
-            for pattern in (format.map { [$0] } ?? []) + dateFormats {
-                if let date = formatters.date(from: text, format: pattern) { return date }
+            guard let stamp = Timestamp(seconds: seconds) else {
+                return .failure(
+                    .init(reason: "Unix seconds \(seconds) are outside the years 0000–9999", looksLikeDate: true))
             }
-            return nil
-        default: return nil
+            return .success(stamp)
+        case .double(let seconds):
+            // A double read from a response is its shortest form, the digits the server wrote.
+            guard seconds.isFinite else { return .failure(.init(reason: "not a number", looksLikeDate: false)) }
+            return DateCoding.timestamp(fromUnixSeconds: seconds.description)
+        case .number(let text):
+            return DateCoding.timestamp(fromUnixSeconds: text)
+        case .string(let text):
+            let iso = DateCoding.timestamp(fromISO8601: text)
+            if case .success = iso { return iso }
+            for pattern in (format.map { [$0] } ?? []) + dateFormats {
+                if let stamp = formatters.timestamp(from: text, format: pattern) { return .success(stamp) }
+            }
+            if case .failure(let refusal) = iso, !refusal.looksLikeDate, !dateFormats.isEmpty || format != nil {
+                let patterns = ((format.map { [$0] } ?? []) + dateFormats).map { "'\($0)'" }
+                return .failure(
+                    .init(
+                        reason:
+                            "neither ISO-8601 nor the date format\(patterns.count == 1 ? "" : "s") \(patterns.joined(separator: ", "))",
+                        looksLikeDate: true))
+            }
+            return iso
+        default:
+            return .failure(.init(reason: "not a date", looksLikeDate: false))
         }
     }
 }

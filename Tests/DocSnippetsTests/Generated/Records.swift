@@ -46,6 +46,16 @@ extension DocSnippetContext {
 // Docs/Records.md, block 3
 extension DocSnippetContext {
     func records3() throws {
+        func nanoseconds(of post: Record) -> Int32? {
+            let stamp: Timestamp? = post["date"]
+            return stamp?.nanoseconds
+        }
+    }
+}
+
+// Docs/Records.md, block 4
+extension DocSnippetContext {
+    func records4() throws {
         let user = post.related("user")                   // to-one: Record?
         let posts = user?.relatedRecords("posts") ?? []   // to-many: [Record]
         let typed: User? = post.related("user")           // as a subclass
@@ -56,9 +66,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 4
+// Docs/Records.md, block 5
 extension DocSnippetContext {
-    func records4() throws {
+    func records5() throws {
         final class Post: ADNRecord {
             override class var entityName: String { "Post" }
 
@@ -74,9 +84,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 5
+// Docs/Records.md, block 6
 extension DocSnippetContext {
-    func records5() async throws {
+    func records6() async throws {
         AppNetRecords.register(on: store)            // Post, User, Counts, Source, CoverImage
         let posts = try await Post.startRequest(urn: "stream/0/posts/stream/global", in: store)
         print(posts.first?.user?.name ?? "")
@@ -85,9 +95,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 6
+// Docs/Records.md, block 7
 extension DocSnippetContext {
-    func records6() throws {
+    func records7() throws {
         // A plain subclass: typed accessors over the record's snapshot (see "Records and concurrency").
         final class Post: Record {
             override class var keyPathForResponseObject: String? { "data" }
@@ -112,9 +122,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 7
+// Docs/Records.md, block 8
 extension DocSnippetContext {
-    func records7() async throws {
+    func records8() async throws {
         @MainActor final class TimelineModel {
             var posts: [Post] = []
 
@@ -134,18 +144,18 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 8
+// Docs/Records.md, block 9
 extension DocSnippetContext {
-    func records8() throws {
+    func records9() throws {
         final class Checkin: Record {
             var description: String? { self["description"] }
         }
     }
 }
 
-// Docs/Records.md, block 9
+// Docs/Records.md, block 10
 extension DocSnippetContext {
-    func records9() throws {
+    func records10() throws {
         struct PostSummary: Decodable {
             var id: String
             var text: String?
@@ -158,9 +168,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 10
+// Docs/Records.md, block 11
 extension DocSnippetContext {
-    func records10() throws {
+    func records11() throws {
         let recent = try store.fetch("Post",
                                      where: "date > ? AND text LIKE ?", arguments: [cutoff, "%swift%"],
                                      orderBy: [.descending("date")], limit: 20, offset: 40)
@@ -173,9 +183,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 11
+// Docs/Records.md, block 12
 extension DocSnippetContext {
-    func records11() throws {
+    func records12() throws {
         let titles = try store.read { db in
             try db.rows("SELECT \"text\" FROM \"Post\" WHERE \"user\" = ?", [.integer(user.rowID)])
         }
@@ -187,9 +197,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 12
+// Docs/Records.md, block 13
 extension DocSnippetContext {
-    func records12() throws {
+    func records13() throws {
         let test = try RecordingStore(schema: schema)
         _ = try test.store.populate(JSONReader().read(data), entity: "Post")
         let user = try #require(try test.store.fetch("User").first)
@@ -202,9 +212,9 @@ extension DocSnippetContext {
     }
 }
 
-// Docs/Records.md, block 13
+// Docs/Records.md, block 14
 extension DocSnippetContext {
-    func records13() throws {
+    func records14() throws {
         let log = SQLLog()
         var configuration = RecordStore.Configuration()
         configuration.sqlObserver = log.observer

@@ -39,7 +39,7 @@ import WebRecordTesting
         #expect(result.records.map(\.primaryKeyValue) == ids)
         let first = try #require(result.records.first)
         #expect(first["text"] as String? == raw["data"]?[0]?["text"]?.stringValue)
-        #expect(first.jsonValue("date") == "2012-11-21T02:33:42.000Z")
+        #expect(first.jsonValue("date") == "2012-11-21T02:33:42.000000000Z")
         let user = try #require(first.related("user"))
         // The alternate key path avatar_image.url resolves.
         #expect(

@@ -82,13 +82,13 @@ import Testing
         let result = try store.populate(response, entity: "Post")
         #expect(result.records.count == 2)
         let first = try #require(try store.fetchOne("Post", primaryKey: "1"))
-        #expect(first.jsonValue("createdAt") == "2012-11-21T02:33:42.000Z")
+        #expect(first.jsonValue("createdAt") == "2012-11-21T02:33:42.000000000Z")
         #expect(first.jsonValue("avatarURL") == "https://example.com/a.png")
-        #expect(first.jsonValue("editedAt") == "2012-11-22T00:00:00.000Z")
+        #expect(first.jsonValue("editedAt") == "2012-11-22T00:00:00.000000000Z")
         #expect(first.jsonValue("likeCount") == 3)
         #expect(first.related("authorProfile", as: Record.self)?.primaryKeyValue == "ann")
         let second = try #require(try store.fetchOne("Post", primaryKey: "2"))
-        #expect(second.jsonValue("createdAt") == "2013-01-01T00:00:00.000Z")
+        #expect(second.jsonValue("createdAt") == "2013-01-01T00:00:00.000000000Z")
         #expect(second.jsonValue("likeCount") == 5)
     }
 

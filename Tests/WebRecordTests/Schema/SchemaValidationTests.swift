@@ -263,6 +263,7 @@ import Testing
                   "ratio": { "type": "double", "default": true },
                   "draft": { "type": "boolean", "default": "maybe" },
                   "published": { "type": "date", "default": "yesterday" },
+                  "edited": { "type": "date", "default": "2016-12-31T23:59:60Z" },
                   "token": { "type": "uuid", "default": "not-a-uuid" },
                   "blob": { "type": "data", "default": "%%%" },
                   "half": { "type": "integer", "default": 0.5 }
@@ -273,6 +274,10 @@ import Testing
                 problem("Post", "ratio", "default true is not a number (finite, in a double's range)"),
                 problem("Post", "draft", #"default "maybe" is not a boolean"#),
                 problem("Post", "published", #"default "yesterday" is not a date"#),
+                problem(
+                    "Post", "edited",
+                    #"default "2016-12-31T23:59:60Z" is not a date (second 60 is a leap second, which Unix time has no instant for)"#
+                ),
                 problem("Post", "token", #"default "not-a-uuid" is not a UUID"#),
                 problem("Post", "blob", #"default "%%%" is not base64 data"#),
                 problem("Post", "half", "default 0.5 is not an integer"),

@@ -55,7 +55,7 @@ import WebRecordTesting
         #expect(stored["ratio"] == .real(2.5))
         #expect(stored["price"] == .text("12.345"))
         #expect(stored["flag"] == .integer(1))
-        #expect(stored["when"] == .text("2012-11-21T02:33:42.500Z"))
+        #expect(stored["when"] == .text("2012-11-21T02:33:42.500000000Z"))
         #expect(stored["payload"] == .blob(Data([1, 2, 3])))
         #expect(stored["token"] == .text("E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
         #expect(stored["link"] == .text("https://example.com/a?b=c&d=%20e"))
@@ -66,7 +66,7 @@ import WebRecordTesting
         let store = try Self.makeStore()
         let record = try #require(try store.fetchOne("Sample", primaryKey: 1))
         #expect(record.jsonValue("flag") == .bool(true))
-        #expect(record.jsonValue("when") == .string("2012-11-21T02:33:42.500Z"))
+        #expect(record.jsonValue("when") == .string("2012-11-21T02:33:42.500000000Z"))
         #expect(record.jsonValue("payload") == .string("AQID"))
         #expect(record.jsonValue("count") == .integer(42))
         #expect(record.jsonValue("ratio") == .double(2.5))
@@ -432,7 +432,7 @@ import WebRecordTesting
         let first = try #require(try store.fetchOne("Post", primaryKey: 1)).decode(PostSummary.self)
         #expect(first.id == 1)
         #expect(first.title == "Hello")
-        #expect(DateCoding.string(from: first.date) == "2012-11-21T02:33:42.123Z")
+        #expect(DateCoding.string(from: first.date) == "2012-11-21T02:33:42.123000000Z")
         #expect(first.rating == nil)
         #expect(first.author == "u1")
         let second = try #require(try store.fetchOne("Post", primaryKey: 2)).decode(PostSummary.self)
@@ -463,7 +463,7 @@ import WebRecordTesting
                 "Sample",
                 [
                     "_entity": "Sample", "id": 1, "name": "Ann", "price": precise, "ratio": 0.25, "flag": false,
-                    "when": "2012-11-21T02:33:42.500Z", "payload": Data([0, 255]),
+                    "when": "2012-11-21T02:33:42.500000000Z", "payload": Data([0, 255]),
                     "token": RecordAttributeTests.token, "link": RecordAttributeTests.link, "extra": #"{"a":[1,null]}"#,
                 ])
         }
@@ -472,7 +472,7 @@ import WebRecordTesting
         #expect(sample.price == precise)
         #expect(sample.ratio == 0.25)
         #expect(sample.flag == false)
-        #expect(DateCoding.string(from: sample.when) == "2012-11-21T02:33:42.500Z")
+        #expect(DateCoding.string(from: sample.when) == "2012-11-21T02:33:42.500000000Z")
         #expect(sample.payload == Data([0, 255]))
         #expect(sample.token == RecordAttributeTests.token)
         #expect(sample.link == RecordAttributeTests.link)
@@ -485,7 +485,7 @@ import WebRecordTesting
         let store = try RecordStore(inMemory: StoreSchemas.samples())
         try store.write { try $0.insert("Sample", ["_entity": "Sample", "id": 1, "count": 1_353_465_222]) }
         let stamp = try #require(try store.fetchOne("Sample", primaryKey: 1)).decode(Stamp.self)
-        #expect(DateCoding.string(from: stamp.count) == "2012-11-21T02:33:42.000Z")
+        #expect(DateCoding.string(from: stamp.count) == "2012-11-21T02:33:42.000000000Z")
     }
 
     @Test func aMissingRequiredValueIsADecodingError() throws {

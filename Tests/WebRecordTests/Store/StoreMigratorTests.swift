@@ -49,7 +49,8 @@ import WebRecordTesting
             try connection.insert(
                 "Post",
                 [
-                    "_entity": "Post", "id": 1, "title": "First", "date": "2012-11-21T02:33:42.000Z", "author": user,
+                    "_entity": "Post", "id": 1, "title": "First", "date": "2012-11-21T02:33:42.000000000Z",
+                    "author": user,
                 ])
         }
     }
