@@ -59,8 +59,8 @@ import Foundation
 ///   line and column. A body is read as it arrives, and one larger than ``maximumBodySize``
 ///   once its `Content-Encoding` (gzip, deflate, br, zstd) is decoded is an
 ///   `invalidResponseFormat` naming the limit, the transfer cancelled as soon as the limit is
-///   passed: a small compressed body that inflates without end (a "zip bomb") costs at most
-///   the limit.
+///   passed: of a small compressed body that inflates without end (a "zip bomb") at most the
+///   limit is kept (on Linux the transport may still inflate ahead of the count).
 /// - **Only `http` and `https`.** A URN, a next page or a redirect of any other scheme
 ///   (`file:`, `javascript:`, `ftp:`) fails the request with `invalidArgument` naming the URL,
 ///   before it is requested.
