@@ -35,6 +35,13 @@ package struct PostgreSQLConnectionInfo: Sendable, CustomStringConvertible, Cust
     ///   password libpq may repeat in it (an unreadable URL, a value it cannot decode).
     package init(_ location: String) throws(WebRecordError) {
         let text = Self.lowerCasingScheme(location)
+        if let ambiguity = Self.ambiguity(in: text) {
+            throw WebRecordError(
+                .invalidArgument,
+                "the PostgreSQL URL is ambiguous: \(ambiguity), so libpq and a URL parser would read its user, "
+                    + "password or database differently. Percent-encode these characters in a user name, password "
+                    + "or database name: '@' as %40, '/' as %2F, '?' as %3F, '#' as %23 and a space as %20")
+        }
         let written = Self.writtenSecrets(in: text)
         var errorMessage: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(text, &errorMessage) else {
@@ -82,6 +89,33 @@ package struct PostgreSQLConnectionInfo: Sendable, CustomStringConvertible, Cust
             return location
         }
         return scheme.lowercased() + location[separator.lowerBound...]
+    }
+
+    /// Why a connection URL would be read one way by libpq and another by a URL parser (and by
+    /// the redaction of messages), or nil when it is plain or a conninfo string.
+    ///
+    /// libpq ends a URL's user information at its first `@` before any `/`, where a URL parser
+    /// ends it at the `@` before the first `/`, `?` or `#`: an unencoded `@`, `/`, `?` or `#`
+    /// in a password is read differently by the two, and a space ends a URL in free text. So
+    /// a URL is refused when its authority holds two `@`, when a `@` follows a `/` outside the
+    /// query (a password holding `/`), when a `?` or `#` comes before its `@`, or when it holds
+    /// whitespace.
+    static func ambiguity(in text: String) -> String? {
+        guard let scheme = text.range(of: "://"),
+            ["postgresql", "postgres"].contains(text[..<scheme.lowerBound].lowercased())
+        else { return nil }
+        let rest = text[scheme.upperBound...]
+        if rest.contains(where: \.isWhitespace) { return "it holds a space or other whitespace" }
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        if authority.filter({ $0 == "@" }).count > 1 { return "its user information holds an '@'" }
+        if !authority.contains("@"), let at = rest.firstIndex(where: { $0 == "@" || $0 == "/" }), rest[at] == "@" {
+            return "a '?' or '#' comes before the '@' that ends its user information"
+        }
+        if rest[authorityEnd...].prefix(while: { $0 != "?" }).contains("@") {
+            return "it has an '@' after a '/' (a password or user name holding '/', or a database name holding '@')"
+        }
+        return nil
     }
 
     /// The value of the setting `keyword` the text gives, if any (never a password).

@@ -36,6 +36,9 @@ enum PopulateCommand: Subcommand {
                 name: "--timeout", valueName: "seconds",
                 help: "How long each request of a URL source may take, in seconds: each page and each retry."),
             OptionSpec(
+                name: "--max-body-size", valueName: "bytes",
+                help: "The most bytes one response of a URL source may hold, decoded (default 268435456, 256 MiB)."),
+            OptionSpec(
                 name: "--paginate", valueName: "kind",
                 help:
                     "Follow pages from each URL source: next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, has-more:FLAGKEYPATH:KEYPATH:PARAM, page:PARAM[:TOTALKEYPATH] or offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]."
@@ -56,7 +59,9 @@ enum PopulateCommand: Subcommand {
 
     static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         let location = try StoreAccess.storeLocation(arguments.value("--db"), command: spec)
-        let fetch = try URLFetchOptions(headers: arguments.values("--header"), timeout: arguments.value("--timeout"))
+        let fetch = try URLFetchOptions(
+            headers: arguments.values("--header"), timeout: arguments.value("--timeout"),
+            maximumBodySize: arguments.value("--max-body-size"))
         let sources = arguments.positionals.map(Source.init)
         let json = arguments.flag("--json")
         let quiet = arguments.flag("--quiet")
@@ -315,7 +320,7 @@ struct Source {
             kind = .standardInput
         } else if lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), let url = URL(string: argument) {
             kind = .url(url)
-            name = Redaction.redacted(argument)
+            name = Redaction.redacted(url: argument)
         } else {
             kind = .file(argument)
         }
@@ -333,6 +338,21 @@ struct Source {
         case .file(let path):
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                // `file:///etc/passwd`, `ftp://host/x`: a URL of a scheme that is never requested;
+                // `http://u:p@ss@host`: an http URL that does not parse.
+                if let separator = path.range(of: "://"), !path[..<separator.lowerBound].isEmpty,
+                    path[..<separator.lowerBound].allSatisfy({
+                        $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0))
+                    })
+                {
+                    let scheme = path[..<separator.lowerBound].lowercased()
+                    throw Failure(
+                        "\(Redaction.redacted(url: name)): "
+                            + (["http", "https"].contains(scheme)
+                                ? "not a valid URL (percent-encode '@', '/', '?', '#' and spaces in a user name or password)"
+                                : "no such file, and not an http or https URL: webrecord requests only http and https URLs")
+                    )
+                }
                 throw Failure("\(name): no such file")
             }
             if isDirectory.boolValue { throw Failure("\(name): is a directory") }

@@ -13,7 +13,7 @@ enum StoreLocation {
     var name: String {
         switch self {
         case .file(let path): path
-        case .postgreSQL(let url): Redaction.redacted(url)
+        case .postgreSQL(let url): Redaction.redacted(url: url)
         }
     }
 }

@@ -1,19 +1,22 @@
 import Foundation
 import WebRecord
 
-/// How URL sources are fetched: extra headers and a timeout, from `--header` and `--timeout`.
+/// How URL sources are fetched: extra headers, a timeout and a body limit, from `--header`,
+/// `--timeout` and `--max-body-size`.
 struct URLFetchOptions {
     var headers: [String: String] = [:]
     var timeout: TimeInterval?
+    var maximumBodySize = HTTPServer.defaultMaximumBodySize
 
     /// Reads the options.
     ///
     /// - Throws: ``UsageError`` for a header without a colon, with a name that is not an HTTP
     ///   token or with a value holding a carriage return, line feed or other control character
     ///   (see ``HTTPServer/headerProblem(name:value:)``); for a timeout that is not a positive
-    ///   number of seconds, or is longer than ``HTTPServer/maximumTimeout``. No message repeats
-    ///   a header's value, which may be a secret.
-    init(headers: [String], timeout: String?) throws {
+    ///   number of seconds, or is longer than ``HTTPServer/maximumTimeout``; for a body limit
+    ///   that is not a positive integer number of bytes. No message repeats a header's value,
+    ///   which may be a secret.
+    init(headers: [String], timeout: String?, maximumBodySize: String? = nil) throws {
         for header in headers {
             guard let colon = header.firstIndex(of: ":") else {
                 throw Self.invalid(header)
@@ -46,6 +49,17 @@ struct URLFetchOptions {
             }
             self.timeout = seconds
         }
+        if let maximumBodySize {
+            guard maximumBodySize.utf8.allSatisfy({ (48...57).contains($0) }), let bytes = Int(maximumBodySize),
+                bytes > 0
+            else {
+                throw UsageError(
+                    message:
+                        "invalid --max-body-size '\(maximumBodySize)'; expected a positive integer number of bytes, at most \(Int.max)",
+                    command: PopulateCommand.spec)
+            }
+            self.maximumBodySize = bytes
+        }
     }
 
     /// A header that is not `Name: value`, shown up to its first space: what follows may be a secret.
@@ -59,10 +73,12 @@ struct URLFetchOptions {
 /// with an ``HTTPServer`` for the URL.
 enum URLSource {
     /// The options of the request (or of each page's request) for `url`: an ``HTTPServer`` on
-    /// the URL with the `--header`s (which it sends only to the URL's origin), the `--timeout`,
-    /// and how the response populates the store.
+    /// the URL with the `--header`s (which it sends only to the URL's origin) and the
+    /// `--max-body-size`, the `--timeout`, and how the response populates the store.
     static func requestOptions(for url: URL, population: PopulationOptions, fetch: URLFetchOptions) -> RequestOptions {
         RequestOptions(
-            population: population, server: HTTPServer(baseURL: url, headers: fetch.headers), timeout: fetch.timeout)
+            population: population,
+            server: HTTPServer(baseURL: url, headers: fetch.headers, maximumBodySize: fetch.maximumBodySize),
+            timeout: fetch.timeout)
     }
 }

@@ -85,7 +85,7 @@ import Testing
         ),
         (
             "populate", "Populate a store from JSON responses (files or http(s) URLs).",
-            "USAGE: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] [--paginate <kind>] [--max-pages <n>] [--delete-orphans] <source> ..."
+            "USAGE: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] [--max-body-size <bytes>] [--paginate <kind>] [--max-pages <n>] [--delete-orphans] <source> ..."
         ),
         (
             "export", "Print an entity's records as a JSON array, sorted by primary key.",
@@ -200,7 +200,7 @@ import Testing
         #expect(
             result.stderr == """
                 webrecord: error: unknown option '--jsn'. Did you mean '--json'?
-                Usage: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] [--paginate <kind>] [--max-pages <n>] [--delete-orphans] <source> ...
+                Usage: webrecord populate --schema <schema> ... --db <db> --entity <name> [--key-path <key-path>] [--json] [--quiet] [--header <header> ...] [--timeout <seconds>] [--max-body-size <bytes>] [--paginate <kind>] [--max-pages <n>] [--delete-orphans] <source> ...
                   See 'webrecord populate --help' for more information.
 
                 """)

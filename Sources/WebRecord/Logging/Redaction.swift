@@ -61,6 +61,28 @@ public enum Redaction {
         self.text(text)
     }
 
+    /// A URL written as text, the whole text being the URL (a command-line argument, a
+    /// connection URL), with its secrets redacted as ``redacted(_:)`` does, and its password
+    /// found even when it holds spaces, which end a URL in free text.
+    ///
+    /// For example:
+    ///
+    /// ```swift
+    /// Redaction.redacted(url: "postgresql://app:pa ss@db.example.com/app")
+    /// // "postgresql://app:<redacted>@db.example.com/app"
+    /// ```
+    ///
+    /// - Parameter url: the URL.
+    /// - Returns: the URL with its password and secret parameters replaced by `<redacted>`.
+    public static func redacted(url: String) -> String {
+        guard let scheme = url.range(of: "://") else { return text(url) }
+        let authority = url[scheme.upperBound...]
+        guard let end = userInformationEnd(in: authority, endsAtWhitespace: false),
+            let colon = authority[..<end].firstIndex(of: ":")
+        else { return text(url) }
+        return text(String(url[..<colon]) + ":" + placeholder + String(url[end...]))
+    }
+
     /// What a secret value is replaced with.
     static let placeholder = "<redacted>"
     /// ``placeholder`` as it appears inside a URL.
@@ -196,7 +218,9 @@ public enum Redaction {
     // MARK: - Free text
 
     /// Text with the secrets it may carry replaced: a `name=value` pair whose name is secret
-    /// (in a URL's query or anywhere else) and the password of any `scheme://user:password@`.
+    /// (in a URL's query or anywhere else; a value in single quotes, as libpq's conninfo writes
+    /// it, to its closing quote) and the password of any `scheme://user:password@`, whatever
+    /// it holds (see ``userInformationEnd(in:endsAtWhitespace:)``).
     ///
     /// This is the net under messages built from other text (a server's error, a URL written
     /// into a message); messages WebRecord builds redact their parts as they build them.
@@ -204,10 +228,28 @@ public enum Redaction {
         guard text.contains("=") || text.contains("@") else { return text }
         var output = ""
         var rest = text[...]
-        while let equals = rest.firstIndex(where: { $0 == "=" || $0 == "@" }) {
+        while let equals = rest.firstIndex(where: { $0 == "=" || $0 == "@" || $0 == ":" }) {
             let before = rest[..<equals]
+            if rest[equals] == ":" {
+                // A URL's user information may hold `@`, `/`, `?` or `#` (`u:p@ss@host`): its
+                // password runs to the `@` that ends it, as URL parsers read it.
+                output += before
+                rest = rest[equals...]
+                if rest.hasPrefix("://"), let end = userInformationEnd(in: rest.dropFirst(3)),
+                    let colon = rest.dropFirst(3)[..<end].firstIndex(of: ":")
+                {
+                    let password = rest[rest.index(after: colon)..<end]
+                    let kept = password == placeholder || password == encodedPlaceholder
+                    output += String(rest[..<colon]) + ":" + (kept ? String(password) : placeholder) + "@"
+                    rest = rest[rest.index(after: end)...]
+                } else {
+                    output.append(":")
+                    rest = rest.dropFirst()
+                }
+                continue
+            }
             if rest[equals] == "@" {
-                output += redactingPassword(before)
+                output += before
                 output.append("@")
                 rest = rest[rest.index(after: equals)...]
                 continue
@@ -218,6 +260,18 @@ public enum Redaction {
             let name = String(before.reversed().prefix { isNameCharacter($0) }.reversed())
             // A name may be percent-encoded (`pass%77ord`), as a URL's query allows.
             guard !name.isEmpty, isSecret(name.removingPercentEncoding ?? name) else { continue }
+            // A quoted value (libpq's `password='a b'`, with `\'` and `\\` escapes) runs to its
+            // closing quote, whatever it holds.
+            if rest.first == "'" {
+                var index = rest.index(after: rest.startIndex)
+                while index < rest.endIndex, rest[index] != "'" {
+                    if rest[index] == "\\" { index = rest.index(after: index) }
+                    if index < rest.endIndex { index = rest.index(after: index) }
+                }
+                output += placeholder
+                rest = index < rest.endIndex ? rest[rest.index(after: index)...] : rest[rest.endIndex...]
+                continue
+            }
             let end = rest.firstIndex { isValueDelimiter($0) } ?? rest.endIndex
             let value = rest[..<end]
             if !value.isEmpty, !value.hasPrefix(placeholder), !value.hasPrefix(encodedPlaceholder) {
@@ -228,15 +282,21 @@ public enum Redaction {
         return output + rest
     }
 
-    /// `…scheme://user:password` (the text before an `@`) with the password replaced.
-    private static func redactingPassword(_ text: Substring) -> String {
-        guard let scheme = text.range(of: "://", options: .backwards) else { return String(text) }
-        let userinfo = text[scheme.upperBound...]
-        guard let colon = userinfo.firstIndex(of: ":"), !userinfo.contains(where: { $0 == "/" || $0.isWhitespace })
-        else {
-            return String(text)
-        }
-        return String(text[..<colon]) + ":" + placeholder
+    /// Where the user information of a URL ends (the `@` before its host), in `authority`, the
+    /// text after its `scheme://`; nil when it has none.
+    ///
+    /// The URL runs to the first whitespace (unless `endsAtWhitespace` is false). Its user information ends at the last `@` before
+    /// the first `?` or `#` (a parser splits there, so `u:p@ss@host` has the password `p@ss`,
+    /// and `u:pa/ss@host` the password `pa/ss`); when none comes before them, at the first
+    /// `@` with no `/` before it (libpq reads `u:p?ss@host` so). A `@` in a path after a
+    /// host and port (`host:8080/@user`) may thus be taken for the end of a password, which
+    /// redacts more than needed, never less.
+    static func userInformationEnd(in authority: Substring, endsAtWhitespace: Bool = true) -> Substring.Index? {
+        let url = endsAtWhitespace ? authority.prefix(while: { !$0.isWhitespace }) : authority
+        let query = url.firstIndex { $0 == "?" || $0 == "#" } ?? url.endIndex
+        if let last = url[..<query].lastIndex(of: "@") { return last }
+        guard let first = url.firstIndex(where: { $0 == "@" || $0 == "/" }), url[first] == "@" else { return nil }
+        return first
     }
 
     private static func isNameCharacter(_ character: Character) -> Bool {

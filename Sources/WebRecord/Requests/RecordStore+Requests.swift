@@ -199,6 +199,7 @@ extension RecordStore {
             throw Self.failure(for: error, request: request, debugger: debugger)
         }
         debugger.setResponseObject(response.body)
+        for warning in response.warnings { debugger.record(warning) }
 
         var customResponse: (any Sendable)?
         if let closure = options.customResponse {

@@ -9,6 +9,43 @@ extension HTTPServer {
     /// it, and so is any `Retry-After` a server sends, so that no value can overflow the clock.
     public static let maximumTimeout: TimeInterval = 86_400
 
+    /// The default of ``maximumBodySize``: 256 MiB (268,435,456 bytes), decoded.
+    ///
+    /// A body is counted after its `Content-Encoding` is decoded, as it arrives, so that a
+    /// compressed body that inflates far beyond its size on the wire is stopped at the limit.
+    /// Raise it for an API whose single responses are larger, or page them.
+    public static let defaultMaximumBodySize = 256 << 20
+
+    /// The schemes WebRecord requests: `http` and `https`. A URN, a next page or a redirect of
+    /// any other scheme is refused before anything is sent.
+    static let followedSchemes: Set<String> = ["http", "https"]
+
+    /// The scheme a URN or URL starts with (RFC 3986: a letter, then letters, digits, `+`, `-`
+    /// or `.`, then `:`), lower-cased; nil when it has none (a path such as `posts` or
+    /// `users/1:2`).
+    static func scheme(of urn: String) -> String? {
+        guard let colon = urn.firstIndex(of: ":") else { return nil }
+        let scheme = urn[..<colon]
+        guard let first = scheme.unicodeScalars.first, isSchemeLetter(first),
+            scheme.unicodeScalars.allSatisfy({ isSchemeLetter($0) || isSchemeMark($0) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+
+    private static func isSchemeLetter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "a"..."z", "A"..."Z": true
+        default: false
+        }
+    }
+
+    private static func isSchemeMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "0"..."9", "+", "-", ".": true
+        default: false
+        }
+    }
+
     /// Why a header cannot be sent as given, or nil when it can.
     ///
     /// A name must be an HTTP token: letters, digits and ``!#$%&'*+-.^_`|~``. A value must not

@@ -56,9 +56,17 @@ import Foundation
 ///   205 status has body ``JSONValue/null``.
 /// - **Bodies.** Parsed with ``JSONReader``. A body that is not valid JSON, or that ended
 ///   before its `Content-Length`, is an `invalidResponseFormat`; the parse error gives the
-///   line and column.
+///   line and column. A body is read as it arrives, and one larger than ``maximumBodySize``
+///   once its `Content-Encoding` (gzip, deflate, br, zstd) is decoded is an
+///   `invalidResponseFormat` naming the limit, the transfer cancelled as soon as the limit is
+///   passed: of a small compressed body that inflates without end (a "zip bomb") at most the
+///   limit is kept (on Linux the transport may still inflate ahead of the count).
+/// - **Only `http` and `https`.** A URN, a next page or a redirect of any other scheme
+///   (`file:`, `javascript:`, `ftp:`) fails the request with `invalidArgument` naming the URL,
+///   before it is requested.
 /// - **Redirects** are followed (URLSession's default); one to another origin drops the
-///   credential headers, as above.
+///   credential headers, as above. One from `https` to `http` is followed, with a non-fatal
+///   warning in ``ServerResponse/warnings``: the rest of the exchange is not encrypted.
 /// - **TLS** is verified by URLSession as configured by the system. `HTTPServer`'s session
 ///   delegate handles no authentication challenge, so an invalid certificate is never accepted.
 /// - **Transport errors** (connection refused, DNS failure, reset) are a `serverError` whose
@@ -97,6 +105,12 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
     public let retryDelay: TimeInterval
     /// The longest wait before a retry, whatever `Retry-After` says. Default 30 seconds.
     public let maximumRetryDelay: TimeInterval
+    /// The most bytes one response body may hold once its `Content-Encoding` is decoded.
+    /// Default ``defaultMaximumBodySize`` (256 MiB).
+    ///
+    /// The body is counted as it arrives; a larger one fails the request with
+    /// `invalidResponseFormat` naming the limit, and its transfer is cancelled at once.
+    public let maximumBodySize: Int
     /// The session requests are sent with.
     public let session: URLSession
     /// Routes the session's events to the transfer they belong to.
@@ -114,10 +128,12 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
     ///   - retryDelay: the first retry's wait without `Retry-After`; default 0.5 seconds.
     ///   - maximumRetryDelay: the cap on any wait before a retry; default 30 seconds, at most
     ///     ``maximumTimeout``.
+    ///   - maximumBodySize: the most bytes one response body may hold once decoded; default
+    ///     ``defaultMaximumBodySize`` (256 MiB). A value below 1 is 1.
     public init(
         baseURL: URL, configuration: URLSessionConfiguration = .ephemeral, headers: [String: String] = [:],
         timeout: TimeInterval = 60, maxRetries: Int = 2, retryDelay: TimeInterval = 0.5,
-        maximumRetryDelay: TimeInterval = 30
+        maximumRetryDelay: TimeInterval = 30, maximumBodySize: Int = HTTPServer.defaultMaximumBodySize
     ) {
         self.baseURL = baseURL
         self.defaultHeaders = headers
@@ -125,6 +141,7 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
         self.maxRetries = max(0, maxRetries)
         self.retryDelay = max(0, retryDelay)
         self.maximumRetryDelay = min(max(0, maximumRetryDelay), Self.maximumTimeout)
+        self.maximumBodySize = max(1, maximumBodySize)
         let sessionDelegate = HTTPSessionDelegate()
         self.sessionDelegate = sessionDelegate
         self.session = URLSession(configuration: configuration, delegate: sessionDelegate, delegateQueue: nil)
@@ -149,6 +166,7 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
                 "baseURL": Redaction.url(baseURL), "defaultHeaders": Redaction.headers(defaultHeaders),
                 "timeout": timeout,
                 "maxRetries": maxRetries, "retryDelay": retryDelay, "maximumRetryDelay": maximumRetryDelay,
+                "maximumBodySize": maximumBodySize,
             ],
             displayStyle: .class)
     }
@@ -172,8 +190,9 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
             if Task.isCancelled { throw WebRecordError.cancelled(entity: request.entityName) }
             let data: Data
             let response: HTTPURLResponse
+            let warnings: [WebRecordError]
             do {
-                (data, response) = try await send(urlRequest, timeout: limit, entity: request.entityName)
+                (data, response, warnings) = try await send(urlRequest, timeout: limit, entity: request.entityName)
             } catch {
                 throw error.scrubbing(secrets)
             }
@@ -192,7 +211,9 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
             }
             ProgressReporter.current?.reading(data.count)
             do {
-                return try decodeResponse(data: data, response: response, request: request)
+                var decoded = try decodeResponse(data: data, response: response, request: request)
+                decoded.warnings += warnings
+                return decoded
             } catch let error as WebRecordError {
                 throw error.scrubbing(secrets)
             }
@@ -215,8 +236,12 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
     ///
     /// - Parameter urn: the URN.
     /// - Returns: the absolute URL, without the request's parameters.
-    /// - Throws: ``WebRecordError`` `invalidArgument` when the URN does not make a URL.
+    /// - Throws: ``WebRecordError`` `invalidArgument` when the URN does not make a URL, or is a
+    ///   URL of another scheme than `http` or `https` (`file:///etc/passwd`, `javascript:...`).
     open func url(for urn: String) throws -> URL {
+        if let scheme = Self.scheme(of: urn), !Self.followedSchemes.contains(scheme) {
+            throw WebRecordError.unfollowedScheme(urn: urn, scheme: scheme)
+        }
         let lowercased = urn.lowercased()
         if lowercased.hasPrefix("http://") || lowercased.hasPrefix("https://") {
             // Schemes are case-insensitive (`HTTP://` is `http://`), and URLSession wants them lower-case.

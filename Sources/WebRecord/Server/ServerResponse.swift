@@ -18,6 +18,9 @@ public struct ServerResponse: Sendable {
     public var statusCode: Int?
     /// Where the response came from: the final URL after redirects, or a file URL.
     public var url: URL?
+    /// Non-fatal problems met while fetching it, such as an `https` request redirected to
+    /// `http`. A request records them on its ``Debugger`` as warnings.
+    public var warnings: [WebRecordError] = []
 
     /// Creates a response.
     ///

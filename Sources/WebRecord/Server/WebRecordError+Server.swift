@@ -23,6 +23,30 @@ extension WebRecordError {
             cause: TransportError(cause))
     }
 
+    /// The longest response header line the transport reads, in bytes: libcurl's
+    /// `CURL_MAX_HTTP_HEADER`, under FoundationNetworking, which cannot raise it.
+    static let headerLimit = 102_400
+
+    /// The response's headers passed the transport's limit (libcurl reports it as running out
+    /// of memory, or, from 8.6, as a field too large).
+    static func headersTooLarge(_ cause: any Error, url: URL?) -> WebRecordError {
+        WebRecordError(
+            .serverError,
+            "the response from \(redacted(url)) has a header larger than the limit of \(byteCount(headerLimit)) "
+                + "(libcurl's CURL_MAX_HTTP_HEADER, which URLSession cannot raise); nothing of it was read",
+            cause: TransportError(cause))
+    }
+
+    /// Whether a transport failure is libcurl refusing a header past ``headerLimit``.
+    static func isHeaderLimit(_ error: any Error) -> Bool {
+        #if canImport(FoundationNetworking)
+            let description = (error as NSError).localizedDescription
+            return description == "Out of memory" || description.hasPrefix("A value or data field grew larger")
+        #else
+            return false
+        #endif
+    }
+
     /// An attempt took longer than its timeout.
     static func timedOut(url: URL?, after seconds: TimeInterval) -> WebRecordError {
         WebRecordError(
@@ -66,6 +90,39 @@ extension WebRecordError {
     /// A timeout that is not a positive number of seconds.
     static func invalidTimeout(_ seconds: TimeInterval) -> WebRecordError {
         WebRecordError(.invalidArgument, "the timeout must be a positive number of seconds, not \(seconds)")
+    }
+
+    /// A body larger, once decoded, than the server's ``HTTPServer/maximumBodySize``.
+    static func bodyTooLarge(url: URL?, limit: Int, received: Int) -> WebRecordError {
+        WebRecordError(
+            .invalidResponseFormat,
+            "the response body from \(redacted(url)) is larger than the limit of \(byteCount(limit)) once decoded "
+                + "(HTTPServer.maximumBodySize; webrecord populate --max-body-size): the transfer was stopped at "
+                + "\(received) bytes")
+    }
+
+    /// A URN or URL of another scheme than `http` or `https`, refused before it is requested.
+    static func unfollowedScheme(urn: String, scheme: String) -> WebRecordError {
+        invalidRequest(
+            "the scheme '\(scheme)' is not requested: WebRecord follows only http and https URLs", urn: urn)
+    }
+
+    /// A redirect to another scheme than `http` or `https`, refused before it is requested.
+    static func unfollowedRedirect(from previous: URL?, to next: String, scheme: String?) -> WebRecordError {
+        WebRecordError(
+            .serverError,
+            "refused the redirect from \(redacted(previous)) to \(next): "
+                + "\(scheme.map { "the scheme '\($0)' is not requested" } ?? "it is not a URL with a host"); "
+                + "WebRecord follows only http and https URLs")
+    }
+
+    /// An `https` request redirected to `http`: followed, as a non-fatal warning.
+    static func insecureRedirect(from previous: URL?, to next: URL) -> WebRecordError {
+        WebRecordError(
+            .serverError,
+            "the https request to \(redacted(previous)) was redirected to \(redacted(next)): the rest of the "
+                + "exchange is not encrypted (credential headers are not sent to it)",
+            isFatal: false)
     }
 
     /// A request that cannot be built.
@@ -113,6 +170,16 @@ extension WebRecordError {
                 ? "URLError \(urlError.code.rawValue)" : (urlError as NSError).localizedDescription
         }
         return "\(error)"
+    }
+
+    /// `268435456 bytes (256 MiB)`, `1000 bytes`: a byte count with its binary unit when it is
+    /// a whole number of KiB, MiB or GiB.
+    static func byteCount(_ bytes: Int) -> String {
+        for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")]
+        where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return "\(bytes) bytes (\(bytes >> shift) \(unit))"
+        }
+        return "\(bytes) bytes"
     }
 
     /// `5 s`, `0.25 s`; never traps, whatever the value.

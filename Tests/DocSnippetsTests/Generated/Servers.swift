@@ -100,7 +100,8 @@ extension DocSnippetContext {
                                 timeout: 60,                 // seconds, per attempt
                                 maxRetries: 2,               // retries of a 429 or 503
                                 retryDelay: 0.5,             // seconds, doubled on each retry
-                                maximumRetryDelay: 30)       // seconds
+                                maximumRetryDelay: 30,       // seconds
+                                maximumBodySize: HTTPServer.defaultMaximumBodySize)  // 256 MiB, decoded
         // Every name the block declares is used, as a reader would go on to use it.
         _ = server
     }
