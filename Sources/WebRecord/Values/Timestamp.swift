@@ -95,21 +95,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 }
 
-extension Timestamp: AttributeValue {
-    /// The timestamp of a stored date: its text, or seconds since 1970 stored as a number by
-    /// another tool (an integer exactly, a real to the nearest microsecond).
-    public init?(storedValue: DatabaseValue, type: AttributeType) {
-        switch storedValue {
-        case .text(let text): self.init(text)
-        case .integer(let seconds) where type == .date || type == .integer || type == .double:
-            self.init(seconds: seconds)
-        case .real(let seconds) where type == .date || type == .integer || type == .double:
-            self.init(Date(timeIntervalSince1970: seconds))
-        default: return nil
-        }
-    }
-}
-
 extension Timestamp: DatabaseValueConvertible {
     /// The stored text, so that a fetch compares it with stored dates.
     public var databaseValue: DatabaseValue { .text(description) }
