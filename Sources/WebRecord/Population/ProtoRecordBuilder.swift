@@ -260,7 +260,7 @@ final class ProtoRecordBuilder {
             // were merged and its relationships set from these very values already, unless an
             // occurrence in between changed one of them: then this later occurrence's values
             // win again (DESIGN §3.7), and its nested records are merged once more.
-            if merge(dictionary, into: earlier, as: representation) == .identical,
+            if merge(dictionary, into: earlier, as: representation, stated: entityIsStated) == .identical,
                 earlier.linkedAfterChanges == changes
             {
                 return earlier
@@ -509,16 +509,21 @@ final class ProtoRecordBuilder {
     /// DESIGN §3.7: merged per attribute, after key paths are read (``OccurrenceMerge``): later
     /// values fill absent ones, on a conflict the later valid value wins, and an invalid later
     /// value never replaces a valid earlier one.
-    private func merge(_ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation)
-        -> MergeOutcome
-    {
+    ///
+    /// A later occurrence that states its entity (its discriminator is present, including a
+    /// value that names no sub-entity, DESIGN §3.13) decides it, as a later value does; one that
+    /// does not (a short copy without the discriminator) keeps the earlier, more specific one.
+    private func merge(
+        _ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation, stated: Bool
+    ) -> MergeOutcome {
         let wasReference = proto.isReference
         if representation !== proto.representation {
             if proto.isReference || schema.entity(representation.entity.name, isKindOf: proto.entity.name) {
                 proto.become(representation)
-            } else if !schema.entity(proto.entity.name, isKindOf: representation.entity.name) {
-                // Two branches of the hierarchy for one record: the later occurrence wins, as a
-                // later value does, and says so.
+            } else if stated || !schema.entity(proto.entity.name, isKindOf: representation.entity.name) {
+                // Two branches of the hierarchy for one record, or a later occurrence that states
+                // a more general entity: the later occurrence wins, as a later value does, and
+                // says so.
                 debugger.record(
                     WebRecordError(
                         .invalidResponseFormat,

@@ -76,6 +76,47 @@ import Testing
         #expect(card.entity.name == "Card", "a method the response did not name is left as it was")
     }
 
+    /// Within one response, the later occurrence's stated discriminator decides, as across
+    /// responses: a `card` then a `sepa_debit` is the base entity, a `sepa_debit` then a `card`
+    /// is a card, and a later short copy without `type` keeps what the earlier one stated.
+    @Test(
+        arguments: [
+            (
+                #"[{"id": "pm_3", "type": "card", "brand": "visa"}, {"id": "pm_3", "type": "sepa_debit"}]"#,
+                "PaymentMethod", nil
+            ),
+            (
+                #"[{"id": "pm_1", "type": "card", "brand": "mc"}, {"id": "pm_1", "type": "sepa_debit"}]"#,
+                "PaymentMethod", nil
+            ),
+            (
+                #"[{"id": "pm_3", "type": "sepa_debit"}, {"id": "pm_3", "type": "card", "brand": "visa"}]"#, "Card",
+                "visa"
+            ),
+            (#"[{"id": "pm_3", "type": "card", "brand": "visa"}, {"id": "pm_3"}]"#, "Card", "visa"),
+        ] as [(String, String, String?)])
+    func theLaterStatedDiscriminatorOfOneResponseDecides(response: String, entity: String, brand: String?) async throws
+    {
+        let key = response.contains("pm_1") ? "pm_1" : "pm_3"
+        let data = Data(response.utf8)
+        // Whole, and streamed a record a batch: the same result.
+        _ = try await store.populate(try JSONReader().read(response), entity: "PaymentMethod")
+        let whole = try #require(try await store.fetchOne("PaymentMethod", primaryKey: .string(key)))
+        #expect(whole.entity.name == entity, "\(response)")
+        #expect(whole["brand"] as String? == brand, "\(response)")
+
+        let other = try TemporaryDirectory()
+        let streamedStore = try RecordStore(
+            path: other.path(), schema: Schema(json: unmappedDiscriminatorSchemaJSON, fileName: "Payments.json"))
+        _ = try await streamedStore.populate(try JSONReader().read(storedCardsJSON), entity: "PaymentMethod")
+        _ = try await ResponsePopulation(store: try #require(streamedStore.sqlite)).populate(
+            streaming: { keyPath in JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: 1) },
+            entity: "PaymentMethod")
+        let streamed = try #require(try await streamedStore.fetchOne("PaymentMethod", primaryKey: .string(key)))
+        #expect(streamed.entity.name == entity, "streamed: \(response)")
+        #expect(streamed["brand"] as String? == brand, "streamed: \(response)")
+    }
+
     @Test func aStreamedResponseWarnsOncePerValueAcrossItsBatches() async throws {
         let records = (0..<40).map { #"{"id": "pm_\#($0 % 2 + 1)", "type": "sepa_debit"}"# }
         let data = Data(("[" + records.joined(separator: ",") + "]").utf8)
