@@ -20,6 +20,9 @@ root=$(cd "$fuzz_dir/.." && pwd)
 out=${WEBRECORD_FUZZ_BUILD:-$fuzz_dir/.build}
 sanitize=${WEBRECORD_FUZZ_SANITIZE:-fuzzer,address}
 swiftc=${SWIFTC:-swiftc}
+# One compile job per core: the library is compiled file by file, and one job at a time took
+# about five minutes a target on two cores.
+jobs=$(nproc 2>/dev/null || echo 2)
 
 targets=${*:-json-reader population}
 mkdir -p "$out"
@@ -41,7 +44,7 @@ for target in $targets; do
     echo "building $out/$target"
     # shellcheck disable=SC2086 # the source list is meant to split
     "$swiftc" \
-        -sanitize="$sanitize" -parse-as-library -swift-version 6 -O -g \
+        -sanitize="$sanitize" -parse-as-library -swift-version 6 -O -g -j "$jobs" \
         -module-name WebRecord -package-name WebRecord \
         -I "$root/Sources/WebRecordSQLite" -lsqlite3 \
         $library_sources "$fuzz_dir/$main" \
