@@ -10,7 +10,7 @@ import Testing
 /// table: a change of its members is a change of the record, on SQLite and PostgreSQL alike.
 /// (Starting the shared PostgreSQL server counts against the limit: ten times longer under a
 /// sanitizer.)
-@Suite("Observation of a many-to-many", .timeLimit(.minutes(Sanitizer.isActive ? 10 : 1)))
+@Suite("Observation of a many-to-many", .timeLimit(.minutes(Sanitizer.isActive ? 10 : 3)))
 struct ObservationOfManyToManyTests {
     static let schemaJSON = """
         {
