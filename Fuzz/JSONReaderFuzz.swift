@@ -1,7 +1,7 @@
 // libFuzzer target for WebRecord's JSON reader.
 //
-// Built by Fuzz/build.sh together with the WebRecord library sources (one module), so it is
-// not a package target and `swift test` never sees it.
+// Built by Fuzz/build.sh into the one fuzzing binary, together with the WebRecord library
+// sources (one module), so it is not a package target and `swift test` never sees it.
 //
 // For every input the reader must either return a value or throw a positioned
 // WebRecordError (code invalidJSON); it must never crash, hang or overflow the stack. Beyond "no crash" the
@@ -12,21 +12,8 @@
 // - a rejected document's error has a line and column of at least 1, an offset inside the
 //   input, and a message that names that line and column.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Reports a broken property on standard error and aborts, which libFuzzer records as a crash.
-func fuzzFailure(_ message: String) -> Never {
-    var text = "fuzz property failed: " + message + "\n"
-    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
-    abort()
-}
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func jsonReaderFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// Fuzzes the JSON reader with one input (the `json-reader` target; FuzzMain.swift).
+func jsonReaderFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
     // A small depth limit too, chosen by the input, so the limit's edges are exercised.
     let limits = [JSONReader.defaultMaximumDepth, size > 0 ? Int(input[size - 1] % 8) : 0]

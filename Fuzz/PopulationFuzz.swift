@@ -1,8 +1,8 @@
 // libFuzzer target for WebRecord's population pipeline: arbitrary bytes are read as JSON and
 // populated, as each entity of the App.net schema in turn, into a fresh in-memory store.
 //
-// Built by Fuzz/build.sh together with the WebRecord library sources (one module), so it is
-// not a package target and `swift test` never sees it.
+// Built by Fuzz/build.sh into the one fuzzing binary, together with the WebRecord library
+// sources (one module), so it is not a package target and `swift test` never sees it.
 //
 // Properties checked (a failure aborts, which libFuzzer records as a crash):
 //
@@ -12,19 +12,7 @@
 //   `PRAGMA foreign_key_check`;
 // - a successful population returns no more top-level records than the response holds.
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
-
-/// Reports a broken property on standard error and aborts, which libFuzzer records as a crash.
-func fuzzFailure(_ message: String) -> Never {
-    var text = "fuzz property failed: " + message + "\n"
-    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
-    abort()
-}
 
 /// The App.net schema, loaded once from the copy next to the fuzzer binary (or
 /// `$WEBRECORD_FUZZ_SCHEMA`).
@@ -75,8 +63,8 @@ func fuzzCheckIntegrity(_ store: RecordStore) {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func populationFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+/// Fuzzes population with one input (the `population` target; FuzzMain.swift).
+func populationFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = UnsafeRawBufferPointer(start: data, count: size)
     let response: JSONValue
     do {

@@ -3,11 +3,14 @@
 #
 #   Fuzz/build.sh [TARGET...]        TARGET: json-reader, population (default: both)
 #
-# Each target is compiled together with all of the WebRecord library's sources (the JSON
-# reader throws the library's WebRecordError, so no folder stands alone) into one module,
-# with libFuzzer and AddressSanitizer, and linked against the system libsqlite3. The targets are not package targets: `swift build` and `swift test` never
-# build them. Binaries go to Fuzz/.build/ (or $WEBRECORD_FUZZ_BUILD), next to a copy of
-# the App.net schema that the population target loads.
+# The library's sources and every target are compiled once, into one module (the JSON reader
+# throws the library's WebRecordError, so no folder stands alone), with libFuzzer and
+# AddressSanitizer, and linked against the system libsqlite3, into Fuzz/.build/webrecord-fuzz
+# (or $WEBRECORD_FUZZ_BUILD). Each target's name is a symbolic link to it, and the binary
+# fuzzes the target it was started as (Fuzz/FuzzMain.swift): Fuzz/.build/json-reader,
+# Fuzz/.build/population. Naming targets only checks their names: one build makes them all.
+# The targets are not package targets: `swift build` and `swift test` never build them. A copy
+# of the App.net schema, which the population target loads, goes next to the binary.
 #
 # Environment:
 #   WEBRECORD_FUZZ_BUILD     output directory (default: Fuzz/.build)
@@ -40,17 +43,22 @@ cp -R "$root/Sources/WebRecord" "$snapshot/WebRecord"
 
 for target in $targets; do
     case $target in
-        json-reader) main=JSONReaderFuzz.swift ;;
-        population) main=PopulationFuzz.swift ;;
+        json-reader | population) ;;
         *) echo "build.sh: unknown target '$target' (json-reader, population)" >&2; exit 2 ;;
     esac
-    library_sources=$(find "$snapshot/WebRecord" -name '*.swift' | LC_ALL=C sort)
-    echo "building $out/$target"
-    # shellcheck disable=SC2086 # the source list is meant to split
-    "$swiftc" \
-        -sanitize="$sanitize" -parse-as-library -swift-version 6 "$optimize" -g -j "$jobs" \
-        -module-name WebRecord -package-name WebRecord \
-        -I "$root/Sources/WebRecordSQLite" -lsqlite3 \
-        $library_sources "$fuzz_dir/$main" \
-        -o "$out/$target"
+done
+
+library_sources=$(find "$snapshot/WebRecord" -name '*.swift' | LC_ALL=C sort)
+echo "building $out/webrecord-fuzz"
+# shellcheck disable=SC2086 # the source list is meant to split
+"$swiftc" \
+    -sanitize="$sanitize" -parse-as-library -swift-version 6 "$optimize" -g -j "$jobs" \
+    -module-name WebRecord -package-name WebRecord \
+    -I "$root/Sources/WebRecordSQLite" -lsqlite3 \
+    $library_sources "$fuzz_dir/FuzzMain.swift" "$fuzz_dir/JSONReaderFuzz.swift" "$fuzz_dir/PopulationFuzz.swift" \
+    -o "$out/webrecord-fuzz"
+for target in json-reader population; do
+    rm -f "$out/$target"
+    ln -s webrecord-fuzz "$out/$target"
+    echo "linked $out/$target"
 done
