@@ -32,6 +32,10 @@ public struct Entity: Sendable, Hashable {
     var subentityNames: [String]
     /// The name of the root of this entity's hierarchy; its table holds the whole hierarchy.
     package var rootName: String
+    /// The name of the entity whose primary key identifies this entity's records, among itself
+    /// and its descendants (``Schema/keyEntity(of:)``): the nearest ancestor, or this entity,
+    /// that declares the key. Nil when the entity has no key.
+    package var keyEntityName: String?
     /// The schema file that declared the entity.
     package var fileName: String
 
@@ -41,7 +45,7 @@ public struct Entity: Sendable, Hashable {
         keyPathForResponseObject: String? = nil, keyPathForDetailResponse: String? = nil,
         subentityDiscriminator: SubentityDiscriminator? = nil,
         included: [IncludedRecords] = [], attributes: [Attribute] = [], relationships: [Relationship] = [],
-        subentityNames: [String] = [], rootName: String? = nil, fileName: String = ""
+        subentityNames: [String] = [], rootName: String? = nil, keyEntityName: String? = nil, fileName: String = ""
     ) {
         self.name = name
         self.parentName = parentName
@@ -55,6 +59,7 @@ public struct Entity: Sendable, Hashable {
         self.relationships = relationships
         self.subentityNames = subentityNames
         self.rootName = rootName ?? name
+        self.keyEntityName = primaryKey == nil ? nil : keyEntityName ?? name
         self.fileName = fileName
     }
 

@@ -158,15 +158,7 @@ extension Schema {
     /// descendants (DESIGN §3.3): the root for a key declared there, else the sub-entity of a
     /// keyless parent that declares it. Nil when `entity` has no key.
     func keyEntity(of entity: Entity) -> Entity? {
-        guard entity.primaryKey != nil else { return nil }
-        var current = entity
-        var steps = 0
-        while steps < 64, let parent = current.parentName.flatMap({ self.entity(named: $0) }), parent.primaryKey != nil
-        {
-            current = parent
-            steps += 1
-        }
-        return current
+        entity.keyEntityName.flatMap { self.entity(named: $0) }
     }
 
     /// Whether `relationship` is its own inverse (`"friends": {"destination": "User", "toMany":

@@ -150,7 +150,7 @@ struct SchemaResolver {
             included: declaration.included ?? chain.reversed().lazy.compactMap(\.included).first ?? [],
             attributes: attributes, relationships: relationships,
             subentityNames: subentities.map(\.name), rootName: chain.first?.name ?? declaration.name,
-            fileName: declaration.file)
+            keyEntityName: keyOwner?.name, fileName: declaration.file)
     }
 
     /// A property's name, kind and declaring entity, for duplicate messages.

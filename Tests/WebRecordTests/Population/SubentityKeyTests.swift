@@ -42,6 +42,24 @@ import Testing
         #expect(try store.fetchOne("Parent", primaryKey: 8)?.entity.name == "Grandparent")
     }
 
+    /// A key declared on a sub-entity of a keyless root, a hundred levels above the deepest
+    /// entity: every level below it is identified by that one key, however deep.
+    @Test func aKeyIdentifiesDescendantsAtAnyDepth() throws {
+        var entities = [
+            #""L0": {"abstract": true, "subentities": {"key": "kind", "map": {"one": "L1", "leaf": "L100"}}}"#,
+            #""L1": {"parent": "L0", "primaryKey": "id", "attributes": {"id": {"type": "integer"}}}"#,
+        ]
+        for level in 2...100 { entities.append(#""L\#(level)": {"parent": "L\#(level - 1)"}"#) }
+        let schema = try Schema(json: #"{"entities": {\#(entities.joined(separator: ", "))}}"#, fileName: "Deep.json")
+        #expect(schema.keyEntity(of: try #require(schema.entity(named: "L100")))?.name == "L1")
+        let deep = try RecordStore(path: directory.path("deep.sqlite"), schema: schema)
+        _ = try deep.populate(try JSONReader().read(#"[{"kind": "one", "id": 1}]"#), entity: "L0")
+        let switched = try deep.populate(try JSONReader().read(#"[{"kind": "leaf", "id": 1}]"#), entity: "L0")
+        #expect(switched.changes.inserted == 0 && switched.changes.updated == 1, "\(switched.changes)")
+        #expect(try deep.count("L0") == 1)
+        #expect(try deep.fetchOne("L1", primaryKey: 1)?.entity.name == "L100")
+    }
+
     @Test func siblingKeysWithTheSameTextAreTwoRecords() throws {
         _ = try store.populate(try JSONReader().read(Self.family), entity: "Human")
         let parent = try #require(try store.fetchOne("Parent", primaryKey: 7))
