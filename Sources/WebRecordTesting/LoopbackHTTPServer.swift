@@ -108,7 +108,9 @@ public final class LoopbackHTTPServer: Sendable {
     }
 
     /// Stops listening, and returns once the listening socket is closed: from then on, new
-    /// connections are refused. Connections being answered finish.
+    /// connections are refused. Connections being answered finish at once: a response still
+    /// waiting out its delay is sent now, and then counts among ``answered``. (A test shows so
+    /// that an answer coming after a cancellation changes nothing.)
     public func stop() {
         core.stop()
     }

@@ -20,13 +20,13 @@ enum PackageFiles {
         // The test bundle sits in the products directory with the executables (on Linux, the
         // bundle of the test executable itself).
         let executable = try BuiltExecutables.executable(name, besides: Bundle(for: BundleMarker.self))
-        return try await ChildProcess.run(executable, arguments, in: directory, timeout: 120)
+        return try await ChildProcess.run(executable, arguments, in: directory)
     }
 
     /// Runs the generator, `python3 Tests/DocSnippetsTests/generate.py`, with `arguments`.
     static func runGenerator(_ arguments: [String]) async throws -> ChildProcess.Result {
         let script = root.appendingPathComponent("Tests/DocSnippetsTests/generate.py").path
-        return try await ChildProcess.run(ChildProcess.onPath("python3"), [script] + arguments, in: root, timeout: 120)
+        return try await ChildProcess.run(ChildProcess.onPath("python3"), [script] + arguments, in: root)
     }
 }
 

@@ -50,7 +50,9 @@ enum DetachedCommand {
     ///   when it has not ended after `timeout` seconds (ten times as long under a sanitizer:
     ///   ``Sanitizer/bound(_:)``); it is then killed and reaped (its wait after SIGKILL is
     ///   bounded too).
-    static func run(_ arguments: [String], timeout: TimeInterval = 300) throws -> (status: Int32, output: String) {
+    static func run(_ arguments: [String], timeout: TimeInterval = MachineLoad.hangTimeout) throws -> (
+        status: Int32, output: String
+    ) {
         let timeout = Sanitizer.bound(timeout)
         let outputPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("webrecord-command-\(UUID().uuidString)").path

@@ -106,7 +106,10 @@ public final class PostgreSQLTestServer: Sendable {
     public func restart() throws {
         try runAsNobody(
             "pg_ctl",
-            ["-D", dataDirectory, "-l", logPath, "-o", serverOptions, "-m", "fast", "-w", "-t", "60", "restart"])
+            [
+                "-D", dataDirectory, "-l", logPath, "-o", serverOptions, "-m", "fast", "-w", "-t", Self.pgCtlTimeout,
+                "restart",
+            ])
     }
 
     /// A conninfo string for `database` on this server, as the superuser, over the socket.
@@ -148,8 +151,14 @@ public final class PostgreSQLTestServer: Sendable {
             [
                 "-D", dataDirectory, "-U", user, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync",
             ])
-        try runAsNobody("pg_ctl", ["-D", dataDirectory, "-l", logPath, "-o", serverOptions, "-w", "-t", "60", "start"])
+        try runAsNobody(
+            "pg_ctl", ["-D", dataDirectory, "-l", logPath, "-o", serverOptions, "-w", "-t", Self.pgCtlTimeout, "start"])
     }
+
+    /// How long `pg_ctl` waits for the server to start or stop, in seconds: four minutes, which
+    /// only a hang exhausts, and less than the ``DetachedCommand/run(_:timeout:)`` wait around
+    /// it, so that `pg_ctl` reports a server that does not start, with its log.
+    static let pgCtlTimeout = "240"
 
     /// The cluster's directory.
     private var dataDirectory: String { directory + "/data" }
@@ -181,7 +190,8 @@ public final class PostgreSQLTestServer: Sendable {
     private static func stop(directory: String, binaries: String) {
         let data = directory + "/data"
         if FileManager.default.fileExists(atPath: data + "/postmaster.pid") {
-            _ = try? run(binaries + "/pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"], asNobody: true)
+            _ = try? run(
+                binaries + "/pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", pgCtlTimeout, "stop"], asNobody: true)
         }
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -161,7 +161,7 @@ public enum ChildProcess {
 
         /// Waits until standard output contains `text`, or the child ends, or `timeout` passes
         /// (stretched under a sanitizer: ``Sanitizer/bound(_:)``).
-        public func waitForOutput(_ text: String, timeout: TimeInterval) async -> Bool {
+        public func waitForOutput(_ text: String, timeout: TimeInterval = MachineLoad.hangTimeout) async -> Bool {
             (try? await ChildProcess.onThread {
                 let deadline = Date().addingTimeInterval(Sanitizer.bound(timeout))
                 while Date() < deadline {
@@ -239,7 +239,7 @@ public enum ChildProcess {
         /// sanitizer: ``Sanitizer/bound(_:)``).
         ///
         /// - Throws: ``Timeout`` when the child was killed for taking too long.
-        public func wait(timeout: TimeInterval) async throws -> Result {
+        public func wait(timeout: TimeInterval = MachineLoad.hangTimeout) async throws -> Result {
             try await ChildProcess.onThread { try self.waitBlocking(timeout: timeout) }
         }
 
@@ -333,7 +333,7 @@ public enum ChildProcess {
     /// - Throws: ``Timeout`` when the child was killed after `timeout` seconds.
     public static func run(
         _ executable: URL, _ arguments: [String], in workingDirectory: URL? = nil, input: Data? = nil,
-        environment: [String: String] = [:], timeout: TimeInterval = 300
+        environment: [String: String] = [:], timeout: TimeInterval = MachineLoad.hangTimeout
     ) async throws -> Result {
         try await Running(executable, arguments, in: workingDirectory, input: input, environment: environment)
             .wait(timeout: timeout)
@@ -361,7 +361,8 @@ public enum ChildProcess {
     /// Whether a working `python3` with its `sqlite3` and `ssl` modules is on `PATH`.
     public static let hasPythonSQLite: Bool = {
         guard let python = try? onPath("python3"),
-            let result = try? Running(python, ["-c", "import sqlite3, ssl"]).waitBlocking(timeout: 30)
+            let result = try? Running(python, ["-c", "import sqlite3, ssl"]).waitBlocking(
+                timeout: MachineLoad.hangTimeout)
         else { return false }
         return result.status == 0 && !result.killedBySignal
     }()

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// Keeps the suites that load the machine apart from the suites that measure time.
@@ -67,4 +68,24 @@ actor MachineLoadGate {
         holders = admitted.count
         for waiter in admitted { waiter.continuation.resume() }
     }
+}
+
+/// The bounds of the waits that only a hang may exhaust, however loaded the machine is.
+///
+/// A full run of the suite on two cores has stretched a `webrecord` run that takes half a
+/// second on an idle machine to 26 s, and a task has waited about 25 s there for one of the
+/// task pool's threads. A wait that gives up, on a child process, a thread, a server or a
+/// condition polled, gives up after ``hangTimeout``, far beyond anything load adds; what it
+/// waits for, when a test must show that something else ended the wait first, lasts longer
+/// still (ten minutes).
+public enum MachineLoad {
+    /// Five minutes: how long a wait for something that takes seconds at most on an idle
+    /// machine goes on before it gives up (ten times as long under a sanitizer where the wait
+    /// stretches its bound, see ``Sanitizer/bound(_:)``).
+    public static let hangTimeout: TimeInterval = 300
+
+    /// The time limit of a suite that guards its tests against a hang: ten minutes a test, a
+    /// hundred under a sanitizer. It lies beyond the ``hangTimeout`` of any one wait, so that a
+    /// wait that gives up fails its test with its own message first.
+    public static var hangTimeLimit: TimeLimitTrait.Duration { .minutes(Sanitizer.isActive ? 100 : 10) }
 }

@@ -34,7 +34,9 @@ public enum RestrictedRun {
     }
 
     /// Runs a restricted command (from ``asOrdinaryUser(_:_:)`` or ``onAFullDisk(_:_:)``).
-    public static func run(_ command: (URL, [String]), timeout: TimeInterval = 60) async throws -> ChildProcess.Result {
+    public static func run(_ command: (URL, [String]), timeout: TimeInterval = MachineLoad.hangTimeout) async throws
+        -> ChildProcess.Result
+    {
         try await ChildProcess.run(command.0, command.1, timeout: timeout)
     }
 

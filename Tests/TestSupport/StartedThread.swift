@@ -31,7 +31,7 @@ public final class StartedThread<T: Sendable>: @unchecked Sendable {
     ///
     /// - Throws: ``Timeout`` when the body has not ended after `timeout` seconds (stretched
     ///   under a sanitizer, see ``Sanitizer/bound(_:)``): the test fails rather than hangs.
-    public func value(timeout: TimeInterval = 300) async throws -> T {
+    public func value(timeout: TimeInterval = MachineLoad.hangTimeout) async throws -> T {
         let limit = Sanitizer.bound(timeout)
         return try await ChildProcess.onThread { [self] in
             let deadline = Date().addingTimeInterval(limit)

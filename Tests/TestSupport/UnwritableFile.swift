@@ -18,7 +18,9 @@ public enum UnwritableFile {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        guard let result = try? ChildProcess.Running(URL(fileURLWithPath: tool), arguments).waitBlocking(timeout: 60)
+        guard
+            let result = try? ChildProcess.Running(URL(fileURLWithPath: tool), arguments).waitBlocking(
+                timeout: MachineLoad.hangTimeout)
         else {
             return false
         }

@@ -8,9 +8,9 @@ import Testing
 
 /// An observation of an entity with a many-to-many relationship, whose members live in a join
 /// table: a change of its members is a change of the record, on SQLite and PostgreSQL alike.
-/// (Starting the shared PostgreSQL server counts against the limit: ten times longer under a
-/// sanitizer.)
-@Suite("Observation of a many-to-many", .timeLimit(.minutes(Sanitizer.isActive ? 10 : 3)))
+/// (Starting the shared PostgreSQL server counts against the limit, which guards against a
+/// hang, not against a loaded machine.)
+@Suite("Observation of a many-to-many", .timeLimit(MachineLoad.hangTimeLimit))
 struct ObservationOfManyToManyTests {
     static let schemaJSON = """
         {

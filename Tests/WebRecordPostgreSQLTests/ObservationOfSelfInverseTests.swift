@@ -9,8 +9,8 @@ import Testing
 /// An observation of an entity with relationships that are their own inverse: a record that
 /// gains a friend or a spouse through the other record's side is modified too, on SQLite and
 /// PostgreSQL alike. (Starting the shared PostgreSQL server counts against the limit, which
-/// guards against a hang: the suite takes seconds on an idle machine.)
-@Suite("Observation of a self-inverse relationship", .timeLimit(.minutes(Sanitizer.isActive ? 10 : 3)))
+/// guards against a hang, not against a loaded machine: the suite takes seconds on an idle one.)
+@Suite("Observation of a self-inverse relationship", .timeLimit(MachineLoad.hangTimeLimit))
 struct ObservationOfSelfInverseTests {
     static let schemaJSON = """
         {"entities": {

@@ -172,9 +172,11 @@ struct PostgreSQLConcurrencyTests {
     ]
 
     /// Waits until a backend of `connection`'s database (other tests use other databases of
-    /// the server) waits for a lock.
+    /// the server) waits for a lock, for at most ``MachineLoad/hangTimeout``: the population
+    /// that will wait runs on a task, which a full test run can start tens of seconds late.
     static func waitForLockWait(_ connection: PostgreSQLConnection) async throws {
-        for _ in 0..<600 {
+        let deadline = Date().addingTimeInterval(MachineLoad.hangTimeout)
+        while Date() < deadline {
             if try isWaitingForALock(connection) { return }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -237,11 +239,13 @@ struct PostgreSQLConcurrencyTests {
         let server = try PostgreSQLTestServer.shared()
         let database = try server.makeDatabase()
         // Which of two deadlocked transactions fails is the one whose backend checks first, after
-        // waiting `deadlock_timeout`: the population's checks after 5 s, by when the cycle has
-        // formed, and the other worker's after 30 s (a bound, should the machine be so slow
-        // that the cycle forms after the population's check: then the test fails, not hangs).
+        // waiting `deadlock_timeout`: the population's checks after 20 s, by when the cycle has
+        // formed (the other worker asks for its lock as soon as it sees the population wait,
+        // which takes milliseconds, and a loaded machine seconds), and the other worker's after
+        // ten minutes (a bound, should the machine be so slow that the cycle forms after the
+        // population's check: then the test fails, not hangs).
         try PostgreSQLConnection(server.conninfo(database: database)).execute(
-            "ALTER DATABASE \(database) SET deadlock_timeout = '5s'")
+            "ALTER DATABASE \(database) SET deadlock_timeout = '20s'")
         let store = try RecordStore(postgreSQL: server.url(database: database), schema: schema)
         let two: JSONValue = [
             "data": [
@@ -259,7 +263,7 @@ struct PostgreSQLConcurrencyTests {
         let second = try #require(users.last?["id"] as String?)
         let other = try PostgreSQLConnection(server.conninfo(database: database))
         let watcher = try PostgreSQLConnection(server.conninfo(database: database))
-        try other.execute("SET deadlock_timeout = '30s'")
+        try other.execute("SET deadlock_timeout = '10min'")
         try other.execute("BEGIN")
         try other.execute(#"SELECT 1 FROM "User" WHERE "id" = $1 FOR UPDATE"#, [.text(second)])
         let changed: JSONValue = [
@@ -276,7 +280,7 @@ struct PostgreSQLConcurrencyTests {
         let held = Handed((other, watcher))
         let otherWorker = StartedThread {
             let (other, watcher) = held.value
-            let deadline = ContinuousClock.now + .seconds(60)
+            let deadline = ContinuousClock.now + .seconds(MachineLoad.hangTimeout)
             while try !Self.isWaitingForALock(watcher) {
                 guard ContinuousClock.now < deadline else {
                     throw OtherWorkerFailure(description: "the population never waited for the other worker's lock")

@@ -21,13 +21,14 @@ import Testing
     }
 
     /// A store of `server`'s in a new database, in the namespace `ingest`, with a statement
-    /// timeout and an application name to find again after a reconnection.
+    /// timeout and an application name to find again after a reconnection. (The timeout, 15
+    /// minutes, is one no statement of these tests reaches, however loaded the machine.)
     static func store(on server: PostgreSQLTestServer, observer: (@Sendable (String) -> Void)? = nil) throws
         -> PostgreSQLDatabase
     {
         var options = PostgreSQLDatabase.Options()
         options.namespace = "ingest"
-        options.statementTimeout = .seconds(30)
+        options.statementTimeout = .seconds(900)
         options.applicationName = "loss test"
         options.sqlObserver = observer
         return try PostgreSQLDatabase(
@@ -50,7 +51,7 @@ import Testing
     /// The session of `database` is a new one made as the first: its namespace, timeout and name.
     static func expectSessionMadeAgain(_ database: PostgreSQLDatabase, on server: PostgreSQLTestServer) throws {
         #expect(try database.withConnection { try $0.scalar("SHOW search_path") } == .text("ingest"))
-        #expect(try database.withConnection { try $0.scalar("SHOW statement_timeout") } == .text("30s"))
+        #expect(try database.withConnection { try $0.scalar("SHOW statement_timeout") } == .text("15min"))
         #expect(try database.withConnection { try $0.scalar("SHOW TimeZone") } == .text("UTC"))
         #expect(
             try PostgreSQLSessions.applicationName(of: PostgreSQLSessions.backend(of: database), on: server)
@@ -125,29 +126,35 @@ import Testing
         #expect(try PostgreSQLStores.content(of: database) == before)
 
         // The new session's statements can be interrupted as the first's: the canceller follows it.
+        // The sleep would last ten minutes, and the statement timeout is longer still: only the
+        // cancellation can end it soon, and the error says which did. No elapsed time is
+        // compared, so the test holds however late a loaded machine lets the cancellation come.
         let name = try database.withConnection { try $0.scalar("SELECT current_database()") }
         let task = Task {
             try await database.write { connection in
                 try connection.execute("UPDATE \"Post\" SET \"title\" = 'x'")
-                try connection.execute("SELECT pg_sleep(60)")
+                try connection.execute("SELECT pg_sleep(600)")
             }
         }
         let activity = try PostgreSQLConnection(server.conninfo())
+        let deadline = Date().addingTimeInterval(MachineLoad.hangTimeout)
         var sleeping = false
-        for _ in 0..<300 where !sleeping {
+        while !sleeping, Date() < deadline {
             sleeping =
                 try activity.scalar(
                     "SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND query = $2",
-                    [name ?? .null, .text("SELECT pg_sleep(60)")]) == .integer(1)
+                    [name ?? .null, .text("SELECT pg_sleep(600)")]) == .integer(1)
             if !sleeping { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(sleeping)
-        let started = ContinuousClock.now
         task.cancel()
         let cancelled = await #expect(throws: WebRecordError.self) { try await task.value }
         #expect(cancelled?.code == .cancelled)
-        #expect((cancelled?.cause as? WebRecordError)?.sqlState == "57014")
-        #expect(ContinuousClock.now - started < .seconds(20))
+        let cause = cancelled?.cause as? WebRecordError
+        #expect(cause?.sqlState == "57014")
+        #expect(
+            cause?.message.contains("statement timeout") == false,
+            "cancelled, not timed out: \(String(describing: cause))")
         #expect(try PostgreSQLSessions.backend(of: database) != backend)
         #expect(try PostgreSQLStores.content(of: database) == before)
     }
@@ -188,9 +195,7 @@ import Testing
         let before = try PostgreSQLStores.content(of: database)
 
         // Restarted while the store was idle: the next population connects again and commits.
-        let started = ContinuousClock.now
         try server.restart()
-        let restartTime = ContinuousClock.now - started
         #expect(try PostgreSQLConnectionLossTests.populate(database, second).inserted == 2)
         let afterSecond = try PostgreSQLConnectionLossTests.expectedContent(after: [first, second])
         #expect(try PostgreSQLStores.content(of: database) == afterSecond)
@@ -211,7 +216,6 @@ import Testing
             try PostgreSQLStores.content(of: database)
                 == PostgreSQLConnectionLossTests.expectedContent(after: [first, second, third]))
         try PostgreSQLConnectionLossTests.expectSessionMadeAgain(database, on: server)
-        #expect(restartTime < .seconds(20))
     }
 
     @Test func aStoreWhoseServerStoppedSaysItCannotConnectAgainAtEachCall() throws {

@@ -271,23 +271,27 @@ import Testing
         let task = Task {
             try await postgreSQL.write { connection in
                 try connection.execute("INSERT INTO \"Tag\" (\"_entity\", \"name\") VALUES ('Tag', 'x')")
-                try connection.execute("SELECT pg_sleep(60)")
+                try connection.execute("SELECT pg_sleep(600)")
             }
         }
-        // Cancelled once the server runs the sleep (a busy machine can start the task late).
+        // Cancelled once the server runs the sleep (a busy machine can start the task late),
+        // which would last ten minutes: however late the cancellation comes, it comes
+        // during the sleep.
         let watcher = try PostgreSQLConnection(location)
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline,
-            try watcher.scalar(
-                "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "
-                    + "AND query LIKE '%pg_sleep(60)%'") != .integer(1)
-        {
-            try await Task.sleep(for: .milliseconds(20))
+        let deadline = Date().addingTimeInterval(MachineLoad.hangTimeout)
+        var sleeping = false
+        while !sleeping, Date() < deadline {
+            sleeping =
+                try watcher.scalar(
+                    "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "
+                        + "AND query LIKE '%pg_sleep(600)%'") == .integer(1)
+            if !sleeping { try await Task.sleep(for: .milliseconds(20)) }
         }
+        #expect(sleeping, "the server never ran the sleep")
         task.cancel()
         let error = await #expect(throws: WebRecordError.self) { try await task.value }
         #expect(error?.code == .cancelled)
-        // 57014: the server cancelled the running `pg_sleep(60)`; a write that had waited for it
+        // 57014: the server cancelled the running `pg_sleep(600)`; a write that had waited for it
         // to end would have been cancelled with no such cause.
         #expect((error?.cause as? WebRecordError)?.sqlState == "57014")
         // Rolled back, and the connection goes on.

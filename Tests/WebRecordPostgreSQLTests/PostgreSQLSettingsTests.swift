@@ -31,19 +31,19 @@ import Testing
         let before = try PostgreSQLStores.content(of: database)
         #expect(try database.withConnection { try $0.scalar("SHOW statement_timeout") } == .text("200ms"))
 
-        let started = ContinuousClock.now
+        // The sleep would last ten minutes: only the timeout can end it with an error, which
+        // says so. No elapsed time is compared.
         let error = try #require(throws: WebRecordError.self) {
             try database.write { connection in
                 try connection.execute("UPDATE \"Post\" SET \"title\" = 'changed'")
-                try connection.execute("SELECT pg_sleep(5)")
+                try connection.execute("SELECT pg_sleep(600)")
             }
         }
-        #expect(ContinuousClock.now - started < .seconds(4))
         #expect(error.code == .storeError)
         #expect(error.sqlState == "57014")
         #expect(error.message.hasPrefix("the statement ran longer than the statement timeout of 200 ms"), "\(error)")
         #expect(error.message.contains("statement timeout"))
-        #expect(error.sql == "SELECT pg_sleep(5)")
+        #expect(error.sql == "SELECT pg_sleep(600)")
         #expect(try PostgreSQLStores.content(of: database) == before)
 
         // The connection goes on, with the same timeout.
@@ -53,10 +53,12 @@ import Testing
 
     /// Starts a thread that, from another session (`conninfo`), cancels the statement of the
     /// backend `backend` once it runs `pg_sleep`, as `pg_cancel_backend` does for an operator.
+    /// (It gives up waiting for the statement after ``MachineLoad/hangTimeout``.)
     private static func cancelOnceItSleeps(_ backend: DatabaseValue, from conninfo: String) {
         let cancelling = Thread {
             guard let canceller = try? PostgreSQLConnection(conninfo) else { return }
-            for _ in 0..<200 {
+            let deadline = Date().addingTimeInterval(MachineLoad.hangTimeout)
+            while Date() < deadline {
                 let running = try? canceller.scalar(
                     "SELECT count(*) FROM pg_stat_activity WHERE pid = $1::int AND query LIKE 'SELECT pg_sleep%'",
                     [backend])
@@ -74,7 +76,7 @@ import Testing
             at: server.conninfo(database: try server.makeDatabase()) + " options='-c statement_timeout=150'"
         ) { _ in }
         let error = try #require(throws: WebRecordError.self) {
-            try database.withConnection { try $0.execute("SELECT pg_sleep(5)") }
+            try database.withConnection { try $0.execute("SELECT pg_sleep(600)") }
         }
         #expect(error.sqlState == "57014")
         #expect(
@@ -82,38 +84,49 @@ import Testing
                 "the statement ran longer than the session's statement timeout of 150ms (set by the server or the connection)"
             ), "\(error)")
         // Without a timeout, a statement another session cancels is not said to have timed out.
+        // (Each sleep would last ten minutes, and the timeout below is longer still: however
+        // late a loaded machine lets the cancellation come, it ends the statement.)
         let plain = try PostgreSQLConnection(server.conninfo(database: try server.makeDatabase()))
         let backend = try #require(try plain.scalar("SELECT pg_backend_pid()"))
         let other = server.conninfo(database: try server.makeDatabase())
         Self.cancelOnceItSleeps(backend, from: other)
-        let cancelled = try #require(throws: WebRecordError.self) { try plain.execute("SELECT pg_sleep(10)") }
+        let cancelled = try #require(throws: WebRecordError.self) { try plain.execute("SELECT pg_sleep(600)") }
         #expect(cancelled.sqlState == "57014")
         #expect(!cancelled.message.contains("statement timeout of"), "\(cancelled)")
         // Nor with a timeout set, when the statement was cancelled before it.
         let timed = try PostgreSQLConnection(
-            server.conninfo(database: try server.makeDatabase()) + " options='-c statement_timeout=60000'")
+            server.conninfo(database: try server.makeDatabase()) + " options='-c statement_timeout=900000'")
         let timedBackend = try #require(try timed.scalar("SELECT pg_backend_pid()"))
         Self.cancelOnceItSleeps(timedBackend, from: other)
-        let early = try #require(throws: WebRecordError.self) { try timed.execute("SELECT pg_sleep(10)") }
+        let early = try #require(throws: WebRecordError.self) { try timed.execute("SELECT pg_sleep(600)") }
         #expect(early.sqlState == "57014")
         #expect(!early.message.contains("statement timeout of"), "\(early)")
     }
 
-    @Test func aPopulationWaitingLongerThanTheTimeoutForALockFailsAndWritesNothing() throws {
+    @Test func aPopulationWaitingLongerThanTheTimeoutForALockFailsAndWritesNothing() async throws {
         let location = try PostgreSQLStores.newDatabase()
         let database = try Self.store(at: location) { $0.statementTimeout = .milliseconds(300) }
         _ = try Self.populate(database, #"[{"id": 1, "title": "a"}]"#)
         let before = try PostgreSQLStores.content(of: database)
-        // Another session holds the table: the population's first statement on it waits.
+        // Another session holds the table until the population has ended: its first statement
+        // on it waits, and only the timeout can end the wait. No elapsed time is compared. (The
+        // population runs on a thread of its own, whose wait for it gives up, failing the test,
+        // after ``MachineLoad/hangTimeout``; the lock goes then, and the population with it.)
         let other = try PostgreSQLConnection(location)
         try other.execute("BEGIN")
         try other.execute("LOCK TABLE \"Post\" IN ACCESS EXCLUSIVE MODE")
-        let started = ContinuousClock.now
-        let error = try #require(throws: WebRecordError.self) {
-            _ = try Self.populate(database, #"[{"id": 1, "title": "changed"}, {"id": 2, "title": "b"}]"#)
+        let population = StartedThread { () throws -> WebRecordError? in
+            do {
+                _ = try Self.populate(database, #"[{"id": 1, "title": "changed"}, {"id": 2, "title": "b"}]"#)
+                return nil
+            } catch let error as WebRecordError {
+                return error
+            }
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        let ended: Result<WebRecordError?, any Error>
+        do { ended = .success(try await population.value()) } catch { ended = .failure(error) }
         try other.execute("ROLLBACK")
+        let error = try #require(try ended.get(), "the population succeeded while the table was locked")
         #expect(error.code == .storeError)
         #expect(error.sqlState == "57014")
         #expect(error.message.contains("statement timeout of 300 ms"), "\(error)")

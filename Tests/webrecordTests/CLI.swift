@@ -16,7 +16,8 @@ enum CLI {
     /// Runs `webrecord` with `arguments` in `directory`, feeding `input` on standard input, with
     /// `environment` added to this process's environment.
     static func run(
-        _ arguments: [String], in directory: URL? = nil, input: Data? = nil, timeout: TimeInterval = 120,
+        _ arguments: [String], in directory: URL? = nil, input: Data? = nil,
+        timeout: TimeInterval = MachineLoad.hangTimeout,
         environment: [String: String] = [:]
     ) async throws -> CLIResult {
         try await ChildProcess.run(

@@ -19,7 +19,7 @@ import Testing
                 #"source "$1"; COMP_WORDS=(\#(quoted)); COMP_CWORD=\#(words.count - 1); _webrecord; printf '%s\n' "${COMPREPLY[@]}""#,
                 "bash", file,
             ],
-            in: directory.url, timeout: 60)
+            in: directory.url)
         #expect(run.status == 0, "\(run)")
         return run.stdoutLines.filter { !$0.isEmpty }
     }
@@ -48,7 +48,7 @@ import Testing
             let script = try await CLI.run(["completion", shell])
             #expect(script.status == 0, "\(script)")
             let file = try directory.write("webrecord.\(shell)", script.stdout)
-            let check = try await ChildProcess.run(try ChildProcess.onPath(shell), ["-n", file], timeout: 60)
+            let check = try await ChildProcess.run(try ChildProcess.onPath(shell), ["-n", file])
             #expect(check.status == 0, "\(shell) -n: \(check)")
         }
     }

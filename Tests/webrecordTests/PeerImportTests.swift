@@ -41,10 +41,10 @@ import Testing
         let response = try await generate()
         let importer = try BuiltExecutables.executable("peer-handwritten-swift", besides: Bundle.module)
         let store = directory.path("swift.sqlite")
-        let first = try await ChildProcess.run(importer, [response, store], timeout: 120)
+        let first = try await ChildProcess.run(importer, [response, store])
         #expect(first.status == 0, "\(first)")
         let firstDump = try Self.swiftDump(store)
-        let second = try await ChildProcess.run(importer, [response, store], timeout: 120)
+        let second = try await ChildProcess.run(importer, [response, store])
         #expect(second.status == 0, "\(second)")
         #expect(try Self.swiftDump(store) == firstDump, "the Swift importer's re-import changed its store")
         let records = try ReferenceImportTests.referenceRecords(firstDump)
@@ -257,7 +257,7 @@ import Testing
 
     /// The records a dump script prints, in the shape ``dumpScript`` prints them.
     static func records(fromDump script: String, _ arguments: [String]) async throws -> Records {
-        let result = try await ChildProcess.python(script, arguments).wait(timeout: 60)
+        let result = try await ChildProcess.python(script, arguments).wait()
         #expect(result.status == 0, "\(result)")
         let dump = try JSONReader().read(result.stdoutData)
         var records: Records = [:]
@@ -274,7 +274,8 @@ import Testing
     /// Whether python3 is on `PATH` and imports `modules` (as Python's `import` lists them).
     static func pythonCanImport(_ modules: String) -> Bool {
         guard ChildProcess.hasPythonSQLite, let python = try? ChildProcess.onPath("python3"),
-            let result = try? ChildProcess.Running(python, ["-c", "import \(modules)"]).waitBlocking(timeout: 60)
+            let result = try? ChildProcess.Running(python, ["-c", "import \(modules)"]).waitBlocking(
+                timeout: MachineLoad.hangTimeout)
         else { return false }
         return result.status == 0 && !result.killedBySignal
     }

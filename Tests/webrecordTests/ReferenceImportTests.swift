@@ -196,7 +196,7 @@ struct ReferenceImportTests {
     /// Runs the reference and returns the `records=N` part of its `RESULT` line.
     static func runReference(_ response: String, _ store: String) async throws -> String {
         let result = try await ChildProcess.run(
-            try ChildProcess.onPath("python3"), [script, response, store], timeout: 120)
+            try ChildProcess.onPath("python3"), [script, response, store])
         #expect(result.status == 0, "\(result)")
         let line = try #require(result.stdoutLines.last { $0.hasPrefix("RESULT ") }, "\(result)")
         #expect(line.contains("seconds="), "\(line)")
@@ -205,7 +205,7 @@ struct ReferenceImportTests {
 
     /// The reference's store, as ``dumpScript`` prints it.
     static func dump(_ store: String) async throws -> JSONValue {
-        let result = try await ChildProcess.python(dumpScript, [store]).wait(timeout: 60)
+        let result = try await ChildProcess.python(dumpScript, [store]).wait()
         #expect(result.status == 0, "\(result)")
         return try JSONReader().read(result.stdoutData)
     }

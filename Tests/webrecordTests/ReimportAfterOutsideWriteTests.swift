@@ -42,7 +42,7 @@ struct ReimportAfterOutsideWriteTests {
             connection.commit()
             connection.close()
             """
-        let result = try await ChildProcess.python(script, [db, sql]).wait(timeout: 60)
+        let result = try await ChildProcess.python(script, [db, sql]).wait()
         try #require(result.status == 0, "\(result)")
     }
 
@@ -54,7 +54,7 @@ struct ReimportAfterOutsideWriteTests {
                 for row in connection.execute(f'SELECT * FROM "{table}" ORDER BY 1'):
                     print(table, row)
             """
-        let result = try await ChildProcess.python(script, [db]).wait(timeout: 60)
+        let result = try await ChildProcess.python(script, [db]).wait()
         try #require(result.status == 0, "\(result)")
         return result.stdout
     }

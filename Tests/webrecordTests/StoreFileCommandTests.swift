@@ -122,8 +122,7 @@ struct StoreFileCommandTests {
                 "-c",
                 "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE VIEW report AS SELECT 1 AS one'); c.commit()",
                 db,
-            ],
-            timeout: 60)
+            ])
         #expect(made.status == 0, "\(made)")
         let before = try Data(contentsOf: URL(fileURLWithPath: db))
         for arguments in [populate(db), export(db)] {

@@ -26,7 +26,7 @@ extension URLSourceTests {
         // process's own memory, which the child shares until it executes the tool.
         let statusPath = "/proc/\(child.process.processIdentifier)/status"
         let peak = try await ChildProcess.onThread { () -> Int? in
-            let deadline = Date().addingTimeInterval(120)
+            let deadline = Date().addingTimeInterval(MachineLoad.hangTimeout)
             var peak: Int?
             while child.process.isRunning && Date() < deadline {
                 if let bytes = ChildProcess.statusField("VmRSS:", in: statusPath) { peak = max(peak ?? 0, bytes) }
@@ -34,7 +34,7 @@ extension URLSourceTests {
             }
             return peak
         }
-        let result = try await child.wait(timeout: 60)
+        let result = try await child.wait()
 
         #expect(result.status == 1, "\(result)")
         #expect(

@@ -37,18 +37,18 @@ import Testing
         try await populate(
             #"[{"id": 1, "title": "a", "rank": 5}, {"id": 2, "title": "b", "rank": 50}]"#, name: "1.json")
         let watching = try watch(["--where", "rank < ?", "--arg", "10", "--order-by", "rank:desc"])
-        #expect(await watching.waitForOutput("{\"count\":1}\n", timeout: 60), "\(watching.stdout)")
+        #expect(await watching.waitForOutput("{\"count\":1}\n"), "\(watching.stdout)")
 
         // 1 changes, 3 arrives inside the condition, 2 stays outside it.
         try await populate(
             #"[{"id": 1, "title": "a2", "rank": 5}, {"id": 3, "title": "c", "rank": 1}, {"id": 2, "title": "b2", "rank": 60}]"#,
             name: "2.json")
-        #expect(await watching.waitForOutput("\"modified\"", timeout: 60), "\(watching.stdout)")
+        #expect(await watching.waitForOutput("\"modified\""), "\(watching.stdout)")
         try await populate(#"[{"id": 3, "title": "c", "rank": 70}]"#, name: "3.json")
-        #expect(await watching.waitForOutput("\"deleted\":[3]", timeout: 60), "\(watching.stdout)")
+        #expect(await watching.waitForOutput("\"deleted\":[3]"), "\(watching.stdout)")
 
         kill(watching.process.processIdentifier, SIGINT)
-        let result = try await watching.wait(timeout: 60)
+        let result = try await watching.wait()
         #expect(result.status == 0, "\(result)")
         #expect(!result.killedBySignal)
         #expect(
@@ -80,11 +80,11 @@ import Testing
         try await populate(#"[{"id": 2, "stat": {"n": 20}}, {"id": 1, "stat": {"n": 10}}]"#, "1.json")
         let watching = try ChildProcess.Running(
             try CLI.executable(), ["watch", "--schema", schema, "--db", storePath, "--entity", "Stat"])
-        #expect(await watching.waitForOutput("{\"count\":2}\n", timeout: 60), "\(watching.stdout)")
+        #expect(await watching.waitForOutput("{\"count\":2}\n"), "\(watching.stdout)")
         try await populate(#"[{"id": 1}]"#, "2.json", ["--delete-orphans"])
-        #expect(await watching.waitForOutput("\"deleted\"", timeout: 60), "\(watching.stdout)")
+        #expect(await watching.waitForOutput("\"deleted\""), "\(watching.stdout)")
         kill(watching.process.processIdentifier, SIGINT)
-        let result = try await watching.wait(timeout: 60)
+        let result = try await watching.wait()
         #expect(result.stdoutLines == [#"{"count":2}"#, #"{"deleted":[2],"inserted":[],"modified":[]}"#], "\(result)")
     }
 
@@ -92,7 +92,7 @@ import Testing
     func aStoreFileDeletedOrReplacedEndsItWithAnError(replaced: Bool) async throws {
         try await populate(#"[{"id": 1, "title": "a", "rank": 5}]"#, name: "1.json")
         let watching = try watch()
-        #expect(await watching.waitForOutput("{\"count\":1}\n", timeout: 60), "\(watching.stdout)")
+        #expect(await watching.waitForOutput("{\"count\":1}\n"), "\(watching.stdout)")
         if replaced {
             // Another store moved into its place (an atomic `mv`): its changes are not the
             // watched file's.
@@ -106,7 +106,7 @@ import Testing
         } else {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
         }
-        let result = try await watching.wait(timeout: 60)
+        let result = try await watching.wait()
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("the store file was deleted or replaced"), "\(result)")
         #expect(result.stdoutLines == [#"{"count":1}"#], "\(result)")
@@ -118,9 +118,9 @@ import Testing
             "set -o pipefail; '\(try CLI.executable().path)' watch --schema '\(schemaPath)' --db '\(storePath)' "
             + "--entity Post | head -n 1; echo \"watch ${PIPESTATUS[0]}\""
         let shell = try ChildProcess.Running(try ChildProcess.onPath("bash"), ["-c", command])
-        #expect(await shell.waitForOutput("{\"count\":1}", timeout: 60), "\(shell.stdout)")
+        #expect(await shell.waitForOutput("{\"count\":1}"), "\(shell.stdout)")
         // head has gone, and nothing changes: watch notices the closed pipe by itself.
-        let result = try await shell.wait(timeout: 60)
+        let result = try await shell.wait()
         #expect(result.stdoutLines == [#"{"count":1}"#, "watch 0"], "\(result)")
     }
 

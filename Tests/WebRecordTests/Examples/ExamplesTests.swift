@@ -234,7 +234,8 @@ private struct ExampleRun: CustomStringConvertible {
 /// Runs a built example binary as a child process.
 private enum ExampleProcess {
     /// Runs example `name` with `arguments`; output goes to files, so it never blocks the child.
-    static func run(_ name: String, _ arguments: [String] = [], timeout: TimeInterval = 120) async throws -> ExampleRun
+    static func run(_ name: String, _ arguments: [String] = [], timeout: TimeInterval = MachineLoad.hangTimeout)
+        async throws -> ExampleRun
     {
         let executable = try BuiltExecutables.executable(name, besides: Bundle.module)
         let output = try await ChildProcess.run(executable, arguments, timeout: timeout)

@@ -92,7 +92,7 @@ struct ReliabilityConcurrencyTests {
             try await group.waitForAll()
         }
         #expect(FileManager.default.createFile(atPath: stop, contents: nil))
-        let read = try await reader.wait(timeout: 120)
+        let read = try await reader.wait()
 
         #expect(failures.value == [], "no population may fail, SQLITE_BUSY included")
         #expect(populations.value == Self.tasks * Self.rounds)

@@ -482,7 +482,7 @@ struct ReliabilityHostileDataTests {
                 ]
                     + sources)
             let peak = await child.peakResidentBytes(timeout: 600)
-            let result = try await child.wait(timeout: 10)
+            let result = try await child.wait()
             #expect(result.status == 0, "\(result)")
             return (peak ?? 0) / (1024 * 1024)
         }
@@ -506,8 +506,8 @@ struct ReliabilityHostileDataTests {
         let child = try ChildProcess.Running(
             webrecord,
             ["populate", "--schema", Reliability.appNetSchemaURL.path, "--db", db, "--entity", "Post", source])
-        let peak = await child.peakResidentBytes(timeout: 300)
-        let result = try await child.wait(timeout: 10)
+        let peak = await child.peakResidentBytes(timeout: 600)
+        let result = try await child.wait()
         #expect(result.status == 0, "\(result)")
         let megabytes = (peak ?? 0) / (1024 * 1024)
         #expect(peak != nil, "the child's memory could not be read")

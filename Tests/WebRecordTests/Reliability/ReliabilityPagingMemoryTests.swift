@@ -35,7 +35,7 @@ struct ReliabilityPagingMemoryTests {
             try ChildProcess.webrecord(),
             ["populate", "--schema", schema, "--db", directory.path(db), "--entity", "Item", "--quiet"] + arguments)
         let peak = await child.peakResidentBytes(timeout: 600)
-        let result = try await child.wait(timeout: 10)
+        let result = try await child.wait()
         #expect(result.status == 0, "\(result)")
         return try #require(peak, "the child's memory could not be read")
     }

@@ -60,7 +60,7 @@ struct ReliabilitySecurityTests {
         let webrecord = try ChildProcess.webrecord()
         let directory = try TemporaryDirectory()
         let path = try directory.write("Evil.json", Data(Self.schemaJSON(entity: #"Post"; DROP TABLE Post; --"#).utf8))
-        let result = try await ChildProcess.run(webrecord, ["lint", path], timeout: 60)
+        let result = try await ChildProcess.run(webrecord, ["lint", path])
         #expect(result.status == 1, "\(result)")
         // lint lists the problems on standard output.
         #expect(result.stdout.contains("Evil.json: "), "\(result)")
@@ -135,8 +135,7 @@ struct ReliabilitySecurityTests {
         // And through `webrecord export`, as a user reads them.
         let webrecord = try ChildProcess.webrecord()
         let export = try await ChildProcess.run(
-            webrecord, ["export", "--schema", Reliability.appNetSchemaURL.path, "--db", db, "--entity", "Post"],
-            timeout: 60)
+            webrecord, ["export", "--schema", Reliability.appNetSchemaURL.path, "--db", db, "--entity", "Post"])
         #expect(export.status == 0, "\(export)")
         let printed = try JSONReader().read(export.stdout)
         #expect(Set(printed.arrayValue?.compactMap { $0["text"]?.stringValue } ?? []) == Set(Self.payloads))
@@ -222,8 +221,7 @@ struct ReliabilitySecurityTests {
             [
                 "populate", "--schema", Reliability.appNetSchemaURL.path, "--db", directory.path("q.sqlite"),
                 "--entity", "Post", "--quiet", source,
-            ],
-            timeout: 60)
+            ])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.isEmpty && result.stderr.isEmpty, "\(result)")
     }
@@ -326,7 +324,8 @@ struct ReliabilitySecurityTests {
     // MARK: - TLS
 
     /// An HTTPS server on loopback with a self-signed certificate (python3 and openssl). It
-    /// prints `port N` once listening.
+    /// prints `port N` once listening, and serves for `argv[3]` seconds: longer than the test
+    /// runs, which kills it when it ends.
     static let tlsServer = """
         import http.server, ssl, sys
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -354,7 +353,7 @@ struct ReliabilitySecurityTests {
     static let tlsClient = """
         import ssl, sys, urllib.request
         context = ssl._create_unverified_context()
-        print(urllib.request.urlopen(sys.argv[1], context=context, timeout=10).read().decode())
+        print(urllib.request.urlopen(sys.argv[1], context=context, timeout=300).read().decode())
         """
 
     @Test(
@@ -371,11 +370,11 @@ struct ReliabilitySecurityTests {
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "2",
                 "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-            ], timeout: 60)
+            ])
         try #require(generated.status == 0, "\(generated)")
-        let server = try ChildProcess.python(Self.tlsServer, [certificate, key, "120"])
+        let server = try ChildProcess.python(Self.tlsServer, [certificate, key, "1200"])
         defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
-        let ready = await server.waitForOutput("port ", timeout: 30)
+        let ready = await server.waitForOutput("port ")
         #expect(ready)
         let port = try #require(
             server.stdout.split(separator: "\n").first { $0.hasPrefix("port ") }.flatMap { Int($0.dropFirst(5)) })
@@ -383,12 +382,13 @@ struct ReliabilitySecurityTests {
 
         // The server works for a client that skips verification...
         let unverified = try await ChildProcess.run(
-            try ChildProcess.onPath("python3"), ["-c", Self.tlsClient, url.absoluteString], timeout: 60)
+            try ChildProcess.onPath("python3"), ["-c", Self.tlsClient, url.absoluteString])
         #expect(unverified.stdout.contains(#""id": "tls""#), "\(unverified)")
 
         // ...and WebRecord refuses it.
         do {
-            let response = try await HTTPServer(baseURL: url, timeout: 20, maxRetries: 0)
+            // A timeout only a hang reaches: the refusal, not a slow handshake, ends the request.
+            let response = try await HTTPServer(baseURL: url, timeout: MachineLoad.hangTimeout, maxRetries: 0)
                 .response(for: ServerRequest(urn: url.absoluteString, entityName: "Post"))
             Issue.record("a self-signed certificate was accepted: \(response.body)")
         } catch let error as WebRecordError {
@@ -401,8 +401,7 @@ struct ReliabilitySecurityTests {
             [
                 "populate", "--schema", Reliability.appNetSchemaURL.path, "--db", directory.path("tls.sqlite"),
                 "--entity", "Post", url.absoluteString,
-            ],
-            timeout: 120)
+            ])
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("serverError"), "\(result.stderr)")
         #expect(

@@ -164,7 +164,8 @@ import WebRecordTesting
     }
 
     @Test func cancellingTheReturnedTaskCallsTheFailureBlockWithCancelled() async throws {
-        server.enqueue(RequestSupport.postsBody([1]), delay: .seconds(10))
+        // Ten minutes: however late the cancellation comes, it comes before the answer.
+        server.enqueue(RequestSupport.postsBody([1]), delay: .seconds(600))
         let queue = labelledQueue("webrecord.tests.task")
 
         let failure: WebRecordError? = await withCheckedContinuation { continuation in

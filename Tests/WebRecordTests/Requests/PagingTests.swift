@@ -185,7 +185,10 @@ import WebRecordTesting
     @Test func cancellingBetweenPagesStopsAndDeletesNothing() async throws {
         _ = try await store.populate(RequestSupport.postsBody([99]), entity: "Post")
         loopback.route("/p1", .json(page([1], meta: ["next": .string(loopback.url("/p2").absoluteString)])))
-        loopback.route("/p2", .json(page([2], meta: ["next": .string(loopback.url("/p3").absoluteString)]), delay: 2))
+        // The second page would come ten minutes on: however late the cancellation comes, it
+        // comes before that page.
+        loopback.route(
+            "/p2", .json(page([2], meta: ["next": .string(loopback.url("/p3").absoluteString)]), delay: 600))
         loopback.route("/p3", .json(page([3])))
         var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
         options.request.population.deleteOrphans = .all
@@ -204,8 +207,10 @@ import WebRecordTesting
         let failure = await RequestSupport.failure { _ = try await task.value }
         #expect(failure?.code == .cancelled)
         // The task has ended, so no request is sent from now on: when /p2 was asked for before
-        // the cancellation, its late answer is awaited, so that a population it could start
-        // would have happened.
+        // the cancellation, the server answers it now (stopping makes it answer at once), and
+        // that late answer is awaited, so that a population it could start would have happened.
+        #expect(loopback.answered(to: "/p2").isEmpty, "cancelled before the second page came")
+        loopback.stop()
         #expect(
             await RequestSupport.waitUntil {
                 loopback.requests(to: "/p2").isEmpty || !loopback.answered(to: "/p2").isEmpty

@@ -18,8 +18,13 @@ import WebRecordTesting
         store.register(HTTPServer(baseURL: loopback.baseURL), for: FeedRecord.self)
     }
 
+    // The slow routes would answer after ten minutes: however late a cancellation comes, it
+    // comes before the answer. Stopping the server makes it answer at once (see
+    // `LoopbackHTTPServer.stop()`), after the cancellation, to show that a late answer
+    // populates nothing.
+
     @Test func cancellingTheTaskMidFlightThrowsCancelledAndLeavesTheStoreUntouched() async throws {
-        loopback.route("/slow", .json(RequestSupport.postsText([1, 2]), delay: 1.5))
+        loopback.route("/slow", .json(RequestSupport.postsText([1, 2]), delay: 600))
         let task = Task { _ = try await FeedPost.startRequest(urn: "slow", in: store) }
         #expect(await RequestSupport.waitUntil { !loopback.requests(to: "/slow").isEmpty })
 
@@ -28,14 +33,16 @@ import WebRecordTesting
 
         #expect(failure?.code == .cancelled)
         #expect(failure?.debugger?.primaryError?.code == .cancelled)
+        #expect(loopback.answered(to: "/slow").isEmpty, "cancelled before the server answered")
         // Once the server has answered, nothing was populated.
+        loopback.stop()
         #expect(await RequestSupport.waitUntil { !loopback.answered(to: "/slow").isEmpty })
         #expect(try store.count("Post") == 0)
         #expect(try store.count("User") == 0)
     }
 
     @Test func cancellingADomainCancelsItsRequestsOnly() async throws {
-        loopback.route("/slow", .json(RequestSupport.postsText([1, 2]), delay: 1.5))
+        loopback.route("/slow", .json(RequestSupport.postsText([1, 2]), delay: 600))
         loopback.route("/other", .json(RequestSupport.postsText([3]), delay: 0.5))
         let (timeline, profile) = ("timeline-\(UUID().uuidString)", "profile-\(UUID().uuidString)")
         // The tasks hand back what the test reads: records are not Sendable.
@@ -55,6 +62,8 @@ import WebRecordTesting
 
         #expect(failure?.code == .cancelled)
         #expect(other == [3])
+        #expect(loopback.answered(to: "/slow").isEmpty, "cancelled before the server answered")
+        loopback.stop()
         #expect(await RequestSupport.waitUntil { !loopback.answered(to: "/slow").isEmpty })
         #expect(try store.fetch("Post").map { $0["id"] as Int? } == [3])
         #expect(RequestCancellation.shared.count(domain: timeline) == 0, "finished requests leave the registry")
@@ -65,7 +74,8 @@ import WebRecordTesting
         // MMRecord's habit: a domain is cancelled whatever the store (context) and server of its
         // requests. Both stores keep the default registry, the shared one.
         let domain = "shared-\(UUID().uuidString)"
-        let files = try JSONFileServer(root: directory.url, latency: .seconds(10))
+        // Ten minutes: however late the cancellation comes, it comes during the latency.
+        let files = try JSONFileServer(root: directory.url, latency: .seconds(600))
         let other = try RecordStore(path: directory.path("other.sqlite"), schema: RequestSupport.schema())
         let task = Task {
             _ = try await store.startRequest(
@@ -88,20 +98,34 @@ import WebRecordTesting
         configuration.cancellation = RequestCancellation()
         let own = try RecordStore(
             path: directory.path("own.sqlite"), schema: RequestSupport.schema(), configuration: configuration)
-        let files = try JSONFileServer(root: directory.url, latency: .seconds(10))
+        // The server notes a cancellation of the request's task as it happens: cancelling a
+        // task runs its cancellation handlers before `cancel()` returns, so no sleep is needed
+        // to see that one did not happen. Its latency of ten minutes outlasts any cancellation.
+        let files = try JSONFileServer(root: directory.url, latency: .seconds(600))
+        let (waiting, cancelled) = (Locked(false), Locked(false))
+        let watched = CallbackServer { request in
+            try await withTaskCancellationHandler {
+                waiting.value = true
+                return try await files.response(for: request)
+            } onCancel: {
+                cancelled.value = true
+            }
+        }
         let task = Task {
             _ = try await own.startRequest(
-                entity: "Post", urn: "posts", options: RequestOptions(server: files, domain: domain))
+                entity: "Post", urn: "posts", options: RequestOptions(server: watched, domain: domain))
         }
-        #expect(await RequestSupport.waitUntil { configuration.cancellation.count(domain: domain) == 1 })
+        #expect(await RequestSupport.waitUntil { waiting.value })
+        #expect(configuration.cancellation.count(domain: domain) == 1)
         #expect(RequestCancellation.shared.count(domain: domain) == 0, "the request is not in the shared registry")
 
         // A store on the shared registry does not reach it.
         store.cancelRequests(inDomain: domain)
-        try await Task.sleep(nanoseconds: 200_000_000)
-        #expect(configuration.cancellation.count(domain: domain) == 1, "the request still runs")
+        #expect(!cancelled.value, "the request still runs")
+        #expect(configuration.cancellation.count(domain: domain) == 1)
 
         own.cancelRequests(inDomain: domain)
+        #expect(cancelled.value, "its own registry cancelled it at once")
         let failure = await RequestSupport.failure { _ = try await task.value }
 
         #expect(failure?.code == .cancelled)
@@ -145,7 +169,7 @@ import WebRecordTesting
     }
 
     @Test func theCompletionHandlerFormIsCancelledByItsDomain() async throws {
-        loopback.route("/slow", .json(RequestSupport.postsText([1]), delay: 1.5))
+        loopback.route("/slow", .json(RequestSupport.postsText([1]), delay: 600))
         let domain = "blocks-\(UUID().uuidString)"
         let queue = DispatchQueue(label: "webrecord.tests.cancel")
 

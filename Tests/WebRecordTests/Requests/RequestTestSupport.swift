@@ -101,10 +101,11 @@ enum RequestSupport {
         }
     }
 
-    /// Waits until `condition` holds, checking every 10 ms, for at most `seconds`: two minutes
-    /// by default, as a request's task can wait that long for one of the task pool's threads in
-    /// a full test run on two cores. A condition that holds ends the wait at once.
-    static func waitUntil(seconds: Double = 120, _ condition: () -> Bool) async -> Bool {
+    /// Waits until `condition` holds, checking every 10 ms, for at most `seconds`: by default
+    /// ``MachineLoad/hangTimeout``, as a request's task can wait tens of seconds for one of the
+    /// task pool's threads in a full test run on two cores. A condition that holds ends the
+    /// wait at once.
+    static func waitUntil(seconds: Double = MachineLoad.hangTimeout, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }

@@ -17,8 +17,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.path("store.sqlite")
         let output = try await ChildProcess.run(
-            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["write-inside-write", path],
-            timeout: 60)
+            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["write-inside-write", path])
 
         #expect(output.killedBySignal, "\(output)")
         #expect(output.stderr.contains("not reentrant"), "\(output)")
@@ -32,8 +31,7 @@ import Testing
     @Test("A write inside a read of an in-memory store (one connection for both) stops the process, not a deadlock")
     func aWriteInsideAnInMemoryReadStopsTheProcess() async throws {
         let output = try await ChildProcess.run(
-            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["write-inside-read"],
-            timeout: 60)
+            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["write-inside-read"])
 
         #expect(output.killedBySignal, "\(output)")
         #expect(output.stderr.contains("not reentrant"), "\(output)")
@@ -43,8 +41,7 @@ import Testing
     @Test("A primary key another program made unreadable stops a non-optional read with a message naming it")
     func anUnreadableKeyStopsANonOptionalRead() async throws {
         let output = try await ChildProcess.run(
-            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["unreadable-key"],
-            timeout: 60)
+            try BuiltExecutables.executable("webrecord-probe", besides: Bundle.module), ["unreadable-key"])
 
         #expect(output.killedBySignal, "\(output)")
         #expect(output.stderr.contains("the store holds no Int64 for the primary-key attribute 'id'"), "\(output)")
@@ -106,10 +103,11 @@ import Testing
             }
         }
         // A safety net: if the pool were blocked, the test would otherwise hang forever. The
-        // watchdog releases the writer, so the test then fails, naming it. (Its 30 s stretch
-        // under a sanitizer, whose threads start far slower.)
+        // watchdog releases the writer, so the test then fails, naming it. It waits as long as
+        // only a hang does: in a full run on two cores another task can wait tens of seconds
+        // for a thread of the pool (and its bound stretches under a sanitizer).
         Thread.detachNewThread {
-            if release.wait(timeout: .now() + Sanitizer.bound(30)) == .timedOut {
+            if release.wait(timeout: .now() + Sanitizer.bound(MachineLoad.hangTimeout)) == .timedOut {
                 releasedBy.withLock { $0 = $0 ?? "the watchdog" }
                 release.signal()
             }
