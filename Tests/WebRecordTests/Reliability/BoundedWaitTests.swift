@@ -23,23 +23,25 @@ struct BoundedWaitTests {
     @Test func aChildProcessDoesNotReportIsReapedWithItsStatus() async throws {
         // Only reaping the zombie ends this wait with the shell's status: without it, the wait
         // would time out (and SIGKILL does not end a zombie). No elapsed time is compared.
-        let child = try Self.shell("sleep 1200 & echo started; exit 3")
+        let child = try Self.shell("sleep 1200 & echo $!; exit 3")
         let result = try await child.wait()
+        let job = pid_t(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        defer { if let job { kill(job, SIGKILL) } }
         #expect(result.status == 3 && !result.killedBySignal, "\(result)")
-        #expect(result.stdout == "started\n")
+        #expect(job != nil, "the shell printed its background job's pid: \(result.stdout)")
         #expect(!ChildProcess.isZombie(child.process.processIdentifier), "the shell was reaped")
         #expect(child.hasEnded)
     }
 
     @Test func aChildThatOutlivesItsTimeoutIsKilledAndTheWaitEnds() async throws {
-        // The shell would end after twenty minutes, printing "finished": only the 5 s timeout
-        // can end this wait with a Timeout, and the shell it kills never gets there. (The
-        // timeout leaves the shell time to start its background job.)
-        let child = try Self.shell("sleep 1200 & echo started; sleep 1200; echo finished")
+        // The shell (become `sleep`) would end after twenty minutes: only the 5 s timeout can
+        // end this wait, with a Timeout. (The timeout leaves the shell time to start its
+        // background job, which the test kills when it ends, as it kills nothing else.)
+        let child = try Self.shell("sleep 1200 & echo $!; exec sleep 1200")
         let error = await #expect(throws: ChildProcess.Timeout.self) { _ = try await child.wait(timeout: 5) }
+        if let job = pid_t(child.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) { kill(job, SIGKILL) }
         #expect(error?.description.contains("did not finish within") == true, "\(String(describing: error))")
         #expect(error?.survivedKill == false, "SIGKILL ended the shell, and the wait saw it")
-        #expect(!child.stdout.contains("finished"), "the shell was killed before it ended: \(child.stdout)")
         #expect(!ChildProcess.isZombie(child.process.processIdentifier), "the killed shell was reaped")
     }
 
