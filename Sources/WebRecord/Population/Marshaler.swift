@@ -172,13 +172,17 @@ struct Marshaler {
         }
     }
 
-    /// Whether `proto` is a new record identified by its owner, which the owner's relationship,
+    /// Whether `proto` is a new record identified by its owner, named only through the owner's
+    /// link, which the owner's relationship,
     /// as the response left it, no longer names: the link that applies is the owner's own, or,
     /// when several proto-records share the owner's row, the one not `superseded`.
     private func isUnlinkedFromItsOwner(
         _ proto: ProtoRecord, superseded: Set<LinkKey>, sharing: [ObjectIdentifier: [ProtoRecord]]
     ) -> Bool {
-        guard let row = proto.row, row.isNew, !proto.isReference, let owner = proto.owner else { return false }
+        // One the response also named apart from the owner's link is the response's: it stays.
+        guard let row = proto.row, row.isNew, !proto.isReference, !proto.isNamedApartFromOwner,
+            let owner = proto.owner
+        else { return false }
         let relationship = owner.relationship.id
         var holders = [owner.proto]
         if let ownerRow = owner.proto.row, let group = sharing[ObjectIdentifier(ownerRow)] { holders = group }
@@ -226,6 +230,7 @@ struct Marshaler {
                         .foreignKeyMembers(
                             owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
                             members: [], replace: true, deleteRule: mapped.identifiesDestination ? .cascade : .nullify,
+                            identifies: mapped.identifiesDestination, relationship: mapped.name,
                             destination: mapped.property.destination))
                 } else {
                     operations.append(
@@ -236,7 +241,8 @@ struct Marshaler {
                     .joinMembers(
                         owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
                         positionColumn: positionColumn,
-                        members: [], replace: true, deleteRule: .nullify, destination: mapped.property.destination))
+                        members: [], replace: true, deleteRule: .nullify, relationship: mapped.name,
+                        destination: mapped.property.destination))
                 if mapped.isSymmetric {
                     operations.append(
                         .mirrorJoinMembers(
@@ -312,7 +318,7 @@ struct Marshaler {
                             .foreignKeyMembers(
                                 owner: row, table: table.name, column: columnName, positionColumn: nil,
                                 members: target.map { [$0.rowID] } ?? [], replace: true, deleteRule: .cascade,
-                                destination: mapped.property.destination))
+                                identifies: true, relationship: mapped.name, destination: mapped.property.destination))
                     } else {
                         operations.append(
                             .clearOthers(
@@ -332,6 +338,7 @@ struct Marshaler {
                         owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
                         members: rows.map(\.rowID), replace: policy == .replace,
                         deleteRule: mapped.identifiesDestination ? .cascade : relationship.deleteRule,
+                        identifies: mapped.identifiesDestination, relationship: mapped.name,
                         destination: relationship.destination))
             case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
                 let rows = members.compactMap(\.row)
@@ -341,7 +348,8 @@ struct Marshaler {
                     .joinMembers(
                         owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
                         positionColumn: positionColumn, members: rows.map(\.rowID), replace: policy == .replace,
-                        deleteRule: relationship.deleteRule, destination: relationship.destination))
+                        deleteRule: relationship.deleteRule, relationship: mapped.name,
+                        destination: relationship.destination))
                 if mapped.isSymmetric {
                     operations.append(
                         .mirrorJoinMembers(
@@ -416,15 +424,18 @@ enum LinkOperation {
     /// Clears `column` in every row of `table` that holds `value` there, but the row `keep`
     /// (one-to-one exclusivity).
     case clearOthers(table: String, column: String, value: DatabaseValue, keep: Int64?)
-    /// A to-many kept as a foreign key on the members: members not listed are dropped when
-    /// `replace`, and moved after the listed ones when ordered.
+    /// A to-many (or a to-one that identifies its destination) kept as a foreign key on the
+    /// members: members not listed are dropped when `replace` (and, under `cascade`, proposed
+    /// for deletion at the end of the response; `identifies` when the link is the members'
+    /// key), and moved after the listed ones when ordered. `relationship` is the owner's.
     case foreignKeyMembers(
         owner: RowState, table: String, column: String, positionColumn: String?, members: [Int64], replace: Bool,
-        deleteRule: Relationship.DeleteRule, destination: String)
+        deleteRule: Relationship.DeleteRule, identifies: Bool = false, relationship: String, destination: String)
     /// A to-many kept in a join table.
     case joinMembers(
         owner: RowState, table: String, selfColumn: String, otherColumn: String, positionColumn: String?,
-        members: [Int64], replace: Bool, deleteRule: Relationship.DeleteRule, destination: String)
+        members: [Int64], replace: Bool, deleteRule: Relationship.DeleteRule, relationship: String,
+        destination: String)
     /// After the `joinMembers` of a relationship that is its own inverse: each member lists
     /// the owner too, and with `replace` no record the owner does not list lists it.
     case mirrorJoinMembers(

@@ -67,20 +67,27 @@ struct PopulationWriter<Storage: RecordStorage> {
                     touchedOtherRows = true
                 }
             case .foreignKeyMembers(
-                let owner, let table, let column, let positionColumn, let members, let replace, let deleteRule, _):
+                let owner, let table, let column, let positionColumn, let members, let replace, let deleteRule,
+                let identifies, let relationship, _):
                 try writeForeignKeyMembers(
                     owner: owner, table: table, column: column, positionColumn: positionColumn, members: members,
-                    replace: replace, deleteRule: deleteRule, deleter: &deleter)
+                    replace: replace, deleteRule: deleteRule, identifies: identifies, relationship: relationship,
+                    deleter: &deleter)
             case .joinMembers(
                 let owner, let table, let selfColumn, let otherColumn, let positionColumn, let members, let replace,
-                let deleteRule, let destination):
+                let deleteRule, let relationship, let destination):
                 let destinationTable = store.schema.entity(named: destination)?.rootName ?? destination
                 let changed = try transaction.setJoinRows(
                     in: table, ownerColumn: selfColumn, memberColumn: otherColumn, positionColumn: positionColumn,
                     owner: owner.rowID, ownerIsNew: owner.isNew && !mirroredJoinTables.contains(table),
                     members: members, replace: replace
                 ) { member throws(WebRecordError) in
-                    if deleteRule == .cascade { try deleter.delete(rowID: member, table: destinationTable) }
+                    // Unlinked now, deleted at the end of the response unless it contained the member.
+                    guard deleteRule == .cascade else { return }
+                    deleter.propose(
+                        .init(
+                            table: destinationTable, rowID: member, ownerEntity: owner.entityName, ownerID: owner.rowID,
+                            relationship: relationship, identifies: false))
                 }
                 if changed { relinkedOwners.insert(ObjectIdentifier(owner)) }
             case .mirrorJoinMembers(
@@ -106,23 +113,30 @@ struct PopulationWriter<Storage: RecordStorage> {
     }
 
     /// A to-many kept on its members: with `replace`, the members not listed are dropped
-    /// (deleted under the cascade rule, else unlinked); ordered and merged by union, they move
-    /// after the listed ones.
+    /// (unlinked, and under the cascade rule proposed for deletion at the end of the response;
+    /// a member whose key is the link stays linked until then); ordered and merged by union,
+    /// they move after the listed ones.
     private mutating func writeForeignKeyMembers(
         owner: RowState, table: String, column: String, positionColumn: String?, members: [Int64], replace: Bool,
-        deleteRule: Relationship.DeleteRule, deleter: inout RecordDeleter<Storage>
+        deleteRule: Relationship.DeleteRule, identifies: Bool, relationship: String,
+        deleter: inout RecordDeleter<Storage>
     ) throws(WebRecordError) {
         guard !owner.isNew else { return }
         if replace {
             let cascades = deleteRule == .cascade
             let dropped = try transaction.dropMembers(
                 of: owner.rowID, in: table, column: column, positionColumn: positionColumn, keeping: Set(members),
-                clearing: !cascades)
+                clearing: !(cascades && identifies))
             guard !dropped.isEmpty else { return }
             relinkedOwners.insert(ObjectIdentifier(owner))
             touchedOtherRows = true
             if cascades {
-                for id in dropped { try deleter.delete(rowID: id, table: table) }
+                for id in dropped {
+                    deleter.propose(
+                        .init(
+                            table: table, rowID: id, ownerEntity: owner.entityName, ownerID: owner.rowID,
+                            relationship: relationship, identifies: identifies))
+                }
             }
         } else if let positionColumn, !members.isEmpty {
             // Ordered union: members the response did not list keep their order, after the listed ones.

@@ -88,6 +88,11 @@ final class ProtoRecord: CustomStringConvertible {
     /// Whether the record was not stored because its owner, as the response left it, does not
     /// name it (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``).
     var wasUnlinked = false
+    /// Whether the response named this record, identified by its owner, apart from its owner's
+    /// link to it: by the value of the relationship that is its key (`{"user": "u1", ...}`), at
+    /// the top level or nested elsewhere. Such a record is the response's whatever the owner's
+    /// link says, so no delete that link starts removes it.
+    var isNamedApartFromOwner = false
 
     init(representation: Representation, dictionary: JSONObject, parent: ProtoRecord?, isReference: Bool) {
         self.representation = representation

@@ -160,6 +160,8 @@ final class ProtoRecordBuilder {
         var normalized: KeyValue?
         var owner: ProtoRecord.Owner?
         var ownerProtoFromDictionary: ProtoRecord?
+        // Whether the record names its owner itself, other than nested under it (below).
+        var namedApart = false
 
         if !representation.keyAttributes.isEmpty {
             rawKey = representation.rawPrimaryKey(in: dictionary)
@@ -200,12 +202,14 @@ final class ProtoRecordBuilder {
                     ownerProtoFromDictionary = parent
                 }
             } else if let found = keyRelationship.value(in: dictionary), !found.value.isNull {
+                namedApart = true
                 ownerProtoFromDictionary = try related(
                     found.value, relationship: keyRelationship, parent: nil, depth: depth, keyPath: found.keyPath
                 ).members.first
             } else if let injected = options.primaryKeyInjection?(
                 representation.entity, dictionary, parent.map(ParentRecord.init)), !injected.isNull
             {
+                namedApart = true
                 ownerProtoFromDictionary = try related(
                     injected, relationship: keyRelationship, parent: nil, depth: depth,
                     keyPath: keyPath(keyRelationship.property)
@@ -256,6 +260,7 @@ final class ProtoRecordBuilder {
         occurrences += 1
         if let earlier {
             earlier.lastGiven = occurrences
+            if namedApart { earlier.isNamedApartFromOwner = true }
             // The same record repeated as is (a user on each of their posts): its nested records
             // were merged and its relationships set from these very values already, unless an
             // occurrence in between changed one of them: then this later occurrence's values
@@ -270,6 +275,7 @@ final class ProtoRecordBuilder {
             proto = ProtoRecord(
                 representation: representation, dictionary: dictionary, parent: parent, isReference: false)
             proto.lastGiven = occurrences
+            proto.isNamedApartFromOwner = namedApart
             proto.normalizedKey = normalized
             proto.primaryKeyValue = rawKey
             if let normalized {

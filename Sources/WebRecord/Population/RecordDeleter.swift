@@ -5,15 +5,38 @@
 /// A record the run contained (``spare(_:)``, given before the orphan pass) is never deleted:
 /// a cascade that reaches one stops there, and the store unlinks it from the deleted record as
 /// `nullify` would, with a non-fatal warning naming both (DESIGN §3.14).
+///
+/// The deletes a response's own links start (a `replace` list's dropped members under
+/// `cascade`, a record identified by its owner that the owner unlinks) wait until the whole
+/// response is written (``propose(_:)``), then go through ``deleteProposed(sparing:)``, which
+/// spares what the response contained in the same way.
 struct RecordDeleter<Storage: RecordStorage> {
     let store: Storage
     let transaction: Storage.Transaction
     let debugger: Debugger
     /// Deleted counts by entity.
     private(set) var deleted: [String: Int] = [:]
+    /// The rows deleted, by table, with the entity each was.
+    private(set) var deletedRows: [String: [Int64: String]] = [:]
     private var gone = Set<String>()
     /// The rows the run contained, which no delete removes.
     private(set) var spared = ContainedRows()
+    /// The deletes the response's links started, in the order met, waiting for its end.
+    private(set) var proposed: [Proposal] = []
+    private var proposedRows = Set<String>()
+
+    /// A delete a response's link started: the row a link dropped, and the link.
+    struct Proposal {
+        let table: String
+        let rowID: Int64
+        /// The entity and `_id` of the record whose link dropped it, and the relationship.
+        let ownerEntity: String
+        let ownerID: Int64
+        let relationship: String
+        /// Whether the relationship identifies the row (its key is its owner): kept, it stays
+        /// linked, since unlinked it would have no key.
+        let identifies: Bool
+    }
 
     init(store: Storage, transaction: Storage.Transaction, debugger: Debugger) {
         self.store = store
@@ -24,6 +47,46 @@ struct RecordDeleter<Storage: RecordStorage> {
     /// Adds rows the run contained to those no delete removes.
     mutating func spare(_ rows: ContainedRows) {
         spared.formUnion(rows)
+    }
+
+    /// Notes a delete a response's link started, for ``deleteProposed(sparing:)`` once the
+    /// whole response is written; a row proposed twice is proposed once, as first met.
+    mutating func propose(_ proposal: Proposal) {
+        guard proposedRows.insert("\(proposal.table)#\(proposal.rowID)").inserted else { return }
+        proposed.append(proposal)
+    }
+
+    /// Deletes the rows the response's links dropped (``propose(_:)``), in the order met, with
+    /// what each cascades to, but the rows of `contained` (the response's, by
+    /// ``ResponsePopulation/linkSparedRows(_:)``), which are kept with a non-fatal warning: a
+    /// dropped one stays unlinked from its owner (or linked, when the link is its key), and a
+    /// cascade that reaches one unlinks it. What a `deny` rule refuses stays, unlinked.
+    mutating func deleteProposed(sparing contained: ContainedRows) throws(WebRecordError) {
+        spare(contained)
+        let proposals = proposed
+        proposed.removeAll()
+        proposedRows.removeAll()
+        for proposal in proposals {
+            guard spared.contains(proposal.rowID, in: proposal.table) else {
+                try delete(rowID: proposal.rowID, table: proposal.table)
+                continue
+            }
+            guard let record = try transaction.records(withIDs: [proposal.rowID], in: proposal.table).first else {
+                continue
+            }
+            let name = record.entity.name
+            let key = record.primaryKeyValue.map { " \($0.serialized())" } ?? ""
+            let outcome =
+                proposal.identifies
+                ? "leaves it linked (it is identified by that record) instead of deleting it"
+                : "unlinks it instead of deleting it"
+            debugger.record(
+                WebRecordError(
+                    .invalidEntityDescription,
+                    "kept \(name)\(key) (_id \(proposal.rowID)): the response contained it, so dropping it from "
+                        + "\(proposal.ownerEntity) _id \(proposal.ownerID)'s \(proposal.relationship) \(outcome)",
+                    isFatal: false, entity: name, value: record.primaryKeyValue))
+        }
     }
 
     /// Deletes the row `rowID` of `table` and what cascades from it, but the rows the run
@@ -80,6 +143,7 @@ struct RecordDeleter<Storage: RecordStorage> {
         for (item, wasThere) in zip(plan, removed) {
             if wasThere {
                 deleted[item.entity, default: 0] += 1
+                deletedRows[item.table, default: [:]][item.rowID] = item.entity
                 let key = keys["\(item.table)#\(item.rowID)"].map { "(\($0))" } ?? ""
                 store.logger.log(.debug, "deleted \(item.entity)\(key) _id \(item.rowID)", entity: item.entity)
             }

@@ -252,8 +252,12 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         progress?.writing(records: graph.topLevel.count)
         var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
         let writer = try store(graph, in: transaction, deleter: &deleter, checksStored: true).writer
+        // The deletes the response's links started, now that all of it is written: what it
+        // contained stays.
+        try deleter.deleteProposed(sparing: Self.linkSparedRows(protos))
 
-        var changes = Self.changeCounts(protos, relinked: writer.relinkedOwners, logger: store.logger)
+        var changes = Self.changeCounts(
+            protos, relinked: writer.relinkedOwners, logger: store.logger, deleted: deleter.deletedRows)
         var records = options.makesRecords ? makeRecords(graph.topLevel) : []
         let contained = Self.containedRows(protos)
         if orphanRuleApplies {
@@ -261,7 +265,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
                 .run(entity: entity, keep: contained, results: records, response: graph.response, deleter: &deleter)
         }
-        for (name, count) in deleter.deleted {
+        let inserted = Self.insertedRows(protos)
+        for (name, count) in Self.deletedCounts(deleter.deletedRows, insertedHere: inserted.contains) {
             changes[name, default: ChangeCounts()].deleted += count
         }
         if writer.touchedOtherRows || !deleter.deleted.isEmpty {
@@ -457,6 +462,48 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         return contained
     }
 
+    /// The rows no delete that the response's own links start removes
+    /// (``RecordDeleter/deleteProposed(sparing:)``): every row it contained
+    /// (``containedRows(_:)``), but a record identified by its owner that the response named
+    /// only through its owner's link to it. The owner's link, as the response leaves it,
+    /// decides whether that one stays, as the last of its occurrences gives it (a new one that
+    /// a later occurrence of the owner unlinks is not stored, and a stored one is deleted), so
+    /// that the result does not depend on how a streamed response is cut into batches.
+    static func linkSparedRows(_ protos: [ProtoRecord]) -> ContainedRows {
+        var spared = ContainedRows()
+        for proto in protos {
+            guard let row = proto.row else { continue }
+            let onlyThroughItsOwner =
+                proto.owner != nil && proto.representation.keyRelationship != nil && !proto.isNamedApartFromOwner
+            if !onlyThroughItsOwner { spared.insert(row.rowID, in: row.table.name) }
+        }
+        return spared
+    }
+
+    /// The rows the population inserted, as `table#_id`.
+    static func insertedRows(_ protos: [ProtoRecord]) -> Set<String> {
+        var inserted = Set<String>()
+        for proto in protos {
+            if let row = proto.row, row.isNew { inserted.insert("\(row.table.name)#\(row.rowID)") }
+        }
+        return inserted
+    }
+
+    /// Deleted counts by entity, of the rows deleted (by table and `_id`, with their entity),
+    /// but those the same population inserted (`insertedHere`, given `table#_id`): a record it
+    /// created and deleted again was never in the store, so it counts as nothing.
+    static func deletedCounts(
+        _ deleted: [String: [Int64: String]], insertedHere: (String) -> Bool
+    ) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for (table, rows) in deleted {
+            for (rowID, entity) in rows where !insertedHere("\(table)#\(rowID)") {
+                counts[entity, default: 0] += 1
+            }
+        }
+        return counts
+    }
+
     /// Refuses a schema that names a value transformer nobody registered, before anything is
     /// read or written: its attribute would otherwise be stored as NULL on every record (a NULL
     /// key inserting a duplicate on every import).
@@ -539,8 +586,12 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     }
 
     /// Inserted, updated and unchanged counts by entity, logging each insert and update at debug level.
+    ///
+    /// A row the population deleted (`deleted`, by table and `_id`) counts as deleted only
+    /// (``deletedCounts(_:insertedHere:)``), not as inserted, updated or unchanged too.
     static func changeCounts(
-        _ protos: [ProtoRecord], relinked: Set<ObjectIdentifier>, logger: Logger
+        _ protos: [ProtoRecord], relinked: Set<ObjectIdentifier>, logger: Logger,
+        deleted: [String: [Int64: String]] = [:]
     ) -> [String: ChangeCounts] {
         let logsChanges = logger.isEnabled(.debug)
         var changes: [String: ChangeCounts] = [:]
@@ -548,6 +599,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in protos {
             // A row two proto-records share (RecordResolver) counts once.
             guard let row = proto.row, counted.insert(ObjectIdentifier(row)).inserted else { continue }
+            if !deleted.isEmpty, deleted[row.table.name]?[row.rowID] != nil { continue }
             let name = proto.representation.name
             if row.isNew {
                 changes[name, default: ChangeCounts()].inserted += 1

@@ -223,6 +223,7 @@ extension ResponsePopulation {
         totals.touchedOtherRows = totals.touchedOtherRows || stored.writer.touchedOtherRows
         let protos = builder.protoRecords
         totals.contained.formUnion(Self.containedRows(protos))
+        totals.linkSpared.formUnion(Self.linkSparedRows(protos))
         try totals.noteDropped(protos)
         let relinked = stored.writer.relinkedOwners
         for gain in stored.gainedMembers {
@@ -279,14 +280,19 @@ extension ResponsePopulation {
             dropped: dropped.count, first: dropped.first.flatMap { totals.dropped[$0] },
             reason: dropped.first.flatMap { totals.dropReasons[$0] },
             topLevel: identified, unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
+        var totals = totals
+        // The deletes the batches' links started, once every batch is written: what any batch
+        // contained stays, as in a whole response.
+        try deleter.deleteProposed(sparing: totals.linkSpared)
         var records = totals.records
         if orphanRuleApplies {
             deleter.spare(totals.contained)
             try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
                 .run(entity: entity, keep: totals.contained, results: records, response: envelope, deleter: &deleter)
         }
+        let inserted = totals.forgetDeleted(deleter.deletedRows, layout: store.layout)
         var changes = totals.changeCounts()
-        for (name, count) in deleter.deleted {
+        for (name, count) in Self.deletedCounts(deleter.deletedRows, insertedHere: inserted.contains) {
             changes[name, default: ChangeCounts()].deleted += count
         }
         if totals.touchedOtherRows || !deleter.deleted.isEmpty {
@@ -353,6 +359,8 @@ private struct StreamTotals {
     var unmapped = 0
     var touchedOtherRows = false
     var contained = ContainedRows()
+    /// What no delete the batches' links start removes (``ResponsePopulation/linkSparedRows(_:)``).
+    var linkSpared = ContainedRows()
     /// Each row met, by table (its position in the layout) and `_id`: a row met in several
     /// batches counts once, for the entity it was met as last (a record whose sub-entity
     /// changes between batches is one). Compact, as it holds every row a response names.
@@ -425,6 +433,24 @@ private struct StreamTotals {
         }
         statuses[key.table][key.rowID] = RowStatus(
             status: max(earlier?.status ?? status, status), entity: entityNumber(entity))
+    }
+
+    /// Forgets the rows the population deleted (by table and `_id`), which count as deleted
+    /// only, as in a whole response.
+    ///
+    /// - Returns: those of them that a batch inserted, as `table#_id`: never in the store, they
+    ///   count as nothing.
+    mutating func forgetDeleted(_ deleted: [String: [Int64: String]], layout: StorageLayout) -> Set<String> {
+        var inserted = Set<String>()
+        guard !deleted.isEmpty else { return inserted }
+        for (index, table) in layout.tables.enumerated() where index < statuses.count {
+            guard let rows = deleted[table.name] else { continue }
+            for rowID in rows.keys {
+                guard let status = statuses[index].removeValue(forKey: rowID) else { continue }
+                if status.status == .inserted { inserted.insert("\(table.name)#\(rowID)") }
+            }
+        }
+        return inserted
     }
 
     /// The number `entity` has in ``statuses``, given it at its first use.
