@@ -19,7 +19,8 @@ struct DetachedCommandTests {
         let message = error?.description ?? ""
         let bound = Int(Sanitizer.bound(10))
         #expect(
-            message.contains("/bin/sh -c echo waiting; exec sleep 1200 did not finish within \(bound) s; it was killed\n"),
+            message.contains(
+                "/bin/sh -c echo waiting; exec sleep 1200 did not finish within \(bound) s; it was killed\n"),
             "the wait after SIGKILL saw the end: \(message)")
         #expect(message.contains("waiting"), "the output is quoted: \(message)")
     }

@@ -44,7 +44,12 @@ struct StoreFileCommandTests {
     func populate(_ db: String) -> [String] { ["populate", "--schema", schema, "--db", db, "--entity", "Tag", tags] }
     func export(_ db: String) -> [String] { ["export", "--schema", schema, "--db", db, "--entity", "Tag"] }
 
-    @Test func aFirstPopulationOnAFullDiskLeavesNoFile() async throws {
+    @Test(
+        .disabled(
+            if: Sanitizer.isActive,
+            "under the thread sanitizer the process faults (SIGBUS, reported by the sanitizer's runtime) on the full disk before SQLite reports its write error; the ordinary build shows the rule"
+        ))
+    func aFirstPopulationOnAFullDiskLeavesNoFile() async throws {
         let stores = directory.path("stores")
         try FileManager.default.createDirectory(atPath: stores, withIntermediateDirectories: false)
         let db = stores + "/new.sqlite"
