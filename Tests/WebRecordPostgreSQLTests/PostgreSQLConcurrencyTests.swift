@@ -281,11 +281,18 @@ struct PostgreSQLConcurrencyTests {
         let otherWorker = StartedThread {
             let (other, watcher) = held.value
             let deadline = ContinuousClock.now + .seconds(MachineLoad.hangTimeout)
-            while try !Self.isWaitingForALock(watcher) {
-                guard ContinuousClock.now < deadline else {
-                    throw OtherWorkerFailure(description: "the population never waited for the other worker's lock")
+            do {
+                while try !Self.isWaitingForALock(watcher) {
+                    guard ContinuousClock.now < deadline else {
+                        throw OtherWorkerFailure(description: "the population never waited for the other worker's lock")
+                    }
+                    Thread.sleep(forTimeInterval: 0.005)
                 }
-                Thread.sleep(forTimeInterval: 0.005)
+            } catch {
+                // Giving up, the other worker lets its lock go, so that the population ends and
+                // the test fails, instead of both waiting for each other for good.
+                try? other.execute("ROLLBACK")
+                throw error
             }
             try other.execute(#"SELECT 1 FROM "User" WHERE "id" = $1 FOR UPDATE"#, [.text(first)])
             try other.execute("COMMIT")

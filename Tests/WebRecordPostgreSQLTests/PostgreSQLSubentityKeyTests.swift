@@ -73,7 +73,7 @@ import Testing
         let old = try PostgreSQLStores.postgreSQL(try Self.schema(), at: location)
         _ = try ResponsePopulation(store: old).populate(try JSONReader().read(subentityKeyFamilyJSON), entity: "Human")
         try Self.dropSubentityKeys(old)
-        try old.write { connection in
+        _ = try old.write { connection in
             try connection.execute(#"INSERT INTO "Human" ("_entity", "parentID") VALUES ('Parent', 7)"#)
         }
         let rows = #"SELECT "_id", "_entity", "parentID", "childID" FROM "Human" ORDER BY 1"#

@@ -83,7 +83,7 @@ import Testing
                 ["'2024-01-01T00:00:00.000000000Z'", #"'{"a":2,"b":1}'"#, "NULL"]
             ])
         // JSON stored in another key order, as a store kept it before, is equal: not rewritten.
-        try postgreSQL.withConnection { connection in
+        _ = try postgreSQL.withConnection { connection in
             try connection.execute(#"UPDATE "Event" SET "extra" = '{"b":1,"a":2}'"#)
         }
         let again = try ResponsePopulation(store: postgreSQL).populate(

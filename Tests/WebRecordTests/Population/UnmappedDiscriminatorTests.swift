@@ -101,7 +101,7 @@ import Testing
         let data = Data(response.utf8)
         // Whole, and streamed a record a batch: the same result.
         _ = try await store.populate(try JSONReader().read(response), entity: "PaymentMethod")
-        let whole = try #require(try await store.fetchOne("PaymentMethod", primaryKey: .string(key)))
+        let whole = try #require(try store.fetchOne("PaymentMethod", primaryKey: .string(key)))
         #expect(whole.entity.name == entity, "\(response)")
         #expect(whole["brand"] as String? == brand, "\(response)")
 
@@ -112,7 +112,7 @@ import Testing
         _ = try await ResponsePopulation(store: try #require(streamedStore.sqlite)).populate(
             streaming: { keyPath in JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: 1) },
             entity: "PaymentMethod")
-        let streamed = try #require(try await streamedStore.fetchOne("PaymentMethod", primaryKey: .string(key)))
+        let streamed = try #require(try streamedStore.fetchOne("PaymentMethod", primaryKey: .string(key)))
         #expect(streamed.entity.name == entity, "streamed: \(response)")
         #expect(streamed["brand"] as String? == brand, "streamed: \(response)")
     }

@@ -38,7 +38,12 @@ struct StoreFileFaultTests {
         return (directory, path)
     }
 
-    @Test("A first population on a full disk fails saying so, and leaves no file")
+    @Test(
+        "A first population on a full disk fails saying so, and leaves no file",
+        .disabled(
+            if: Sanitizer.isActive,
+            "under the thread sanitizer the process faults (SIGBUS, reported by the sanitizer's runtime) on the full disk before SQLite reports its write error; the ordinary build shows the rule"
+        ))
     func aFullDiskLeavesNoFile() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.path("new.sqlite")
