@@ -253,8 +253,10 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
         let writer = try store(graph, in: transaction, deleter: &deleter, checksStored: true).writer
         // The deletes the response's links started, now that all of it is written: what it
-        // contained stays.
-        try deleter.deleteProposed(sparing: Self.linkSparedRows(protos))
+        // contained stays. (Most responses start none, and pay nothing for the rows to spare.)
+        if !deleter.proposed.isEmpty {
+            try deleter.deleteProposed(sparing: Self.linkSparedRows(protos))
+        }
 
         var changes = Self.changeCounts(
             protos, relinked: writer.relinkedOwners, logger: store.logger, deleted: deleter.deletedRows)
