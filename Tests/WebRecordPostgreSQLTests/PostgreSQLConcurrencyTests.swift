@@ -291,7 +291,7 @@ struct PostgreSQLConcurrencyTests {
             } catch {
                 // Giving up, the other worker lets its lock go, so that the population ends and
                 // the test fails, instead of both waiting for each other for good.
-                try? other.execute("ROLLBACK")
+                _ = try? other.execute("ROLLBACK")
                 throw error
             }
             try other.execute(#"SELECT 1 FROM "User" WHERE "id" = $1 FOR UPDATE"#, [.text(first)])
