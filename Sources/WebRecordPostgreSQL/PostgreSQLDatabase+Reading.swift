@@ -52,7 +52,7 @@ extension PostgreSQLDatabase: RecordDatabase {
 
 /// Queries on the connection of a ``PostgreSQLDatabase``: SQLite's `?` placeholders become
 /// `$1`, `$2`, ...
-struct PostgreSQLQueries: RecordStatements {
+struct PostgreSQLQueries: RecordQuerying {
     let database: PostgreSQLDatabase
     let connection: PostgreSQLConnection
 
@@ -62,9 +62,5 @@ struct PostgreSQLQueries: RecordStatements {
 
     func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {
         try database.records(PostgreSQLPlaceholders.numberedForBothStores(sql, from: 1), arguments, on: connection)
-    }
-
-    func run(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> Int {
-        try connection.execute(PostgreSQLPlaceholders.numberedForBothStores(sql, from: 1), arguments).changedRowCount
     }
 }

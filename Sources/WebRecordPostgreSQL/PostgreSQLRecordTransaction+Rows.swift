@@ -1,61 +1,53 @@
 import WebRecord
 
-/// Finding and writing rows: the population's batched lookups by key and by owner, new `_id`s
-/// from each table's sequence, and its inserts and updates.
+/// The primitives of ``RecordStorageTransaction`` in PostgreSQL's SQL: lookups by key set,
+/// inserts, updates and deletes, each a statement for a whole batch, and `_id`s from each
+/// table's sequence.
 extension PostgreSQLRecordTransaction {
-    // MARK: - Finding rows
+    // MARK: - Reading rows
 
-    // Every lookup locks the rows it finds (`FOR NO KEY UPDATE`, in `_id` order) until the
-    // transaction ends: another worker's population that finds the same record waits for this
-    // one to commit and then reads what it wrote, so that neither writes over the other's
-    // changes with what it read before (a lost update). A record no row holds yet is not locked;
-    // two workers inserting it meet at its unique index, and the second is tried again.
+    // Every lookup of rows to write locks the rows it finds (`FOR NO KEY UPDATE`, in `_id`
+    // order) until the transaction ends: another worker's population that finds the same
+    // record waits for this one to commit and then reads what it wrote, so that neither writes
+    // over the other's changes with what it read before (a lost update). A record no row holds
+    // yet is not locked; two workers inserting it meet at its unique index, and the second is
+    // tried again.
 
     /// The clause every lookup ends with: `_id` order, each row found locked for this transaction.
     static let locking = " ORDER BY \"_id\" FOR NO KEY UPDATE"
 
-    /// Rows whose `column` holds one of `keys`: `= ANY($1)` over one array of every key.
+    /// Rows whose `columns` hold one of `keys`: `= ANY($1)` over one array of every key for one
+    /// column, `(a, b) IN (SELECT * FROM unnest($1, $2))` with one array per column for more.
     package func forEachRow(
-        in table: String, where column: String, isIn keys: [DatabaseValue],
-        _ body: (TableRow) throws(WebRecordError) -> Void
-    ) throws(WebRecordError) {
-        guard !keys.isEmpty else { return }
-        let sql = try sql(for: table)
-        let rows = try connection.rows(
-            "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE \(pgQuote(column)) = ANY($1::\(sql.type(of: column))[])"
-                + Self.locking,
-            [
-                try Self.naming(column, of: table) { () throws(WebRecordError) in
-                    try PostgreSQLArray.literal(PostgreSQLDates.storable(keys, type: sql.type(of: column)))
-                }
-            ])
-        for row in rows { try body(sql.row(row)) }
-    }
-
-    /// Rows whose `columns` hold one of `keys`: `(a, b) IN (SELECT * FROM unnest($1, $2))`,
-    /// one array per column.
-    package func forEachRow(
-        in table: String, where columns: [String], areIn keys: [[DatabaseValue]],
+        in table: String, where columns: [String], areIn keys: KeyTuples,
         _ body: (TableRow) throws(WebRecordError) -> Void
     ) throws(WebRecordError) {
         guard !columns.isEmpty, !keys.isEmpty else { return }
         let sql = try sql(for: table)
-        var arrays: [DatabaseValue] = []
-        var casts: [String] = []
-        for (index, column) in columns.enumerated() {
-            arrays.append(
-                try Self.naming(column, of: table) { () throws(WebRecordError) in
-                    try PostgreSQLArray.literal(
-                        PostgreSQLDates.storable(
-                            keys.map { index < $0.count ? $0[index] : .null }, type: sql.type(of: column)))
-                })
-            casts.append("$\(index + 1)::\(sql.type(of: column))[]")
+        for row in try select(sql.selectList(), from: table, where: columns, in: keys, suffix: Self.locking) {
+            try body(sql.row(row))
         }
-        let rows = try connection.rows(
-            "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE (\(columns.map(pgQuote).joined(separator: ", "))) IN (SELECT * FROM unnest(\(casts.joined(separator: ", "))))"
-                + Self.locking,
-            arrays)
-        for row in rows { try body(sql.row(row)) }
+    }
+
+    /// The same statement as the lookup of rows, selecting `columns`, without locking.
+    package func values(
+        of columns: [String], in table: String, where keyColumns: [String], areIn keys: KeyTuples
+    ) throws(WebRecordError) -> [[DatabaseValue]] {
+        guard !columns.isEmpty, !keyColumns.isEmpty, !keys.isEmpty else { return [] }
+        return try select(columns.map(pgQuote).joined(separator: ", "), from: table, where: keyColumns, in: keys)
+    }
+
+    /// `SELECT selectList FROM table WHERE` the key columns hold one of `keys`, sent as one
+    /// array per column, then `suffix`.
+    private func select(
+        _ selectList: String, from table: String, where columns: [String], in keys: KeyTuples, suffix: String = ""
+    ) throws(WebRecordError) -> [[DatabaseValue]] {
+        let (arrays, casts) = try columnArrays(keys.values, width: keys.width, columns: columns, of: table)
+        let condition =
+            columns.count == 1
+            ? "\(pgQuote(columns[0])) = ANY(\(casts[0]))"
+            : "(\(columns.map(pgQuote).joined(separator: ", "))) IN (SELECT * FROM unnest(\(casts.joined(separator: ", "))))"
+        return try connection.rows("SELECT \(selectList) FROM \(pgQuote(table)) WHERE \(condition)" + suffix, arrays)
     }
 
     /// Rows that owners refer to: the owners' table joined to this one, for the owners' `_id`s
@@ -75,12 +67,31 @@ extension PostgreSQLRecordTransaction {
         }
     }
 
+    /// `predicate`'s `?` placeholders become `$2`, `$3`, ... (`$1` is the entity names).
+    package func forEachRow(
+        in table: String, of entityNames: [String], where predicate: String?, arguments: [DatabaseValue],
+        _ body: (TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError) {
+        let sql = try sql(for: table)
+        var text = "SELECT \(sql.selectList()) FROM \(sql.quotedName) WHERE \"_entity\" = ANY($1::text[])"
+        if let predicate {
+            text += " AND (\(try PostgreSQLPlaceholders.numberedForBothStores(predicate, from: 2))\n)"
+        }
+        text += " ORDER BY \"_id\""
+        for row in try connection.rows(
+            text, [try PostgreSQLArray.literal(entityNames.map { .text($0) })] + arguments)
+        {
+            try body(sql.row(row))
+        }
+    }
+
     // MARK: - New rows
 
     /// `count` values of the table's `_id` sequence, in one statement: `nextval` over
     /// `generate_series`, the sequence looked up once (`OFFSET 0` keeps the server from
-    /// evaluating the lookup again for every row). A sequence never hands a value out twice, whichever transaction asks
-    /// and whether or not it commits, so workers sharing the database never collide.
+    /// evaluating the lookup again for every row). A sequence never hands a value out twice,
+    /// whichever transaction asks and whether or not it commits, so workers sharing the
+    /// database never collide.
     package func reserveRowIDs(in table: String, count: Int) throws(WebRecordError) -> [Int64] {
         guard count > 0 else { return [] }
         let qualified = pgQuote(database.namespace) + "." + pgQuote(table)
@@ -99,71 +110,113 @@ extension PostgreSQLRecordTransaction {
 
     // MARK: - Writing rows
 
-    /// Inserts each table's new rows with one `COPY ... FROM STDIN` per table
-    /// (``PostgreSQLCopyText``), sent as it is made, then updates changed rows with one
-    /// `UPDATE ... FROM unnest(...)` per ``rowsPerStatement`` rows, one array per column.
-    /// Foreign keys are checked at the end of the batch (``endBatch()``) or at the commit.
-    package func writeRows(inserted: [TableRows], updated: [TableRows]) throws(WebRecordError) {
-        for group in inserted where !group.rows.isEmpty {
-            let sql = try sql(for: group.table)
-            let rows = group.rows
-            let isDate = sql.valueColumns.map { sql.type(of: $0) == "timestamptz" }
-            try connection.copyIn(
-                "COPY \(sql.quotedName) (\(sql.selectList())) FROM STDIN", rowCount: rows.count
-            ) { index, data throws(WebRecordError) in
-                let row = rows[index]
-                data += String(row.rowID).utf8
-                data.append(UInt8(ascii: "\t"))
-                try PostgreSQLCopyText.append(.text(row.entityName), to: &data)
-                for column in sql.valueColumns.indices {
-                    data.append(UInt8(ascii: "\t"))
-                    do throws(WebRecordError) {
-                        let value = column < row.values.count ? row.values[column] : .null
-                        try PostgreSQLCopyText.append(
-                            isDate[column] ? PostgreSQLDates.storable(value) : value, to: &data)
-                    } catch {
-                        throw Self.naming(error, column: sql.valueColumns[column], of: group.table, rowID: row.rowID)
-                    }
-                }
-                data.append(UInt8(ascii: "\n"))
-            }
+    /// A record table's rows go in with one `COPY ... FROM STDIN` (``PostgreSQLCopyText``),
+    /// sent as it is made; a join table's, whose rows come a few per owner, with one
+    /// `INSERT ... SELECT * FROM unnest(...)`, one array per column, which takes one round
+    /// trip where `COPY` takes two. Foreign keys are checked at the end of the batch
+    /// (``endBatch()``) or at the commit.
+    package func insert(into table: String, columns: [String], values: [DatabaseValue]) throws(WebRecordError) {
+        let width = columns.count
+        guard width > 0, values.count >= width else { return }
+        let types = try columnTypes(of: table)
+        let rowCount = values.count / width
+        guard layout.table(named: table) != nil else {
+            let (arrays, casts) = try columnArrays(values, width: width, columns: columns, of: table)
+            try connection.execute(
+                "INSERT INTO \(pgQuote(table)) (\(columns.map(pgQuote).joined(separator: ", "))) SELECT * FROM unnest(\(casts.joined(separator: ", ")))",
+                arrays)
+            return
         }
-        for group in updated where !group.rows.isEmpty {
-            let sql = try sql(for: group.table)
-            let assignments = sql.columnNames.dropFirst().map { "\($0) = v.\($0)" }.joined(separator: ", ")
-            var start = 0
-            while start < group.rows.count {
-                let chunk = group.rows[start..<min(start + Self.rowsPerStatement, group.rows.count)]
-                start += Self.rowsPerStatement
-                let (arrays, casts) = try columnArrays(chunk, sql: sql)
-                try connection.execute(
-                    "UPDATE \(sql.quotedName) AS t SET \(assignments) FROM unnest(\(casts)) AS v(\(sql.selectList())) WHERE t.\"_id\" = v.\"_id\"",
-                    arrays)
+        let isDate = columns.map { types[$0] == "timestamptz" }
+        let hasRowID = columns.first == "_id"
+        try connection.copyIn(
+            "COPY \(pgQuote(table)) (\(columns.map(pgQuote).joined(separator: ", "))) FROM STDIN", rowCount: rowCount
+        ) { index, data throws(WebRecordError) in
+            let start = index * width
+            for column in 0..<width {
+                if column > 0 { data.append(UInt8(ascii: "\t")) }
+                let value = values[start + column]
+                do throws(WebRecordError) {
+                    try PostgreSQLCopyText.append(isDate[column] ? PostgreSQLDates.storable(value) : value, to: &data)
+                } catch {
+                    var rowID: Int64?
+                    if hasRowID, case .integer(let id) = values[start] { rowID = id }
+                    throw Self.naming(error, column: columns[column], of: table, rowID: rowID)
+                }
             }
+            data.append(UInt8(ascii: "\n"))
         }
     }
 
-    /// One array parameter per column of `rows` (`_id`, `_entity`, then the value columns), and
-    /// the casts that type them: `$1::bigint[], $2::text[], ...`.
-    private func columnArrays(_ rows: ArraySlice<TableRow>, sql: PostgreSQLTableSQL) throws(WebRecordError) -> (
-        [DatabaseValue], String
-    ) {
-        var arrays = [
-            try PostgreSQLArray.literal(rows.map { .integer($0.rowID) }),
-            try PostgreSQLArray.literal(rows.map { .text($0.entityName) }),
-        ]
-        var casts = ["$1::bigint[]", "$2::text[]"]
-        for (index, column) in sql.valueColumns.enumerated() {
-            arrays.append(
-                try Self.naming(column, of: sql.tableName) { () throws(WebRecordError) in
-                    try PostgreSQLArray.literal(
-                        PostgreSQLDates.storable(
-                            rows.map { index < $0.values.count ? $0.values[index] : .null }, type: sql.type(of: column))
-                    )
-                })
-            casts.append("$\(index + 3)::\(sql.type(of: column))[]")
+    /// `UPDATE t SET a = v.c1, ... FROM unnest(...) AS v(c1, ...) WHERE t.k = v.ck ...`: one
+    /// statement per ``rowsPerStatement`` rows, one array per column.
+    @discardableResult
+    package func update(_ table: String, set columns: [String], where keyColumns: [String], values: [DatabaseValue])
+        throws(WebRecordError) -> Int
+    {
+        let all = columns + keyColumns
+        guard !columns.isEmpty, !keyColumns.isEmpty, values.count >= all.count else { return 0 }
+        let aliases = all.indices.map { "c\($0 + 1)" }
+        let assignments = columns.indices.map { "\(pgQuote(columns[$0])) = v.\(aliases[$0])" }
+        let condition = keyColumns.indices.map { "t.\(pgQuote(keyColumns[$0])) = v.\(aliases[columns.count + $0])" }
+        let rowCount = values.count / all.count
+        var changed = 0
+        var start = 0
+        while start < rowCount {
+            let end = min(start + Self.rowsPerStatement, rowCount)
+            let (arrays, casts) = try columnArrays(
+                values[(start * all.count)..<(end * all.count)], width: all.count, columns: all, of: table)
+            changed +=
+                try connection.execute(
+                    "UPDATE \(pgQuote(table)) AS t SET \(assignments.joined(separator: ", ")) FROM unnest(\(casts.joined(separator: ", "))) AS v(\(aliases.joined(separator: ", "))) WHERE \(condition.joined(separator: " AND "))",
+                    arrays
+                ).changedRowCount
+            start = end
         }
-        return (arrays, casts.joined(separator: ", "))
+        return changed
+    }
+
+    /// `DELETE FROM t WHERE k = $1 AND ...`, once per key, in order.
+    package func delete(from table: String, where keyColumns: [String], areIn keys: KeyTuples)
+        throws(WebRecordError) -> [Bool]
+    {
+        guard !keyColumns.isEmpty, !keys.isEmpty else { return [] }
+        let condition = keyColumns.enumerated().map { "\(pgQuote($0.element)) = $\($0.offset + 1)" }
+        let sql = "DELETE FROM \(pgQuote(table)) WHERE \(condition.joined(separator: " AND "))"
+        var deleted: [Bool] = []
+        deleted.reserveCapacity(keys.count)
+        for index in 0..<keys.count {
+            deleted.append(try connection.execute(sql, Array(keys[index])).changedRowCount > 0)
+        }
+        return deleted
+    }
+
+    /// One array parameter per column of `values` (rows of `width` values, in the order of
+    /// `columns`), each made as the column's type stores it, and the casts that type them:
+    /// `$1::bigint[], $2::text[], ...`.
+    private func columnArrays(
+        _ values: some RandomAccessCollection<DatabaseValue>, width: Int, columns: [String], of table: String
+    ) throws(WebRecordError) -> ([DatabaseValue], [String]) {
+        let types = try columnTypes(of: table)
+        let rowCount = values.count / width
+        var arrays: [DatabaseValue] = []
+        var casts: [String] = []
+        for (index, column) in columns.enumerated() {
+            let type = types[column] ?? "text"
+            var columnValues: [DatabaseValue] = []
+            columnValues.reserveCapacity(rowCount)
+            var position = values.index(values.startIndex, offsetBy: index)
+            for row in 0..<rowCount {
+                columnValues.append(values[position])
+                if row + 1 < rowCount { position = values.index(position, offsetBy: width) }
+            }
+            arrays.append(
+                try Self.naming(column, of: table) { () throws(WebRecordError) in
+                    try PostgreSQLArray.literal(PostgreSQLDates.storable(columnValues, type: type))
+                })
+            casts.append("$\(index + 1)::\(type)[]")
+        }
+        return (arrays, casts)
     }
 
     /// Rows per `UPDATE`: enough that a population makes few round trips, few

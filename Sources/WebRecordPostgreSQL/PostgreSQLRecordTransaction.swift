@@ -7,14 +7,14 @@ import WebRecord
 /// relationship goes in one statement, as an array parameter (``PostgreSQLArray``) that the
 /// statement unnests, so that a population makes a round trip per table and step, not per
 /// record. Every value is bound; identifiers are quoted.
-package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
+package final class PostgreSQLRecordTransaction: RecordStorageTransaction {
     let database: PostgreSQLDatabase
     let connection: PostgreSQLConnection
     package var schema: Schema { database.schema }
     package var layout: StorageLayout { database.layout }
-    package var statements: any RecordStatements { PostgreSQLQueries(database: database, connection: connection) }
     private let cancellation: WriteCancellation?
     private var tables: [String: PostgreSQLTableSQL] = [:]
+    private var joinTableTypes: [String: [String: String]] = [:]
     /// The statement that checks a batch's foreign keys (``endBatch()``), once read.
     private var checkStatement: String?
 
@@ -35,6 +35,27 @@ package final class PostgreSQLRecordTransaction: SQLRecordTransaction {
         let sql = PostgreSQLTableSQL(table)
         tables[name] = sql
         return sql
+    }
+
+    /// The PostgreSQL type of each column of the layout's table `name`, a record table or a
+    /// join table (whose columns are all `bigint`).
+    ///
+    /// - Throws: `storeError` when the layout has no such table.
+    func columnTypes(of name: String) throws(WebRecordError) -> [String: String] {
+        if let types = tables[name]?.types ?? joinTableTypes[name] { return types }
+        if database.layout.table(named: name) != nil { return try sql(for: name).types }
+        guard let join = database.layout.joinTables.first(where: { $0.name == name }) else {
+            throw WebRecordError(.storeError, "the store has no table '\(name)'")
+        }
+        var types: [String: String] = [:]
+        for column in join.columnNames { types[column] = "bigint" }
+        joinTableTypes[name] = types
+        return types
+    }
+
+    /// A record of the class registered for `entity`.
+    package func record(of entity: Entity, rowID: Int64, values: [String: DatabaseValue]) -> Record {
+        database.record(of: database.recordClass(for: entity.name), entity: entity, rowID: rowID, values: values)
     }
 
     /// Checks the foreign keys the batch wrote, without waiting: the statement
@@ -138,7 +159,7 @@ struct PostgreSQLTableSQL {
         quotedName = pgQuote(table.name)
         valueColumns = table.valueColumns
         columnNames = (["_id", "_entity"] + valueColumns).map(pgQuote)
-        var types: [String: String] = [:]
+        var types = ["_id": "bigint", "_entity": "text"]
         for column in table.columns { types[column.name] = PostgreSQLLayoutDDL.typeName(column) }
         self.types = types
     }

@@ -75,38 +75,63 @@ extension RecordStorage {
     package func isTransientConflict(_ error: WebRecordError) -> Bool { false }
 }
 
-/// The operations of one write transaction of a ``RecordStorage``, as a population uses them.
+/// The primitives one write transaction of a ``RecordStorage`` offers: reading rows by key,
+/// inserting, updating and deleting rows, and reserving `_id`s, each over a whole batch.
 ///
-/// Tables and columns are those of the store's ``RecordStorage/layout``. A row is a
-/// ``TableRow``: its `_id`, its concrete entity, and its other columns' values in the order of
-/// ``StorageLayout/Table/valueColumns``. References between rows are checked when the
-/// transaction commits, or at the end of a streamed population's batch
-/// (``endBatch()``), so rows may be written in any order within a batch.
+/// That is all a store implements. Everything a population does with them (matching records,
+/// writing a batch of rows, the join-row diff, clearing and moving references, deleting and
+/// reading records) is written once, store-neutral, over these primitives
+/// (`Population/StoreOperations.swift`), so the SQLite and PostgreSQL stores share one copy of
+/// that logic, and a third store needs only these.
+///
+/// Tables and columns are those of the store's ``RecordStorage/layout``: record tables and
+/// join tables alike. Every operation takes a whole batch (a key set, a table's rows) so that a
+/// store across a network can serve it in a round trip or two; a batch is flat
+/// (``KeyTuples``, or the values of many rows one after another), never an array per row.
+/// References between rows are checked when the transaction commits, or at the end of a
+/// streamed population's batch (``endBatch()``), so rows may be written in any order within a
+/// batch.
 ///
 /// Every change is part of the transaction: nothing is visible to readers until
 /// ``RecordStorage/inTransaction(_:)`` commits, and a throw rolls everything back.
 package protocol RecordStorageTransaction {
-    // MARK: - Finding rows
+    /// The schema of the store the transaction writes.
+    var schema: Schema { get }
 
-    /// Calls `body` with each row of `table` whose `column` holds one of `keys` (which are
-    /// distinct), in no particular order.
+    /// How that schema is laid out in tables.
+    var layout: StorageLayout { get }
+
+    // MARK: - Reading rows
+
+    /// Calls `body` with each row of the record table `table` whose `columns` hold one of
+    /// `keys` (distinct tuples, one value per column), in no particular order. The rows found
+    /// are the ones the population goes on to write: a store that many writers share locks
+    /// them for the rest of the transaction.
     func forEachRow(
-        in table: String, where column: String, isIn keys: [DatabaseValue],
+        in table: String, where columns: [String], areIn keys: KeyTuples,
         _ body: (TableRow) throws(WebRecordError) -> Void
     ) throws(WebRecordError)
 
-    /// Calls `body` with each row of `table` whose `columns` hold one of `keys` (distinct
-    /// tuples, each with one value per column), in no particular order.
-    func forEachRow(
-        in table: String, where columns: [String], areIn keys: [[DatabaseValue]],
-        _ body: (TableRow) throws(WebRecordError) -> Void
-    ) throws(WebRecordError)
-
-    /// Calls `body` with each row of `table` that a row of `ownerTable` whose `_id` is one of
-    /// `ownerIDs` refers to in its column `column`, together with that owner's `_id`.
+    /// Calls `body` with each row of the record table `table` that a row of `ownerTable` whose
+    /// `_id` is one of `ownerIDs` refers to in its column `column`, together with that owner's
+    /// `_id`, in no particular order, locking them as the lookup by key does.
     func forEachRow(
         in table: String, referencedBy column: String, of ownerTable: String, ownerIDs: [Int64],
         _ body: (_ ownerID: Int64, _ row: TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError)
+
+    /// The values of `columns` in each row of `table` (a record table or a join table) whose
+    /// `keyColumns` hold one of `keys`, in no particular order, without locking them.
+    func values(
+        of columns: [String], in table: String, where keyColumns: [String], areIn keys: KeyTuples
+    ) throws(WebRecordError) -> [[DatabaseValue]]
+
+    /// Calls `body` with each row of the record table `table` that is a record of one of
+    /// `entityNames` and matches `predicate` (a condition in the store's query language over
+    /// the table's columns, with `?` placeholders for `arguments`; nil for all), in `_id` order.
+    func forEachRow(
+        in table: String, of entityNames: [String], where predicate: String?, arguments: [DatabaseValue],
+        _ body: (TableRow) throws(WebRecordError) -> Void
     ) throws(WebRecordError)
 
     // MARK: - New rows
@@ -130,107 +155,37 @@ package protocol RecordStorageTransaction {
 
     // MARK: - Writing rows
 
-    /// Inserts the rows of `inserted` (whose `_id`s are new), table by table in the order
-    /// given, then writes the values of the rows of `updated` over the stored rows with the
-    /// same `_id`.
-    func writeRows(inserted: [TableRows], updated: [TableRows]) throws(WebRecordError)
+    /// Inserts rows into `table`: `values` holds each row's values of `columns`, one row after
+    /// another (`values.count` is a multiple of `columns.count`).
+    func insert(into table: String, columns: [String], values: [DatabaseValue]) throws(WebRecordError)
 
-    // MARK: - Links
-
-    /// Sets `column` to null in every row of `table` that holds `value` there, except the row
-    /// `keep` (a one-to-one link moving to another row).
+    /// Sets `columns` of the rows of `table` whose `keyColumns` hold a key: `values` holds,
+    /// row after row, the new values of `columns` and then the key (`values.count` is a
+    /// multiple of `columns.count + keyColumns.count`).
     ///
-    /// - Returns: whether any row changed.
-    func clearReferences(
-        in table: String, column: String, to value: DatabaseValue, except keep: Int64?
-    ) throws(WebRecordError) -> Bool
+    /// - Returns: how many rows changed.
+    @discardableResult
+    func update(_ table: String, set columns: [String], where keyColumns: [String], values: [DatabaseValue])
+        throws(WebRecordError) -> Int
 
-    /// The rows of `table` that refer to `owner` in `column` and are not among `keeping`, in
-    /// the store's order; when `clearing`, that reference and `positionColumn` are set to null
-    /// in each (a to-many kept on its members, replaced).
+    /// Deletes the rows of `table` whose `keyColumns` hold each of `keys`, one key after
+    /// another, in order (a deletion's order matters to what it cascades to). Links to a
+    /// deleted record are cleared and its join rows go, as the layout's foreign keys say.
     ///
-    /// - Returns: those rows' `_id`s.
-    func dropMembers(
-        of owner: Int64, in table: String, column: String, positionColumn: String?, keeping: Set<Int64>,
-        clearing: Bool
-    ) throws(WebRecordError) -> [Int64]
-
-    /// Moves the rows of `table` that refer to `owner` in `column`, are not among `members` and
-    /// sit in the first `members.count` positions, after them: their `positionColumn` grows by
-    /// `members.count` (an ordered to-many merged by union).
-    ///
-    /// - Returns: whether any row moved.
-    func moveMembers(
-        of owner: Int64, in table: String, column: String, positionColumn: String, after members: [Int64]
-    ) throws(WebRecordError) -> Bool
-
-    /// Makes the join rows of `owner` in `table` list `members`, at positions 0, 1, ... in
-    /// `positionColumn` when there is one.
-    ///
-    /// - Parameters:
-    ///   - ownerColumn: the column holding `owner`'s `_id`.
-    ///   - memberColumn: the column holding each member's `_id`.
-    ///   - ownerIsNew: whether `owner` was inserted by this transaction (it has no join rows yet).
-    ///   - replace: true to delete the join rows of members not listed; false to keep them,
-    ///     numbered after the listed ones when the rows are ordered.
-    ///   - removed: called with each member whose join row was deleted, right after, before
-    ///     the next is deleted.
-    /// - Returns: whether any join row changed.
-    func setJoinRows(
-        in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
-        ownerIsNew: Bool, members: [Int64], replace: Bool, removed: (Int64) throws(WebRecordError) -> Void
-    ) throws(WebRecordError) -> Bool
-
-    /// Makes the join rows of a relationship that is its own inverse symmetric for `owner`,
-    /// once ``setJoinRows(in:ownerColumn:memberColumn:positionColumn:owner:ownerIsNew:members:replace:removed:)``
-    /// has given `owner` its `members`: each member lists `owner` too (last in its list, when
-    /// ordered, if it did not already), and with `replace` no other record lists `owner`.
-    ///
-    /// - Returns: the `_id`s of the records whose lists changed.
-    func mirrorJoinRows(
-        in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
-        members: [Int64], replace: Bool
-    ) throws(WebRecordError) -> [Int64]
-
-    /// Pairs the rows `row` and `partner` of `table` through `column`, a one-to-one that is its
-    /// own inverse: each holds the other's `_id`, and no other row holds either's (a previous
-    /// partner of either is unlinked). A nil `partner` unlinks `row` and its partner.
-    ///
-    /// - Returns: whether any row changed.
-    func pairReferences(in table: String, column: String, row: Int64, partner: Int64?) throws(WebRecordError)
-        -> Bool
-
-    // MARK: - Deleting
-
-    /// The concrete entity of the row `rowID` of `table`, or nil when there is no such row.
-    func entityName(ofRow rowID: Int64, in table: String) throws(WebRecordError) -> String?
-
-    /// The `_id`s of the rows the row `rowID` of `entity` is linked to through `relationship`.
-    func relatedRowIDs(of rowID: Int64, entity: Entity, relationship: Relationship) throws(WebRecordError) -> [Int64]
-
-    /// Deletes the rows `rows`, in order. Links to them are cleared and their join rows go.
-    ///
-    /// - Returns: for each row, whether it was there to delete.
-    func deleteRows(_ rows: [(table: String, rowID: Int64)]) throws(WebRecordError) -> [Bool]
+    /// - Returns: for each key, whether a row was there to delete.
+    func delete(from table: String, where keyColumns: [String], areIn keys: KeyTuples) throws(WebRecordError)
+        -> [Bool]
 
     // MARK: - Records
 
-    /// The records of the rows of `table` whose `_id` is among `rowIDs`, in no particular order.
-    func records(withIDs rowIDs: [Int64], in table: String) throws(WebRecordError) -> [Record]
+    /// The record of `entity` made of the row `rowID`, whose other values are `values` by
+    /// column name, reading its relationships through the store.
+    func record(of entity: Entity, rowID: Int64, values: [String: DatabaseValue]) -> Record
 
-    /// The records of the entities `entityNames`, all kept in `table`, that match `predicate`
-    /// (a condition in the store's query language over the entity's columns, with `?`
-    /// placeholders for `arguments`; nil for all), in `_id` order.
-    func records(
-        of entityNames: [String], in table: String, where predicate: String?, arguments: [DatabaseValue]
-    ) throws(WebRecordError) -> [Record]
-
-    // MARK: - Cancellation
+    // MARK: - Cancellation and batches
 
     /// Throws when the work this transaction does has been cancelled.
     func checkCancellation() throws
-
-    // MARK: - Batches
 
     /// Called when a streamed population has written one batch, rows and links, and before it
     /// takes the next: every reference the batch wrote points at a row that exists, so a store
@@ -240,8 +195,49 @@ package protocol RecordStorageTransaction {
 }
 
 extension RecordStorageTransaction {
+    /// Throws `CancellationError` when the calling task is cancelled.
+    package func checkCancellation() throws {
+        try Task.checkCancellation()
+    }
+
     /// Nothing: references are checked at the commit.
     package func endBatch() throws(WebRecordError) {}
+}
+
+/// Key tuples, flat: `values` holds one tuple of `width` values after another, so that a key
+/// set of any size is one array, never an array per key.
+package struct KeyTuples: Sendable, Equatable {
+    /// The values in each tuple (the number of key columns).
+    package var width: Int
+    /// The tuples' values, one tuple after another.
+    package var values: [DatabaseValue]
+
+    /// Tuples of `width` values each, from `values`.
+    package init(width: Int, values: [DatabaseValue]) {
+        self.width = max(1, width)
+        self.values = values
+    }
+
+    /// One-value tuples: each of `values` is a key.
+    package init(_ values: [DatabaseValue]) {
+        self.init(width: 1, values: values)
+    }
+
+    /// One-value tuples of `_id`s.
+    package init(rowIDs: [Int64]) {
+        self.init(width: 1, values: rowIDs.map { .integer($0) })
+    }
+
+    /// The number of tuples.
+    package var count: Int { values.count / width }
+
+    /// Whether there are no tuples.
+    package var isEmpty: Bool { values.count < width }
+
+    /// The values of tuple `index`.
+    package subscript(index: Int) -> ArraySlice<DatabaseValue> {
+        values[(index * width)..<((index + 1) * width)]
+    }
 }
 
 /// A row as a population reads and writes it: its `_id`, its concrete entity, and the values

@@ -36,7 +36,7 @@ extension SQLiteDatabase: RecordDatabase {
 }
 
 /// Queries on one connection of a ``SQLiteDatabase``.
-struct SQLiteQueries: RecordStatements {
+struct SQLiteQueries: RecordQuerying {
     let database: SQLiteDatabase
     let connection: Connection
 
@@ -46,11 +46,6 @@ struct SQLiteQueries: RecordStatements {
 
     func records(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> [Record] {
         try database.records(sql, arguments, on: connection)
-    }
-
-    func run(_ sql: String, _ arguments: [DatabaseValue]) throws(WebRecordError) -> Int {
-        try connection.execute(sql, arguments)
-        return connection.changes
     }
 }
 

@@ -1,47 +1,80 @@
-/// Finding and writing rows: the population's batched lookups by key and by owner, and its
-/// inserts and updates.
+/// The primitives of ``RecordStorageTransaction`` in SQL on the writer's connection: lookups
+/// by key set, inserts, updates and deletes, and `_id`s.
 extension SQLiteRecordTransaction {
-    // MARK: - Finding rows
+    // MARK: - Reading rows
 
-    /// Rows whose `column` holds one of `keys`: one `json_each` join, however many keys (see
-    /// ``KeySetQuery``).
+    /// Rows whose `columns` hold one of `keys`: for one column, one `json_each` join however
+    /// many keys (see ``KeySetQuery``); for several, `(a, b) IN (VALUES (?, ?), ...)` in chunks
+    /// under SQLite's variable limit.
     package func forEachRow(
-        in table: String, where column: String, isIn keys: [DatabaseValue],
+        in table: String, where columns: [String], areIn keys: KeyTuples,
         _ body: (TableRow) throws(WebRecordError) -> Void
     ) throws(WebRecordError) {
+        guard !columns.isEmpty, !keys.isEmpty else { return }
         let sql = try sql(for: table)
-        let query = KeySetQuery(
-            columns: sql.selectList(alias: "t"), table: table, alias: "t", keyColumn: column, guardTable: table)
-        try query.forEachRow(keys, on: connection) { statement throws(WebRecordError) in
-            try body(sql.row(statement, leadingColumns: 0))
+        if columns.count == 1 {
+            let query = KeySetQuery(
+                columns: sql.selectList(alias: "t"), table: table, alias: "t", keyColumn: columns[0], guardTable: table)
+            try query.forEachRow(keys.values, on: connection) { statement throws(WebRecordError) in
+                try body(sql.row(statement, leadingColumns: 0))
+            }
+        } else {
+            try forEachTuple(selecting: sql.selectList, from: table, where: columns, in: keys) {
+                statement throws(WebRecordError) in
+                try body(sql.row(statement, leadingColumns: 0))
+            }
         }
     }
 
-    /// Rows whose `columns` hold one of `keys`: `(a, b) IN (VALUES (?, ?), ...)`, in chunks
-    /// under SQLite's variable limit.
-    package func forEachRow(
-        in table: String, where columns: [String], areIn keys: [[DatabaseValue]],
-        _ body: (TableRow) throws(WebRecordError) -> Void
+    /// One key: `WHERE "k" = ?` (prepared once and cached); several keys of one column: a
+    /// `json_each` join (``KeySetQuery``); several columns: `IN (VALUES ...)` in chunks.
+    package func values(
+        of columns: [String], in table: String, where keyColumns: [String], areIn keys: KeyTuples
+    ) throws(WebRecordError) -> [[DatabaseValue]] {
+        guard !columns.isEmpty, !keyColumns.isEmpty, !keys.isEmpty else { return [] }
+        var rows: [[DatabaseValue]] = []
+        func read(_ statement: Statement) {
+            var row: [DatabaseValue] = []
+            row.reserveCapacity(columns.count)
+            for index in columns.indices { row.append(statement.value(at: index)) }
+            rows.append(row)
+        }
+        if keys.count == 1 {
+            let condition = keyColumns.map { "\(quote($0)) = ?" }.joined(separator: " AND ")
+            try connection.cachedStatement(
+                "SELECT \(columns.map(quote).joined(separator: ", ")) FROM \(quote(table)) WHERE \(condition)"
+            ).forEachRow(keys.values, read)
+        } else if keyColumns.count == 1 {
+            let query = KeySetQuery(
+                columns: columns.map { "t.\(quote($0))" }.joined(separator: ", "), table: table, alias: "t",
+                keyColumn: keyColumns[0], guardTable: table)
+            try query.forEachRow(keys.values, on: connection, read)
+        } else {
+            try forEachTuple(
+                selecting: columns.map(quote).joined(separator: ", "), from: table, where: keyColumns, in: keys, read)
+        }
+        return rows
+    }
+
+    /// Runs `SELECT selectList FROM table WHERE (columns) IN (VALUES (?, ...), ...)` over
+    /// `keys` in chunks under SQLite's variable limit, calling `body` on each row.
+    private func forEachTuple(
+        selecting selectList: String, from table: String, where columns: [String], in keys: KeyTuples,
+        _ body: (Statement) throws(WebRecordError) -> Void
     ) throws(WebRecordError) {
-        guard !columns.isEmpty else { return }
-        let sql = try sql(for: table)
-        let chunkSize = max(1, min(connection.maximumVariableCount, 32_766) / columns.count - 1)
+        let chunkSize = max(1, min(connection.maximumVariableCount, 32_766) / keys.width - 1)
         let columnList = columns.map(quote).joined(separator: ", ")
-        let tuple = "(" + sqlPlaceholders(columns.count) + ")"
+        let tuple = "(" + sqlPlaceholders(keys.width) + ")"
         var start = 0
         while start < keys.count {
-            let chunk = keys[start..<min(start + chunkSize, keys.count)]
-            start += chunkSize
+            let end = min(start + chunkSize, keys.count)
             let text =
-                "SELECT \(sql.selectList) FROM \(quote(table)) WHERE (\(columnList)) IN (VALUES "
-                + Array(repeating: tuple, count: chunk.count).joined(separator: ", ") + ")"
-            var arguments: [DatabaseValue] = []
-            arguments.reserveCapacity(chunk.count * columns.count)
-            for key in chunk { arguments.append(contentsOf: key) }
+                "SELECT \(selectList) FROM \(quote(table)) WHERE (\(columnList)) IN (VALUES "
+                + Array(repeating: tuple, count: end - start).joined(separator: ", ") + ")"
             // Prepared for this one use: caching would keep one statement per chunk size met.
-            try Statement(connection: connection, sql: text).forEachRow(arguments) { statement throws(WebRecordError) in
-                try body(sql.row(statement, leadingColumns: 0))
-            }
+            try Statement(connection: connection, sql: text).forEachRow(
+                keys.values[(start * keys.width)..<(end * keys.width)], body)
+            start = end
         }
     }
 
@@ -57,6 +90,25 @@ extension SQLiteRecordTransaction {
             joins: " JOIN \(quote(table)) AS c ON c.\"_id\" = o.\(quote(column))", guardTable: table)
         try query.forEachRow(ownerIDs.map { .integer($0) }, on: connection) { statement throws(WebRecordError) in
             try body(statement.int64(at: 0), sql.row(statement, leadingColumns: 1))
+        }
+    }
+
+    /// `SELECT ... WHERE "_entity" IN (...) AND (predicate) ORDER BY "_id"`.
+    package func forEachRow(
+        in table: String, of entityNames: [String], where predicate: String?, arguments: [DatabaseValue],
+        _ body: (TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError) {
+        let sql = try sql(for: table)
+        var text =
+            "SELECT \(sql.selectList) FROM \(quote(table)) WHERE \"_entity\" IN (\(sqlPlaceholders(entityNames.count)))"
+        var values: [DatabaseValue] = entityNames.map { .text($0) }
+        if let predicate {
+            text += " AND (\(predicate)\n)"
+            values += arguments
+        }
+        text += " ORDER BY \"_id\""
+        try connection.cachedStatement(text).forEachRow(values) { statement throws(WebRecordError) in
+            try body(sql.row(statement, leadingColumns: 0))
         }
     }
 
@@ -90,45 +142,73 @@ extension SQLiteRecordTransaction {
 
     // MARK: - Writing rows
 
-    /// Inserts new rows table by table, up to 64 rows per `INSERT` (which spares SQLite most of
-    /// its per-statement work), then updates changed ones, with one prepared statement per
-    /// table. Foreign-key checks are deferred to the commit.
-    package func writeRows(inserted: [TableRows], updated: [TableRows]) throws(WebRecordError) {
+    /// Up to 64 rows per `INSERT` (which spares SQLite most of its per-statement work), each
+    /// statement prepared once and cached. Foreign-key checks are deferred to the commit.
+    package func insert(into table: String, columns: [String], values: [DatabaseValue]) throws(WebRecordError) {
+        let width = columns.count
+        guard width > 0, values.count >= width else { return }
+        try deferForeignKeys()
+        let rowCount = values.count / width
+        let batchSize = max(1, min(Self.insertBatchSize, connection.maximumVariableCount / width))
+        let head = "INSERT INTO \(quote(table)) (\(columns.map(quote).joined(separator: ", "))) VALUES "
+        let row = "(" + sqlPlaceholders(width) + ")"
+        let single = try connection.cachedStatement(head + row)
+        let batch =
+            batchSize > 1 && rowCount >= batchSize
+            ? try connection.cachedStatement(head + Array(repeating: row, count: batchSize).joined(separator: ", "))
+            : nil
+        var start = 0
+        while start < rowCount {
+            let count = batch != nil && rowCount - start >= batchSize ? batchSize : 1
+            try (count == 1 ? single : batch ?? single).execute(values[(start * width)..<((start + count) * width)])
+            start += count
+        }
+    }
+
+    /// One prepared statement, `UPDATE t SET a = ?, ... WHERE k = ? AND ...`, run once per row.
+    @discardableResult
+    package func update(_ table: String, set columns: [String], where keyColumns: [String], values: [DatabaseValue])
+        throws(WebRecordError) -> Int
+    {
+        let width = columns.count + keyColumns.count
+        guard !columns.isEmpty, !keyColumns.isEmpty, values.count >= width else { return 0 }
+        try deferForeignKeys()
+        let assignments = columns.map { "\(quote($0)) = ?" }.joined(separator: ", ")
+        let condition = keyColumns.map { "\(quote($0)) = ?" }.joined(separator: " AND ")
+        let statement = try connection.cachedStatement("UPDATE \(quote(table)) SET \(assignments) WHERE \(condition)")
+        var changed = 0
+        var start = 0
+        while start + width <= values.count {
+            try statement.execute(values[start..<(start + width)])
+            changed += connection.changes
+            start += width
+        }
+        return changed
+    }
+
+    /// One prepared statement, `DELETE FROM t WHERE k = ? AND ...`, run once per key, in order;
+    /// the layout's `ON DELETE SET NULL` clears the links to each row and `ON DELETE CASCADE`
+    /// removes its join rows.
+    package func delete(from table: String, where keyColumns: [String], areIn keys: KeyTuples)
+        throws(WebRecordError) -> [Bool]
+    {
+        guard !keyColumns.isEmpty, !keys.isEmpty else { return [] }
+        let condition = keyColumns.map { "\(quote($0)) = ?" }.joined(separator: " AND ")
+        let statement = try connection.cachedStatement("DELETE FROM \(quote(table)) WHERE \(condition)")
+        var deleted: [Bool] = []
+        deleted.reserveCapacity(keys.count)
+        for index in 0..<keys.count {
+            try statement.execute(keys[index])
+            deleted.append(connection.changes > 0)
+        }
+        return deleted
+    }
+
+    /// Defers the foreign-key checks of this transaction to its commit, once.
+    private func deferForeignKeys() throws(WebRecordError) {
+        guard !foreignKeysDeferred else { return }
         try connection.execute("PRAGMA defer_foreign_keys = ON")
-        var arguments: [DatabaseValue] = []
-        for group in inserted where !group.rows.isEmpty {
-            let sql = try sql(for: group.table)
-            let rows = group.rows
-            let width = sql.valueColumns.count + 2
-            let batchSize = max(1, min(Self.insertBatchSize, connection.maximumVariableCount / width))
-            let batch =
-                batchSize > 1 && rows.count >= batchSize
-                ? try connection.cachedStatement(sql.insertSQL(rows: batchSize)) : nil
-            let single = try connection.cachedStatement(sql.insertSQL)
-            arguments.reserveCapacity(batchSize * width)
-            var start = 0
-            while start < rows.count {
-                let count = batch != nil && rows.count - start >= batchSize ? batchSize : 1
-                arguments.removeAll(keepingCapacity: true)
-                for row in rows[start..<(start + count)] {
-                    arguments.append(.integer(row.rowID))
-                    arguments.append(.text(row.entityName))
-                    arguments.append(contentsOf: row.values)
-                }
-                try (count == 1 ? single : batch ?? single).execute(arguments)
-                start += count
-            }
-        }
-        for group in updated where !group.rows.isEmpty {
-            let statement = try connection.cachedStatement(sql(for: group.table).updateSQL)
-            for row in group.rows {
-                arguments.removeAll(keepingCapacity: true)
-                arguments.append(.text(row.entityName))
-                arguments.append(contentsOf: row.values)
-                arguments.append(.integer(row.rowID))
-                try statement.execute(arguments)
-            }
-        }
+        foreignKeysDeferred = true
     }
 
     /// Rows per multi-row `INSERT`: enough to spread SQLite's per-statement cost thin, few

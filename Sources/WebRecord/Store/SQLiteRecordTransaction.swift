@@ -30,17 +30,18 @@ extension SQLiteDatabase: RecordStorage {
 /// One write transaction of a ``SQLiteDatabase``, as a population uses it: SQL statements on
 /// the writer's connection, inside the transaction the database's `write(_:)` opened.
 ///
-/// Statements are prepared once and cached by the connection; the SQL of each table a
-/// transaction reads or writes (``TableSQL``) is built once per transaction.
-package final class SQLiteRecordTransaction: SQLRecordTransaction {
+/// Statements are prepared once and cached by the connection; the SQL that reads each table's
+/// rows (``TableSQL``) is built once per transaction.
+package final class SQLiteRecordTransaction: RecordStorageTransaction {
     let database: SQLiteDatabase
     let connection: Connection
     package var schema: Schema { database.schema }
     package var layout: StorageLayout { database.layout }
-    package var statements: any RecordStatements { SQLiteQueries(database: database, connection: connection) }
     private var tables: [String: TableSQL] = [:]
     /// The `_id` the next row reserved in each table gets (see `reserveRowIDs(in:count:)`).
     var nextRowIDs: [String: Int64] = [:]
+    /// Whether this transaction has deferred its foreign-key checks to the commit yet.
+    var foreignKeysDeferred = false
 
     init(database: SQLiteDatabase, connection: Connection) {
         self.database = database
@@ -60,9 +61,9 @@ package final class SQLiteRecordTransaction: SQLRecordTransaction {
         return sql
     }
 
-    /// Throws `CancellationError` when the task running the transaction is cancelled.
-    package func checkCancellation() throws {
-        try Task.checkCancellation()
+    /// A record of this database's class for `entity`.
+    package func record(of entity: Entity, rowID: Int64, values: [String: DatabaseValue]) -> Record {
+        database.makeRecord(entity: entity, rowID: rowID, values: values)
     }
 }
 

@@ -32,7 +32,7 @@ final class Statement {
     }
 
     /// Binds arguments to the `?` placeholders, in order.
-    func bind(_ arguments: [DatabaseValue]) throws(WebRecordError) {
+    func bind(_ arguments: some Collection<DatabaseValue>) throws(WebRecordError) {
         sqlite3_reset(handle)
         // Placeholders left unbound must read as NULL; when every one is bound below, clearing
         // them first is wasted work (it showed in profiles of large populations).
@@ -72,7 +72,7 @@ final class Statement {
     }
 
     /// Runs the statement to completion.
-    func execute(_ arguments: [DatabaseValue]) throws(WebRecordError) {
+    func execute(_ arguments: some Collection<DatabaseValue>) throws(WebRecordError) {
         try bind(arguments)
         connection.sqlObserver?(sql)
         while true {
@@ -84,7 +84,9 @@ final class Statement {
     }
 
     /// Runs the statement, calling `body` on each row.
-    func forEachRow(_ arguments: [DatabaseValue], _ body: (Statement) throws(WebRecordError) -> Void)
+    func forEachRow(
+        _ arguments: some Collection<DatabaseValue>, _ body: (Statement) throws(WebRecordError) -> Void
+    )
         throws(WebRecordError)
     {
         try bind(arguments)

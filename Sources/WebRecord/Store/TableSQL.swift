@@ -1,8 +1,8 @@
-/// The SQL that reads and writes the rows of one table as ``TableRow``s, built once per
-/// transaction rather than once per row.
+/// The SQL that reads the rows of one table as ``TableRow``s, built once per transaction
+/// rather than once per row.
 ///
-/// Rows are read and written as `_id`, `_entity`, then ``valueColumns`` in order, so a row's
-/// values bind and read by position, never by name.
+/// Rows are read as `_id`, `_entity`, then ``valueColumns`` in order, so a row's values read
+/// by position, never by name.
 struct TableSQL {
     /// The table's name.
     let name: String
@@ -10,30 +10,12 @@ struct TableSQL {
     let valueColumns: [String]
     /// `"_id", "_entity", ...valueColumns`, quoted, for SELECTs that read whole rows.
     let selectList: String
-    /// `INSERT INTO t ("_id", "_entity", ...) VALUES (?, ?, ...)`.
-    let insertSQL: String
-    /// `UPDATE t SET "_entity" = ?, ... WHERE "_id" = ?`.
-    let updateSQL: String
 
     init(_ table: StorageLayout.Table) {
         name = table.name
         valueColumns = table.valueColumns
         let quoted = valueColumns.map(quote)
         selectList = (["\"_id\"", "\"_entity\""] + quoted).joined(separator: ", ")
-        insertSQL = Self.insertSQL(table: name, selectList: selectList, columnCount: valueColumns.count + 2, rows: 1)
-        let assignments = (["\"_entity\""] + quoted).map { "\($0) = ?" }.joined(separator: ", ")
-        updateSQL = "UPDATE \(quote(name)) SET \(assignments) WHERE \"_id\" = ?"
-    }
-
-    /// `INSERT INTO t (...) VALUES (?, ...), (?, ...), ...` for `rows` rows.
-    func insertSQL(rows: Int) -> String {
-        Self.insertSQL(table: name, selectList: selectList, columnCount: valueColumns.count + 2, rows: rows)
-    }
-
-    private static func insertSQL(table: String, selectList: String, columnCount: Int, rows: Int) -> String {
-        let row = "(" + sqlPlaceholders(columnCount) + ")"
-        return "INSERT INTO \(quote(table)) (\(selectList)) VALUES "
-            + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     /// The select list with every column qualified by `alias`: `alias."_id", alias."_entity", ...`.

@@ -1,0 +1,412 @@
+/// What a population does with a store's write transaction, written once over the store's
+/// primitives (``RecordStorageTransaction``): matching records by key and by owner, writing a
+/// batch of rows, the join-row diff, clearing, pairing and moving references, and reading and
+/// deleting records.
+///
+/// Every decision is made here, in Swift, from rows the store has read: which references to
+/// clear, which join rows to add, renumber or delete, which rows of a pair differ. The store
+/// only reads, inserts, updates and deletes the rows it is told to, each over a whole batch,
+/// so the SQLite and PostgreSQL stores cannot drift apart in what a population means, and a
+/// third store implements the primitives alone.
+extension RecordStorageTransaction {
+    // MARK: - Finding rows
+
+    /// Calls `body` with each row of `table` whose `column` holds one of `keys` (distinct), in
+    /// no particular order.
+    func forEachRow(
+        in table: String, where column: String, isIn keys: [DatabaseValue],
+        _ body: (TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError) {
+        guard !keys.isEmpty else { return }
+        try forEachRow(in: table, where: [column], areIn: KeyTuples(keys), body)
+    }
+
+    /// Calls `body` with each row of `table` whose `columns` hold one of `keys` (distinct
+    /// tuples, each with one value per column; a missing value is null), in no particular order.
+    func forEachRow(
+        in table: String, where columns: [String], areIn keys: [[DatabaseValue]],
+        _ body: (TableRow) throws(WebRecordError) -> Void
+    ) throws(WebRecordError) {
+        guard !columns.isEmpty, !keys.isEmpty else { return }
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(keys.count * columns.count)
+        for key in keys {
+            for index in columns.indices { values.append(index < key.count ? key[index] : .null) }
+        }
+        try forEachRow(in: table, where: columns, areIn: KeyTuples(width: columns.count, values: values), body)
+    }
+
+    /// The `_id`s in the first column of `rows`.
+    private func rowIDs(_ rows: [[DatabaseValue]]) -> [Int64] {
+        rows.compactMap { row in
+            if case .integer(let id)? = row.first { return id }
+            return nil
+        }
+    }
+
+    // MARK: - Writing rows
+
+    /// Inserts the rows of `inserted` (whose `_id`s are new), table by table in the order
+    /// given, then writes the values of the rows of `updated` over the stored rows with the
+    /// same `_id`: one ``insert(into:columns:values:)`` and one
+    /// ``update(_:set:where:values:)`` per table.
+    func writeRows(inserted: [TableRows], updated: [TableRows]) throws(WebRecordError) {
+        for group in inserted where !group.rows.isEmpty {
+            let valueColumns = try self.valueColumns(of: group.table)
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(group.rows.count * (valueColumns.count + 2))
+            for row in group.rows {
+                values.append(.integer(row.rowID))
+                values.append(.text(row.entityName))
+                Self.append(row.values, count: valueColumns.count, to: &values)
+            }
+            try insert(into: group.table, columns: ["_id", "_entity"] + valueColumns, values: values)
+        }
+        for group in updated where !group.rows.isEmpty {
+            let valueColumns = try self.valueColumns(of: group.table)
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(group.rows.count * (valueColumns.count + 2))
+            for row in group.rows {
+                values.append(.text(row.entityName))
+                Self.append(row.values, count: valueColumns.count, to: &values)
+                values.append(.integer(row.rowID))
+            }
+            try update(group.table, set: ["_entity"] + valueColumns, where: ["_id"], values: values)
+        }
+    }
+
+    /// The value columns of the layout's record table `table`.
+    ///
+    /// - Throws: `storeError` when the layout has no such table.
+    private func valueColumns(of table: String) throws(WebRecordError) -> [String] {
+        guard let layoutTable = layout.table(named: table) else {
+            throw WebRecordError(.storeError, "the store has no table '\(table)'")
+        }
+        return layoutTable.valueColumns
+    }
+
+    /// Appends `row`'s values to `values`, exactly `count` of them: null for any missing.
+    private static func append(_ row: [DatabaseValue], count: Int, to values: inout [DatabaseValue]) {
+        if row.count == count {
+            values.append(contentsOf: row)
+        } else {
+            for index in 0..<count { values.append(index < row.count ? row[index] : .null) }
+        }
+    }
+
+    // MARK: - Links
+
+    /// Sets `column` to null in every row of `table` that holds `value` there, except the row
+    /// `keep` (a one-to-one link moving to another row): the rows are read, then those to
+    /// clear are written.
+    ///
+    /// - Returns: whether any row changed.
+    func clearReferences(
+        in table: String, column: String, to value: DatabaseValue, except keep: Int64?
+    ) throws(WebRecordError) -> Bool {
+        let holding = rowIDs(try values(of: ["_id"], in: table, where: [column], areIn: KeyTuples([value])))
+        var cleared: [DatabaseValue] = []
+        for id in holding.sorted() where id != keep {
+            cleared.append(.null)
+            cleared.append(.integer(id))
+        }
+        guard !cleared.isEmpty else { return false }
+        return try update(table, set: [column], where: ["_id"], values: cleared) > 0
+    }
+
+    /// The rows of `table` that refer to `owner` in `column` and are not among `keeping`, in
+    /// `_id` order; when `clearing`, that reference and `positionColumn` are set to null in each
+    /// (a to-many kept on its members, replaced).
+    ///
+    /// - Returns: those rows' `_id`s.
+    func dropMembers(
+        of owner: Int64, in table: String, column: String, positionColumn: String?, keeping: Set<Int64>,
+        clearing: Bool
+    ) throws(WebRecordError) -> [Int64] {
+        let current = rowIDs(
+            try values(of: ["_id"], in: table, where: [column], areIn: KeyTuples(rowIDs: [owner])))
+        let dropped = current.sorted().filter { !keeping.contains($0) }
+        if clearing, !dropped.isEmpty {
+            let columns = [column] + (positionColumn.map { [$0] } ?? [])
+            var cleared: [DatabaseValue] = []
+            for id in dropped {
+                for _ in columns { cleared.append(.null) }
+                cleared.append(.integer(id))
+            }
+            try update(table, set: columns, where: ["_id"], values: cleared)
+        }
+        return dropped
+    }
+
+    /// Moves the rows of `table` that refer to `owner` in `column`, are not among `members` and
+    /// sit in the first `members.count` positions, after them: their `positionColumn` grows by
+    /// `members.count` (an ordered to-many merged by union).
+    ///
+    /// - Returns: whether any row moved.
+    func moveMembers(
+        of owner: Int64, in table: String, column: String, positionColumn: String, after members: [Int64]
+    ) throws(WebRecordError) -> Bool {
+        guard !members.isEmpty else { return false }
+        let listed = Set(members)
+        let count = Int64(members.count)
+        var moved: [DatabaseValue] = []
+        let rows = try values(
+            of: ["_id", positionColumn], in: table, where: [column], areIn: KeyTuples(rowIDs: [owner]))
+        for row in rows.sorted(by: { Self.rowID($0) < Self.rowID($1) }) {
+            guard row.count == 2, case .integer(let id) = row[0], !listed.contains(id),
+                case .integer(let position) = row[1], position < count
+            else { continue }
+            moved.append(.integer(position + count))
+            moved.append(.integer(id))
+        }
+        guard !moved.isEmpty else { return false }
+        return try update(table, set: [positionColumn], where: ["_id"], values: moved) > 0
+    }
+
+    /// The `_id` in the first value of `row`, or 0.
+    private static func rowID(_ row: [DatabaseValue]) -> Int64 {
+        if case .integer(let id)? = row.first { return id }
+        return 0
+    }
+
+    /// Makes the join rows of `owner` in `table` list `members`, at positions 0, 1, ... in
+    /// `positionColumn` when there is one: the owner's join rows are read once, then one update
+    /// sets the positions that changed, one insert adds the rows missing, each row of a member
+    /// no longer listed is deleted (and reported) in turn, and one update renumbers the members
+    /// kept after the listed ones.
+    ///
+    /// - Parameters:
+    ///   - ownerColumn: the column holding `owner`'s `_id`.
+    ///   - memberColumn: the column holding each member's `_id`.
+    ///   - ownerIsNew: whether `owner` was inserted by this transaction (it has no join rows yet).
+    ///   - replace: true to delete the join rows of members not listed; false to keep them,
+    ///     numbered after the listed ones when the rows are ordered.
+    ///   - removed: called with each member whose join row was deleted, right after, before
+    ///     the next is deleted.
+    /// - Returns: whether any join row changed.
+    func setJoinRows(
+        in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
+        ownerIsNew: Bool, members: [Int64], replace: Bool, removed: (Int64) throws(WebRecordError) -> Void
+    ) throws(WebRecordError) -> Bool {
+        var current: [Int64: DatabaseValue] = [:]
+        if !ownerIsNew {
+            let columns = [memberColumn] + (positionColumn.map { [$0] } ?? [])
+            for row in try values(of: columns, in: table, where: [ownerColumn], areIn: KeyTuples(rowIDs: [owner])) {
+                if case .integer(let id)? = row.first { current[id] = row.count > 1 ? row[1] : .null }
+            }
+        }
+        var moved: [DatabaseValue] = []
+        var added: [DatabaseValue] = []
+        for (index, member) in members.enumerated() {
+            let position = DatabaseValue.integer(Int64(index))
+            if let existing = current[member] {
+                if positionColumn != nil, existing != position {
+                    moved += [position, .integer(owner), .integer(member)]
+                }
+            } else {
+                added += [.integer(owner), .integer(member)] + (positionColumn == nil ? [] : [position])
+            }
+        }
+        if let positionColumn, !moved.isEmpty {
+            try update(table, set: [positionColumn], where: [ownerColumn, memberColumn], values: moved)
+        }
+        if !added.isEmpty {
+            try insert(
+                into: table, columns: [ownerColumn, memberColumn] + (positionColumn.map { [$0] } ?? []), values: added)
+        }
+        var changed = !moved.isEmpty || !added.isEmpty
+        let listed = Set(members)
+        let unlisted = current.keys.filter { !listed.contains($0) }.sorted()
+        if replace {
+            for id in unlisted {
+                _ = try delete(
+                    from: table, where: [ownerColumn, memberColumn],
+                    areIn: KeyTuples(width: 2, values: [.integer(owner), .integer(id)]))
+                try removed(id)
+                changed = true
+            }
+        } else if let positionColumn, changed, !unlisted.isEmpty {
+            var renumbered: [DatabaseValue] = []
+            for (offset, id) in unlisted.enumerated() {
+                renumbered += [.integer(Int64(members.count + offset)), .integer(owner), .integer(id)]
+            }
+            try update(table, set: [positionColumn], where: [ownerColumn, memberColumn], values: renumbered)
+        }
+        return changed
+    }
+
+    /// Makes the join rows of a relationship that is its own inverse symmetric for `owner`,
+    /// once ``setJoinRows(in:ownerColumn:memberColumn:positionColumn:owner:ownerIsNew:members:replace:removed:)``
+    /// has given `owner` its `members`: each member lists `owner` too (last in its list, when
+    /// ordered, if it did not already), and with `replace` no other record lists `owner`.
+    ///
+    /// - Returns: the `_id`s of the records whose lists changed.
+    func mirrorJoinRows(
+        in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
+        members: [Int64], replace: Bool
+    ) throws(WebRecordError) -> [Int64] {
+        // The records that list `owner` now.
+        var listing = Set(
+            rowIDs(try values(of: [ownerColumn], in: table, where: [memberColumn], areIn: KeyTuples(rowIDs: [owner]))))
+        var gaining: [Int64] = []
+        for member in members where member != owner && listing.insert(member).inserted {
+            gaining.append(member)
+        }
+        if !gaining.isEmpty {
+            var rows: [DatabaseValue] = []
+            if let positionColumn {
+                // Last in each member's list.
+                var next: [Int64: Int64] = [:]
+                for row in try values(
+                    of: [ownerColumn, positionColumn], in: table, where: [ownerColumn],
+                    areIn: KeyTuples(rowIDs: gaining))
+                {
+                    guard row.count == 2, case .integer(let member) = row[0] else { continue }
+                    let position: Int64 = if case .integer(let value) = row[1] { value + 1 } else { 0 }
+                    next[member] = max(next[member] ?? 0, position)
+                }
+                for member in gaining {
+                    rows += [.integer(member), .integer(owner), .integer(next[member] ?? 0)]
+                }
+            } else {
+                for member in gaining { rows += [.integer(member), .integer(owner)] }
+            }
+            try insert(
+                into: table, columns: [ownerColumn, memberColumn] + (positionColumn.map { [$0] } ?? []), values: rows)
+        }
+        var changed = gaining
+        guard replace else { return changed }
+        let listed = Set(members)
+        let others = listing.sorted().filter { $0 != owner && !listed.contains($0) }
+        guard !others.isEmpty else { return changed }
+        let keys = others.flatMap { [DatabaseValue.integer($0), .integer(owner)] }
+        let removed = try delete(
+            from: table, where: [ownerColumn, memberColumn], areIn: KeyTuples(width: 2, values: keys))
+        for (other, wasThere) in zip(others, removed) where wasThere { changed.append(other) }
+        return changed
+    }
+
+    /// Pairs the rows `row` and `partner` of `table` through `column`, a one-to-one that is its
+    /// own inverse: each holds the other's `_id`, and no other row holds either's (a previous
+    /// partner of either is unlinked). A nil `partner` unlinks `row` and its partner. Only a
+    /// row whose link differs is written.
+    ///
+    /// - Returns: whether any row changed.
+    func pairReferences(in table: String, column: String, row: Int64, partner: Int64?) throws(WebRecordError)
+        -> Bool
+    {
+        let pair = partner.map { $0 == row ? [row] : [row, $0] } ?? [row]
+        let members = Set(pair)
+        // A previous partner of either is unlinked.
+        var cleared: [DatabaseValue] = []
+        for id in rowIDs(try values(of: ["_id"], in: table, where: [column], areIn: KeyTuples(rowIDs: pair))).sorted()
+        where !members.contains(id) {
+            cleared += [.null, .integer(id)]
+        }
+        var changed = false
+        if !cleared.isEmpty {
+            changed = try update(table, set: [column], where: ["_id"], values: cleared) > 0
+        }
+        var current: [Int64: DatabaseValue] = [:]
+        for found in try values(of: ["_id", column], in: table, where: ["_id"], areIn: KeyTuples(rowIDs: pair)) {
+            if found.count == 2, case .integer(let id) = found[0] { current[id] = found[1] }
+        }
+        let links: [(Int64, DatabaseValue)] =
+            partner.map { [(row, .integer($0)), ($0, .integer(row))] } ?? [(row, .null)]
+        var written: [DatabaseValue] = []
+        for (id, value) in links where current[id].map({ $0 != value }) == true {
+            written += [value, .integer(id)]
+        }
+        if !written.isEmpty {
+            changed = try update(table, set: [column], where: ["_id"], values: written) > 0 || changed
+        }
+        return changed
+    }
+
+    // MARK: - Deleting
+
+    /// The concrete entity of the row `rowID` of `table`, or nil when there is no such row.
+    func entityName(ofRow rowID: Int64, in table: String) throws(WebRecordError) -> String? {
+        let rows = try values(of: ["_entity"], in: table, where: ["_id"], areIn: KeyTuples(rowIDs: [rowID]))
+        guard case .text(let entityName)? = rows.first?.first else { return nil }
+        return entityName
+    }
+
+    /// The `_id`s of the rows the row `rowID` of `entity` is linked to through `relationship`,
+    /// in `_id` order.
+    func relatedRowIDs(of rowID: Int64, entity: Entity, relationship: Relationship) throws(WebRecordError) -> [Int64] {
+        guard let storage = layout.storage(of: relationship.name, in: entity.name),
+            let destination = schema.entity(named: relationship.destination)
+        else { return [] }
+        let key = KeyTuples(rowIDs: [rowID])
+        switch storage {
+        case .foreignKeyHere(let column, _):
+            return rowIDs(try values(of: [column], in: entity.rootName, where: ["_id"], areIn: key)).sorted()
+        case .foreignKeyThere(_, let column, _):
+            return rowIDs(try values(of: ["_id"], in: destination.rootName, where: [column], areIn: key)).sorted()
+        case .joinTable(let table, let selfColumn, let otherColumn, _):
+            return rowIDs(try values(of: [otherColumn], in: table, where: [selfColumn], areIn: key)).sorted()
+        }
+    }
+
+    /// Deletes the rows `rows`, in order, a run of rows of one table with one
+    /// ``delete(from:where:areIn:)``. Links to them are cleared and their join rows go.
+    ///
+    /// - Returns: for each row, whether it was there to delete.
+    func deleteRows(_ rows: [(table: String, rowID: Int64)]) throws(WebRecordError) -> [Bool] {
+        var deleted: [Bool] = []
+        deleted.reserveCapacity(rows.count)
+        var start = 0
+        while start < rows.count {
+            let table = rows[start].table
+            var end = start + 1
+            while end < rows.count, rows[end].table == table { end += 1 }
+            deleted += try delete(
+                from: table, where: ["_id"], areIn: KeyTuples(rowIDs: rows[start..<end].map(\.rowID)))
+            start = end
+        }
+        return deleted
+    }
+
+    // MARK: - Records
+
+    /// The records of the rows of `table` whose `_id` is among `rowIDs`, in no particular order.
+    func records(withIDs rowIDs: [Int64], in table: String) throws(WebRecordError) -> [Record] {
+        guard !rowIDs.isEmpty else { return [] }
+        let columns = try valueColumns(of: table)
+        var records: [Record] = []
+        records.reserveCapacity(rowIDs.count)
+        try forEachRow(in: table, where: ["_id"], areIn: KeyTuples(rowIDs: rowIDs)) { row throws(WebRecordError) in
+            records.append(try record(of: row, columns: columns))
+        }
+        return records
+    }
+
+    /// The records of the entities `entityNames`, all kept in `table`, that match `predicate`
+    /// (a condition in the store's query language over the entity's columns, with `?`
+    /// placeholders for `arguments`; nil for all), in `_id` order.
+    func records(
+        of entityNames: [String], in table: String, where predicate: String?, arguments: [DatabaseValue]
+    ) throws(WebRecordError) -> [Record] {
+        let columns = try valueColumns(of: table)
+        var records: [Record] = []
+        try forEachRow(in: table, of: entityNames, where: predicate, arguments: arguments) {
+            row throws(WebRecordError) in
+            records.append(try record(of: row, columns: columns))
+        }
+        return records
+    }
+
+    /// The record a row is, its values named by `columns` (its table's value columns).
+    ///
+    /// - Throws: `incompatibleStore` when the row names an entity the schema does not have.
+    private func record(of row: TableRow, columns: [String]) throws(WebRecordError) -> Record {
+        guard let entity = schema.entity(named: row.entityName) else {
+            throw WebRecordError(.incompatibleStore, "row \(row.rowID) names an unknown entity '\(row.entityName)'")
+        }
+        var values: [String: DatabaseValue] = [:]
+        values.reserveCapacity(columns.count)
+        for (name, value) in zip(columns, row.values) { values[name] = value }
+        return record(of: entity, rowID: row.rowID, values: values)
+    }
+}
