@@ -15,18 +15,14 @@ extension RecordStorage {
     package func populate(
         _ response: JSONValue, entity: String, options: PopulationOptions, debugger: Debugger? = nil
     ) throws(WebRecordError) -> PopulationResult {
-        var conflicts: [WebRecordError] = []
+        var conflicts = ConflictRetries(store: self, entity: entity, debugger: debugger)
         while true {
-            let checkpoint = debugger?.checkpoint()
             do {
                 let result = try ResponsePopulation(store: self, options: options).populate(
                     response, entity: entity, debugger: debugger)
-                result.debugger.recordRetries(conflicts)
-                return result
+                return conflicts.succeeded(result, debugger: result.debugger)
             } catch {
-                let pause = try retryPause(after: error, entity: entity, conflicts: &conflicts)
-                if let checkpoint { debugger?.restore(checkpoint) }
-                usleep(UInt32(pause * 1_000))
+                usleep(UInt32(try conflicts.pause(after: error) * 1_000))
             }
         }
     }
@@ -36,18 +32,14 @@ extension RecordStorage {
         _ response: JSONValue, entity: String, options: PopulationOptions, progress: ProgressReporter? = nil,
         debugger: Debugger? = nil
     ) async throws(WebRecordError) -> sending PopulationResult {
-        var conflicts: [WebRecordError] = []
+        var conflicts = ConflictRetries(store: self, entity: entity, debugger: debugger)
         while true {
-            let checkpoint = debugger?.checkpoint()
             do {
                 let result = try await ResponsePopulation(store: self, options: options, progress: progress)
                     .populate(response, entity: entity, debugger: debugger)
-                result.debugger.recordRetries(conflicts)
-                return result
+                return conflicts.succeeded(result, debugger: result.debugger)
             } catch {
-                let pause = try retryPause(after: error, entity: entity, conflicts: &conflicts)
-                if let checkpoint { debugger?.restore(checkpoint) }
-                try await Self.sleep(pause, entity: entity)
+                try await conflicts.wait(after: error)
             }
         }
     }
@@ -60,13 +52,12 @@ extension RecordStorage {
         streaming open: (String?) throws(WebRecordError) -> JSONStreamReader, expectedBytes: Int? = nil,
         entity: String, options: PopulationOptions, reopens: Bool = true
     ) async throws(WebRecordError) -> sending PopulationResult {
-        var conflicts: [WebRecordError] = []
+        var conflicts = ConflictRetries(store: self, entity: entity, debugger: nil)
         while true {
             do {
                 let result = try await ResponsePopulation(store: self, options: options).populate(
                     streaming: open, expectedBytes: expectedBytes, entity: entity, reopens: reopens)
-                result.debugger.recordRetries(conflicts)
-                return result
+                return conflicts.succeeded(result, debugger: result.debugger)
             } catch {
                 guard reopens || !isTransientConflict(error) else {
                     var error = error
@@ -74,8 +65,7 @@ extension RecordStorage {
                         " (a conflict with another writer; the response cannot be read again to retry: populate it from a file)"
                     throw error
                 }
-                let pause = try retryPause(after: error, entity: entity, conflicts: &conflicts)
-                try await Self.sleep(pause, entity: entity)
+                try await conflicts.wait(after: error)
             }
         }
     }
@@ -86,29 +76,79 @@ extension RecordStorage {
         of entity: String, keeping: ContainedRows, results: [Record], response: JSONValue, options: PopulationOptions,
         debugger: Debugger
     ) async throws(WebRecordError) -> [String: Int] {
-        var conflicts: [WebRecordError] = []
+        var conflicts = ConflictRetries(store: self, entity: entity, debugger: debugger)
         while true {
-            let checkpoint = debugger.checkpoint()
             do {
                 let deleted = try await ResponsePopulation(store: self, options: options).deleteOrphans(
                     of: entity, keeping: keeping, results: results, response: response, debugger: debugger)
-                debugger.recordRetries(conflicts)
-                return deleted
+                return conflicts.succeeded(deleted, debugger: debugger)
             } catch {
-                let pause = try retryPause(after: error, entity: entity, conflicts: &conflicts)
-                debugger.restore(checkpoint)
-                try await Self.sleep(pause, entity: entity)
+                try await conflicts.wait(after: error)
             }
         }
     }
+}
 
+/// The conflicts one population has met, and what to do after each: the one retry loop of
+/// every population of a ``RecordStorage``, sync or async, whole, streamed or an orphan pass.
+///
+/// Before each attempt the debugger's state is kept; after a transient conflict it is restored
+/// (the attempt's errors are not the population's), the conflict is logged as a warning and
+/// kept, and the next attempt waits a short random pause that grows with each retry. When the
+/// attempt succeeds, the conflicts go into its debugger's ``Debugger/retries``.
+private struct ConflictRetries<Storage: RecordStorage> {
+    let store: Storage
+    let entity: String
+    let debugger: Debugger?
+    private var conflicts: [WebRecordError] = []
+    private var checkpoint: Int?
+
+    init(store: Storage, entity: String, debugger: Debugger?) {
+        self.store = store
+        self.entity = entity
+        self.debugger = debugger
+        checkpoint = debugger?.checkpoint()
+    }
+
+    /// `value`, from the attempt that succeeded, after recording the conflicts before it in
+    /// `debugger`.
+    func succeeded<T>(_ value: sending T, debugger: Debugger) -> sending T {
+        debugger.recordRetries(conflicts)
+        return value
+    }
+
+    /// The milliseconds to wait before the next attempt after `error`, with the debugger
+    /// restored to what it was before the failed attempt.
+    ///
+    /// - Throws: `error` when it is no transient conflict, or when the retries are used up.
+    mutating func pause(after error: any Error) throws(WebRecordError) -> Int {
+        let error = error as? WebRecordError ?? WebRecordError(.storeError, "\(error)", cause: error)
+        let pause = try store.retryPause(after: error, entity: entity, conflicts: &conflicts)
+        if let checkpoint { debugger?.restore(checkpoint) }
+        checkpoint = debugger?.checkpoint()
+        return pause
+    }
+
+    /// Waits before the next attempt after `error` (``pause(after:)``); a cancelled task stops
+    /// waiting with `cancelled`.
+    mutating func wait(after error: any Error) async throws(WebRecordError) {
+        let milliseconds = try pause(after: error)
+        do {
+            try await Task.sleep(for: .milliseconds(milliseconds))
+        } catch {
+            throw WebRecordError.cancelled(entity: entity)
+        }
+    }
+}
+
+extension RecordStorage {
     /// How long to wait, in milliseconds, before trying `error`'s work again, after logging the conflict and
     /// adding it to `conflicts`.
     ///
     /// - Throws: `error` itself when it is no transient conflict; when the retries are used up,
     ///   `error` saying how many attempts conflicted, with every conflict in its debugger's
     ///   ``Debugger/retries``.
-    private func retryPause(
+    fileprivate func retryPause(
         after error: WebRecordError, entity: String, conflicts: inout [WebRecordError]
     ) throws(WebRecordError) -> Int {
         guard isTransientConflict(error) else { throw error }
@@ -128,14 +168,5 @@ extension RecordStorage {
             "retrying the population (retry \(conflicts.count) of \(conflictRetryLimit)) after a conflict with another writer: \(error.message)",
             entity: entity)
         return Int.random(in: 10...50) * conflicts.count
-    }
-
-    /// Waits `milliseconds`; a cancelled task stops waiting with `cancelled`.
-    private static func sleep(_ milliseconds: Int, entity: String) async throws(WebRecordError) {
-        do {
-            try await Task.sleep(for: .milliseconds(milliseconds))
-        } catch {
-            throw WebRecordError.cancelled(entity: entity)
-        }
     }
 }
