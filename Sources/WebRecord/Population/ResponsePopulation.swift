@@ -242,47 +242,22 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             debugger: debugger)
     }
 
-    /// Steps 3–8, in the write transaction.
+    /// Steps 3–8, in the write transaction: the graph is the one batch of the response, written
+    /// and counted by the same code as a streamed response's batches
+    /// (``writeBatches(in:entity:keyPath:debugger:whole:next:written:)``).
     private func write(
         _ graph: Graph, in transaction: Storage.Transaction, progress: ProgressReporter?
     ) throws -> PopulationResult {
-        let (entity, debugger) = (graph.entity, graph.debugger)
-        let protos = graph.builder.protoRecords
         try transaction.checkCancellation()
         progress?.writing(records: graph.topLevel.count)
-        var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
-        let writer = try store(graph, in: transaction, deleter: &deleter, checksStored: true).writer
-        // The deletes the response's links started, now that all of it is written: what it
-        // contained stays. (Most responses start none, and pay nothing for the rows to spare.)
-        if !deleter.proposed.isEmpty {
-            try deleter.deleteProposed(sparing: Self.linkSparedRows(protos))
-        }
-
-        var changes = Self.changeCounts(
-            protos, relinked: writer.relinkedOwners, logger: store.logger, deleted: deleter.deletedRows)
-        var records = options.makesRecords ? makeRecords(graph.topLevel) : []
-        let contained = Self.containedRows(protos)
-        if orphanRuleApplies {
-            deleter.spare(contained)
-            try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
-                .run(entity: entity, keep: contained, results: records, response: graph.response, deleter: &deleter)
-        }
-        let inserted = Self.insertedRows(protos)
-        for (name, count) in Self.deletedCounts(deleter.deletedRows, insertedHere: inserted.contains) {
-            changes[name, default: ChangeCounts()].deleted += count
-        }
-        if writer.touchedOtherRows || !deleter.deleted.isEmpty {
-            records = try refetch(records, in: transaction)
-        }
-        try transaction.checkCancellation()
-        var result = PopulationResult(
-            records: options.returnsRecords ? records : [], debugger: debugger, changesByEntity: changes)
-        result.storedRecordCount = graph.topLevel.count { $0.row != nil }
-        result.topLevelRowIDs = Set(graph.topLevel.compactMap { $0.row?.rowID })
-        result.containedRowIDs = contained
-        result.responseRecordCount = graph.listCount
-        result.includedRecordCount = graph.includedCount
-        return result
+        var given = false
+        return try writeBatches(
+            in: transaction, entity: graph.entity, keyPath: graph.keyPath, debugger: graph.debugger, whole: true,
+            next: {
+                defer { given = true }
+                return given ? .end(graph.response) : .batch(graph)
+            },
+            written: { _ in })
     }
 
     /// What steps 3–6 leave behind: the writer (which rows it relinked).
@@ -437,22 +412,6 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
     }
 
-    /// The records of the stored top-level proto-records, in their order.
-    func makeRecords(_ topLevel: [ProtoRecord]) -> [Record] {
-        var records: [Record] = []
-        records.reserveCapacity(topLevel.count)
-        var recordClasses: [Int: Record.Type] = [:]  // looked up once per entity, not per record
-        for proto in topLevel {
-            guard let row = proto.row else { continue }
-            let representation = proto.representation
-            let recordClass = recordClasses[representation.index] ?? store.recordClass(for: representation.name)
-            recordClasses[representation.index] = recordClass
-            records.append(
-                store.record(of: recordClass, entity: representation.entity, rowID: row.rowID, values: row.snapshot))
-        }
-        return records
-    }
-
     /// Every stored row the response named, of any entity, at any depth, as an object or a
     /// reference (DESIGN §3.14): the records orphan deletion keeps (those of the requested
     /// entity's table), and those no delete of the run removes.
@@ -480,15 +439,6 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             if !onlyThroughItsOwner { spared.insert(row.rowID, in: row.table.name) }
         }
         return spared
-    }
-
-    /// The rows the population inserted, as `table#_id`.
-    static func insertedRows(_ protos: [ProtoRecord]) -> Set<String> {
-        var inserted = Set<String>()
-        for proto in protos {
-            if let row = proto.row, row.isNew { inserted.insert("\(row.table.name)#\(row.rowID)") }
-        }
-        return inserted
     }
 
     /// Deleted counts by entity, of the rows deleted (by table and `_id`, with their entity),
@@ -585,40 +535,6 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                     + "with orphan deletion nothing is written or deleted",
                 entity: entity.name, keyPath: keyPath, value: unidentified.first)
         }
-    }
-
-    /// Inserted, updated and unchanged counts by entity, logging each insert and update at debug level.
-    ///
-    /// A row the population deleted (`deleted`, by table and `_id`) counts as deleted only
-    /// (``deletedCounts(_:insertedHere:)``), not as inserted, updated or unchanged too.
-    static func changeCounts(
-        _ protos: [ProtoRecord], relinked: Set<ObjectIdentifier>, logger: Logger,
-        deleted: [String: [Int64: String]] = [:]
-    ) -> [String: ChangeCounts] {
-        let logsChanges = logger.isEnabled(.debug)
-        var changes: [String: ChangeCounts] = [:]
-        var counted = Set<ObjectIdentifier>()
-        for proto in protos {
-            // A row two proto-records share (RecordResolver) counts once.
-            guard let row = proto.row, counted.insert(ObjectIdentifier(row)).inserted else { continue }
-            if !deleted.isEmpty, deleted[row.table.name]?[row.rowID] != nil { continue }
-            let name = proto.representation.name
-            if row.isNew {
-                changes[name, default: ChangeCounts()].inserted += 1
-                if logsChanges {
-                    logger.log(.debug, "created \(proto) _id \(row.rowID)", entity: name)
-                }
-            } else if row.isChanged || row.gainedMembers || relinked.contains(ObjectIdentifier(row)) {
-                changes[name, default: ChangeCounts()].updated += 1
-                if logsChanges {
-                    logger.log(
-                        .debug, "updated \(proto) _id \(row.rowID)\(Self.describeChanges(of: row))", entity: name)
-                }
-            } else {
-                changes[name, default: ChangeCounts()].unchanged += 1
-            }
-        }
-        return changes
     }
 
     /// `: title "Old" -> "New", date ... -> ...`: the columns an update changes, old and new

@@ -71,7 +71,9 @@ extension ResponsePopulation {
             let result = try await store.inTransaction { [self] transaction in
                 defer { batches.stop() }
                 return HandOver(
-                    try writeBatches(batches, in: transaction, entity: entity, keyPath: keyPath, debugger: debugger))
+                    try writeBatches(
+                        in: transaction, entity: entity, keyPath: keyPath, debugger: debugger, whole: false,
+                        next: batches.take, written: batches.written))
             }.value
             progress?.finish(records: result.storedRecordCount)
             return result
@@ -162,28 +164,44 @@ extension ResponsePopulation {
         }
     }
 
-    /// Steps 3–8 over the batches, in the write transaction.
-    private func writeBatches(
-        _ batches: BatchPipeline<Graph>, in transaction: Storage.Transaction, entity: Entity, keyPath: String?,
-        debugger: Debugger
+    /// Steps 3–8 over the batches, in the write transaction: the one way a population is
+    /// written, whether its response came whole (one batch, `whole`) or streamed.
+    ///
+    /// - Parameters:
+    ///   - whole: whether the one batch is the whole response, whose rules for records that
+    ///     could not be identified or stored were applied as it was built and written, and
+    ///     whose rows need no `_id`s fixed for later batches nor references checked before the
+    ///     commit.
+    ///   - next: the next batch, the end with the response (without its records, streamed), or
+    ///     the reader's failure.
+    ///   - written: called with each batch once written.
+    func writeBatches(
+        in transaction: Storage.Transaction, entity: Entity, keyPath: String?, debugger: Debugger, whole: Bool,
+        next: () -> BatchPipeline<Graph>.Item, written: (Graph) -> Void
     ) throws -> PopulationResult {
         var totals = StreamTotals(collectsRecords: options.makesRecords)
         var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
-        // New rows take their `_id`s in turn across the batches, as in one response: from after
-        // the largest `_id` each table had when the population began, whatever a batch deletes.
-        try transaction.beginRowIDs(in: store.layout.tables.map(\.name))
+        if !whole {
+            // New rows take their `_id`s in turn across the batches, as in one response: from
+            // after the largest `_id` each table had when the population began, whatever a batch
+            // deletes.
+            try transaction.beginRowIDs(in: store.layout.tables.map(\.name))
+        }
         while true {
             try transaction.checkCancellation()
-            switch batches.take() {
+            switch next() {
             case .batch(let graph):
-                defer { batches.written(graph) }
-                let stored = try store(graph, in: transaction, deleter: &deleter, checksStored: false)
-                try transaction.endBatch()
-                try add(graph, stored: stored, to: &totals, entity: entity)
+                defer { written(graph) }
+                let stored = try store(graph, in: transaction, deleter: &deleter, checksStored: whole)
+                if !whole { try transaction.endBatch() }
+                // What no delete the links start removes is needed only when one may come.
+                try add(
+                    graph, stored: stored, to: &totals, entity: entity,
+                    sparesLinks: !whole || !deleter.proposed.isEmpty)
             case .end(let envelope):
                 return try finish(
                     totals, envelope: envelope, in: transaction, entity: entity, keyPath: keyPath, debugger: debugger,
-                    deleter: &deleter)
+                    deleter: &deleter, whole: whole)
             case .failure(let error):
                 throw error
             }
@@ -191,9 +209,13 @@ extension ResponsePopulation {
     }
 
     /// Adds one written batch to the totals.
-    private func add(_ graph: Graph, stored: StoredGraph, to totals: inout StreamTotals, entity: Entity) throws {
+    private func add(
+        _ graph: Graph, stored: StoredGraph, to totals: inout StreamTotals, entity: Entity, sparesLinks: Bool
+    ) throws {
         let builder = graph.builder
         totals.listCount += graph.listCount ?? 0
+        if graph.listCount == nil { totals.isList = false }
+        totals.includedCount += graph.includedCount
         for proto in graph.topLevel {
             // A record met in several batches is one record, as in a whole response.
             // Each ends stored (its row is kept) or not (its key is kept, with its first
@@ -223,7 +245,7 @@ extension ResponsePopulation {
         totals.touchedOtherRows = totals.touchedOtherRows || stored.writer.touchedOtherRows
         let protos = builder.protoRecords
         totals.contained.formUnion(Self.containedRows(protos))
-        totals.linkSpared.formUnion(Self.linkSparedRows(protos))
+        if sparesLinks { totals.linkSpared.formUnion(Self.linkSparedRows(protos)) }
         try totals.noteDropped(protos)
         let relinked = stored.writer.relinkedOwners
         for gain in stored.gainedMembers {
@@ -238,8 +260,9 @@ extension ResponsePopulation {
             let name = proto.representation.name
             totals.note(row, status: status, relinked: isRelinked, entity: name)
             if logsChanges, status != .unchanged {
-                let verb = status == .inserted ? "created" : "updated"
-                store.logger.log(.debug, "\(verb) \(proto) _id \(row.rowID)", entity: name)
+                let change = status == .inserted ? "created" : "updated"
+                let detail = status == .inserted ? "" : Self.describeChanges(of: row)
+                store.logger.log(.debug, "\(change) \(proto) _id \(row.rowID)\(detail)", entity: name)
             }
         }
         guard totals.collectsRecords else { return }
@@ -266,24 +289,30 @@ extension ResponsePopulation {
     /// orphan deletion, and the result.
     private func finish(
         _ totals: StreamTotals, envelope: JSONValue, in transaction: Storage.Transaction, entity: Entity,
-        keyPath: String?, debugger: Debugger, deleter: inout RecordDeleter<Storage>
+        keyPath: String?, debugger: Debugger, deleter: inout RecordDeleter<Storage>, whole: Bool
     ) throws -> PopulationResult {
-        debugger.setResponseObject(envelope)
-        if totals.listCount == 0 {
-            debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
+        if !whole {
+            // A whole response applied these rules as it was built and written.
+            debugger.setResponseObject(envelope)
+            if totals.listCount == 0 {
+                debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
+            }
+            let identified = totals.topLevelRows.count + totals.dropped.count
+            try requireIdentified(
+                totals.unidentified, unmapped: totals.unmapped, identified: identified, entity: entity,
+                keyPath: keyPath)
+            let dropped = totals.droppedOrder.filter { totals.dropped[$0] != nil }
+            try requireStored(
+                dropped: dropped.count, first: dropped.first.flatMap { totals.dropped[$0] },
+                reason: dropped.first.flatMap { totals.dropReasons[$0] },
+                topLevel: identified, unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
         }
-        let identified = totals.topLevelRows.count + totals.dropped.count
-        try requireIdentified(
-            totals.unidentified, unmapped: totals.unmapped, identified: identified, entity: entity, keyPath: keyPath)
-        let dropped = totals.droppedOrder.filter { totals.dropped[$0] != nil }
-        try requireStored(
-            dropped: dropped.count, first: dropped.first.flatMap { totals.dropped[$0] },
-            reason: dropped.first.flatMap { totals.dropReasons[$0] },
-            topLevel: identified, unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
         var totals = totals
         // The deletes the batches' links started, once every batch is written: what any batch
-        // contained stays, as in a whole response.
-        try deleter.deleteProposed(sparing: totals.linkSpared)
+        // contained stays, as in a whole response. (Most responses start none.)
+        if !deleter.proposed.isEmpty {
+            try deleter.deleteProposed(sparing: totals.linkSpared)
+        }
         var records = totals.records
         if orphanRuleApplies {
             deleter.spare(totals.contained)
@@ -304,7 +333,8 @@ extension ResponsePopulation {
         result.storedRecordCount = options.makesRecords ? records.count : totals.topLevelRows.count
         result.topLevelRowIDs = Set(totals.topLevelRows.map(\.rowID))
         result.containedRowIDs = totals.contained
-        result.responseRecordCount = totals.listCount
+        result.responseRecordCount = totals.isList ? totals.listCount : nil
+        result.includedRecordCount = totals.includedCount
         return result
     }
 }
@@ -346,6 +376,10 @@ private struct StreamTotals {
 
     let collectsRecords: Bool
     var listCount = 0
+    /// Whether the records were a list (not a single object taken as the one record).
+    var isList = true
+    /// How many values the included records' key paths held.
+    var includedCount = 0
     /// The top-level records no batch has stored so far, with the first occurrence, and
     /// (``droppedOrder``) in the order met.
     var dropped: [TopLevelKey: JSONValue] = [:]
