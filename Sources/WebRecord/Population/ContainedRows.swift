@@ -28,6 +28,12 @@ package struct ContainedRows: Sendable, Hashable {
         byTable[table, default: []].insert(rowID)
     }
 
+    /// Adds the rows `rowIDs` of `table`.
+    package mutating func insert(contentsOf rowIDs: [Int64], in table: String) {
+        guard !rowIDs.isEmpty else { return }
+        byTable[table, default: []].formUnion(rowIDs)
+    }
+
     /// Adds the rows of `other`, e.g. those of another page of the same run.
     package mutating func formUnion(_ other: ContainedRows) {
         for (table, rowIDs) in other.byTable {

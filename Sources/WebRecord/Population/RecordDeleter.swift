@@ -58,7 +58,7 @@ struct RecordDeleter<Storage: RecordStorage> {
 
     /// Deletes the rows the response's links dropped (``propose(_:)``), in the order met, with
     /// what each cascades to, but the rows of `contained` (the response's, by
-    /// ``ResponsePopulation/linkSparedRows(_:)``), which are kept with a non-fatal warning: a
+    /// ``ResponsePopulation/addContainedRows(_:to:spared:gathersSpared:)``), which are kept with a non-fatal warning: a
     /// dropped one stays unlinked from its owner (or linked, when the link is its key), and a
     /// cascade that reaches one unlinks it. What a `deny` rule refuses stays, unlinked.
     mutating func deleteProposed(sparing contained: ContainedRows) throws(WebRecordError) {

@@ -412,33 +412,45 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
     }
 
-    /// Every stored row the response named, of any entity, at any depth, as an object or a
-    /// reference (DESIGN §3.14): the records orphan deletion keeps (those of the requested
-    /// entity's table), and those no delete of the run removes.
-    static func containedRows(_ protos: [ProtoRecord]) -> ContainedRows {
-        var contained = ContainedRows()
-        for proto in protos {
-            if let row = proto.row { contained.insert(row.rowID, in: row.table.name) }
-        }
-        return contained
-    }
-
-    /// The rows no delete that the response's own links start removes
-    /// (``RecordDeleter/deleteProposed(sparing:)``): every row it contained
-    /// (``containedRows(_:)``), but a record identified by its owner that the response named
-    /// only through its owner's link to it. The owner's link, as the response leaves it,
-    /// decides whether that one stays, as the last of its occurrences gives it (a new one that
-    /// a later occurrence of the owner unlinks is not stored, and a stored one is deleted), so
-    /// that the result does not depend on how a streamed response is cut into batches.
-    static func linkSparedRows(_ protos: [ProtoRecord]) -> ContainedRows {
-        var spared = ContainedRows()
+    /// Adds every stored row the response named, of any entity, at any depth, as an object or a
+    /// reference (DESIGN §3.14), to `contained`: the records orphan deletion keeps (those of the
+    /// requested entity's table), and those no delete of the run removes. When `gathersSpared`,
+    /// also adds to `spared` the rows no delete that the response's own links start removes
+    /// (``RecordDeleter/deleteProposed(sparing:)``): every row it contained, but a record
+    /// identified by its owner that the response named only through its owner's link to it.
+    /// The owner's link, as the response leaves it, decides whether that one stays, as the last
+    /// of its occurrences gives it (a new one that a later occurrence of the owner unlinks is not
+    /// stored, and a stored one is deleted), so that the result does not depend on how a
+    /// streamed response is cut into batches.
+    ///
+    /// The rows are gathered by table first, then added a table at a time, so that a table's
+    /// name is looked up once per batch, not once per row.
+    static func addContainedRows(
+        _ protos: [ProtoRecord], to contained: inout ContainedRows, spared: inout ContainedRows, gathersSpared: Bool
+    ) {
+        var tables: [TablePlan?] = []
+        var containedIDs: [[Int64]] = []
+        var sparedIDs: [[Int64]] = []
         for proto in protos {
             guard let row = proto.row else { continue }
+            let index = row.table.index
+            while tables.count <= index {
+                tables.append(nil)
+                containedIDs.append([])
+                sparedIDs.append([])
+            }
+            tables[index] = row.table
+            containedIDs[index].append(row.rowID)
+            guard gathersSpared else { continue }
             let onlyThroughItsOwner =
                 proto.owner != nil && proto.representation.keyRelationship != nil && !proto.isNamedApartFromOwner
-            if !onlyThroughItsOwner { spared.insert(row.rowID, in: row.table.name) }
+            if !onlyThroughItsOwner { sparedIDs[index].append(row.rowID) }
         }
-        return spared
+        for (index, table) in tables.enumerated() {
+            guard let table else { continue }
+            contained.insert(contentsOf: containedIDs[index], in: table.name)
+            spared.insert(contentsOf: sparedIDs[index], in: table.name)
+        }
     }
 
     /// Deleted counts by entity, of the rows deleted (by table and `_id`, with their entity),

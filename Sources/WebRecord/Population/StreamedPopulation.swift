@@ -244,8 +244,8 @@ extension ResponsePopulation {
         totals.unmapped += builder.unmappedTopLevel
         totals.touchedOtherRows = totals.touchedOtherRows || stored.writer.touchedOtherRows
         let protos = builder.protoRecords
-        totals.contained.formUnion(Self.containedRows(protos))
-        if sparesLinks { totals.linkSpared.formUnion(Self.linkSparedRows(protos)) }
+        Self.addContainedRows(
+            protos, to: &totals.contained, spared: &totals.linkSpared, gathersSpared: sparesLinks)
         try totals.noteDropped(protos)
         let relinked = stored.writer.relinkedOwners
         for gain in stored.gainedMembers {
@@ -393,7 +393,7 @@ private struct StreamTotals {
     var unmapped = 0
     var touchedOtherRows = false
     var contained = ContainedRows()
-    /// What no delete the batches' links start removes (``ResponsePopulation/linkSparedRows(_:)``).
+    /// What no delete the batches' links start removes (``ResponsePopulation/addContainedRows(_:to:spared:gathersSpared:)``).
     var linkSpared = ContainedRows()
     /// Each row met, by table (its position in the layout) and `_id`: a row met in several
     /// batches counts once, for the entity it was met as last (a record whose sub-entity
