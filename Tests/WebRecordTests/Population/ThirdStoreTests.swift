@@ -277,6 +277,36 @@ import WebRecordTesting
         #expect(stores.writes.contains("update Comment set post _position_post where _id"))
     }
 
+    /// A known issue of the shared operations, which the stores agree on: Docs/Population.md
+    /// says that with an ordered `union` the "members it did not list keep their relative order
+    /// after them", but kept on the members, a member moved after the listed ones (its position
+    /// plus the count listed, `moveMembers`) can land on the position of one not moved, and the
+    /// tie goes by `_id`; in a join table, the others are renumbered in `_id` order
+    /// (`setJoinRows`), not in their order. The SQL the stores ran before the operations were
+    /// shared did the same. When it is fixed, the known issue is no longer met and this fails.
+    @Test func anOrderedUnionKeepsTheOrderOfTheMembersNotListed() throws {
+        let union = Self.options {
+            $0.mergePolicies["Post.comments"] = .union
+            $0.mergePolicies["Post.tags"] = .union
+        }
+        let blog = try Stores(StoreSchemas.blog())
+        try blog.populate(#"[{"id": 1, "comments": [{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}]}]"#, entity: "Post")
+        try blog.populate(#"[{"id": 1, "comments": [{"id": 4}, {"id": 5}]}]"#, entity: "Post", options: union)
+        let decisions = try Stores(Schema(json: decisionSchemaJSON, fileName: "Decisions.json"))
+        try decisions.populate(#"[{"id": 1, "title": "t", "tags": ["x", "y", "z"]}]"#, entity: "Post")
+        try decisions.populate(#"[{"id": 1, "tags": ["z", "y", "x"]}]"#, entity: "Post")
+        try decisions.populate(#"[{"id": 1, "tags": ["q"]}]"#, entity: "Post", options: union)
+        let comments = try blog.members("comments", of: "Post")["1"]
+        let tags = try decisions.members("tags", of: "Post")["1"]
+        withKnownIssue("an ordered union reorders the members it did not list") {
+            #expect(comments == ["4", "5", "1", "2", "3"])
+            #expect(tags == ["q", "z", "y", "x"])
+        }
+        // What they give now.
+        #expect(comments == ["4", "5", "1", "3", "2"])
+        #expect(tags == ["q", "x", "y", "z"])
+    }
+
     /// `StoreSchemas.blog`'s one-to-one `User.passport` / `Passport.holder` (the key in
     /// `Passport`): a passport claimed from the user's side moves to the new holder, and a
     /// holder given another passport from the passport's side clears the old one's reference.
