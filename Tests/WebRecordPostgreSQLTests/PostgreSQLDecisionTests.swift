@@ -152,6 +152,12 @@ import Testing
                 Step(entity: "Post", json: #"[{"id": 2, "title": "t", "comments": [{"id": 10}, {"id": 11}]}]"#),
                 Step(entity: "Post", json: #"[{"id": 2, "comments": [{"id": 11}, {"id": 12}]}]"#),
                 Step(entity: "Post", json: #"[{"id": 2, "comments": []}]"#),
+                // An ordered union keeps the order of the members it does not list, after them.
+                Step(entity: "Post", json: #"[{"id": 5, "title": "t", "tags": ["x", "y", "z"]}]"#),
+                Step(entity: "Post", json: #"[{"id": 5, "tags": ["z", "y", "x"]}]"#),
+                Step(
+                    entity: "Post", json: #"[{"id": 5, "tags": ["q"]}]"#,
+                    options: options { $0.mergePolicies["Post.tags"] = .union }),
             ]),
         Scenario(
             "§3.13 sub-entities",

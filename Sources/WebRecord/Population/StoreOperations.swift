@@ -138,9 +138,11 @@ extension RecordStorageTransaction {
         return dropped
     }
 
-    /// Moves the rows of `table` that refer to `owner` in `column`, are not among `members` and
-    /// sit in the first `members.count` positions, after them: their `positionColumn` grows by
-    /// `members.count` (an ordered to-many merged by union).
+    /// Moves the rows of `table` that refer to `owner` in `column` and are not among `members`
+    /// after them, in the order they had (an ordered to-many merged by union, whose listed
+    /// members the population has just numbered 0, 1, ...): each takes the position
+    /// `members.count` plus its rank among them by position, then `_id`. A row without a
+    /// position keeps none.
     ///
     /// - Returns: whether any row moved.
     func moveMembers(
@@ -148,16 +150,22 @@ extension RecordStorageTransaction {
     ) throws(WebRecordError) -> Bool {
         guard !members.isEmpty else { return false }
         let listed = Set(members)
-        let count = Int64(members.count)
-        var moved: [DatabaseValue] = []
-        let rows = try values(
+        var unlisted: [(id: Int64, position: Int64)] = []
+        for row in try values(
             of: ["_id", positionColumn], in: table, where: [column], areIn: KeyTuples(rowIDs: [owner]))
-        for row in rows.sorted(by: { Self.rowID($0) < Self.rowID($1) }) {
+        {
             guard row.count == 2, case .integer(let id) = row[0], !listed.contains(id),
-                case .integer(let position) = row[1], position < count
+                case .integer(let position) = row[1]
             else { continue }
-            moved.append(.integer(position + count))
-            moved.append(.integer(id))
+            unlisted.append((id, position))
+        }
+        unlisted.sort { ($0.position, $0.id) < ($1.position, $1.id) }
+        var moved: [DatabaseValue] = []
+        for (rank, row) in unlisted.enumerated() {
+            let position = Int64(members.count + rank)
+            guard position != row.position else { continue }
+            moved.append(.integer(position))
+            moved.append(.integer(row.id))
         }
         guard !moved.isEmpty else { return false }
         return try update(table, set: [positionColumn], where: ["_id"], values: moved) > 0
@@ -226,13 +234,36 @@ extension RecordStorageTransaction {
                 changed = true
             }
         } else if let positionColumn, changed, !unlisted.isEmpty {
+            // The members not listed go after the listed ones, in the order they had.
             var renumbered: [DatabaseValue] = []
-            for (offset, id) in unlisted.enumerated() {
-                renumbered += [.integer(Int64(members.count + offset)), .integer(owner), .integer(id)]
+            for (offset, id) in unlisted.sorted(by: { Self.order(current[$0], $0, before: current[$1], $1) })
+                .enumerated()
+            {
+                let position = DatabaseValue.integer(Int64(members.count + offset))
+                guard current[id] != position else { continue }
+                renumbered += [position, .integer(owner), .integer(id)]
             }
-            try update(table, set: [positionColumn], where: [ownerColumn, memberColumn], values: renumbered)
+            if !renumbered.isEmpty {
+                try update(table, set: [positionColumn], where: [ownerColumn, memberColumn], values: renumbered)
+            }
         }
         return changed
+    }
+
+    /// Whether the member `id` at `position` comes before the member `other` at `otherPosition`
+    /// in a list read in order: a member without a position first, then by position, then by
+    /// `_id`.
+    private static func order(
+        _ position: DatabaseValue?, _ id: Int64, before otherPosition: DatabaseValue?, _ other: Int64
+    )
+        -> Bool
+    {
+        func rank(_ value: DatabaseValue?) -> (Int, Int64) {
+            if case .integer(let number)? = value { return (1, number) }
+            return (0, 0)
+        }
+        let (left, right) = (rank(position), rank(otherPosition))
+        return left != right ? left < right : id < other
     }
 
     /// Makes the join rows of a relationship that is its own inverse symmetric for `owner`,

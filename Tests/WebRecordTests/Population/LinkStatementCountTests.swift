@@ -89,16 +89,23 @@ import WebRecordTesting
         #expect(try test.store.fetch("Pin").map { $0["id"] as String? } == ["q1"])
     }
 
-    @Test func anOrderedUnionReadsPositionsOnceAndMovesOnlyTheMembersInTheWay() throws {
+    @Test func anOrderedUnionReadsPositionsOnceAndMovesOnlyTheMembersWhosePositionChanges() throws {
         let test = try store()
-        _ = try test.store.populate(json(#"[{"id": "b1", "notes": [{"id": "n1"}, {"id": "n2"}]}]"#), entity: "Board")
+        _ = try test.store.populate(
+            json(#"[{"id": "b1", "notes": [{"id": "n1"}, {"id": "n2"}, {"id": "n3"}]}]"#), entity: "Board")
         test.resetStatements()
-        _ = try test.store.populate(json(#"[{"id": "b1", "notes": [{"id": "n3"}]}]"#), entity: "Board")
+        _ = try test.store.populate(json(#"[{"id": "b1", "notes": [{"id": "n4"}]}]"#), entity: "Board")
         #expect(count(test, "SELECT", #"FROM "Note" WHERE "board" = ?"#) == 1, "\(test.statements)")
-        // n1 sat at position 0, where n3 goes; n2, at 1, is not in the way.
-        #expect(count(test, #"UPDATE "Note" SET "_position_board" = ? WHERE "_id" = ?"#) == 1)
+        // n1, n2 and n3 go after n4, in their order: each moves one place.
+        #expect(count(test, #"UPDATE "Note" SET "_position_board" = ? WHERE "_id" = ?"#) == 3)
         let board = try #require(try test.store.fetchOne("Board", primaryKey: "b1"))
-        #expect(board.relatedRecords("notes").map { $0["id"] as String? } == ["n3", "n1", "n2"])
+        #expect(board.relatedRecords("notes").map { $0["id"] as String? } == ["n4", "n1", "n2", "n3"])
+
+        test.resetStatements()
+        _ = try test.store.populate(json(#"[{"id": "b1", "notes": [{"id": "n4"}, {"id": "n1"}]}]"#), entity: "Board")
+        // Listed where they already are, with n2 and n3 after them where they were: nothing moves.
+        #expect(count(test, #"UPDATE "Note" SET "_position_board" = ? WHERE "_id" = ?"#) == 0, "\(test.statements)")
+        #expect(board.relatedRecords("notes").map { $0["id"] as String? } == ["n4", "n1", "n2", "n3"])
     }
 
     @Test func joinRowsAreReadOnceThenOnlyWhatChangedIsWritten() throws {

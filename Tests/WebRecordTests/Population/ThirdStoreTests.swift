@@ -277,13 +277,11 @@ import WebRecordTesting
         #expect(stores.writes.contains("update Comment set post _position_post where _id"))
     }
 
-    /// A known issue of the shared operations, which the stores agree on: Docs/Population.md
-    /// says that with an ordered `union` the "members it did not list keep their relative order
-    /// after them", but kept on the members, a member moved after the listed ones (its position
-    /// plus the count listed, `moveMembers`) can land on the position of one not moved, and the
-    /// tie goes by `_id`; in a join table, the others are renumbered in `_id` order
-    /// (`setJoinRows`), not in their order. The SQL the stores ran before the operations were
-    /// shared did the same. When it is fixed, the known issue is no longer met and this fails.
+    /// Docs/Population.md: with an ordered `union` the "members it did not list keep their
+    /// relative order after them", kept on the members (`moveMembers`: `[1, 2, 3, 4]` merged
+    /// with `[4, 5]`) and in a join table (`setJoinRows`: `[z, y, x]` merged with `[q]`). Both
+    /// stores once broke the order: a moved member could tie with one not moved, the tie going
+    /// by `_id`, and a join table's others were renumbered in `_id` order.
     @Test func anOrderedUnionKeepsTheOrderOfTheMembersNotListed() throws {
         let union = Self.options {
             $0.mergePolicies["Post.comments"] = .union
@@ -298,13 +296,8 @@ import WebRecordTesting
         try decisions.populate(#"[{"id": 1, "tags": ["q"]}]"#, entity: "Post", options: union)
         let comments = try blog.members("comments", of: "Post")["1"]
         let tags = try decisions.members("tags", of: "Post")["1"]
-        withKnownIssue("an ordered union reorders the members it did not list") {
-            #expect(comments == ["4", "5", "1", "2", "3"])
-            #expect(tags == ["q", "z", "y", "x"])
-        }
-        // What they give now.
-        #expect(comments == ["4", "5", "1", "3", "2"])
-        #expect(tags == ["q", "x", "y", "z"])
+        #expect(comments == ["4", "5", "1", "2", "3"])
+        #expect(tags == ["q", "z", "y", "x"])
     }
 
     /// `StoreSchemas.blog`'s one-to-one `User.passport` / `Passport.holder` (the key in
