@@ -104,16 +104,21 @@ struct RecordResolver<Storage: RecordStorage> {
     }
 
     private func resolveByOwner(_ protos: [ProtoRecord], stored: inout StoredRows) throws(WebRecordError) {
-        // Group by (child table, owner relationship); only owners already stored can have a child stored.
-        var groups: [Group: [ProtoRecord]] = [:]
+        // Group by (child table, owner relationship); only owners already stored can have a child
+        // stored. Each mapped relationship's group is found once, by the relationship's number,
+        // so that no proto-record hashes names.
+        var groups = OwnerGroups()
         // Two proto-records of one owner row through one relationship are one record (the
         // owner's row is shared when the response names it twice): they share one row too.
         var newChildren: [NewChild: RowState] = [:]
         for proto in protos {
-            guard let owner = proto.owner, let ownerRow = owner.proto.row, !ownerRow.isNew else {
-                let child = proto.owner.flatMap { owner in
-                    owner.proto.row.map { NewChild(owner: ObjectIdentifier($0), relationship: owner.relationship.name) }
-                }
+            guard let owner = proto.owner else {
+                try makeNew(proto)
+                continue
+            }
+            let group = groups.index(of: owner.relationship, childTable: proto.representation.rootName)
+            guard let ownerRow = owner.proto.row, !ownerRow.isNew else {
+                let child = owner.proto.row.map { NewChild(owner: ObjectIdentifier($0), group: group) }
                 if let child, let row = newChildren[child] {
                     attach(row, to: proto)
                     stored.sharesRows = true
@@ -123,17 +128,17 @@ struct RecordResolver<Storage: RecordStorage> {
                 }
                 continue
             }
-            let relationship = owner.relationship.property
-            let group = Group(
-                table: proto.representation.rootName, ownerEntity: relationship.entityName,
-                relationship: relationship.name)
-            groups[group, default: []].append(proto)
+            groups.members[group].append(proto)
         }
-        let ordered = groups.keys.sorted {
-            "\($0.table)|\($0.ownerEntity).\($0.relationship)" < "\($1.table)|\($1.ownerEntity).\($1.relationship)"
+        let ordered = groups.keys.indices.filter { !groups.members[$0].isEmpty }.sorted {
+            let (left, right) = (groups.keys[$0], groups.keys[$1])
+            return "\(left.table)|\(left.ownerEntity).\(left.relationship)"
+                < "\(right.table)|\(right.ownerEntity).\(right.relationship)"
         }
-        for groupKey in ordered {
-            guard let group = groups[groupKey], let first = group.first, let owner = first.owner,
+        for index in ordered {
+            let groupKey = groups.keys[index]
+            let group = groups.members[index]
+            guard let first = group.first, let owner = first.owner,
                 let plan = plans[first.representation.rootName]
             else { continue }
             guard
@@ -190,10 +195,41 @@ struct RecordResolver<Storage: RecordStorage> {
         }
     }
 
-    /// A record found through a new owner: the owner's row and the relationship.
+    /// A record found through a new owner: the owner's row and the group of the relationship
+    /// (``OwnerGroups``).
     private struct NewChild: Hashable {
         let owner: ObjectIdentifier
-        let relationship: String
+        let group: Int
+    }
+
+    /// The groups of proto-records identified by their owner: each distinct (child table,
+    /// owner entity, relationship) numbered in the order met, with its proto-records whose
+    /// owner is stored.
+    private struct OwnerGroups {
+        /// Each group's key, by number.
+        private(set) var keys: [Group] = []
+        /// Each group's proto-records, by number.
+        var members: [[ProtoRecord]] = []
+        /// The group of each mapped relationship met, by its number.
+        private var byRelationship: [Int: Int] = [:]
+
+        /// The number of the group of children reached through `relationship`, in `childTable`.
+        mutating func index(of relationship: Representation.MappedRelationship, childTable: String) -> Int {
+            // (A relationship without a number, -1, is looked up by its names each time.)
+            if relationship.id >= 0, let known = byRelationship[relationship.id] { return known }
+            let property = relationship.property
+            let key = Group(table: childTable, ownerEntity: property.entityName, relationship: property.name)
+            let index: Int
+            if let existing = keys.firstIndex(of: key) {
+                index = existing
+            } else {
+                index = keys.count
+                keys.append(key)
+                members.append([])
+            }
+            if relationship.id >= 0 { byRelationship[relationship.id] = index }
+            return index
+        }
     }
 
     /// Where the link between an owner and its child is kept, which decides how the children of
