@@ -393,27 +393,13 @@ import WebRecordTesting
 
     // MARK: - Deletes
 
-    /// The schema of `PostgreSQLSymmetryAndSparingTests`: folders whose children and tags
-    /// cascade.
-    static let foldersJSON = """
-        {"entities": {
-          "Folder": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {
-              "children": {"destination": "Folder", "toMany": true, "inverse": "parent", "deleteRule": "cascade"},
-              "parent": {"destination": "Folder", "inverse": "children"},
-              "tags": {"destination": "Tag", "toMany": true, "inverse": "folders", "deleteRule": "cascade"}}},
-          "Tag": {"primaryKey": "id", "attributes": {"id": {"type": "string"}},
-            "relationships": {"folders": {"destination": "Folder", "toMany": true, "inverse": "tags"}}}
-        }}
-        """
-
     /// `PostgreSQLSymmetryAndSparingTests`' cascades: orphan deletion (no predicate) deletes a
     /// folder, which cascades to its children and tags but spares what the response held; the
     /// spared child's reference to the deleted parent is cleared by the store's delete. Then a
     /// cascade cycle stops at what the response held.
     @Test func orphanDeletionCascadesAndSparesWhatTheResponseHeld() throws {
         let orphans = Self.options { $0.deleteOrphans = .all }
-        let stores = try Stores(json: Self.foldersJSON)
+        let stores = try Stores(json: OrphanSparingTests.schema)
         try stores.populate(
             #"[{"id": 1, "children": [{"id": 2}], "tags": [{"id": "a"}, {"id": "b"}]}]"#, entity: "Folder")
         let deleted = try stores.populate(#"[{"id": 2, "tags": ["a"]}]"#, entity: "Folder", options: orphans)
@@ -423,7 +409,7 @@ import WebRecordTesting
         #expect(try stores.members("parent", of: "Folder") == ["2": []])
         #expect(try stores.members("tags", of: "Folder") == ["2": ["a"]])
 
-        let cycle = try Stores(json: Self.foldersJSON)
+        let cycle = try Stores(json: OrphanSparingTests.schema)
         try cycle.populate(
             #"[{"id": 1, "children": [{"id": 2, "children": [{"id": 3, "children": [{"id": 1}]}]}]}]"#, entity: "Folder"
         )
