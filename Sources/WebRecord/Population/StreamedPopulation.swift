@@ -198,6 +198,11 @@ extension ResponsePopulation {
                 try add(
                     graph, stored: stored, to: &totals, entity: entity,
                     sparesLinks: !whole || !deleter.proposed.isEmpty)
+                if !whole {
+                    // The rows were made here: freed here too, not by the reader's thread,
+                    // whose frees into this thread's heap would wait for its lock.
+                    for proto in graph.builder.protoRecords { proto.row = nil }
+                }
             case .end(let envelope):
                 return try finish(
                     totals, envelope: envelope, in: transaction, entity: entity, keyPath: keyPath, debugger: debugger,
