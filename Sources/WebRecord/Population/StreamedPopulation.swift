@@ -618,7 +618,10 @@ final class BatchPipeline<Batch>: @unchecked Sendable {
     /// What is done with a batch dropped when the writer stops.
     private let discard: (Batch) -> Void
 
-    init(capacity: Int = 2, discard: @escaping (Batch) -> Void) {
+    /// A hand-over where `capacity` batches may wait. One is enough: the writer, not the
+    /// reader, bounds a population's time (Docs/Performance.md), so a second batch waiting
+    /// saves no time and costs a batch's memory.
+    init(capacity: Int = 1, discard: @escaping (Batch) -> Void) {
         self.capacity = capacity
         self.discard = discard
     }
