@@ -23,6 +23,7 @@ extension PostgreSQLRecordTransaction {
         _ body: (TableRow) throws(WebRecordError) -> Void
     ) throws(WebRecordError) {
         guard !columns.isEmpty, !keys.isEmpty else { return }
+        try keys.requireMatching(columns, in: table)
         let sql = try sql(for: table)
         for row in try select(sql.selectList(), from: table, where: columns, in: keys, suffix: Self.locking) {
             try body(sql.row(row))
@@ -34,6 +35,7 @@ extension PostgreSQLRecordTransaction {
         of columns: [String], in table: String, where keyColumns: [String], areIn keys: KeyTuples
     ) throws(WebRecordError) -> [[DatabaseValue]] {
         guard !columns.isEmpty, !keyColumns.isEmpty, !keys.isEmpty else { return [] }
+        try keys.requireMatching(keyColumns, in: table)
         return try select(columns.map(pgQuote).joined(separator: ", "), from: table, where: keyColumns, in: keys)
     }
 
@@ -117,7 +119,8 @@ extension PostgreSQLRecordTransaction {
     /// (``endBatch()``) or at the commit.
     package func insert(into table: String, columns: [String], values: [DatabaseValue]) throws(WebRecordError) {
         let width = columns.count
-        guard width > 0, values.count >= width else { return }
+        try requireWholeRows(values, width: width, in: table)
+        guard !values.isEmpty else { return }
         let types = try columnTypes(of: table)
         let rowCount = values.count / width
         guard layout.table(named: table) != nil else {
@@ -155,7 +158,9 @@ extension PostgreSQLRecordTransaction {
         throws(WebRecordError) -> Int
     {
         let all = columns + keyColumns
-        guard !columns.isEmpty, !keyColumns.isEmpty, values.count >= all.count else { return 0 }
+        guard !columns.isEmpty, !keyColumns.isEmpty else { return 0 }
+        try requireWholeRows(values, width: all.count, in: table)
+        guard !values.isEmpty else { return 0 }
         let aliases = all.indices.map { "c\($0 + 1)" }
         let assignments = columns.indices.map { "\(pgQuote(columns[$0])) = v.\(aliases[$0])" }
         let condition = keyColumns.indices.map { "t.\(pgQuote(keyColumns[$0])) = v.\(aliases[columns.count + $0])" }
@@ -181,6 +186,7 @@ extension PostgreSQLRecordTransaction {
         throws(WebRecordError) -> [Bool]
     {
         guard !keyColumns.isEmpty, !keys.isEmpty else { return [] }
+        try keys.requireMatching(keyColumns, in: table)
         let condition = keyColumns.enumerated().map { "\(pgQuote($0.element)) = $\($0.offset + 1)" }
         let sql = "DELETE FROM \(pgQuote(table)) WHERE \(condition.joined(separator: " AND "))"
         var deleted: [Bool] = []

@@ -8,6 +8,12 @@
 /// only reads, inserts, updates and deletes the rows it is told to, each over a whole batch,
 /// so the SQLite and PostgreSQL stores cannot drift apart in what a population means, and a
 /// third store implements the primitives alone.
+///
+/// A row read without a lock and then written is written only if it still holds what was
+/// read: the update's key includes the column the read matched (`"_id" = ? AND "column" = ?`).
+/// A store many writers share re-checks that condition on the row as another writer's commit
+/// left it (PostgreSQL does, at `READ COMMITTED`), so a write made from a stale read changes
+/// nothing rather than overwriting the other writer's value.
 extension RecordStorageTransaction {
     // MARK: - Finding rows
 
@@ -107,11 +113,10 @@ extension RecordStorageTransaction {
         let holding = rowIDs(try values(of: ["_id"], in: table, where: [column], areIn: KeyTuples([value])))
         var cleared: [DatabaseValue] = []
         for id in holding.sorted() where id != keep {
-            cleared.append(.null)
-            cleared.append(.integer(id))
+            cleared += [.null, .integer(id), value]
         }
         guard !cleared.isEmpty else { return false }
-        return try update(table, set: [column], where: ["_id"], values: cleared) > 0
+        return try update(table, set: [column], where: ["_id", column], values: cleared) > 0
     }
 
     /// The rows of `table` that refer to `owner` in `column` and are not among `keeping`, in
@@ -131,9 +136,9 @@ extension RecordStorageTransaction {
             var cleared: [DatabaseValue] = []
             for id in dropped {
                 for _ in columns { cleared.append(.null) }
-                cleared.append(.integer(id))
+                cleared += [.integer(id), .integer(owner)]
             }
-            try update(table, set: columns, where: ["_id"], values: cleared)
+            try update(table, set: columns, where: ["_id", column], values: cleared)
         }
         return dropped
     }
@@ -164,11 +169,10 @@ extension RecordStorageTransaction {
         for (rank, row) in unlisted.enumerated() {
             let position = Int64(members.count + rank)
             guard position != row.position else { continue }
-            moved.append(.integer(position))
-            moved.append(.integer(row.id))
+            moved += [.integer(position), .integer(row.id), .integer(owner), .integer(row.position)]
         }
         guard !moved.isEmpty else { return false }
-        return try update(table, set: [positionColumn], where: ["_id"], values: moved) > 0
+        return try update(table, set: [positionColumn], where: ["_id", column, positionColumn], values: moved) > 0
     }
 
     /// The `_id` in the first value of `row`, or 0.
@@ -293,7 +297,17 @@ extension RecordStorageTransaction {
                     areIn: KeyTuples(rowIDs: gaining))
                 {
                     guard row.count == 2, case .integer(let member) = row[0] else { continue }
-                    let position: Int64 = if case .integer(let value) = row[1] { value + 1 } else { 0 }
+                    var position: Int64 = 0
+                    if case .integer(let value) = row[1] {
+                        let (after, overflow) = value.addingReportingOverflow(1)
+                        guard !overflow else {
+                            throw WebRecordError(
+                                .storeError,
+                                "the join row of \(member) in '\(table)' holds position \(value); no position follows it"
+                            )
+                        }
+                        position = after
+                    }
                     next[member] = max(next[member] ?? 0, position)
                 }
                 for member in gaining {
@@ -330,13 +344,14 @@ extension RecordStorageTransaction {
         let members = Set(pair)
         // A previous partner of either is unlinked.
         var cleared: [DatabaseValue] = []
-        for id in rowIDs(try values(of: ["_id"], in: table, where: [column], areIn: KeyTuples(rowIDs: pair))).sorted()
-        where !members.contains(id) {
-            cleared += [.null, .integer(id)]
+        let holders = try values(of: ["_id", column], in: table, where: [column], areIn: KeyTuples(rowIDs: pair))
+        for holder in holders.sorted(by: { Self.rowID($0) < Self.rowID($1) }) {
+            guard holder.count == 2, case .integer(let id) = holder[0], !members.contains(id) else { continue }
+            cleared += [.null, .integer(id), holder[1]]
         }
         var changed = false
         if !cleared.isEmpty {
-            changed = try update(table, set: [column], where: ["_id"], values: cleared) > 0
+            changed = try update(table, set: [column], where: ["_id", column], values: cleared) > 0
         }
         var current: [Int64: DatabaseValue] = [:]
         for found in try values(of: ["_id", column], in: table, where: ["_id"], areIn: KeyTuples(rowIDs: pair)) {
@@ -407,7 +422,9 @@ extension RecordStorageTransaction {
         let columns = try valueColumns(of: table)
         var records: [Record] = []
         records.reserveCapacity(rowIDs.count)
-        try forEachRow(in: table, where: ["_id"], areIn: KeyTuples(rowIDs: rowIDs)) { row throws(WebRecordError) in
+        // The primitive takes distinct keys: a repeated `_id` is one record.
+        let distinct = Set(rowIDs).count == rowIDs.count ? rowIDs : Array(Set(rowIDs))
+        try forEachRow(in: table, where: ["_id"], areIn: KeyTuples(rowIDs: distinct)) { row throws(WebRecordError) in
             records.append(try record(of: row, columns: columns))
         }
         return records

@@ -86,7 +86,9 @@ extension RecordStorage {
 ///
 /// Tables and columns are those of the store's ``RecordStorage/layout``: record tables and
 /// join tables alike. Every operation takes a whole batch (a key set, a table's rows) so that a
-/// store across a network can serve it in a round trip or two; a batch is flat
+/// store across a network can serve each read, insert and update in a round trip or two (a
+/// delete goes one key at a time, in order, as what it cascades to depends on the order); a
+/// batch is flat
 /// (``KeyTuples``, or the values of many rows one after another), never an array per row.
 /// References between rows are checked when the transaction commits, or at the end of a
 /// streamed population's batch (``endBatch()``), so rows may be written in any order within a
@@ -204,6 +206,16 @@ extension RecordStorageTransaction {
     package func endBatch() throws(WebRecordError) {}
 }
 
+/// Throws unless `values` holds whole rows of `width` values each, for `table`: what
+/// ``RecordStorageTransaction/insert(into:columns:values:)`` and
+/// ``RecordStorageTransaction/update(_:set:where:values:)`` check first.
+package func requireWholeRows(_ values: [DatabaseValue], width: Int, in table: String) throws(WebRecordError) {
+    guard width > 0, values.count % width == 0 else {
+        throw WebRecordError(
+            .storeError, "\(values.count) values are not whole rows of \(width) for '\(table)'")
+    }
+}
+
 /// Key tuples, flat: `values` holds one tuple of `width` values after another, so that a key
 /// set of any size is one array, never an array per key.
 package struct KeyTuples: Sendable, Equatable {
@@ -237,6 +249,17 @@ package struct KeyTuples: Sendable, Equatable {
     /// The values of tuple `index`.
     package subscript(index: Int) -> ArraySlice<DatabaseValue> {
         values[(index * width)..<((index + 1) * width)]
+    }
+
+    /// Throws unless the tuples have one value for each of `columns` (of `table`), and no
+    /// tuple is cut short: what every primitive that takes key tuples checks first.
+    package func requireMatching(_ columns: [String], in table: String) throws(WebRecordError) {
+        guard width == columns.count, values.count % width == 0 else {
+            throw WebRecordError(
+                .storeError,
+                "\(values.count) key values in tuples of \(width) cannot match the \(columns.count) columns \(columns) of '\(table)'"
+            )
+        }
     }
 }
 

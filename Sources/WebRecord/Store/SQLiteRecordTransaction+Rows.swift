@@ -11,6 +11,7 @@ extension SQLiteRecordTransaction {
         _ body: (TableRow) throws(WebRecordError) -> Void
     ) throws(WebRecordError) {
         guard !columns.isEmpty, !keys.isEmpty else { return }
+        try keys.requireMatching(columns, in: table)
         let sql = try sql(for: table)
         if columns.count == 1 {
             let query = KeySetQuery(
@@ -32,6 +33,7 @@ extension SQLiteRecordTransaction {
         of columns: [String], in table: String, where keyColumns: [String], areIn keys: KeyTuples
     ) throws(WebRecordError) -> [[DatabaseValue]] {
         guard !columns.isEmpty, !keyColumns.isEmpty, !keys.isEmpty else { return [] }
+        try keys.requireMatching(keyColumns, in: table)
         var rows: [[DatabaseValue]] = []
         func read(_ statement: Statement) {
             var row: [DatabaseValue] = []
@@ -146,7 +148,8 @@ extension SQLiteRecordTransaction {
     /// statement prepared once and cached. Foreign-key checks are deferred to the commit.
     package func insert(into table: String, columns: [String], values: [DatabaseValue]) throws(WebRecordError) {
         let width = columns.count
-        guard width > 0, values.count >= width else { return }
+        try requireWholeRows(values, width: width, in: table)
+        guard !values.isEmpty else { return }
         try deferForeignKeys()
         let rowCount = values.count / width
         let batchSize = max(1, min(Self.insertBatchSize, connection.maximumVariableCount / width))
@@ -171,7 +174,9 @@ extension SQLiteRecordTransaction {
         throws(WebRecordError) -> Int
     {
         let width = columns.count + keyColumns.count
-        guard !columns.isEmpty, !keyColumns.isEmpty, values.count >= width else { return 0 }
+        guard !columns.isEmpty, !keyColumns.isEmpty else { return 0 }
+        try requireWholeRows(values, width: width, in: table)
+        guard !values.isEmpty else { return 0 }
         try deferForeignKeys()
         let assignments = columns.map { "\(quote($0)) = ?" }.joined(separator: ", ")
         let condition = keyColumns.map { "\(quote($0)) = ?" }.joined(separator: " AND ")
@@ -193,6 +198,7 @@ extension SQLiteRecordTransaction {
         throws(WebRecordError) -> [Bool]
     {
         guard !keyColumns.isEmpty, !keys.isEmpty else { return [] }
+        try keys.requireMatching(keyColumns, in: table)
         let condition = keyColumns.map { "\(quote($0)) = ?" }.joined(separator: " AND ")
         let statement = try connection.cachedStatement("DELETE FROM \(quote(table)) WHERE \(condition)")
         var deleted: [Bool] = []

@@ -74,7 +74,8 @@ import WebRecordTesting
         test.resetStatements()
         _ = try test.store.populate(json(#"[{"id": "b1", "cards": [{"id": "c1"}]}]"#), entity: "Board")
         #expect(count(test, "SELECT", #"FROM "Card" WHERE "board" = ?"#) == 1, "\(test.statements)")
-        #expect(count(test, #"UPDATE "Card" SET "board" = ?, "_position_board" = ? WHERE "_id" = ?"#) == 2)
+        #expect(
+            count(test, #"UPDATE "Card" SET "board" = ?, "_position_board" = ? WHERE "_id" = ? AND "board" = ?"#) == 2)
         let board = try #require(try test.store.fetchOne("Board", primaryKey: "b1"))
         #expect(board.relatedRecords("cards").map { $0["id"] as String? } == ["c1"])
     }
@@ -97,7 +98,11 @@ import WebRecordTesting
         _ = try test.store.populate(json(#"[{"id": "b1", "notes": [{"id": "n4"}]}]"#), entity: "Board")
         #expect(count(test, "SELECT", #"FROM "Note" WHERE "board" = ?"#) == 1, "\(test.statements)")
         // n1, n2 and n3 go after n4, in their order: each moves one place.
-        #expect(count(test, #"UPDATE "Note" SET "_position_board" = ? WHERE "_id" = ?"#) == 3)
+        #expect(
+            count(
+                test,
+                #"UPDATE "Note" SET "_position_board" = ? WHERE "_id" = ? AND "board" = ? AND "_position_board" = ?"#)
+                == 3)
         let board = try #require(try test.store.fetchOne("Board", primaryKey: "b1"))
         #expect(board.relatedRecords("notes").map { $0["id"] as String? } == ["n4", "n1", "n2", "n3"])
 
@@ -157,11 +162,14 @@ import WebRecordTesting
         _ = try test.store.populate(json(#"[{"id": "p1", "spouse": {"id": "p2"}}]"#), entity: "Person")
         test.resetStatements()
         _ = try test.store.populate(json(#"[{"id": "p3", "spouse": {"id": "p2"}}]"#), entity: "Person")
-        // The rows holding p3 or p2 (p1), then the pair's own links.
-        #expect(count(test, "SELECT t.\"_id\" FROM", #"ON t."spouse" = keys.value"#) == 1, "\(test.statements)")
+        // The rows holding p3 or p2 (p1) and what they hold, then the pair's own links.
+        #expect(
+            count(test, "SELECT t.\"_id\", t.\"spouse\" FROM", #"ON t."spouse" = keys.value"#) == 1,
+            "\(test.statements)")
         #expect(count(test, "SELECT t.\"_id\", t.\"spouse\" FROM", #"ON t."_id" = keys.value"#) == 1)
-        // p1 is unlinked; p2 and p3 were written with their rows, so their links already agree.
-        #expect(count(test, #"UPDATE "Person" SET "spouse" = ? WHERE "_id" = ?"#) == 1)
+        // p1 is unlinked, if it still holds what was read; p2 and p3 were written with their
+        // rows, so their links already agree.
+        #expect(count(test, #"UPDATE "Person" SET "spouse" = ? WHERE "_id" = ? AND "spouse" = ?"#) == 1)
         let spouse = { (id: String) throws -> String? in
             try #require(try test.store.fetchOne("Person", primaryKey: .string(id))).related("spouse")?["id"]
         }
@@ -176,11 +184,49 @@ import WebRecordTesting
         test.resetStatements()
         _ = try test.store.populate(json(#"[{"id": "p1", "badge": {"id": "x2"}}]"#), entity: "Person")
         #expect(count(test, #"SELECT "_id" FROM "Badge" WHERE "holder" = ?"#) == 1, "\(test.statements)")
-        #expect(count(test, #"UPDATE "Badge" SET "holder" = ? WHERE "_id" = ?"#) == 1)
+        #expect(count(test, #"UPDATE "Badge" SET "holder" = ? WHERE "_id" = ? AND "holder" = ?"#) == 1)
         let badge = { (id: String) throws -> String? in
             try #require(try test.store.fetchOne("Badge", primaryKey: .string(id))).related("holder")?["id"]
         }
         #expect(try badge("x1") == nil)
         #expect(try badge("x2") == "p1")
+    }
+
+    @Test func aStoredPositionWithNoPositionAfterItFailsClearlyAndWritesNothing() throws {
+        let test = try store()
+        _ = try test.store.populate(json(#"[{"id": "m", "friends": [{"id": "x"}]}]"#), entity: "Person")
+        try test.store.write { connection in
+            try connection.execute(#"UPDATE "_Person_friends" SET "position" = 9223372036854775807"#)
+        }
+        let before = try test.store.write { connection in try connection.rows(#"SELECT * FROM "_Person_friends""#) }
+        // o lists m: m's list gains o after its last member, whose position has no successor.
+        let error = #expect(throws: WebRecordError.self) {
+            try test.store.populate(json(#"[{"id": "o", "friends": [{"id": "m"}]}]"#), entity: "Person")
+        }
+        #expect(error?.code == .storeError)
+        #expect(error?.message.contains("holds position 9223372036854775807") == true, "\(String(describing: error))")
+        #expect(
+            try test.store.write { connection in try connection.rows(#"SELECT * FROM "_Person_friends""#) } == before)
+        #expect(try test.store.fetchOne("Person", primaryKey: "o") == nil)
+    }
+
+    @Test func keyTuplesThatDoNotMatchTheirColumnsAreRefused() throws {
+        let test = try store()
+        let database = try #require(test.store.database as? SQLiteDatabase)
+        let error = #expect(throws: WebRecordError.self) {
+            try database.inTransaction { transaction in
+                try transaction.values(
+                    of: ["position"], in: "_Person_friends", where: ["owner", "target"],
+                    areIn: KeyTuples(rowIDs: [1, 2, 3]))
+            }
+        }
+        #expect(error?.code == .storeError)
+        #expect(error?.message.contains("cannot match the 2 columns") == true, "\(String(describing: error))")
+        let rows = #expect(throws: WebRecordError.self) {
+            try database.inTransaction { transaction in
+                try transaction.insert(into: "_Person_friends", columns: ["owner", "target"], values: [.integer(1)])
+            }
+        }
+        #expect(rows?.message.contains("not whole rows") == true, "\(String(describing: rows))")
     }
 }
