@@ -4,8 +4,11 @@
 /// Orphan deletion keeps the requested entity's (``rowIDs(in:)`` of its table), and no delete the
 /// run starts, directly or by a cascade, removes any of them: it unlinks them instead
 /// (``RecordDeleter``).
+///
+/// Each table's `_id`s are a ``RowIDSet``: a run names every row it stores, and a response of a
+/// million rows keeps a few hundred kilobytes here, not tens of megabytes.
 package struct ContainedRows: Sendable, Hashable {
-    private var byTable: [String: Set<Int64>] = [:]
+    private var byTable: [String: RowIDSet] = [:]
 
     /// No rows.
     package init() {}
@@ -17,7 +20,7 @@ package struct ContainedRows: Sendable, Hashable {
 
     /// The `_id`s of the rows of `table` among them.
     package func rowIDs(in table: String) -> Set<Int64> {
-        byTable[table] ?? []
+        Set(byTable[table] ?? RowIDSet())
     }
 
     /// Whether there are none.
@@ -25,19 +28,22 @@ package struct ContainedRows: Sendable, Hashable {
 
     /// Adds the row `rowID` of `table`.
     package mutating func insert(_ rowID: Int64, in table: String) {
-        byTable[table, default: []].insert(rowID)
+        byTable[table, default: RowIDSet()].insert(rowID)
     }
 
     /// Adds the rows `rowIDs` of `table`.
     package mutating func insert(contentsOf rowIDs: [Int64], in table: String) {
         guard !rowIDs.isEmpty else { return }
-        byTable[table, default: []].formUnion(rowIDs)
+        func add(_ set: inout RowIDSet) {
+            for rowID in rowIDs { set.insert(rowID) }
+        }
+        add(&byTable[table, default: RowIDSet()])
     }
 
     /// Adds the rows of `other`, e.g. those of another page of the same run.
     package mutating func formUnion(_ other: ContainedRows) {
         for (table, rowIDs) in other.byTable {
-            byTable[table, default: []].formUnion(rowIDs)
+            byTable[table, default: RowIDSet()].formUnion(rowIDs)
         }
     }
 }

@@ -226,7 +226,7 @@ extension ResponsePopulation {
             // Each ends stored (its row is kept) or not (its key is kept, with its first
             // occurrence): the two together count the records identified, each once.
             if let row = proto.row {
-                totals.topLevelRows.insert(RowKey(row))
+                totals.addTopLevel(row)
                 // A record that one batch could not store and a later one stored is stored.
                 if !totals.dropped.isEmpty { totals.dropped.removeValue(forKey: totals.key(of: proto)) }
             } else {
@@ -302,7 +302,7 @@ extension ResponsePopulation {
             if totals.listCount == 0 {
                 debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
             }
-            let identified = totals.topLevelRows.count + totals.dropped.count
+            let identified = totals.topLevelCount + totals.dropped.count
             try requireIdentified(
                 totals.unidentified, unmapped: totals.unmapped, identified: identified, entity: entity,
                 keyPath: keyPath)
@@ -335,8 +335,12 @@ extension ResponsePopulation {
         try transaction.checkCancellation()
         var result = PopulationResult(
             records: options.returnsRecords ? records : [], debugger: debugger, changesByEntity: changes)
-        result.storedRecordCount = options.makesRecords ? records.count : totals.topLevelRows.count
-        result.topLevelRowIDs = Set(totals.topLevelRows.map(\.rowID))
+        result.storedRecordCount = options.makesRecords ? records.count : totals.topLevelCount
+        var topLevelRowIDs = Set<Int64>(minimumCapacity: totals.topLevelCount)
+        for rows in totals.topLevelRows {
+            for rowID in rows { topLevelRowIDs.insert(rowID) }
+        }
+        result.topLevelRowIDs = topLevelRowIDs
         result.containedRowIDs = totals.contained
         result.responseRecordCount = totals.isList ? totals.listCount : nil
         result.includedRecordCount = totals.includedCount
@@ -392,8 +396,17 @@ private struct StreamTotals {
     /// Why each record of ``dropped`` was not stored, where it was told.
     var dropReasons: [TopLevelKey: String] = [:]
     private var unkeyed = 0
-    /// The rows of the top-level records stored.
-    var topLevelRows = Set<RowKey>()
+    /// The rows of the top-level records stored, by table (its position in the layout).
+    var topLevelRows: [RowIDSet] = []
+    /// How many rows ``topLevelRows`` holds.
+    var topLevelCount: Int { topLevelRows.reduce(0) { $0 + $1.count } }
+
+    /// Adds `row` to ``topLevelRows``.
+    mutating func addTopLevel(_ row: RowState) {
+        let table = row.table.index
+        while topLevelRows.count <= table { topLevelRows.append(RowIDSet()) }
+        topLevelRows[table].insert(row.rowID)
+    }
     var unidentified: (count: Int, first: JSONValue?, firstIndex: Int) = (0, nil, 0)
     var unmapped = 0
     var touchedOtherRows = false
@@ -403,7 +416,7 @@ private struct StreamTotals {
     /// Each row met, by table (its position in the layout) and `_id`: a row met in several
     /// batches counts once, for the entity it was met as last (a record whose sub-entity
     /// changes between batches is one). Compact, as it holds every row a response names.
-    var statuses: [[Int64: RowStatus]] = []
+    var statuses: [RowIDTable] = []
     /// The entities of ``statuses``, by the number a ``RowStatus`` gives.
     private var entityNames: [String] = []
     private var entityNumbers: [String: UInt16] = [:]
@@ -412,6 +425,22 @@ private struct StreamTotals {
     struct RowStatus {
         var status: Status
         var entity: UInt16
+
+        /// The status as ``statuses`` keeps it: never 0, which means none.
+        var packed: UInt32 { UInt32(entity) << 8 | (UInt32(status.rawValue) + 1) }
+
+        /// The status `packed` holds; nil for 0.
+        init?(packed: UInt32) {
+            let low = packed & 0xFF
+            guard low > 0, let status = Status(rawValue: UInt8(truncatingIfNeeded: low - 1)) else { return nil }
+            self.status = status
+            self.entity = UInt16(truncatingIfNeeded: packed >> 8)
+        }
+
+        init(status: Status, entity: UInt16) {
+            self.status = status
+            self.entity = entity
+        }
     }
     /// The rows a batch changed: their values and entity before the population, and their
     /// latest.
@@ -459,8 +488,8 @@ private struct StreamTotals {
                 memberValues[MemberColumn(member: key, column: column)]?.latest = row.values[column]
             }
         }
-        while statuses.count <= key.table { statuses.append([:]) }
-        let earlier = statuses[key.table][key.rowID]
+        while statuses.count <= key.table { statuses.append(RowIDTable()) }
+        let earlier = RowStatus(packed: statuses[key.table][key.rowID])
         if relinked { relinkedRows.insert(key) }
         if status == .updated, earlier?.status != .inserted, changed[key] == nil, let original = row.original {
             // Met unchanged before, or not at all: `original` is the row before the population,
@@ -470,8 +499,8 @@ private struct StreamTotals {
         } else if changed[key] != nil {
             changed[key]?.latest = row.values
         }
-        statuses[key.table][key.rowID] = RowStatus(
-            status: max(earlier?.status ?? status, status), entity: entityNumber(entity))
+        statuses[key.table][key.rowID] =
+            RowStatus(status: max(earlier?.status ?? status, status), entity: entityNumber(entity)).packed
     }
 
     /// Forgets the rows the population deleted (by table and `_id`), which count as deleted
@@ -485,7 +514,8 @@ private struct StreamTotals {
         for (index, table) in layout.tables.enumerated() where index < statuses.count {
             guard let rows = deleted[table.name] else { continue }
             for rowID in rows.keys {
-                guard let status = statuses[index].removeValue(forKey: rowID) else { continue }
+                guard let status = RowStatus(packed: statuses[index][rowID]) else { continue }
+                statuses[index][rowID] = 0
                 if status.status == .inserted { inserted.insert("\(table.name)#\(rowID)") }
             }
         }
@@ -543,7 +573,7 @@ private struct StreamTotals {
             // Before the population: as an earlier batch found the row, or as this one did.
             let original: DatabaseValue?
             if statuses.indices.contains(memberKey.table),
-                statuses[memberKey.table][memberKey.rowID]?.status == .inserted
+                RowStatus(packed: statuses[memberKey.table][memberKey.rowID])?.status == .inserted
             {
                 original = nil
             } else {
@@ -568,7 +598,8 @@ private struct StreamTotals {
     func changeCounts() -> [String: ChangeCounts] {
         var counts = [ChangeCounts](repeating: ChangeCounts(), count: entityNames.count)
         for (table, rows) in statuses.enumerated() {
-            for (rowID, row) in rows {
+            for (rowID, packed) in rows {
+                guard let row = RowStatus(packed: packed) else { continue }
                 var status = row.status
                 let entity = entityNames[Int(row.entity)]
                 if status == .updated {
