@@ -423,7 +423,7 @@ extension RecordStorageTransaction {
         var records: [Record] = []
         records.reserveCapacity(rowIDs.count)
         // The primitive takes distinct keys: a repeated `_id` is one record.
-        let distinct = Set(rowIDs).count == rowIDs.count ? rowIDs : Array(Set(rowIDs))
+        let distinct = Array(Set(rowIDs))
         try forEachRow(in: table, where: ["_id"], areIn: KeyTuples(rowIDs: distinct)) { row throws(WebRecordError) in
             records.append(try record(of: row, columns: columns))
         }
