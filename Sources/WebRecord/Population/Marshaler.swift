@@ -402,9 +402,7 @@ struct Marshaler {
     }
 
     private func mergePolicy(_ relationship: Relationship, entity: Entity) -> Relationship.MergePolicy {
-        options.mergePolicies["\(entity.name).\(relationship.name)"]
-            ?? options.mergePolicies["\(relationship.entityName).\(relationship.name)"]
-            ?? relationship.mergePolicy
+        options.mergePolicy(of: relationship, on: entity)
     }
 }
 

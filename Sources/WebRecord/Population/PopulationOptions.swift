@@ -46,6 +46,14 @@ public struct PopulationOptions: Sendable {
     /// Per-relationship merge policies, keyed `"Entity.relationship"`, overriding the schema.
     public var mergePolicies: [String: Relationship.MergePolicy] = [:]
 
+    /// The merge rule `relationship` is applied with on a record of `entity`: the option's for
+    /// the entity, or for the entity that declares the relationship, or the schema's.
+    func mergePolicy(of relationship: Relationship, on entity: Entity) -> Relationship.MergePolicy {
+        mergePolicies["\(entity.name).\(relationship.name)"]
+            ?? mergePolicies["\(relationship.entityName).\(relationship.name)"]
+            ?? relationship.mergePolicy
+    }
+
     /// The maximum nesting depth of records in a response; deeper is a fatal
     /// `invalidResponseFormat`. Default 64.
     public var maximumRecordDepth: Int = 64

@@ -12,6 +12,10 @@ struct PopulationWriter<Storage: RecordStorage> {
     private(set) var relinkedOwners = Set<ObjectIdentifier>()
     /// Whether a link operation changed rows the population does not hold (so snapshots may be stale).
     private(set) var touchedOtherRows = false
+    /// The members whose reference to their owner a replaced list cleared, by table and column:
+    /// rows the batch may not hold, which a later batch that meets one again must not take for
+    /// unlinked before the population.
+    private(set) var clearedMembers: [(table: String, column: String, rowIDs: [Int64], owner: Int64)] = []
     /// The join tables of relationships that are their own inverse given mirrored rows so far:
     /// there, a row inserted by this population may already have join rows.
     private var mirroredJoinTables = Set<String>()
@@ -128,6 +132,9 @@ struct PopulationWriter<Storage: RecordStorage> {
                 of: owner.rowID, in: table, column: column, positionColumn: positionColumn, keeping: Set(members),
                 clearing: !(cascades && identifies))
             guard !dropped.isEmpty else { return }
+            if !(cascades && identifies) {
+                clearedMembers.append((table, column, dropped, owner.rowID))
+            }
             relinkedOwners.insert(ObjectIdentifier(owner))
             touchedOtherRows = true
             if cascades {

@@ -123,6 +123,31 @@ final class ProtoRecord: CustomStringConvertible {
         links.append(Link(relationship: relationship, members: members, isPartial: partial, givenAt: lastGiven))
     }
 
+    /// Adds `members` to what earlier occurrences set for `relationship`, a to-many merged by
+    /// union (DESIGN §3.7, §3.11): a later list adds to an earlier one and removes nothing from
+    /// it, as the occurrences applied one after another would. The later list comes first, then
+    /// the earlier members it leaves out, in their order: where an ordered union puts them.
+    ///
+    /// A list with an element refused is united so too, under either rule: applied after an
+    /// earlier list, it would add to it and remove nothing. Whether the link is partial stays the
+    /// earlier list's: a whole list replaced before it still removes what neither names.
+    func uniteLink(_ relationship: Representation.MappedRelationship, members: [ProtoRecord], partial: Bool = false) {
+        for index in links.indices where links[index].relationship.id == relationship.id {
+            let earlier = links[index].members
+            links[index].givenAt = lastGiven
+            guard !earlier.isEmpty else {
+                links[index].members = members
+                return
+            }
+            if members.count == earlier.count, zip(members, earlier).allSatisfy({ $0 === $1 }) { return }
+            var listed = Set<ObjectIdentifier>(minimumCapacity: members.count)
+            for member in members { listed.insert(ObjectIdentifier(member)) }
+            links[index].members = members + earlier.filter { !listed.contains(ObjectIdentifier($0)) }
+            return
+        }
+        setLink(relationship, members: members, partial: partial)
+    }
+
     /// Sets `relationship` to the one record `member`, unless it already is exactly that.
     func setLink(_ relationship: Representation.MappedRelationship, member: ProtoRecord) {
         for index in links.indices where links[index].relationship.id == relationship.id {

@@ -352,7 +352,13 @@ final class ProtoRecordBuilder {
     ) throws(WebRecordError) {
         for mapped in representation.relationships {
             guard let found = mapped.value(in: dictionary) else { continue }
+            // A to-many merged by union adds each occurrence's members to the earlier ones'.
+            let unites =
+                mapped.isToMany && proto.hasLink(mapped)
+                && options.mergePolicy(of: mapped.property, on: representation.entity) == .union
             if found.value.isNull {
+                // Under union, null removes no member (DESIGN §3.11), an earlier occurrence's either.
+                if unites { continue }
                 if mapped === representation.keyRelationship {
                     // A key is never cleared: the record stays its owner's.
                     debugger.record(
@@ -376,7 +382,11 @@ final class ProtoRecordBuilder {
                         for: nested, representation: representations.all[index], parent: proto, via: mapped,
                         depth: depth + 1)
                 else { continue }
-                proto.setLink(mapped, member: member)
+                if unites {
+                    proto.uniteLink(mapped, members: [member])
+                } else {
+                    proto.setLink(mapped, member: member)
+                }
             } else {
                 let named = try related(
                     found.value, relationship: mapped, parent: proto, depth: depth + 1, keyPath: found.keyPath)
@@ -397,7 +407,13 @@ final class ProtoRecordBuilder {
                     }
                     members = [first]
                 }
-                proto.setLink(mapped, members: members, partial: named.rejected > 0)
+                // A list with an element refused adds to an earlier occurrence's, whatever the
+                // merge rule: applied after it, it would remove none of its members.
+                if unites || (named.rejected > 0 && mapped.isToMany && proto.hasLink(mapped)) {
+                    proto.uniteLink(mapped, members: members, partial: named.rejected > 0)
+                } else {
+                    proto.setLink(mapped, members: members, partial: named.rejected > 0)
+                }
             }
             if !proto.clearedRelationships.isEmpty {
                 proto.clearedRelationships.remove(mapped.name)

@@ -252,6 +252,13 @@ extension ResponsePopulation {
         Self.addContainedRows(
             protos, to: &totals.contained, spared: &totals.linkSpared, gathersSpared: sparesLinks)
         try totals.noteDropped(protos)
+        for cleared in stored.writer.clearedMembers {
+            let tables = store.layout.tables
+            guard let table = tables.firstIndex(where: { $0.name == cleared.table }),
+                let column = tables[table].valueColumns.firstIndex(of: cleared.column)
+            else { continue }
+            totals.noteCleared(cleared.rowIDs, table: table, column: column, owner: .integer(cleared.owner))
+        }
         let relinked = stored.writer.relinkedOwners
         for gain in stored.gainedMembers {
             totals.noteGain(owner: gain.owner, member: gain.member, column: gain.column)
@@ -445,6 +452,10 @@ private struct StreamTotals {
     /// The rows a batch changed: their values and entity before the population, and their
     /// latest.
     var changed: [RowKey: (original: [DatabaseValue], originalEntity: String, latest: [DatabaseValue])] = [:]
+    /// The values before the population of columns a batch's links changed in rows it did not
+    /// hold (``PopulationWriter/clearedMembers``), by row: what a later batch that meets the
+    /// row takes for its values before the population.
+    private var clearedValues: [RowKey: [(column: Int, value: DatabaseValue)]] = [:]
     /// The rows whose links a batch changed outside their own columns.
     var relinkedRows = Set<RowKey>()
     /// The members a batch gave a stored owner (a to-many kept on the members), by member row
@@ -495,12 +506,33 @@ private struct StreamTotals {
             // Met unchanged before, or not at all: `original` is the row before the population,
             // and its entity the one it was met as, or the one this batch switched it from.
             let originalEntity = earlier.map { entityNames[Int($0.entity)] } ?? row.switchedFrom?.name ?? entity
+            var original = original
+            if !clearedValues.isEmpty, let cleared = clearedValues[key] {
+                for (column, value) in cleared where column < original.count { original[column] = value }
+            }
             changed[key] = (original, originalEntity, row.values)
         } else if changed[key] != nil {
             changed[key]?.latest = row.values
         }
         statuses[key.table][key.rowID] =
             RowStatus(status: max(earlier?.status ?? status, status), entity: entityNumber(entity)).packed
+    }
+
+    /// Notes the members a batch's replaced list unlinked from `owner` (their `column` cleared):
+    /// a row met before only unchanged, or not at all, had `owner` there before the population.
+    mutating func noteCleared(_ rowIDs: [Int64], table: Int, column: Int, owner: DatabaseValue) {
+        for rowID in rowIDs {
+            let key = RowKey(table: table, rowID: rowID)
+            if statuses.indices.contains(table), let status = RowStatus(packed: statuses[table][rowID]),
+                status.status != .unchanged
+            {
+                continue
+            }
+            guard changed[key] == nil, clearedValues[key]?.contains(where: { $0.column == column }) != true else {
+                continue
+            }
+            clearedValues[key, default: []].append((column, owner))
+        }
     }
 
     /// Forgets the rows the population deleted (by table and `_id`), which count as deleted
