@@ -16,8 +16,9 @@ extension ResponsePopulation {
     ///   debug log line may report a row created by one batch as updated by a later one.
     ///
     /// The occurrences of one record in different batches are applied in turn, as consecutive
-    /// responses would be: where they give it different relationships, the store can differ
-    /// from the whole response's (Docs/Population.md, "Large responses: streamed population").
+    /// responses would be: its attributes and to-many lists end as in the whole response; where
+    /// they give it a different to-one or sub-entity, the store can differ from the whole
+    /// response's (Docs/Population.md, "Large responses: streamed population").
     ///
     /// A response whose records cannot be streamed (no list at the key path, or an entity with
     /// included records, which are linked across the whole response) is read whole and
