@@ -260,103 +260,109 @@ struct Marshaler {
     /// Wires every relationship the response set on `proto`, but those in `superseded`: links a
     /// later occurrence of the same row set again (``ResponsePopulation/supersededLinks(_:)``).
     mutating func wireRelationships(of proto: ProtoRecord, superseded: Set<LinkKey> = []) {
-        guard let row = proto.row else { return }
+        guard proto.row != nil else { return }
         for set in proto.links
         where superseded.isEmpty || !superseded.contains(LinkKey(proto: proto, relationship: set.relationship.id)) {
-            // A sub-entity chosen after the link was set inherits the relationship and its storage.
-            let mapped = set.relationship
-            let members = set.members
-            guard let link = mapped.link else { continue }
-            let cleared = !proto.clearedRelationships.isEmpty && proto.clearedRelationships.contains(mapped.name)
-            switch link {
-            case .foreignKeyHere(let column, let positionColumn, let columnName, let isOneToOne):
-                let target = members.first { $0.row != nil }?.row
-                // Named, but not stored (dropped as incomplete): the link keeps what it was.
-                if target == nil, !members.isEmpty { continue }
-                let value: DatabaseValue = target.map { .integer($0.rowID) } ?? .null
-                if mapped.isSymmetric {
-                    // Its own inverse: the partner links back, and neither keeps another partner.
-                    let back = DatabaseValue.integer(row.rowID)
-                    guard row.values[column] != value || target.map({ $0.values[column] != back }) == true else {
-                        continue
-                    }
-                    row.values[column] = value
-                    target?.values[column] = back
+            wire(set, of: proto)
+        }
+    }
+
+    /// Wires one relationship the response set on `proto`.
+    mutating func wire(_ set: ProtoRecord.Link, of proto: ProtoRecord) {
+        guard let row = proto.row else { return }
+        // A sub-entity chosen after the link was set inherits the relationship and its storage.
+        let mapped = set.relationship
+        let members = set.members
+        guard let link = mapped.link else { return }
+        let cleared = !proto.clearedRelationships.isEmpty && proto.clearedRelationships.contains(mapped.name)
+        switch link {
+        case .foreignKeyHere(let column, let positionColumn, let columnName, let isOneToOne):
+            let target = members.first { $0.row != nil }?.row
+            // Named, but not stored (dropped as incomplete): the link keeps what it was.
+            if target == nil, !members.isEmpty { return }
+            let value: DatabaseValue = target.map { .integer($0.rowID) } ?? .null
+            if mapped.isSymmetric {
+                // Its own inverse: the partner links back, and neither keeps another partner.
+                let back = DatabaseValue.integer(row.rowID)
+                guard row.values[column] != value || target.map({ $0.values[column] != back }) == true else {
+                    return
+                }
+                row.values[column] = value
+                target?.values[column] = back
+                operations.append(
+                    .pairReferences(
+                        table: row.table.name, column: columnName, row: row.rowID, partner: target?.rowID))
+                return
+            }
+            if row.values[column] != value {
+                row.values[column] = value
+                if let positionColumn { row.values[positionColumn] = .null }
+                if let target, !target.isNew, isOneToOne {
                     operations.append(
-                        .pairReferences(
-                            table: row.table.name, column: columnName, row: row.rowID, partner: target?.rowID))
-                    continue
+                        .clearOthers(
+                            table: row.table.name, column: columnName, value: .integer(target.rowID),
+                            keep: row.rowID))
                 }
-                if row.values[column] != value {
-                    row.values[column] = value
-                    if let positionColumn { row.values[positionColumn] = .null }
-                    if let target, !target.isNew, isOneToOne {
-                        operations.append(
-                            .clearOthers(
-                                table: row.table.name, column: columnName, value: .integer(target.rowID),
-                                keep: row.rowID))
+            }
+        case .foreignKeyThere(let table, let column, let positionColumn, let columnName, let positionColumnName):
+            let rows = members.compactMap(\.row)
+            if !mapped.isToMany {
+                let target = rows.first
+                var unlinksOthers = false
+                if let target {
+                    if target.values[column] != .integer(row.rowID) {
+                        target.values[column] = .integer(row.rowID)
+                        unlinksOthers = !row.isNew
                     }
+                } else {
+                    unlinksOthers = cleared && !row.isNew
                 }
-            case .foreignKeyThere(let table, let column, let positionColumn, let columnName, let positionColumnName):
-                let rows = members.compactMap(\.row)
-                if !mapped.isToMany {
-                    let target = rows.first
-                    var unlinksOthers = false
-                    if let target {
-                        if target.values[column] != .integer(row.rowID) {
-                            target.values[column] = .integer(row.rowID)
-                            unlinksOthers = !row.isNew
-                        }
-                    } else {
-                        unlinksOthers = cleared && !row.isNew
-                    }
-                    guard unlinksOthers else { continue }
-                    if mapped.identifiesDestination {
-                        // The records this relationship identifies (a post's `Source`) have no
-                        // key without it: the one unlinked is deleted, not left keyless.
-                        operations.append(
-                            .foreignKeyMembers(
-                                owner: row, table: table.name, column: columnName, positionColumn: nil,
-                                members: target.map { [$0.rowID] } ?? [], replace: true, deleteRule: .cascade,
-                                identifies: true, relationship: mapped.name, destination: mapped.property.destination))
-                    } else {
-                        operations.append(
-                            .clearOthers(
-                                table: table.name, column: columnName, value: .integer(row.rowID), keep: target?.rowID))
-                    }
-                    continue
+                guard unlinksOthers else { return }
+                if mapped.identifiesDestination {
+                    // The records this relationship identifies (a post's `Source`) have no
+                    // key without it: the one unlinked is deleted, not left keyless.
+                    operations.append(
+                        .foreignKeyMembers(
+                            owner: row, table: table.name, column: columnName, positionColumn: nil,
+                            members: target.map { [$0.rowID] } ?? [], replace: true, deleteRule: .cascade,
+                            identifies: true, relationship: mapped.name, destination: mapped.property.destination))
+                } else {
+                    operations.append(
+                        .clearOthers(
+                            table: table.name, column: columnName, value: .integer(row.rowID), keep: target?.rowID))
                 }
-                for (position, member) in rows.enumerated() {
-                    if !row.isNew { joined.append(Membership(owner: row, member: member, column: column)) }
-                    member.values[column] = .integer(row.rowID)
-                    if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }
-                }
-                let relationship = mapped.property
-                let policy = appliedPolicy(set, of: proto)
+                return
+            }
+            for (position, member) in rows.enumerated() {
+                if !row.isNew { joined.append(Membership(owner: row, member: member, column: column)) }
+                member.values[column] = .integer(row.rowID)
+                if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }
+            }
+            let relationship = mapped.property
+            let policy = appliedPolicy(set, of: proto)
+            operations.append(
+                .foreignKeyMembers(
+                    owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
+                    members: rows.map(\.rowID), replace: policy == .replace,
+                    deleteRule: mapped.identifiesDestination ? .cascade : relationship.deleteRule,
+                    identifies: mapped.identifiesDestination, relationship: mapped.name,
+                    destination: relationship.destination))
+        case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
+            let rows = members.compactMap(\.row)
+            let relationship = mapped.property
+            let policy = appliedPolicy(set, of: proto)
+            operations.append(
+                .joinMembers(
+                    owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
+                    positionColumn: positionColumn, members: rows.map(\.rowID), replace: policy == .replace,
+                    deleteRule: relationship.deleteRule, relationship: mapped.name,
+                    destination: relationship.destination))
+            if mapped.isSymmetric {
                 operations.append(
-                    .foreignKeyMembers(
-                        owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
-                        members: rows.map(\.rowID), replace: policy == .replace,
-                        deleteRule: mapped.identifiesDestination ? .cascade : relationship.deleteRule,
-                        identifies: mapped.identifiesDestination, relationship: mapped.name,
-                        destination: relationship.destination))
-            case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
-                let rows = members.compactMap(\.row)
-                let relationship = mapped.property
-                let policy = appliedPolicy(set, of: proto)
-                operations.append(
-                    .joinMembers(
+                    .mirrorJoinMembers(
                         owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
-                        positionColumn: positionColumn, members: rows.map(\.rowID), replace: policy == .replace,
-                        deleteRule: relationship.deleteRule, relationship: mapped.name,
-                        destination: relationship.destination))
-                if mapped.isSymmetric {
-                    operations.append(
-                        .mirrorJoinMembers(
-                            owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
-                            positionColumn: positionColumn, members: rows.map(\.rowID), memberRows: rows,
-                            replace: policy == .replace))
-                }
+                        positionColumn: positionColumn, members: rows.map(\.rowID), memberRows: rows,
+                        replace: policy == .replace))
             }
         }
     }

@@ -70,6 +70,9 @@ final class ProtoRecord: CustomStringConvertible {
     /// When the response last gave this record's values, in the order of the occurrences the
     /// builder met: of two proto-records that share one row, the later given wins.
     var lastGiven = 0
+    /// The occurrence that made the proto-record (``lastGiven`` then; 0 for a stub): the links
+    /// it gave are in the graph's order (``ResponsePopulation/wireInOrderGiven(_:superseded:with:)``).
+    var firstGiven = 0
     /// Whether the response's discriminator named the record's entity (DESIGN §3.13): a value
     /// that maps to it, or one that maps to no sub-entity, which makes the record the entity
     /// whose discriminator was read. A stored record then takes that entity, even a more
@@ -146,6 +149,12 @@ final class ProtoRecord: CustomStringConvertible {
             return
         }
         setLink(relationship, members: members, partial: partial)
+    }
+
+    /// Marks every link as given by the latest occurrence (``lastGiven``): a repeat of the
+    /// record as is, which sets each of them again.
+    func regiveLinks() {
+        for index in links.indices { links[index].givenAt = lastGiven }
     }
 
     /// Sets `relationship` to the one record `member`, unless it already is exactly that.

@@ -268,6 +268,9 @@ final class ProtoRecordBuilder {
             if merge(dictionary, into: earlier, as: representation, stated: entityIsStated) == .identical,
                 earlier.linkedAfterChanges == changes
             {
+                // It gives its links again: of two records that claim one member, the one named
+                // last ends with it (ResponsePopulation.wireInOrderGiven).
+                earlier.regiveLinks()
                 return earlier
             }
             proto = earlier
@@ -275,6 +278,7 @@ final class ProtoRecordBuilder {
             proto = ProtoRecord(
                 representation: representation, dictionary: dictionary, parent: parent, isReference: false)
             proto.lastGiven = occurrences
+            proto.firstGiven = occurrences
             proto.isNamedApartFromOwner = namedApart
             proto.normalizedKey = normalized
             proto.primaryKeyValue = rawKey

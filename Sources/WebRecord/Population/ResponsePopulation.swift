@@ -303,9 +303,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in protos where proto.row?.switchedFrom != nil {
             marshaler.clearSwitchedSubentity(of: proto, representations: representations)
         }
-        for proto in protos where !proto.links.isEmpty {
-            marshaler.wireRelationships(of: proto, superseded: superseded)
-        }
+        Self.wireInOrderGiven(protos, superseded: superseded, with: &marshaler)
         let gained = marshaler.noteGainedMembers()
         try Self.requireOwnerKeys(protos)
         var rows: [RowState] = []
@@ -359,6 +357,51 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             }
         }
         return superseded
+    }
+
+    /// Wires the links of `protos`, but `superseded`, in the order the response gave them last
+    /// (``ProtoRecord/Link/givenAt``), so that of two records that claim one member (a to-one
+    /// target, the member of a one-to-many), the one whose occurrence names it last ends with
+    /// it, as when the occurrences fall in batches of their own.
+    ///
+    /// The links a record's first occurrence gave are in that order already, the graph's; only
+    /// those a later occurrence gave again (a record repeated, a stub given its data) are sorted,
+    /// and merged in among them.
+    static func wireInOrderGiven(
+        _ protos: [ProtoRecord], superseded: Set<LinkKey>, with marshaler: inout Marshaler
+    ) {
+        var later: [(givenAt: Int, proto: ProtoRecord, link: Int)] = []
+        for proto in protos where proto.row != nil {
+            for (index, link) in proto.links.enumerated() where link.givenAt != proto.firstGiven {
+                later.append((link.givenAt, proto, index))
+            }
+        }
+        let wires = { (proto: ProtoRecord, link: ProtoRecord.Link) in
+            superseded.isEmpty || !superseded.contains(LinkKey(proto: proto, relationship: link.relationship.id))
+        }
+        guard !later.isEmpty else {
+            for proto in protos where !proto.links.isEmpty {
+                marshaler.wireRelationships(of: proto, superseded: superseded)
+            }
+            return
+        }
+        // A stable sort: the links one occurrence gave keep the graph's order.
+        later = later.enumerated().sorted { ($0.element.givenAt, $0.offset) < ($1.element.givenAt, $1.offset) }
+            .map(\.element)
+        var next = 0
+        for proto in protos where proto.row != nil {
+            for link in proto.links where link.givenAt == proto.firstGiven {
+                while next < later.count, later[next].givenAt < link.givenAt {
+                    let (_, owner, index) = later[next]
+                    if wires(owner, owner.links[index]) { marshaler.wire(owner.links[index], of: owner) }
+                    next += 1
+                }
+                if wires(proto, link) { marshaler.wire(link, of: proto) }
+            }
+        }
+        for (_, owner, index) in later[next...] where wires(owner, owner.links[index]) {
+            marshaler.wire(owner.links[index], of: owner)
+        }
     }
 
     /// The proto-records in the order their attributes are populated: the graph's, except that
