@@ -145,10 +145,11 @@ import WebRecordTesting
     }
 
     @Test func refusedConnection() async throws {
-        let closed = try LoopbackHTTPServer()
+        // A port held bound and not listening: no other test's server can be given it meanwhile.
+        let closed = try RefusingPort()
         let url = closed.url("/posts").absoluteString
-        closed.stop()
         try await expectFailure(url) { $0.contains("serverError") && $0.contains("could not reach") }
+        withExtendedLifetime(closed) {}
     }
 
     @Test func timeout() async throws {

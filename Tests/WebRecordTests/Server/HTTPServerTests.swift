@@ -108,11 +108,13 @@ import WebRecordTesting
     }
 
     @Test func aRefusedConnectionIsAServerErrorWithItsCause() async throws {
-        let port = loopback.port
-        loopback.stop()
+        // A port held bound and not listening: no other test's server can be given it meanwhile.
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let server = HTTPServer(baseURL: try #require(URL(string: "http://127.0.0.1:\(port)/")))
 
         let error = await RequestSupport.error { _ = try await server.response(for: request("posts")) }
+        withExtendedLifetime(refusing) {}
 
         #expect(error?.code == .serverError)
         #expect(error?.httpStatus == nil)
