@@ -261,39 +261,7 @@ final class LoopbackCore: Sendable {
     private let closed = DispatchSemaphore(value: 0)
 
     init() throws {
-        #if canImport(Darwin)
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard fd >= 0 else { throw LoopbackError(description: "socket: \(Self.errorText())") }
-        var yes: Int32 = 1
-        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 64) == 0 else {
-            let text = Self.errorText()
-            close(fd)
-            throw LoopbackError(description: "bind/listen on 127.0.0.1: \(text)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        guard named == 0 else {
-            let text = Self.errorText()
-            close(fd)
-            throw LoopbackError(description: "getsockname: \(text)")
-        }
-        self.listener = fd
-        self.port = UInt16(bigEndian: address.sin_port)
+        (listener, port) = try loopbackSocket(reusingAddress: true, listening: true)
     }
 
     var requestLog: [LoopbackRequest] { state.withLock { $0.log } }
@@ -499,4 +467,46 @@ final class LoopbackCore: Sendable {
     private static func errorText() -> String {
         String(cString: strerror(errno))
     }
+}
+
+/// A TCP socket bound to an ephemeral port of 127.0.0.1, listening or not, and its port.
+///
+/// - Parameter reusingAddress: whether to set `SO_REUSEADDR`; a socket without it keeps the
+///   port from every other socket while it is open.
+func loopbackSocket(reusingAddress: Bool, listening: Bool) throws -> (descriptor: Int32, port: UInt16) {
+    #if canImport(Darwin)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+    #else
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #endif
+    let errorText = { String(cString: strerror(errno)) }
+    guard fd >= 0 else { throw LoopbackError(description: "socket: \(errorText())") }
+    if reusingAddress {
+        var yes: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    guard bound == 0, !listening || listen(fd, 64) == 0 else {
+        let text = errorText()
+        close(fd)
+        throw LoopbackError(description: "bind/listen on 127.0.0.1: \(text)")
+    }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard named == 0 else {
+        let text = errorText()
+        close(fd)
+        throw LoopbackError(description: "getsockname: \(text)")
+    }
+    return (fd, UInt16(bigEndian: address.sin_port))
 }

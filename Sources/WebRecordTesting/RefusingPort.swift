@@ -20,34 +20,7 @@ public final class RefusingPort: Sendable {
     /// Binds a socket to an ephemeral port of 127.0.0.1, without `SO_REUSEADDR` and without
     /// listening on it.
     public init() throws {
-        #if canImport(Darwin)
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #else
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #endif
-        guard fd >= 0 else { throw LoopbackError(description: "socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named =
-            bound == 0
-            ? withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-            } : -1
-        guard named == 0 else {
-            let text = String(cString: strerror(errno))
-            close(fd)
-            throw LoopbackError(description: "bind on 127.0.0.1: \(text)")
-        }
-        socketDescriptor = fd
-        port = UInt16(bigEndian: address.sin_port)
+        (socketDescriptor, port) = try loopbackSocket(reusingAddress: false, listening: false)
     }
 
     deinit {
