@@ -96,6 +96,10 @@ final class ProtoRecord: CustomStringConvertible {
     /// the top level or nested elsewhere. Such a record is the response's whatever the owner's
     /// link says, so no delete that link starts removes it.
     var isNamedApartFromOwner = false
+    /// Whether the record, without a key, is nested in a to-one that an earlier occurrence of its
+    /// owner in the response set to null: nothing is related there any more, so it is a new
+    /// record, not the one the store relates there (DESIGN §3.6, the occurrences in turn).
+    var isNewThere = false
 
     init(representation: Representation, dictionary: JSONObject, parent: ProtoRecord?, isReference: Bool) {
         self.representation = representation

@@ -225,6 +225,10 @@ final class ProtoRecordBuilder {
                 }
             }
         }
+        // What an earlier occurrence of the parent related there, for a nested object without a
+        // key: that record, or (set to null) none, so that a new record is made.
+        var relatedEarlier: ProtoRecord?
+        var isNewThere = false
         if normalized == nil, owner == nil, let parent, let relationship, !relationship.isToMany,
             !representation.keyAttributes.contains(where: { $0.value(in: dictionary) != nil })
         {
@@ -232,6 +236,16 @@ final class ProtoRecordBuilder {
             // already related there. Only without one: a key that is null or invalid names no
             // record, and must not be taken for the one related there.
             owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
+            // Related there is what the response has related there so far, as when the
+            // occurrences are applied in turn: the record an earlier occurrence of the parent
+            // named (by key or otherwise), or, after its `null`, none.
+            if let link = parent.links.first(where: { $0.relationship.id == relationship.id }) {
+                if let member = link.members.first, link.members.count == 1 {
+                    relatedEarlier = member
+                } else if link.members.isEmpty {
+                    isNewThere = true
+                }
+            }
         }
         if normalized == nil, owner == nil, representation.hasPrimaryKey {
             // DESIGN §3.5: a keyed record that cannot be identified is not stored (and neither is
@@ -251,6 +265,10 @@ final class ProtoRecordBuilder {
         let earlier: ProtoRecord?
         if let normalized {
             earlier = byKey[representation.keyScopeIndex][normalized]
+        } else if let relatedEarlier, relatedEarlier.representation.rootIndex == representation.rootIndex {
+            earlier = relatedEarlier
+        } else if isNewThere {
+            earlier = nil
         } else if let ownerKey {
             earlier = byOwner[ownerKey]
         } else {
@@ -286,6 +304,7 @@ final class ProtoRecordBuilder {
                 byKey[representation.keyScopeIndex][normalized] = proto
             } else if let ownerKey {
                 proto.owner = owner
+                proto.isNewThere = isNewThere
                 byOwner[ownerKey] = proto
             }
             protoRecords.append(proto)

@@ -112,7 +112,7 @@ struct RecordResolver<Storage: RecordStorage> {
         // owner's row is shared when the response names it twice): they share one row too.
         var newChildren: [NewChild: RowState] = [:]
         for proto in protos {
-            guard let owner = proto.owner else {
+            guard let owner = proto.owner, !proto.isNewThere else {
                 try makeNew(proto)
                 continue
             }

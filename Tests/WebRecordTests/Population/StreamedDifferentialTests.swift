@@ -750,18 +750,6 @@ import WebRecordTesting
     /// give it different relationships, each batch is applied as a response of its own. One
     /// batch is the whole response; a record a batch is the records as consecutive responses.
     @Test(arguments: [
-        // A to-one named by key, then without a key: in a stream, the one related there; in a
-        // whole response, whose later value wins, a new record.
-        (
-            #"{"data": []}"#,
-            #"{"data": [{"id": 10, "title": "t", "attachment": {"id": 410}}, {"id": 10, "attachment": {}}]}"#
-        ),
-        // A to-one cleared, then named without a key: in a stream, a new record; in a whole
-        // response, the one related before.
-        (
-            #"{"data": [{"id": 5, "title": "t", "attachment": {"id": 1}}]}"#,
-            #"{"data": [{"id": 5, "attachment": null}, {"id": 5, "attachment": {"url": "u"}}]}"#
-        ),
         // A to-one to a record that cannot be stored: in a stream, the link stays as it was.
         (
             #"{"data": []}"#,
@@ -791,6 +779,52 @@ import WebRecordTesting
             "\(Self.difference(inTurn, tiny, ("in turn", "streamed")))")
         // The difference is real: were it gone, the documentation would say too much.
         #expect(tiny.rows != whole.rows, "\(whole)")
+    }
+
+    /// A nested object without a key, through a to-one, is the record related there (DESIGN
+    /// §3.6): what the response has related there so far, as when its occurrences are applied
+    /// in turn. The record an earlier occurrence of the owner named, by key or not; after its
+    /// `null`, none, so a new record; before any, the one the store relates. Every batching,
+    /// the whole response included, ends the same.
+    @Test(arguments: [
+        // Named by key, then without one: the record the key named (one attachment, 410).
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 10, "title": "t", "attachment": {"id": 410}}, {"id": 10, "attachment": {"url": "x"}}]}"#,
+            "| 410 | 'x' |", 1
+        ),
+        // The same over a stored attachment, which the key replaces: 7 stays, unlinked.
+        (
+            #"{"data": [{"id": 10, "title": "t", "attachment": {"id": 7}}]}"#,
+            #"{"data": [{"id": 10, "attachment": {"id": 410}}, {"id": 10, "attachment": {"url": "x"}}]}"#,
+            "| 410 | 'x' |", 2
+        ),
+        // Cleared, then named without a key: a new attachment, not the stored 1.
+        (
+            #"{"data": [{"id": 5, "title": "t", "attachment": {"id": 1}}]}"#,
+            #"{"data": [{"id": 5, "attachment": null}, {"id": 5, "attachment": {"url": "u"}}]}"#,
+            "| NULL | 'u' |", 2
+        ),
+        // Cleared, then named without a key twice: one new attachment, with what the last gave.
+        (
+            #"{"data": [{"id": 5, "title": "t", "attachment": {"id": 1}}]}"#,
+            #"{"data": [{"id": 5, "attachment": null}, {"id": 5, "attachment": {"url": "u"}}, {"id": 5, "attachment": {"url": "v"}}]}"#,
+            "| NULL | 'v' |", 2
+        ),
+        // Without a key, then by key, then without: the record the key named.
+        (
+            #"{"data": [{"id": 5, "title": "t", "attachment": {"id": 1}}]}"#,
+            #"{"data": [{"id": 5, "attachment": {"url": "a"}}, {"id": 5, "attachment": {"id": 2}}, {"id": 5, "attachment": {"url": "b"}}]}"#,
+            "| 2 | 'b' |", 2
+        ),
+    ])
+    func aToOneWithoutAKeyIsWhatTheResponseRelatedThereSoFar(
+        earlier: String, text: String, expected: String, attachments: Int
+    ) async throws {
+        let whole = try await Self.expectSameEveryWay(text, after: earlier)
+        let rows = whole.rows.filter { $0.hasPrefix("Attachment: ") }
+        #expect(rows.contains { $0.contains(expected) }, "\(whole)")
+        #expect(rows.count == attachments, "\(whole)")
     }
 
     /// A to-many merged by union whose occurrences list different members: every batching,
