@@ -272,9 +272,12 @@ struct Marshaler {
         guard let row = proto.row else { return }
         // A sub-entity chosen after the link was set inherits the relationship and its storage.
         let mapped = set.relationship
-        let members = set.members
+        // A to-one whose latest record is not stored is what an earlier occurrence left it.
+        guard let members = set.membersInTurn else { return }
         guard let link = mapped.link else { return }
-        let cleared = !proto.clearedRelationships.isEmpty && proto.clearedRelationships.contains(mapped.name)
+        let cleared =
+            (!proto.clearedRelationships.isEmpty && proto.clearedRelationships.contains(mapped.name))
+            || (members.isEmpty && !set.members.isEmpty)
         switch link {
         case .foreignKeyHere(let column, let positionColumn, let columnName, let isOneToOne):
             let target = members.first { $0.row != nil }?.row

@@ -24,6 +24,23 @@ final class ProtoRecord: CustomStringConvertible {
         var isPartial = false
         /// The occurrence of the record (``lastGiven``) that set the link last.
         var givenAt = 0
+        /// For a to-one, what earlier occurrences set it to, oldest first (`[]` for a `null`):
+        /// where the latest names a record that is not stored, the link is what the one before
+        /// left it, as when the occurrences are applied in turn (``Marshaler/wire(_:of:)``).
+        var earlier: [[ProtoRecord]] = []
+
+        /// The members to wire: ``members``, or, for a to-one whose members none is stored,
+        /// what the latest earlier occurrence left it that is (`[]` for a `null`); nil when
+        /// no occurrence gave a stored record or a `null` (the link keeps what is stored).
+        var membersInTurn: [ProtoRecord]? {
+            guard !relationship.isToMany, !members.isEmpty, !members.contains(where: { $0.row != nil }) else {
+                return members
+            }
+            for given in earlier.reversed() where given.isEmpty || given.contains(where: { $0.row != nil }) {
+                return given
+            }
+            return nil
+        }
     }
 
     /// How the entity is represented (the sub-entity chosen for the record included).
@@ -121,6 +138,7 @@ final class ProtoRecord: CustomStringConvertible {
     /// Sets the members of `relationship`, replacing what an earlier occurrence set.
     func setLink(_ relationship: Representation.MappedRelationship, members: [ProtoRecord], partial: Bool = false) {
         for index in links.indices where links[index].relationship.id == relationship.id {
+            if !relationship.isToMany { links[index].earlier.append(links[index].members) }
             links[index].members = members
             links[index].isPartial = partial
             links[index].givenAt = lastGiven
@@ -167,6 +185,7 @@ final class ProtoRecord: CustomStringConvertible {
             links[index].givenAt = lastGiven
             let members = links[index].members
             if members.count == 1, members[0] === member, !links[index].isPartial { return }
+            if !relationship.isToMany { links[index].earlier.append(members) }
             links[index].members = [member]
             links[index].isPartial = false
             return

@@ -750,11 +750,6 @@ import WebRecordTesting
     /// give it different relationships, each batch is applied as a response of its own. One
     /// batch is the whole response; a record a batch is the records as consecutive responses.
     @Test(arguments: [
-        // A to-one to a record that cannot be stored: in a stream, the link stays as it was.
-        (
-            #"{"data": []}"#,
-            #"{"data": [{"id": 10, "title": "a", "repostOf": {"id": 3, "title": "c"}}, {"id": 10, "repostOf": {"id": 8}}]}"#
-        ),
         // A reference by key, then the record without its title: in a stream, the stub made for
         // the reference is stored and then updated; in a whole response, the record is not
         // stored.
@@ -825,6 +820,52 @@ import WebRecordTesting
         let rows = whole.rows.filter { $0.hasPrefix("Attachment: ") }
         #expect(rows.contains { $0.contains(expected) }, "\(whole)")
         #expect(rows.count == attachments, "\(whole)")
+    }
+
+    /// A to-one that a later occurrence points at a record that cannot be stored (post 8 has
+    /// no title) is what the occurrence before left it, as when the occurrences are applied in
+    /// turn (decision 5: what names a record not stored keeps what it was): the record an
+    /// earlier occurrence named, or after its `null` none, or with neither what is stored.
+    /// Every batching, the whole response included, ends the same.
+    @Test(arguments: [
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 10, "title": "a", "repostOf": {"id": 3, "title": "c"}}, {"id": 10, "repostOf": {"id": 8}}]}"#,
+            3 as Int?
+        ),
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 10, "title": "a", "repostOf": {"id": 3, "title": "c"}}, {"id": 10, "repostOf": null}, {"id": 10, "repostOf": {"id": 8}}]}"#,
+            nil
+        ),
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 10, "title": "a", "repostOf": {"id": 3, "title": "c"}}, {"id": 10, "repostOf": {"id": 4, "title": "d"}}, {"id": 10, "repostOf": {"id": 8}}, {"id": 10, "repostOf": {"id": 9}}]}"#,
+            4
+        ),
+        (
+            #"{"data": [{"id": 10, "title": "a", "repostOf": {"id": 3, "title": "c"}}]}"#,
+            #"{"data": [{"id": 10, "repostOf": {"id": 8}}]}"#,
+            3
+        ),
+        (
+            #"{"data": [{"id": 10, "title": "a", "repostOf": {"id": 3, "title": "c"}}]}"#,
+            #"{"data": [{"id": 10, "repostOf": {"id": 8}}, {"id": 10, "repostOf": {"id": 5, "title": "e"}}, {"id": 10, "repostOf": {"id": 9}}]}"#,
+            5
+        ),
+    ])
+    func aToOneToARecordNotStoredIsWhatTheOccurrenceBeforeLeftIt(
+        earlier: String, text: String, expected: Int?
+    ) async throws {
+        let whole = try await Self.expectSameEveryWay(text, after: earlier)
+        // `Post: _id | 'Post' | id | title | body | score | views | flag | user | repostOf | shape`
+        let posts = whole.rows.filter { $0.hasPrefix("Post: ") }.map {
+            $0.dropFirst("Post: ".count).components(separatedBy: " | ")
+        }
+        let post10 = try #require(posts.first { $0.count == 11 && $0[2] == "10" }, "\(whole)")
+        let target = expected.flatMap { id in posts.first { $0.count == 11 && $0[2] == "\(id)" }?[0] } ?? "NULL"
+        #expect(post10[9] == target, "\(whole)")
+        #expect(!posts.contains { $0.count == 11 && ($0[2] == "8" || $0[2] == "9") }, "\(whole)")
     }
 
     /// A to-many merged by union whose occurrences list different members: every batching,
