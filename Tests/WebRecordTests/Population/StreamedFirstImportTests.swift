@@ -14,13 +14,9 @@ import WebRecordTesting
 
     /// The rows a population of `text` after `earlier` leaves, one record a batch.
     static func streamedRows(of text: String, after earlier: String) async throws -> [String] {
-        let test = try RecordingStore(schema: Differential.schema, inMemory: true)
-        if !earlier.isEmpty { _ = try await test.store.populate(try JSONReader().read(earlier), entity: "Post") }
-        let data = Data(text.utf8)
-        _ = try await ResponsePopulation(store: try #require(test.store.sqlite), options: PopulationOptions()).populate(
-            streaming: { keyPath in JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: 1) },
-            entity: "Post")
-        return try Differential.rows(test.store)
+        try await Differential.outcome(
+            of: text, after: earlier, way: .streamed(batchBytes: 1), options: PopulationOptions()
+        ).rows
     }
 
     /// A post, its user and the user's counts.
