@@ -78,6 +78,15 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
         }
     }
 
+    /// Forgets the first warning that `matches`: one a later part of the same work made untrue
+    /// (a streamed record one batch could not store, and a later batch completed).
+    package func withdrawWarning(where matches: (WebRecordError) -> Bool) {
+        state.withLock { state in
+            guard let index = state.errors.firstIndex(where: { !$0.isFatal && matches($0) }) else { return }
+            state.errors.remove(at: index)
+        }
+    }
+
     /// Adds `conflicts` to ``retries``.
     package func recordRetries(_ conflicts: [WebRecordError]) {
         guard !conflicts.isEmpty else { return }

@@ -92,6 +92,8 @@ struct Marshaler {
         _ protos: [ProtoRecord], superseded: Set<LinkKey> = [], sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
     ) {
         var droppedAny = false
+        // The new rows dropped as incomplete, each of which keeps its `_id` once.
+        var unstoredRows = Set<ObjectIdentifier>()
         for proto in protos where isUnlinkedFromItsOwner(proto, superseded: superseded, sharing: sharing) {
             // A later occurrence of its owner set the relationship to null or to another
             // record: stored, it would have no key (decision: unlinked, such a record goes).
@@ -116,6 +118,7 @@ struct Marshaler {
                     "new record \(proto) has no value for non-optional attribute '\(missing.name)' and no default; it is not stored",
                     isFatal: false, entity: proto.representation.name, property: missing.name,
                     keyPath: missing.keyPaths.first?.text, value: .object(proto.dictionary)))
+            if unstoredRows.insert(ObjectIdentifier(row)).inserted { proto.unstoredTable = row.table.name }
             proto.row = nil
             proto.rowID = nil
             proto.isDroppedIncomplete = true
@@ -137,6 +140,7 @@ struct Marshaler {
                     changed = true
                     continue
                 }
+                if unstoredRows.insert(ObjectIdentifier(row)).inserted { proto.unstoredTable = row.table.name }
                 debugger.record(
                     WebRecordError(
                         .typeMismatch, "\(proto) belongs to a record that was not stored; it is not stored either",

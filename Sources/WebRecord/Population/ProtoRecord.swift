@@ -101,6 +101,14 @@ final class ProtoRecord: CustomStringConvertible {
     /// Whether the population dropped the record, new and without a value for a non-optional
     /// attribute (or identified by an owner that was dropped): it gets no row.
     var isDroppedIncomplete = false
+    /// The table whose `_id` a new record that was not stored keeps all the same, once per row
+    /// (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``): so that a streamed record
+    /// that a later batch completes takes the `_id` it would have had in one batch
+    /// (``ResponsePopulation/numberNewRows(_:in:)``).
+    var unstoredTable: String?
+    /// The `_id` an earlier batch kept for this record, which it dropped as incomplete: the new
+    /// row takes it rather than a new one.
+    var reservedRowID: Int64?
     /// Why the population did not store the record, for the message of a response none of
     /// whose top-level records were stored: `Customer 'cus_1': email is null, and it is not
     /// optional`.

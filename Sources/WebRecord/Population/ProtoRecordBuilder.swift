@@ -545,6 +545,22 @@ final class ProtoRecordBuilder {
         return proto
     }
 
+    /// The proto-record of this graph that has `key` in the key scope numbered `scope`
+    /// (``Representation/keyScopeIndex``), if any.
+    func proto(withKey key: KeyValue, scope: Int) -> ProtoRecord? {
+        byKey.indices.contains(scope) ? byKey[scope][key] : nil
+    }
+
+    /// Merges `earlier`, what earlier batches of a streamed response gave `proto`'s record
+    /// (which they dropped as incomplete), beneath what this batch gives it: as one batch merges
+    /// the occurrences in turn (DESIGN §3.7).
+    func mergeEarlier(_ earlier: JSONObject, into proto: ProtoRecord) {
+        let later = proto.dictionary
+        proto.dictionary = earlier
+        _ = merge(later, into: proto, as: proto.representation, stated: proto.entityIsStated)
+        proto.isReference = false
+    }
+
     /// What a merge found.
     private enum MergeOutcome {
         case identical

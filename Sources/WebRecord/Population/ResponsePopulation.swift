@@ -423,8 +423,10 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     }
 
     /// Gives the new rows the `_id`s the store reserves for them, in the order the response first
-    /// names their records, table by table, and none to a record that is not stored: one
-    /// reservation per table that has new rows (``RecordStorageTransaction/reserveRowIDs(in:count:)``).
+    /// names their records, table by table: one reservation per table that has new rows
+    /// (``RecordStorageTransaction/reserveRowIDs(in:count:)``). A new record dropped as incomplete
+    /// takes one as well, which stays unused unless a later batch of a streamed response
+    /// completes the record (``ProtoRecord/reservedRowID``); one unlinked from its owner takes none.
     ///
     /// The resolver gives new rows provisional `_id`s, table by table, records found by key
     /// before those found through their owner, and before the records lacking a non-optional
@@ -433,13 +435,25 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// response gives them, in a store that hands out the largest plus one. Links are wired
     /// after this, with the final `_id`s.
     func numberNewRows(_ protos: [ProtoRecord], in transaction: Storage.Transaction) throws(WebRecordError) {
+        // A new record dropped as incomplete takes its `_id` too, and leaves it unused: a later
+        // batch that completes it gives it that one, where one batch would have numbered it.
+        // Each entry is a new row, or (nil) the proto-record of one that is not stored.
         var tables: [String] = []
-        var rows: [String: [RowState]] = [:]
+        var rows: [String: [(row: RowState?, proto: ProtoRecord)]] = [:]
         var seen = Set<ObjectIdentifier>()
         for proto in protos {
-            guard let row = proto.row, row.isNew, seen.insert(ObjectIdentifier(row)).inserted else { continue }
-            if rows[row.table.name] == nil { tables.append(row.table.name) }
-            rows[row.table.name, default: []].append(row)
+            if let row = proto.row {
+                guard row.isNew, seen.insert(ObjectIdentifier(row)).inserted else { continue }
+                if let reserved = proto.reservedRowID {
+                    row.rowID = reserved
+                    continue
+                }
+                if rows[row.table.name] == nil { tables.append(row.table.name) }
+                rows[row.table.name, default: []].append((row, proto))
+            } else if let table = proto.unstoredTable, proto.reservedRowID == nil {
+                if rows[table] == nil { tables.append(table) }
+                rows[table, default: []].append((nil, proto))
+            }
         }
         for table in tables {
             guard let tableRows = rows[table] else { continue }
@@ -448,7 +462,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 throw WebRecordError(
                     .storeError, "the store reserved \(rowIDs.count) new ids in '\(table)' for \(tableRows.count) rows")
             }
-            for (row, rowID) in zip(tableRows, rowIDs) { row.rowID = rowID }
+            for (entry, rowID) in zip(tableRows, rowIDs) {
+                if let row = entry.row { row.rowID = rowID } else { entry.proto.reservedRowID = rowID }
+            }
         }
         for proto in protos {
             if let row = proto.row, row.isNew { proto.rowID = row.rowID }

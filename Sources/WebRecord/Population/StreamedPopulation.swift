@@ -193,6 +193,7 @@ extension ResponsePopulation {
             switch next() {
             case .batch(let graph):
                 defer { written(graph) }
+                if !whole { try totals.applyCarried(to: graph.builder, debugger: debugger) }
                 let stored = try store(graph, in: transaction, deleter: &deleter, checksStored: whole)
                 if !whole { try transaction.endBatch() }
                 // What no delete the links start removes is needed only when one may come.
@@ -222,20 +223,31 @@ extension ResponsePopulation {
         totals.listCount += graph.listCount ?? 0
         if graph.listCount == nil { totals.isList = false }
         totals.includedCount += graph.includedCount
-        for proto in graph.topLevel {
+        let firstPosition = totals.topLevelMet
+        totals.topLevelMet += graph.topLevel.count
+        // The records an earlier batch met first, dropped, and this one stored: where they go
+        // among the records (``StreamTotals/recordPositions``).
+        var metEarlier: [ObjectIdentifier: Int] = [:]
+        for (index, proto) in graph.topLevel.enumerated() {
             // A record met in several batches is one record, as in a whole response.
             // Each ends stored (its row is kept) or not (its key is kept, with its first
             // occurrence): the two together count the records identified, each once.
             if let row = proto.row {
                 totals.addTopLevel(row)
                 // A record that one batch could not store and a later one stored is stored.
-                if !totals.dropped.isEmpty { totals.dropped.removeValue(forKey: totals.key(of: proto)) }
+                if !totals.dropped.isEmpty {
+                    let key = totals.key(of: proto)
+                    if totals.dropped.removeValue(forKey: key) != nil, let position = totals.droppedAt[key] {
+                        metEarlier[ObjectIdentifier(proto)] = position
+                    }
+                }
             } else {
                 let key = totals.key(of: proto)
                 if totals.dropped[key] == nil {
                     totals.dropped[key] = .object(proto.dictionary)
                     if let reason = proto.dropReason { totals.dropReasons[key] = reason }
                     totals.droppedOrder.append(key)
+                    if totals.collectsRecords { totals.droppedAt[key] = firstPosition + index }
                 }
             }
         }
@@ -288,8 +300,11 @@ extension ResponsePopulation {
                     rowID: row.rowID, values: row.snapshot)
             }
         }
-        for proto in graph.topLevel {
+        for (index, proto) in graph.topLevel.enumerated() {
             guard let row = proto.row, totals.recordIndex[RowKey(row)] == nil else { continue }
+            let position = metEarlier[ObjectIdentifier(proto)] ?? firstPosition + index
+            if let last = totals.recordPositions.last, position < last { totals.recordsOutOfOrder = true }
+            totals.recordPositions.append(position)
             totals.recordIndex[RowKey(row)] = totals.records.count
             totals.records.append(
                 store.record(
@@ -327,6 +342,10 @@ extension ResponsePopulation {
             try deleter.deleteProposed(sparing: totals.linkSpared)
         }
         var records = totals.records
+        if totals.recordsOutOfOrder {
+            // In the order their records first occur, as one batch gives them.
+            records = zip(totals.recordPositions, records).sorted { $0.0 < $1.0 }.map(\.1)
+        }
         if orphanRuleApplies {
             deleter.spare(totals.contained)
             try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
@@ -477,11 +496,44 @@ private struct StreamTotals {
     }
     var records: [Record] = []
     var recordIndex: [RowKey: Int] = [:]
+    /// How many top-level values the batches so far gave.
+    var topLevelMet = 0
+    /// Where each record of ``records`` first occurs among the top-level values: a record that a
+    /// batch dropped as incomplete and a later one stored goes where it first occurred, as in one
+    /// batch (``recordsOutOfOrder`` then).
+    var recordPositions: [Int] = []
+    var recordsOutOfOrder = false
+    /// Where each record of ``dropped`` first occurred, when records are collected.
+    var droppedAt: [TopLevelKey: Int] = [:]
     private var recordClasses: [Int: Record.Type] = [:]
 
-    /// The records dropped as incomplete by a batch, by their identity across batches.
+    /// The records dropped as incomplete by a batch that a later batch cannot complete by
+    /// merging what they gave (``carried``), by their identity across batches.
     var droppedIdentities = Set<RecordIdentity>()
     private var newlyDropped: [RecordIdentity] = []
+    /// The records dropped as incomplete by a batch whose occurrences gave only values (no
+    /// relationship, and none linked to them), by key scope and key: what they gave, for a later
+    /// batch that names them again (``applyCarried(to:debugger:)``).
+    private var carried: [CarriedKey: Carried] = [:]
+
+    /// A record identified by key, across batches.
+    private struct CarriedKey: Hashable {
+        /// ``Representation/keyScopeIndex``.
+        let scope: Int
+        let key: KeyValue
+    }
+
+    /// What the occurrences of a record dropped as incomplete gave so far.
+    private struct Carried {
+        /// The entity it was met as.
+        let entityName: String
+        /// Its occurrences merged (``ProtoRecord/dictionary``).
+        let dictionary: JSONObject
+        /// The `_id` it keeps (``ProtoRecord/reservedRowID``).
+        let rowID: Int64?
+        /// `Post(5)`, as the warning that dropped it names it.
+        let description: String
+    }
 
     init(collectsRecords: Bool) {
         self.collectsRecords = collectsRecords
@@ -565,20 +617,75 @@ private struct StreamTotals {
     }
 
     /// Notes the records of a batch that were dropped as incomplete, and throws
-    /// ``StreamedDivergence`` when a record an earlier batch dropped occurs again: the whole
-    /// response would have merged the occurrences before dropping any, and may have stored the
-    /// record with what each gave, where the batches, applied in turn, lose what the first gave.
+    /// ``StreamedDivergence`` when a record an earlier batch dropped, and could not carry,
+    /// occurs again: the whole response would have merged the occurrences before dropping any,
+    /// and may have stored the record with what each gave, where the batches, applied in turn,
+    /// lose what the first gave.
+    ///
+    /// A record identified by key whose occurrences gave only values, that nothing in its batch
+    /// links to, is carried instead: a later batch that names it merges what it gave beneath
+    /// its own occurrences, as one batch would (``applyCarried(to:debugger:)``). Its links, or
+    /// links to it, could be undone in between by records of other batches, which one batch would
+    /// have applied after them: those still read the response again.
     mutating func noteDropped(_ protos: [ProtoRecord]) throws {
         // Nothing to look up until a batch has dropped a record: most responses never do.
+        var linked: Set<ObjectIdentifier>?
         for proto in protos where proto.isDroppedIncomplete || !droppedIdentities.isEmpty {
             guard let identity = RecordIdentity(proto) else { continue }
             if droppedIdentities.contains(identity) {
                 throw StreamedDivergence(record: proto.description)
             }
-            if proto.isDroppedIncomplete { newlyDropped.append(identity) }
+            guard proto.isDroppedIncomplete else { continue }
+            let members = linked ?? Self.members(of: protos)
+            linked = members
+            if let key = proto.normalizedKey, proto.links.isEmpty, proto.clearedRelationships.isEmpty,
+                !members.contains(ObjectIdentifier(proto))
+            {
+                carried[CarriedKey(scope: proto.representation.keyScopeIndex, key: key)] = Carried(
+                    entityName: proto.representation.name, dictionary: proto.dictionary, rowID: proto.reservedRowID,
+                    description: proto.description)
+            } else {
+                newlyDropped.append(identity)
+            }
         }
         droppedIdentities.formUnion(newlyDropped)
         newlyDropped.removeAll(keepingCapacity: true)
+    }
+
+    /// Every proto-record a link of `protos` names.
+    private static func members(of protos: [ProtoRecord]) -> Set<ObjectIdentifier> {
+        var members = Set<ObjectIdentifier>()
+        for proto in protos {
+            for link in proto.links {
+                for member in link.members { members.insert(ObjectIdentifier(member)) }
+                for given in link.earlier {
+                    for member in given { members.insert(ObjectIdentifier(member)) }
+                }
+            }
+        }
+        return members
+    }
+
+    /// Merges what earlier batches gave each carried record (``noteDropped(_:)``) that this
+    /// batch names, beneath what this batch gives it, before the batch is resolved: the record
+    /// then ends as in one batch, stored with the `_id` it kept if it is complete now, or
+    /// dropped again. The warning that dropped it earlier is withdrawn: this batch's outcome
+    /// replaces it.
+    ///
+    /// - Throws: ``StreamedDivergence`` when this batch names it as another entity.
+    mutating func applyCarried(to builder: ProtoRecordBuilder, debugger: Debugger) throws {
+        guard !carried.isEmpty else { return }
+        for (key, record) in carried {
+            guard let proto = builder.proto(withKey: key.key, scope: key.scope) else { continue }
+            guard proto.representation.name == record.entityName else {
+                throw StreamedDivergence(record: proto.description)
+            }
+            builder.mergeEarlier(record.dictionary, into: proto)
+            proto.reservedRowID = record.rowID
+            carried[key] = nil
+            let warning = "new record \(record.description) has no value for non-optional attribute"
+            debugger.withdrawWarning { $0.message.hasPrefix(warning) }
+        }
     }
 
     /// The identity of a top-level record across batches.
