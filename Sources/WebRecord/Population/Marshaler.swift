@@ -115,7 +115,8 @@ struct Marshaler {
             debugger.record(
                 WebRecordError(
                     .typeMismatch,
-                    "new record \(proto) has no value for non-optional attribute '\(missing.name)' and no default; it is not stored",
+                    Self.incompleteWarningStart(proto.description)
+                        + " '\(missing.name)' and no default; it is not stored",
                     isFatal: false, entity: proto.representation.name, property: missing.name,
                     keyPath: missing.keyPaths.first?.text, value: .object(proto.dictionary)))
             if unstoredRows.insert(ObjectIdentifier(row)).inserted { proto.unstoredTable = row.table.name }
@@ -154,6 +155,12 @@ struct Marshaler {
                 changed = true
             }
         }
+    }
+
+    /// How the warning that a new record is not stored, lacking a non-optional value, begins,
+    /// for the record `Post(5)`: a later batch that completes it withdraws that warning.
+    static func incompleteWarningStart(_ record: String) -> String {
+        "new record \(record) has no value for non-optional attribute"
     }
 
     /// `Customer 'cus_1': email is null, and it is not optional`: the record, the attribute and

@@ -675,15 +675,28 @@ private struct StreamTotals {
     /// - Throws: ``StreamedDivergence`` when this batch names it as another entity.
     mutating func applyCarried(to builder: ProtoRecordBuilder, debugger: Debugger) throws {
         guard !carried.isEmpty else { return }
-        for (key, record) in carried {
-            guard let proto = builder.proto(withKey: key.key, scope: key.scope) else { continue }
+        // Whichever is fewer is looked up in the other: the records carried, or the batch's.
+        let protos = builder.protoRecords
+        var found: [(CarriedKey, ProtoRecord)] = []
+        if carried.count <= protos.count {
+            for key in carried.keys {
+                if let proto = builder.proto(withKey: key.key, scope: key.scope) { found.append((key, proto)) }
+            }
+        } else {
+            for proto in protos {
+                guard let normalized = proto.normalizedKey else { continue }
+                let key = CarriedKey(scope: proto.representation.keyScopeIndex, key: normalized)
+                if carried[key] != nil { found.append((key, proto)) }
+            }
+        }
+        for (key, proto) in found {
+            guard let record = carried.removeValue(forKey: key) else { continue }
             guard proto.representation.name == record.entityName else {
                 throw StreamedDivergence(record: proto.description)
             }
             builder.mergeEarlier(record.dictionary, into: proto)
             proto.reservedRowID = record.rowID
-            carried[key] = nil
-            let warning = "new record \(record.description) has no value for non-optional attribute"
+            let warning = Marshaler.incompleteWarningStart(record.description)
             debugger.withdrawWarning { $0.message.hasPrefix(warning) }
         }
     }

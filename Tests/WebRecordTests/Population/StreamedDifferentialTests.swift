@@ -726,6 +726,11 @@ import WebRecordTesting
         // Completed by the next batch, and by one further on.
         (#"{"data": []}"#, #"{"data": [{"id": 5, "body": "x"}, {"id": 5, "title": "t"}]}"#),
         (#"{"data": []}"#, #"{"data": [{"id": 5, "body": "x"}, {"id": 6, "title": "u"}, {"id": 5, "title": "t"}]}"#),
+        // Two carried at once, more than a batch of one record holds, each completed later.
+        (
+            #"{"data": []}"#,
+            #"{"data": [{"id": 5, "body": "x"}, {"id": 6, "body": "y"}, {"id": 5, "title": "t"}, {"id": 6, "title": "u"}]}"#
+        ),
         // Dropped twice, each occurrence adding a value, then completed; the later value wins.
         (
             #"{"data": []}"#,
