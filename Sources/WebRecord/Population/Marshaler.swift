@@ -42,7 +42,7 @@ struct Marshaler {
         for mapped in representation.attributes {
             guard let found = mapped.value(in: dictionary) else {
                 if isNew, let stored = mapped.storedDefault {
-                    row.values[mapped.column] = stored
+                    row.set(stored, at: mapped.column)
                 }
                 continue
             }
@@ -79,7 +79,7 @@ struct Marshaler {
                         expected: coercion.refusal(value, type: mapped.type, dateFormat: mapped.dateFormat)))
                 continue
             }
-            row.values[mapped.column] = stored
+            row.set(stored, at: mapped.column)
         }
     }
 

@@ -158,7 +158,7 @@ struct RecordResolver<Storage: RecordStorage> {
             }
             func match(_ found: TableRow, ownerID: Int64) {
                 guard let proto = byOwner[ownerID] else { return }
-                let known = stored.row(in: plan.name, rowID: found.rowID)
+                let known = stored.row(in: plan, rowID: found.rowID)
                 let more = moreByOwner.isEmpty ? [] : moreByOwner[ownerID] ?? []
                 if known != nil || !more.isEmpty { stored.sharesRows = true }
                 let row =
@@ -265,7 +265,8 @@ struct RecordResolver<Storage: RecordStorage> {
     /// found through its owner in that table.
     fileprivate struct StoredRows {
         private let keyed: [String: [ProtoRecord]]
-        private var rows: [String: [Int64: RowState]] = [:]
+        /// By table, its position in the layout (``TablePlan/index``): nil until indexed.
+        private var rows: [[Int64: RowState]?] = []
         /// Whether a row was given to a second proto-record.
         var sharesRows = false
         private var children: [Group: [Int64: RowState]] = [:]
@@ -283,23 +284,24 @@ struct RecordResolver<Storage: RecordStorage> {
         }
 
         /// Indexes the stored rows of the records of `table` found by key, once.
-        private mutating func index(_ table: String) {
-            guard rows[table] == nil else { return }
+        private mutating func index(_ table: TablePlan) {
+            if table.index < rows.count, rows[table.index] != nil { return }
             var index: [Int64: RowState] = [:]
-            for proto in keyed[table] ?? [] {
+            for proto in keyed[table.name] ?? [] {
                 if let row = proto.row, !row.isNew { index[row.rowID] = row }
             }
-            rows[table] = index
+            if table.index >= rows.count { rows += repeatElement(nil, count: table.index + 1 - rows.count) }
+            rows[table.index] = index
         }
 
         mutating func add(_ row: RowState) {
-            index(row.table.name)
-            rows[row.table.name, default: [:]][row.rowID] = row
+            index(row.table)
+            rows[row.table.index]?[row.rowID] = row
         }
 
-        mutating func row(in table: String, rowID: Int64) -> RowState? {
+        mutating func row(in table: TablePlan, rowID: Int64) -> RowState? {
             index(table)
-            return rows[table]?[rowID]
+            return rows[table.index]?[rowID]
         }
     }
 

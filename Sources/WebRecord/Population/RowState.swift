@@ -51,6 +51,13 @@ final class RowState {
         self.original = values
     }
 
+    /// Sets the value at `column`, unless it holds that value already: a stored row whose values
+    /// a response gives again as they are then keeps sharing its values with ``original``, so
+    /// that no copy is made and ``hasChangedValues`` compares no value.
+    func set(_ value: DatabaseValue, at column: Int) {
+        if values[column] != value { values[column] = value }
+    }
+
     /// Whether the row is created by this population.
     var isNew: Bool { original == nil }
 

@@ -282,8 +282,9 @@ extension ResponsePopulation {
             let isRelinked = relinked.contains(ObjectIdentifier(row))
             let status: StreamTotals.Status =
                 row.isNew ? .inserted : (row.isChanged || isRelinked || row.gainedMembers) ? .updated : .unchanged
-            let name = proto.representation.name
-            totals.note(row, status: status, relinked: isRelinked, entity: name)
+            let representation = proto.representation
+            let name = representation.name
+            totals.note(row, status: status, relinked: isRelinked, entity: representation)
             if logsChanges, status != .unchanged {
                 let change = status == .inserted ? "created" : "updated"
                 let detail = status == .inserted ? "" : Self.describeChanges(of: row)
@@ -446,7 +447,8 @@ private struct StreamTotals {
     var statuses: [RowIDTable] = []
     /// The entities of ``statuses``, by the number a ``RowStatus`` gives.
     private var entityNames: [String] = []
-    private var entityNumbers: [String: UInt16] = [:]
+    /// Each entity's number in ``entityNames``, by its representation's position (nil: not met).
+    private var entityNumbers: [UInt16?] = []
 
     /// What a population did to a row, and the entity it was met as last.
     struct RowStatus {
@@ -545,7 +547,7 @@ private struct StreamTotals {
     /// response, with a value that differs between its occurrences) is unchanged, as it is in a
     /// whole response, where the occurrences merge before anything is written: each row a batch
     /// changes keeps its values from before the population, and its latest values.
-    mutating func note(_ row: RowState, status: Status, relinked: Bool, entity: String) {
+    mutating func note(_ row: RowState, status: Status, relinked: Bool, entity representation: Representation) {
         let key = RowKey(row)
         if !memberColumns.isEmpty, let columns = memberColumns[key] {
             for column in columns {
@@ -558,7 +560,8 @@ private struct StreamTotals {
         if status == .updated, earlier?.status != .inserted, changed[key] == nil, let original = row.original {
             // Met unchanged before, or not at all: `original` is the row before the population,
             // and its entity the one it was met as, or the one this batch switched it from.
-            let originalEntity = earlier.map { entityNames[Int($0.entity)] } ?? row.switchedFrom?.name ?? entity
+            let originalEntity =
+                earlier.map { entityNames[Int($0.entity)] } ?? row.switchedFrom?.name ?? representation.name
             var original = original
             if !clearedValues.isEmpty, let cleared = clearedValues[key] {
                 for (column, value) in cleared where column < original.count { original[column] = value }
@@ -568,7 +571,7 @@ private struct StreamTotals {
             changed[key]?.latest = row.values
         }
         statuses[key.table][key.rowID] =
-            RowStatus(status: max(earlier?.status ?? status, status), entity: entityNumber(entity)).packed
+            RowStatus(status: max(earlier?.status ?? status, status), entity: entityNumber(representation)).packed
     }
 
     /// Notes the members a batch's replaced list unlinked from `owner` (their `column` cleared):
@@ -607,12 +610,16 @@ private struct StreamTotals {
         return inserted
     }
 
-    /// The number `entity` has in ``statuses``, given it at its first use.
-    private mutating func entityNumber(_ entity: String) -> UInt16 {
-        if let number = entityNumbers[entity] { return number }
+    /// The number the entity of `representation` has in ``statuses``, given it at its first
+    /// use: found by the representation's position, which is the entity's in the schema in
+    /// every batch, so that no row hashes its entity's name.
+    private mutating func entityNumber(_ representation: Representation) -> UInt16 {
+        let index = representation.index
+        if index < entityNumbers.count, let number = entityNumbers[index] { return number }
         let number = UInt16(truncatingIfNeeded: entityNames.count)
-        entityNames.append(entity)
-        entityNumbers[entity] = number
+        entityNames.append(representation.name)
+        if index >= entityNumbers.count { entityNumbers += repeatElement(nil, count: index + 1 - entityNumbers.count) }
+        entityNumbers[index] = number
         return number
     }
 
