@@ -552,13 +552,24 @@ final class ProtoRecordBuilder {
     }
 
     /// Merges `earlier`, what earlier batches of a streamed response gave `proto`'s record
-    /// (which they dropped as incomplete), beneath what this batch gives it: as one batch merges
-    /// the occurrences in turn (DESIGN §3.7).
-    func mergeEarlier(_ earlier: JSONObject, into proto: ProtoRecord) {
-        let later = proto.dictionary
+    /// (which they dropped as incomplete) as the entity of `representation`, beneath what this
+    /// batch gives it: as one batch merges the occurrences in turn (DESIGN §3.7, §3.13).
+    ///
+    /// The record starts again as the earlier occurrences left it, and this batch's occurrences
+    /// are merged into it as one later occurrence: their entity decides as a later one does
+    /// (a more specific one, or a stated one, wins). A batch that names the record only by key
+    /// changes nothing, as a reference to a record met before does in one batch.
+    func mergeEarlier(
+        _ earlier: JSONObject, as representation: Representation, stated: Bool, into proto: ProtoRecord
+    ) {
+        let (later, laterRepresentation, laterIsStated) = (proto.dictionary, proto.representation, proto.entityIsStated)
+        let wasReference = proto.isReference
+        proto.become(representation)
         proto.dictionary = earlier
-        _ = merge(later, into: proto, as: proto.representation, stated: proto.entityIsStated)
         proto.isReference = false
+        proto.entityIsStated = stated
+        _ = merge(later, into: proto, as: wasReference ? representation : laterRepresentation, stated: laterIsStated)
+        if laterIsStated { proto.entityIsStated = true }
     }
 
     /// What a merge found.

@@ -527,8 +527,11 @@ private struct StreamTotals {
 
     /// What the occurrences of a record dropped as incomplete gave so far.
     private struct Carried {
-        /// The entity it was met as.
-        let entityName: String
+        /// The entity it was met as: its representation's position (``Representation/index``),
+        /// the same in every batch's ``RepresentationSet``.
+        let representation: Int
+        /// Whether a discriminator named that entity (``ProtoRecord/entityIsStated``).
+        let entityIsStated: Bool
         /// Its occurrences merged (``ProtoRecord/dictionary``).
         let dictionary: JSONObject
         /// The `_id` it keeps (``ProtoRecord/reservedRowID``).
@@ -649,8 +652,8 @@ private struct StreamTotals {
                 !members.contains(ObjectIdentifier(proto))
             {
                 carried[CarriedKey(scope: proto.representation.keyScopeIndex, key: key)] = Carried(
-                    entityName: proto.representation.name, dictionary: proto.dictionary, rowID: proto.reservedRowID,
-                    description: proto.description)
+                    representation: proto.representation.index, entityIsStated: proto.entityIsStated,
+                    dictionary: proto.dictionary, rowID: proto.reservedRowID, description: proto.description)
             } else {
                 newlyDropped.append(identity)
             }
@@ -677,9 +680,11 @@ private struct StreamTotals {
     /// batch names, beneath what this batch gives it, before the batch is resolved: the record
     /// then ends as in one batch, stored with the `_id` it kept if it is complete now, or
     /// dropped again. The warning that dropped it earlier is withdrawn: this batch's outcome
-    /// replaces it.
+    /// replaces it. A batch that names the record as another entity of its hierarchy merges
+    /// into it as one later occurrence does (``ProtoRecordBuilder/mergeEarlier(_:as:stated:into:)``).
     ///
-    /// - Throws: ``StreamedDivergence`` when this batch names it as another entity.
+    /// - Throws: ``StreamedDivergence`` when the entity the record was carried as is not in
+    ///   this batch's schema, which cannot happen within one population.
     mutating func applyCarried(to builder: ProtoRecordBuilder, debugger: Debugger) throws {
         guard !carried.isEmpty else { return }
         // Whichever is fewer is looked up in the other: the records carried, or the batch's.
@@ -696,12 +701,15 @@ private struct StreamTotals {
                 if carried[key] != nil { found.append((key, proto)) }
             }
         }
+        let representations = builder.representations.all
         for (key, proto) in found {
             guard let record = carried.removeValue(forKey: key) else { continue }
-            guard proto.representation.name == record.entityName else {
+            guard representations.indices.contains(record.representation) else {
                 throw StreamedDivergence(record: proto.description)
             }
-            builder.mergeEarlier(record.dictionary, into: proto)
+            builder.mergeEarlier(
+                record.dictionary, as: representations[record.representation], stated: record.entityIsStated,
+                into: proto)
             proto.reservedRowID = record.rowID
             let warning = Marshaler.incompleteWarningStart(record.description)
             debugger.withdrawWarning { $0.message.hasPrefix(warning) }
