@@ -125,6 +125,9 @@ final class ProtoRecord: CustomStringConvertible {
     /// owner in the response set to null: nothing is related there any more, so it is a new
     /// record, not the one the store relates there (DESIGN §3.6, the occurrences in turn).
     var isNewThere = false
+    /// What ``RepeatedRecords`` made of the record in the batch being stored: 0 nothing, -1 a
+    /// top-level record, `n` > 0 the `n`th record taken as written, `-n - 1` a child of it.
+    var repeatMark = 0
 
     init(representation: Representation, dictionary: JSONObject, parent: ProtoRecord?, isReference: Bool) {
         self.representation = representation

@@ -274,19 +274,23 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     ///   not be stored now (a whole response) rather than over all batches (a streamed one).
     func store(
         _ graph: Graph, in transaction: Storage.Transaction, deleter: inout RecordDeleter<Storage>,
-        checksStored: Bool
+        repeats: inout RepeatedRecords, checksStored: Bool
     ) throws -> StoredGraph {
         let (debugger, representations) = (graph.debugger, graph.representations)
         let protos = graph.builder.protoRecords
         let resolver = RecordResolver(
             store: store, transaction: transaction, plans: graph.plans, representations: representations,
             debugger: debugger)
-        let sharesRows = try resolver.resolve(protos)
+        // Nested records an earlier batch wrote and this one repeats as is are taken as written.
+        repeats.carry(protos, topLevel: graph.topLevel)
+        let resolving = repeats.carriesAny ? protos.filter { !RepeatedRecords.isCarried($0) } : protos
+        let sharesRows = try resolver.resolve(resolving)
+        try repeats.noteResolved(resolving)
 
         var marshaler = Marshaler(store: store, options: options, coercion: graph.coercion, debugger: debugger)
         // The proto-records that share a row, by row, found once for the three steps that need them.
         let sharing = sharesRows ? Marshaler.protosByRow(protos) : [:]
-        for proto in sharesRows ? Self.attributeOrder(protos, sharing: sharing) : protos {
+        for proto in sharesRows ? Self.attributeOrder(resolving, sharing: sharing) : resolving {
             marshaler.populateAttributes(of: proto)
         }
         let superseded = Self.supersededLinks(sharing)
@@ -300,10 +304,12 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 entity: graph.entity,
                 keyPath: graph.keyPath)
         }
+        var switched = false
         for proto in protos where proto.row?.switchedFrom != nil {
             marshaler.clearSwitchedSubentity(of: proto, representations: representations)
+            switched = true
         }
-        Self.wireInOrderGiven(protos, superseded: superseded, with: &marshaler)
+        Self.wireInOrderGiven(resolving, superseded: superseded, with: &marshaler)
         let gained = marshaler.noteGainedMembers()
         try Self.requireOwnerKeys(protos)
         var rows: [RowState] = []
@@ -317,6 +323,10 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
         try writer.writeLinks(marshaler.operations, deleter: &deleter)
+        repeats.keep(
+            protos,
+            disturbed: writer.touchedOtherRows || !writer.relinkedOwners.isEmpty || !writer.clearedMembers.isEmpty
+                || sharesRows || switched)
         return StoredGraph(writer: writer, gainedMembers: gained)
     }
 

@@ -182,6 +182,8 @@ extension ResponsePopulation {
     ) throws -> PopulationResult {
         var totals = StreamTotals(collectsRecords: options.makesRecords)
         var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
+        // Across batches only, and where no other writer can change a row between two of them.
+        var repeats = RepeatedRecords(isEnabled: !whole && store.excludesOtherWriters)
         if !whole {
             // New rows take their `_id`s in turn across the batches, as in one response: from
             // after the largest `_id` each table had when the population began, whatever a batch
@@ -194,7 +196,8 @@ extension ResponsePopulation {
             case .batch(let graph):
                 defer { written(graph) }
                 if !whole { try totals.applyCarried(to: graph.builder, debugger: debugger) }
-                let stored = try store(graph, in: transaction, deleter: &deleter, checksStored: whole)
+                let stored = try store(
+                    graph, in: transaction, deleter: &deleter, repeats: &repeats, checksStored: whole)
                 if !whole { try transaction.endBatch() }
                 // What no delete the links start removes is needed only when one may come.
                 try add(

@@ -62,6 +62,12 @@ package protocol RecordStorage: RecordReading {
     /// The bytes of element text a streamed population reads, builds and writes as one batch,
     /// unless its reader was made with a limit of its own (``JSONStreamReader``).
     var streamingBatchByteLimit: Int { get }
+
+    /// Whether a write transaction keeps every other writer out until it ends, so that no row
+    /// changes between two batches of one population but by that population (SQLite's). A
+    /// streamed population then takes a nested record that a later batch repeats as is as it
+    /// wrote it (``RepeatedRecords``). False unless a store says so.
+    var excludesOtherWriters: Bool { get }
 }
 
 extension RecordStorage {
@@ -70,6 +76,9 @@ extension RecordStorage {
 
     /// None: one writer at a time.
     package var conflictRetryLimit: Int { 0 }
+
+    /// False: a store must say that its transactions keep other writers out.
+    package var excludesOtherWriters: Bool { false }
 
     /// Never.
     package func isTransientConflict(_ error: WebRecordError) -> Bool { false }

@@ -1,0 +1,357 @@
+/// The nested records that earlier batches of a streamed population wrote, kept so that a later
+/// batch that repeats one as is takes it as written, its row and its children's, instead of
+/// looking them up, populating and wiring them again.
+///
+/// This is the builder's rule for a record repeated as is (``ProtoRecordBuilder``: the repeat
+/// adds nothing, and its nested records are not read again), carried from one batch to the
+/// next. In a real stream the same few users, with their counts and images, are nested in post
+/// after post across every batch, and without it each batch looked them up and compared them
+/// again (Docs/Performance.md, "Repeated records across batches").
+///
+/// A record is taken as written only where that cannot differ from applying it again:
+/// - it is nested (not a top-level record), identified by key, of an entity with no parent and
+///   no sub-entities, and given with data, its occurrences in the batch merged into exactly the
+///   dictionary written last for its key, as the same entity;
+/// - its only relationships are to its own children: records identified by it (their owner),
+///   or reached without a key through its to-one, each of an entity with no hierarchy, with no
+///   relationships of its own, and named nowhere else; their rows hold no key another record
+///   could name them by;
+/// - no other record of the batch names it or its children, but through a to-one kept in the
+///   other record's own row that is not one-to-one (a post's `user`), which changes neither;
+/// - since it was written, no batch changed rows it did not hold (a member moved or cleared,
+///   a one-to-one partner unlinked, join rows changed), shared a row between two of its
+///   records, or switched a record's sub-entity: any of these forgets every record kept; and no
+///   other record resolved to one of its rows: that forgets it.
+///
+/// Only a store whose write transaction keeps other writers out keeps them
+/// (``RecordStorage/excludesOtherWriters``, SQLite's): no other transaction can change the rows
+/// between two batches. At most ``capacity``
+/// records are kept; past that, new ones are not, so that memory stays bounded on a response
+/// of any size.
+struct RepeatedRecords {
+    /// A row as the batch that wrote it left it.
+    struct Row {
+        let table: Int
+        let rowID: Int64
+        let entityName: String
+        var values: [DatabaseValue]
+    }
+
+    /// A child of a record kept: the relationship that reaches it, its entity, and its row.
+    struct Child {
+        let relationship: Int
+        let representation: Int
+        var row: Row
+    }
+
+    /// A record kept: what its occurrences gave, its row, and its children's. A class, so that
+    /// looking one up copies nothing.
+    final class Entry {
+        let key: Key
+        let representation: Int
+        let dictionary: JSONObject
+        var row: Row
+        var children: [Child]
+        /// Whether the batch being stored takes it as written.
+        var isCarried = false
+
+        init(key: Key, representation: Int, dictionary: JSONObject, row: Row, children: [Child]) {
+            self.key = key
+            self.representation = representation
+            self.dictionary = dictionary
+            self.row = row
+            self.children = children
+        }
+    }
+
+    /// A key in its scope (``Representation/keyScopeIndex``).
+    struct Key: Hashable {
+        let scope: Int
+        let key: KeyValue
+    }
+
+    private var entries: [Key: Entry] = [:]
+    /// The entry each kept row belongs to, by table position and `_id`.
+    private var owners: [[Int64: Key]] = []
+    /// The records the batch being stored takes as written, in the order of their
+    /// ``ProtoRecord/repeatMark``.
+    private var carried: [Entry] = []
+    /// The entries whose rows a record of the batch resolved to without being carried.
+    private var stale: [Key] = []
+    /// Whether records are kept at all.
+    let isEnabled: Bool
+    /// The most records kept.
+    let capacity: Int
+
+    /// The default ``capacity``: the distinct nested records a stream of a few hundred thousand
+    /// records repeats, at about a kilobyte each.
+    static let defaultCapacity = 8192
+
+    init(isEnabled: Bool, capacity: Int = Self.defaultCapacity) {
+        self.isEnabled = isEnabled
+        self.capacity = capacity
+    }
+
+    /// How many records are kept.
+    var count: Int { entries.count }
+
+    /// Whether the batch being stored takes any record as written.
+    var carriesAny: Bool { !carried.isEmpty }
+
+    /// Whether `proto` is taken as written in the batch being stored.
+    static func isCarried(_ proto: ProtoRecord) -> Bool {
+        proto.repeatMark > 0 || proto.repeatMark < -1
+    }
+
+    // MARK: - Before the batch is resolved
+
+    /// Takes as written each proto-record of a batch that repeats a record kept, with its
+    /// children: each gets a row with the values written last (``isCarried(_:)``); the rest
+    /// are resolved as usual.
+    mutating func carry(_ protos: [ProtoRecord], topLevel: [ProtoRecord]) {
+        guard isEnabled else { return }
+        for proto in topLevel { proto.repeatMark = -1 }
+        guard !entries.isEmpty else { return }
+        // The candidates: marked by their position, and their children by it too.
+        var candidates: [(proto: ProtoRecord, entry: Entry, children: [ProtoRecord])] = []
+        for proto in protos where proto.normalizedKey != nil && proto.repeatMark == 0 {
+            guard let key = Self.key(of: proto), let entry = entries[key],
+                entry.representation == proto.representation.index,
+                let children = Self.children(of: proto), Self.matches(children, entry.children),
+                proto.dictionary == entry.dictionary
+            else { continue }
+            candidates.append((proto, entry, children))
+            proto.repeatMark = candidates.count
+            for child in children { child.repeatMark = -candidates.count - 1 }
+        }
+        guard !candidates.isEmpty else { return }
+        // Another record that names a candidate or a child, otherwise than through a to-one in
+        // its own row, or that its owner identifies apart from it, could change their rows.
+        var refused = [Bool](repeating: false, count: candidates.count + 1)
+        for proto in protos where !Self.isCarried(proto) {
+            if let owner = proto.owner?.proto, let index = Self.candidate(owner) { refused[index] = true }
+            for link in proto.links {
+                let alone = Self.leavesMemberAlone(link.relationship)
+                for member in link.members {
+                    if let index = Self.candidate(member), !alone || member.repeatMark < 0 { refused[index] = true }
+                }
+                for given in link.earlier {
+                    for member in given {
+                        if let index = Self.candidate(member), !alone || member.repeatMark < 0 { refused[index] = true }
+                    }
+                }
+            }
+        }
+        carried.reserveCapacity(candidates.count)
+        for (offset, candidate) in candidates.enumerated() {
+            guard !refused[offset + 1], let plan = candidate.proto.representation.table,
+                attach(candidate.children, of: candidate.entry)
+            else {
+                candidate.proto.repeatMark = 0
+                for child in candidate.children { child.repeatMark = 0 }
+                continue
+            }
+            attach(candidate.entry.row, plan: plan, to: candidate.proto)
+            candidate.entry.isCarried = true
+            carried.append(candidate.entry)
+            candidate.proto.repeatMark = carried.count
+            for child in candidate.children { child.repeatMark = -carried.count - 1 }
+        }
+    }
+
+    /// The position (from 1) of the candidate `proto` is, or is a child of.
+    private static func candidate(_ proto: ProtoRecord) -> Int? {
+        let mark = proto.repeatMark
+        if mark > 0 { return mark }
+        if mark < -1 { return -mark - 1 }
+        return nil
+    }
+
+    /// Gives each of `children` the row of the kept child it is; false, giving none, when one
+    /// has no table.
+    private func attach(_ children: [ProtoRecord], of entry: Entry) -> Bool {
+        var plans: [TablePlan] = []
+        for child in children {
+            guard let plan = child.representation.table else { return false }
+            plans.append(plan)
+        }
+        for (child, plan) in zip(children, plans) {
+            guard let kept = entry.children.first(where: { $0.relationship == child.owner?.relationship.id }) else {
+                return false
+            }
+            attach(kept.row, plan: plan, to: child)
+        }
+        return true
+    }
+
+    /// Gives `proto` a row with the values `kept` was written with.
+    private func attach(_ kept: Row, plan: TablePlan, to proto: ProtoRecord) {
+        let row = RowState(storedIn: plan, rowID: kept.rowID, entityName: kept.entityName, values: kept.values)
+        proto.row = row
+        proto.rowID = row.rowID
+    }
+
+    /// Notes the proto-records resolved as usual that resolved to a kept row: that record is
+    /// forgotten once the batch is written, as something else may change it.
+    ///
+    /// - Throws: `storeError` when one resolved to the row of a record the batch took as
+    ///   written, which the rules of ``carry(_:topLevel:)`` leave no way to: two records would
+    ///   write one row.
+    mutating func noteResolved(_ protos: [ProtoRecord]) throws(WebRecordError) {
+        guard isEnabled, !owners.isEmpty else { return }
+        for proto in protos {
+            guard let row = proto.row, !row.isNew, row.table.index < owners.count,
+                let key = owners[row.table.index][row.rowID]
+            else { continue }
+            if entries[key]?.isCarried == true {
+                throw WebRecordError(
+                    .storeError,
+                    "\(proto) resolved to a row of a record repeated from an earlier batch and taken as written",
+                    entity: proto.entity.name)
+            }
+            stale.append(key)
+        }
+    }
+
+    // MARK: - After the batch is written
+
+    /// Keeps the records the batch wrote that a later batch may take as written, refreshes
+    /// those it took as written, and forgets what the batch may have changed.
+    ///
+    /// - Parameter disturbed: whether the batch changed rows it did not hold, shared a row
+    ///   between two records or switched a sub-entity: then nothing kept is kept any longer.
+    mutating func keep(_ protos: [ProtoRecord], disturbed: Bool) {
+        guard isEnabled else { return }
+        defer {
+            for entry in carried { entry.isCarried = false }
+            carried.removeAll(keepingCapacity: true)
+            stale.removeAll(keepingCapacity: true)
+        }
+        if disturbed {
+            entries.removeAll()
+            owners.removeAll()
+            return
+        }
+        for key in stale { forget(key) }
+        for proto in protos where proto.normalizedKey != nil && proto.repeatMark >= 0 {
+            guard let row = proto.row, let key = Self.key(of: proto) else { continue }
+            if proto.repeatMark > 0 {
+                // Taken as written: what other records of the batch set in its rows is what
+                // they hold now.
+                refresh(carried[proto.repeatMark - 1], from: proto)
+                continue
+            }
+            guard let children = Self.children(of: proto) else {
+                forget(key)
+                continue
+            }
+            if entries[key] == nil, entries.count >= capacity { continue }
+            forget(key)
+            var kept: [Child] = []
+            kept.reserveCapacity(children.count)
+            for child in children {
+                guard let childRow = child.row, let relationship = child.owner?.relationship.id,
+                    !Self.holdsKey(childRow, of: child.representation)
+                else { break }
+                kept.append(
+                    Child(
+                        relationship: relationship, representation: child.representation.index, row: Self.row(childRow))
+                )
+            }
+            guard kept.count == children.count else { continue }
+            entries[key] = Entry(
+                key: key, representation: proto.representation.index, dictionary: proto.dictionary,
+                row: Self.row(row), children: kept)
+            note(row.table.index, row.rowID, key)
+            for child in kept { note(child.row.table, child.row.rowID, key) }
+        }
+    }
+
+    /// Refreshes a carried entry's rows from what the batch left them.
+    private func refresh(_ entry: Entry, from proto: ProtoRecord) {
+        if let row = proto.row, row.hasChangedValues { entry.row.values = row.values }
+        for link in proto.links {
+            for child in link.members {
+                guard let row = child.row, row.hasChangedValues,
+                    let index = entry.children.firstIndex(where: { $0.row.rowID == row.rowID })
+                else { continue }
+                entry.children[index].row.values = row.values
+            }
+        }
+    }
+
+    private mutating func note(_ table: Int, _ rowID: Int64, _ key: Key) {
+        if table >= owners.count { owners += repeatElement([:], count: table + 1 - owners.count) }
+        owners[table][rowID] = key
+    }
+
+    private mutating func forget(_ key: Key) {
+        guard let entry = entries.removeValue(forKey: key) else { return }
+        if entry.row.table < owners.count { owners[entry.row.table][entry.row.rowID] = nil }
+        for child in entry.children where child.row.table < owners.count {
+            owners[child.row.table][child.row.rowID] = nil
+        }
+    }
+
+    // MARK: - The rules
+
+    private static func key(of proto: ProtoRecord) -> Key? {
+        proto.normalizedKey.map { Key(scope: proto.representation.keyScopeIndex, key: $0) }
+    }
+
+    private static func row(_ row: RowState) -> Row {
+        Row(table: row.table.index, rowID: row.rowID, entityName: row.entityName, values: row.values)
+    }
+
+    /// An entity with no parent and no sub-entities: its records cannot change entity.
+    private static func isPlain(_ representation: Representation) -> Bool {
+        !representation.isDiscriminated && representation.entity.parentName == nil
+    }
+
+    /// Whether a child's row holds a value in a key attribute, by which another record could name
+    /// it (a keyless child's row holds none). One identified by its owner is named through its
+    /// owner, which ``carry(_:topLevel:)`` checks.
+    private static func holdsKey(_ row: RowState, of representation: Representation) -> Bool {
+        representation.keyAttributes.contains { !row.values[$0.column].isNull }
+    }
+
+    /// The children `proto` links to, when every link of its goes to one: a record of an entity
+    /// with no hierarchy, without a key, identified by `proto` through that link, named nowhere
+    /// else and linking nowhere; nil otherwise.
+    private static func children(of proto: ProtoRecord) -> [ProtoRecord]? {
+        guard !proto.isReference, isPlain(proto.representation) else { return nil }
+        var children: [ProtoRecord] = []
+        for link in proto.links {
+            guard link.earlier.isEmpty, !link.isPartial else { return nil }
+            for member in link.members {
+                guard let owner = member.owner, owner.proto === proto, owner.relationship.id == link.relationship.id,
+                    member.normalizedKey == nil, !member.isReference, !member.isNamedApartFromOwner,
+                    !member.isNewThere, member.links.isEmpty, isPlain(member.representation)
+                else { return nil }
+                if children.isEmpty { children.reserveCapacity(proto.links.count) }
+                children.append(member)
+            }
+        }
+        return children
+    }
+
+    /// Whether this batch's `children` are the kept ones: one each, by relationship and entity.
+    private static func matches(_ children: [ProtoRecord], _ kept: [Child]) -> Bool {
+        guard children.count == kept.count else { return false }
+        return children.allSatisfy { child in
+            kept.contains {
+                $0.relationship == child.owner?.relationship.id && $0.representation == child.representation.index
+            }
+        }
+    }
+
+    /// Whether a link through `relationship` to a record changes neither that record's row nor
+    /// its links: a to-one kept in the linking record's own row, not one-to-one, not its own
+    /// inverse.
+    private static func leavesMemberAlone(_ relationship: Representation.MappedRelationship) -> Bool {
+        guard !relationship.isSymmetric, case .foreignKeyHere(_, _, _, let isOneToOne)? = relationship.link else {
+            return false
+        }
+        return !isOneToOne
+    }
+}

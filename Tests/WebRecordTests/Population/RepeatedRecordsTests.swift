@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import WebRecordTesting
+
+@testable import WebRecord
+
+/// A nested record that a later batch of a streamed population repeats as is is taken as the
+/// earlier batch wrote it, with its children, instead of being looked up and written again
+/// (``RepeatedRecords``; Docs/Population.md, "Large responses"), and the store ends exactly as
+/// the whole response leaves it, also where something else changed the record in between.
+@Suite struct RepeatedRecordsTests {
+    static let schema: Schema = {
+        do {
+            return try Schema(
+                json: """
+                    {
+                      "version": 1,
+                      "entities": {
+                        "Post": {
+                          "primaryKey": "id",
+                          "keyPathForResponseObject": "data",
+                          "attributes": { "id": { "type": "integer" }, "title": { "type": "string" } },
+                          "relationships": {
+                            "user": { "destination": "User", "inverse": "posts" },
+                            "stats": { "destination": "Counts", "inverse": "statsOf" }
+                          }
+                        },
+                        "User": {
+                          "primaryKey": "id",
+                          "attributes": { "id": { "type": "string" }, "name": { "type": "string" } },
+                          "relationships": {
+                            "posts": { "destination": "Post", "toMany": true, "inverse": "user", "merge": "union" },
+                            "counts": { "destination": "Counts", "inverse": "user" }
+                          }
+                        },
+                        "Counts": {
+                          "primaryKey": "user",
+                          "attributes": { "followers": { "type": "integer" } },
+                          "relationships": {
+                            "user": { "destination": "User", "inverse": "counts" },
+                            "statsOf": { "destination": "Post", "toMany": true, "inverse": "stats" }
+                          }
+                        }
+                      }
+                    }
+                    """, fileName: "Repeated.json")
+        } catch {
+            preconditionFailure("the schema must load: \(error)")
+        }
+    }()
+
+    /// A post by `u1`, whose name and followers are given.
+    static func post(_ id: Int, name: String = "Ann", followers: Int = 1, title: String = "t") -> String {
+        #"{"id": \#(id), "title": "\#(title)", "user": {"id": "u1", "name": "\#(name)", "counts": {"followers": \#(followers)}}}"#
+    }
+
+    /// The rows `text` leaves in a store that holds `earlier`, and how many lookups of users by
+    /// key it ran: whole (`batchBytes` nil) or streamed, from a reader that cannot be opened twice.
+    static func populate(_ text: String, after earlier: String = #"{"data": []}"#, batchBytes: Int?) async throws
+        -> (rows: [String], userLookups: Int, counts: [String: ChangeCounts])
+    {
+        let test = try RecordingStore(schema: schema, inMemory: true)
+        _ = try await test.store.populate(try JSONReader().read(earlier), entity: "Post")
+        test.resetStatements()
+        let result: PopulationResult
+        if let batchBytes {
+            let data = Data(text.utf8)
+            var opened = 0
+            result = try await ResponsePopulation(store: try #require(test.store.sqlite)).populate(
+                streaming: { keyPath in
+                    opened += 1
+                    #expect(opened == 1, "the response was read again")
+                    return JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchBytes)
+                },
+                entity: "Post", reopens: false)
+        } else {
+            result = try await test.store.populate(try JSONReader().read(text), entity: "Post")
+        }
+        let lookups = test.statements.filter { $0.hasPrefix("SELECT") && $0.contains(#"JOIN "User""#) }.count
+        return (try dumpContent(test.store), lookups, result.changesByEntity)
+    }
+
+    /// A user repeated as is, a batch each time, is looked up once: by the first batch.
+    /// Repeated with another name, it is looked up again, and then taken as that batch left it.
+    @Test func aUserRepeatedAsIsIsLookedUpOnce() async throws {
+        let same = "{\"data\": [\(Self.post(1)), \(Self.post(2)), \(Self.post(3)), \(Self.post(4))]}"
+        let earlier = #"{"data": [{"id": 9, "user": {"id": "u1", "name": "Ann", "counts": {"followers": 1}}}]}"#
+        let whole = try await Self.populate(same, after: earlier, batchBytes: nil)
+        let streamed = try await Self.populate(same, after: earlier, batchBytes: 1)
+        #expect(streamed.rows == whole.rows)
+        #expect(streamed.counts == whole.counts, "\(streamed.counts)")
+        #expect(streamed.userLookups == 1, "\(streamed.userLookups) lookups of users")
+        let renamed = "{\"data\": [\(Self.post(1)), \(Self.post(2, name: "Bo")), \(Self.post(3, name: "Bo"))]}"
+        let wholeRenamed = try await Self.populate(renamed, after: earlier, batchBytes: nil)
+        let streamedRenamed = try await Self.populate(renamed, after: earlier, batchBytes: 1)
+        #expect(streamedRenamed.rows == wholeRenamed.rows)
+        #expect(streamedRenamed.userLookups == 2, "\(streamedRenamed.userLookups) lookups of users")
+        #expect(streamedRenamed.rows.contains("User: 1 | 'User' | 'u1' | 'Bo'"), "\(streamedRenamed.rows)")
+    }
+
+    /// Where another record changes a repeated record's child between two of its occurrences
+    /// (a post's `stats` naming the user's counts by their owner), the later occurrence is
+    /// applied again, as in one batch: in a batch between, or in the repeat's own batch, before
+    /// it or after it.
+    @Test(arguments: [
+        // The counts changed in a batch of their own, then the user repeated as is: 1 again.
+        [Self.post(1, title: String(repeating: "x", count: 200)), Self.stats(2), Self.post(3)],
+        // The counts changed after the repeat, in its batch: 5 stays.
+        [Self.post(1, title: String(repeating: "x", count: 200)), Self.post(3), Self.stats(2)],
+        // The counts changed before the repeat, in its batch: 1 again.
+        [Self.post(1, title: String(repeating: "x", count: 200)), Self.stats(2), Self.post(3), Self.post(4)],
+    ])
+    func aChildChangedBetweenRepeatsEndsAsInOneBatch(posts: [String]) async throws {
+        let text = "{\"data\": [\(posts.joined(separator: ", "))]}"
+        let whole = try await Self.populate(text, batchBytes: nil)
+        let last = posts.last == Self.stats(2) ? 5 : 1
+        #expect(whole.rows.contains { $0.hasPrefix("Counts: 1 | 'Counts' | \(last) |") }, "\(whole.rows)")
+        // One record a batch; the long first post alone, then the rest together; one batch.
+        for batchBytes in [1, 200, 1 << 20] {
+            let streamed = try await Self.populate(text, batchBytes: batchBytes)
+            #expect(streamed.rows == whole.rows, "batches of \(batchBytes) bytes: \(streamed.rows)")
+            #expect(streamed.counts == whole.counts, "batches of \(batchBytes) bytes: \(streamed.counts)")
+        }
+    }
+
+    /// A post whose `stats` name `u1`'s counts apart from the user, with 5 followers.
+    static func stats(_ id: Int) -> String {
+        #"{"id": \#(id), "title": "s", "stats": {"user": "u1", "followers": 5}}"#
+    }
+
+    /// Only a store whose transactions keep other writers out takes records as written.
+    @Test func onlyAStoreThatExcludesOtherWritersKeepsRecords() throws {
+        let test = try RecordingStore(schema: Self.schema, inMemory: true)
+        #expect(try #require(test.store.sqlite).excludesOtherWriters)
+        #expect(InMemoryRecordStorage(schema: Self.schema).excludesOtherWriters == false)
+    }
+}
