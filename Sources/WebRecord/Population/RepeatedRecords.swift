@@ -241,12 +241,15 @@ struct RepeatedRecords {
                 refresh(carried[proto.repeatMark - 1], from: proto)
                 continue
             }
+            let isKept = entries[key] != nil
+            // Full: a record not kept is not looked at, so that a response of many more
+            // distinct records than the capacity costs next to nothing.
+            if !isKept, entries.count >= capacity { continue }
             guard let children = Self.children(of: proto) else {
-                forget(key)
+                if isKept { forget(key) }
                 continue
             }
-            if entries[key] == nil, entries.count >= capacity { continue }
-            forget(key)
+            if isKept { forget(key) }
             var kept: [Child] = []
             kept.reserveCapacity(children.count)
             for child in children {
