@@ -65,6 +65,10 @@ package final class PostgreSQLDatabase: Sendable {
     /// about 53 MB more memory at the peak on the benchmark's 27 MB response (125 MB, against
     /// 72 MB in batches of 2 MB).
     package var streamingBatchByteLimit: Int { 8 << 20 }
+    /// True: every lookup of rows to write locks the rows it finds until the transaction ends
+    /// (`FOR NO KEY UPDATE`, ``PostgreSQLRecordTransaction``), and the rows it inserts are
+    /// no other transaction's to change before it commits.
+    package var holdsTheRowsItFinds: Bool { true }
     private let transformers: [String: AttributeTransformers.Transform]
     private let connection: ConnectionLock
     private let queue: DispatchQueue

@@ -23,8 +23,9 @@
 ///   records, or switched a record's sub-entity: any of these forgets every record kept; and no
 ///   other record resolved to one of its rows: that forgets it.
 ///
-/// Only a store whose write transaction keeps other writers out keeps them
-/// (``RecordStorage/excludesOtherWriters``, SQLite's): no other transaction can change the rows
+/// Only a store whose write transaction holds the rows it finds keeps them
+/// (``RecordStorage/holdsTheRowsItFinds``: SQLite's, which keeps other writers out, and
+/// PostgreSQL's, which locks each row it finds): no other transaction can change a kept row
 /// between two batches. At most ``capacity``
 /// records are kept; past that, new ones are not, so that memory stays bounded on a response
 /// of any size.

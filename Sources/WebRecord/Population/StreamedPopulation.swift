@@ -183,7 +183,7 @@ extension ResponsePopulation {
         var totals = StreamTotals(collectsRecords: options.makesRecords)
         var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
         // Across batches only, and where no other writer can change a row between two of them.
-        var repeats = RepeatedRecords(isEnabled: !whole && store.excludesOtherWriters)
+        var repeats = RepeatedRecords(isEnabled: !whole && store.holdsTheRowsItFinds)
         if !whole {
             // New rows take their `_id`s in turn across the batches, as in one response: from
             // after the largest `_id` each table had when the population began, whatever a batch

@@ -63,11 +63,13 @@ package protocol RecordStorage: RecordReading {
     /// unless its reader was made with a limit of its own (``JSONStreamReader``).
     var streamingBatchByteLimit: Int { get }
 
-    /// Whether a write transaction keeps every other writer out until it ends, so that no row
-    /// changes between two batches of one population but by that population (SQLite's). A
-    /// streamed population then takes a nested record that a later batch repeats as is as it
-    /// wrote it (``RepeatedRecords``). False unless a store says so.
-    var excludesOtherWriters: Bool { get }
+    /// Whether no other writer can change a row that a write transaction found or wrote until
+    /// that transaction ends: SQLite's, which keeps every other writer out, and PostgreSQL's,
+    /// which locks each row it finds. No row a population met then changes between two of its
+    /// batches but by that population, and a streamed population takes a nested record that a
+    /// later batch repeats as is as it wrote it (``RepeatedRecords``). False unless a store says
+    /// so.
+    var holdsTheRowsItFinds: Bool { get }
 }
 
 extension RecordStorage {
@@ -77,8 +79,8 @@ extension RecordStorage {
     /// None: one writer at a time.
     package var conflictRetryLimit: Int { 0 }
 
-    /// False: a store must say that its transactions keep other writers out.
-    package var excludesOtherWriters: Bool { false }
+    /// False: a store must say that its transactions hold the rows they find.
+    package var holdsTheRowsItFinds: Bool { false }
 
     /// Never.
     package func isTransientConflict(_ error: WebRecordError) -> Bool { false }

@@ -15,7 +15,7 @@ extension SQLiteDatabase: RecordStorage {
     }
 
     /// True: a write transaction holds SQLite's write lock until it ends (`BEGIN IMMEDIATE`).
-    package var excludesOtherWriters: Bool { true }
+    package var holdsTheRowsItFinds: Bool { true }
 
     /// The class records of `entityName` are made of (see ``RecordClassRegistry/recordClass(for:)``).
     package func recordClass(for entityName: String) -> Record.Type {

@@ -127,11 +127,4 @@ import WebRecordTesting
     static func stats(_ id: Int) -> String {
         #"{"id": \#(id), "title": "s", "stats": {"user": "u1", "followers": 5}}"#
     }
-
-    /// Only a store whose transactions keep other writers out takes records as written.
-    @Test func onlyAStoreThatExcludesOtherWritersKeepsRecords() throws {
-        let test = try RecordingStore(schema: Self.schema, inMemory: true)
-        #expect(try #require(test.store.sqlite).excludesOtherWriters)
-        #expect(InMemoryRecordStorage(schema: Self.schema).excludesOtherWriters == false)
-    }
 }
