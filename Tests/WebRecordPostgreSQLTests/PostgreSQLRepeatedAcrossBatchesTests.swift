@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecordTesting
 
@@ -10,55 +11,16 @@ import WebRecordTesting
 /// streamed into both, in batches of one record and of a few, leave the same rows and changes,
 /// also where another record changes the repeated user's counts between two repeats.
 @Suite(.serialized) struct PostgreSQLRepeatedAcrossBatchesTests {
-    static let schemaJSON = """
-        {
-          "version": 1,
-          "entities": {
-            "Post": {
-              "primaryKey": "id",
-              "keyPathForResponseObject": "data",
-              "attributes": { "id": { "type": "integer" }, "title": { "type": "string" } },
-              "relationships": {
-                "user": { "destination": "User", "inverse": "posts" },
-                "stats": { "destination": "Counts", "inverse": "statsOf" }
-              }
-            },
-            "User": {
-              "primaryKey": "id",
-              "attributes": { "id": { "type": "string" }, "name": { "type": "string" } },
-              "relationships": {
-                "posts": { "destination": "Post", "toMany": true, "inverse": "user", "merge": "union" },
-                "counts": { "destination": "Counts", "inverse": "user" }
-              }
-            },
-            "Counts": {
-              "primaryKey": "user",
-              "attributes": { "followers": { "type": "integer" } },
-              "relationships": {
-                "user": { "destination": "User", "inverse": "counts" },
-                "statsOf": { "destination": "Post", "toMany": true, "inverse": "stats" }
-              }
-            }
-          }
-        }
-        """
+    static func post(_ id: Int, name: String = "Ann") -> String { RepeatedAcrossBatches.post(id, name: name) }
 
-    static func post(_ id: Int, name: String = "Ann", title: String = "t") -> String {
-        #"{"id": \#(id), "title": "\#(title)", "user": {"id": "u1", "name": "\#(name)", "counts": {"followers": 1}}}"#
-    }
-
-    static let stats = #"{"id": 2, "title": "s", "stats": {"user": "u1", "followers": 5}}"#
-
-    @Test(arguments: [
-        // Repeated as is, a batch each time; then renamed and repeated again.
-        [Self.post(1), Self.post(3), Self.post(4), Self.post(5, name: "Bo"), Self.post(6, name: "Bo")],
-        // The counts changed between two repeats, in a batch of their own or in the repeat's.
-        [Self.post(1, title: String(repeating: "x", count: 200)), Self.stats, Self.post(3)],
-        [Self.post(1, title: String(repeating: "x", count: 200)), Self.post(3), Self.stats],
-    ])
+    @Test(
+        arguments: [
+            // Repeated as is, a batch each time; then renamed and repeated again.
+            [Self.post(1), Self.post(3), Self.post(4), Self.post(5, name: "Bo"), Self.post(6, name: "Bo")]
+        ] + RepeatedAcrossBatches.countsChangedBetweenRepeats)
     func bothStoresEndTheSame(posts: [String]) async throws {
-        let schema = try Schema(json: Self.schemaJSON, fileName: "Repeated.json")
-        let data = Data("{\"data\": [\(posts.joined(separator: ", "))]}".utf8)
+        let schema = try Schema(json: RepeatedAcrossBatches.schemaJSON, fileName: "Repeated.json")
+        let data = Data(RepeatedAcrossBatches.response(posts).utf8)
         for batchBytes in [1, 200] {
             let sqlite = try PostgreSQLStores.sqlite(schema)
             let postgreSQL = try PostgreSQLStores.postgreSQL(schema)
@@ -71,7 +33,7 @@ import WebRecordTesting
             let content = try PostgreSQLStores.content(of: postgreSQL)
             #expect(content == (try PostgreSQLStores.content(of: sqlite)), "batches of \(batchBytes) bytes")
             // The followers the last occurrence that gives them says.
-            let followers = posts.last == Self.stats ? 5 : 1
+            let followers = RepeatedAcrossBatches.followers(after: posts)
             #expect(content["Counts"]?.first?.contains(.integer(Int64(followers))) == true, "\(content)")
         }
     }

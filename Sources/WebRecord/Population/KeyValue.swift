@@ -29,3 +29,17 @@ enum KeyValue: Hashable {
         }
     }
 }
+
+/// A record identified by key, across the batches of one population: its key scope
+/// (``Representation/keyScopeIndex``, the same in every batch's ``RepresentationSet``) and its
+/// normalized key.
+struct ScopedKey: Hashable {
+    let scope: Int
+    let key: KeyValue
+
+    /// The key `key` of `proto`, in its scope.
+    init(_ proto: ProtoRecord, _ key: KeyValue) {
+        scope = proto.representation.keyScopeIndex
+        self.key = key
+    }
+}

@@ -48,7 +48,7 @@ struct RepeatedRecords {
     /// A record kept: what its occurrences gave, its row, and its children's. A class, so that
     /// looking one up copies nothing.
     final class Entry {
-        let key: Key
+        let key: ScopedKey
         let representation: Int
         let dictionary: JSONObject
         var row: Row
@@ -56,7 +56,7 @@ struct RepeatedRecords {
         /// Whether the batch being stored takes it as written.
         var isCarried = false
 
-        init(key: Key, representation: Int, dictionary: JSONObject, row: Row, children: [Child]) {
+        init(key: ScopedKey, representation: Int, dictionary: JSONObject, row: Row, children: [Child]) {
             self.key = key
             self.representation = representation
             self.dictionary = dictionary
@@ -65,20 +65,14 @@ struct RepeatedRecords {
         }
     }
 
-    /// A key in its scope (``Representation/keyScopeIndex``).
-    struct Key: Hashable {
-        let scope: Int
-        let key: KeyValue
-    }
-
-    private var entries: [Key: Entry] = [:]
+    private var entries: [ScopedKey: Entry] = [:]
     /// The entry each kept row belongs to, by table position and `_id`.
-    private var owners: [[Int64: Key]] = []
+    private var owners: [[Int64: ScopedKey]] = []
     /// The records the batch being stored takes as written, in the order of their
     /// ``ProtoRecord/repeatMark``.
     private var carried: [Entry] = []
     /// The entries whose rows a record of the batch resolved to without being carried.
-    private var stale: [Key] = []
+    private var stale: [ScopedKey] = []
     /// Whether records are kept at all.
     let isEnabled: Bool
     /// The most records kept.
@@ -284,12 +278,12 @@ struct RepeatedRecords {
         }
     }
 
-    private mutating func note(_ table: Int, _ rowID: Int64, _ key: Key) {
+    private mutating func note(_ table: Int, _ rowID: Int64, _ key: ScopedKey) {
         if table >= owners.count { owners += repeatElement([:], count: table + 1 - owners.count) }
         owners[table][rowID] = key
     }
 
-    private mutating func forget(_ key: Key) {
+    private mutating func forget(_ key: ScopedKey) {
         guard let entry = entries.removeValue(forKey: key) else { return }
         if entry.row.table < owners.count { owners[entry.row.table][entry.row.rowID] = nil }
         for child in entry.children where child.row.table < owners.count {
@@ -299,8 +293,8 @@ struct RepeatedRecords {
 
     // MARK: - The rules
 
-    private static func key(of proto: ProtoRecord) -> Key? {
-        proto.normalizedKey.map { Key(scope: proto.representation.keyScopeIndex, key: $0) }
+    private static func key(of proto: ProtoRecord) -> ScopedKey? {
+        proto.normalizedKey.map { ScopedKey(proto, $0) }
     }
 
     private static func row(_ row: RowState) -> Row {

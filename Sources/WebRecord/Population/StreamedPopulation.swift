@@ -519,14 +519,7 @@ private struct StreamTotals {
     /// The records dropped as incomplete by a batch whose occurrences gave only values (no
     /// relationship, and none linked to them), by key scope and key: what they gave, for a later
     /// batch that names them again (``applyCarried(to:debugger:)``).
-    private var carried: [CarriedKey: Carried] = [:]
-
-    /// A record identified by key, across batches.
-    private struct CarriedKey: Hashable {
-        /// ``Representation/keyScopeIndex``.
-        let scope: Int
-        let key: KeyValue
-    }
+    private var carried: [ScopedKey: Carried] = [:]
 
     /// What the occurrences of a record dropped as incomplete gave so far.
     private struct Carried {
@@ -654,7 +647,7 @@ private struct StreamTotals {
             if let key = proto.normalizedKey, proto.links.isEmpty, proto.clearedRelationships.isEmpty,
                 !members.contains(ObjectIdentifier(proto))
             {
-                carried[CarriedKey(scope: proto.representation.keyScopeIndex, key: key)] = Carried(
+                carried[ScopedKey(proto, key)] = Carried(
                     representation: proto.representation.index, entityIsStated: proto.entityIsStated,
                     dictionary: proto.dictionary, rowID: proto.reservedRowID, description: proto.description)
             } else {
@@ -692,7 +685,7 @@ private struct StreamTotals {
         guard !carried.isEmpty else { return }
         // Whichever is fewer is looked up in the other: the records carried, or the batch's.
         let protos = builder.protoRecords
-        var found: [(CarriedKey, ProtoRecord)] = []
+        var found: [(ScopedKey, ProtoRecord)] = []
         if carried.count <= protos.count {
             for key in carried.keys {
                 if let proto = builder.proto(withKey: key.key, scope: key.scope) { found.append((key, proto)) }
@@ -700,7 +693,7 @@ private struct StreamTotals {
         } else {
             for proto in protos {
                 guard let normalized = proto.normalizedKey else { continue }
-                let key = CarriedKey(scope: proto.representation.keyScopeIndex, key: normalized)
+                let key = ScopedKey(proto, normalized)
                 if carried[key] != nil { found.append((key, proto)) }
             }
         }

@@ -49,3 +49,17 @@ func withLogging<T>(
     let (value, events) = try await InMemoryLogHandler.capture(level: level) { try body() }
     return (value, events.map(\.description))
 }
+
+/// Opens a reader of `data` in batches of `batchByteLimit` bytes for a streamed population that
+/// must not read its response a second time: a second opening fails the test.
+func readingOnce(_ data: Data, batchByteLimit: Int) -> (String?) throws(WebRecordError) -> JSONStreamReader {
+    final class Openings {
+        var count = 0
+    }
+    let openings = Openings()
+    return { keyPath in
+        openings.count += 1
+        #expect(openings.count == 1, "the response was read again")
+        return JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchByteLimit)
+    }
+}

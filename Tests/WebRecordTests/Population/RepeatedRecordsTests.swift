@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecordTesting
 
@@ -11,48 +12,13 @@ import WebRecordTesting
 @Suite struct RepeatedRecordsTests {
     static let schema: Schema = {
         do {
-            return try Schema(
-                json: """
-                    {
-                      "version": 1,
-                      "entities": {
-                        "Post": {
-                          "primaryKey": "id",
-                          "keyPathForResponseObject": "data",
-                          "attributes": { "id": { "type": "integer" }, "title": { "type": "string" } },
-                          "relationships": {
-                            "user": { "destination": "User", "inverse": "posts" },
-                            "stats": { "destination": "Counts", "inverse": "statsOf" }
-                          }
-                        },
-                        "User": {
-                          "primaryKey": "id",
-                          "attributes": { "id": { "type": "string" }, "name": { "type": "string" } },
-                          "relationships": {
-                            "posts": { "destination": "Post", "toMany": true, "inverse": "user", "merge": "union" },
-                            "counts": { "destination": "Counts", "inverse": "user" }
-                          }
-                        },
-                        "Counts": {
-                          "primaryKey": "user",
-                          "attributes": { "followers": { "type": "integer" } },
-                          "relationships": {
-                            "user": { "destination": "User", "inverse": "counts" },
-                            "statsOf": { "destination": "Post", "toMany": true, "inverse": "stats" }
-                          }
-                        }
-                      }
-                    }
-                    """, fileName: "Repeated.json")
+            return try Schema(json: RepeatedAcrossBatches.schemaJSON, fileName: "Repeated.json")
         } catch {
             preconditionFailure("the schema must load: \(error)")
         }
     }()
 
-    /// A post by `u1`, whose name and followers are given.
-    static func post(_ id: Int, name: String = "Ann", followers: Int = 1, title: String = "t") -> String {
-        #"{"id": \#(id), "title": "\#(title)", "user": {"id": "u1", "name": "\#(name)", "counts": {"followers": \#(followers)}}}"#
-    }
+    static func post(_ id: Int, name: String = "Ann") -> String { RepeatedAcrossBatches.post(id, name: name) }
 
     /// The rows `text` leaves in a store that holds `earlier`, and how many lookups of users by
     /// key it ran: whole (`batchBytes` nil) or streamed, from a reader that cannot be opened twice.
@@ -64,15 +30,9 @@ import WebRecordTesting
         test.resetStatements()
         let result: PopulationResult
         if let batchBytes {
-            let data = Data(text.utf8)
-            var opened = 0
             result = try await ResponsePopulation(store: try #require(test.store.sqlite)).populate(
-                streaming: { keyPath in
-                    opened += 1
-                    #expect(opened == 1, "the response was read again")
-                    return JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchBytes)
-                },
-                entity: "Post", reopens: false)
+                streaming: readingOnce(Data(text.utf8), batchByteLimit: batchBytes), entity: "Post",
+                reopens: false)
         } else {
             result = try await test.store.populate(try JSONReader().read(text), entity: "Post")
         }
@@ -102,18 +62,11 @@ import WebRecordTesting
     /// (a post's `stats` naming the user's counts by their owner), the later occurrence is
     /// applied again, as in one batch: in a batch between, or in the repeat's own batch, before
     /// it or after it.
-    @Test(arguments: [
-        // The counts changed in a batch of their own, then the user repeated as is: 1 again.
-        [Self.post(1, title: String(repeating: "x", count: 200)), Self.stats(2), Self.post(3)],
-        // The counts changed after the repeat, in its batch: 5 stays.
-        [Self.post(1, title: String(repeating: "x", count: 200)), Self.post(3), Self.stats(2)],
-        // The counts changed before the repeat, in its batch: 1 again.
-        [Self.post(1, title: String(repeating: "x", count: 200)), Self.stats(2), Self.post(3), Self.post(4)],
-    ])
+    @Test(arguments: RepeatedAcrossBatches.countsChangedBetweenRepeats)
     func aChildChangedBetweenRepeatsEndsAsInOneBatch(posts: [String]) async throws {
-        let text = "{\"data\": [\(posts.joined(separator: ", "))]}"
+        let text = RepeatedAcrossBatches.response(posts)
         let whole = try await Self.populate(text, batchBytes: nil)
-        let last = posts.last == Self.stats(2) ? 5 : 1
+        let last = RepeatedAcrossBatches.followers(after: posts)
         #expect(whole.rows.contains { $0.hasPrefix("Counts: 1 | 'Counts' | \(last) |") }, "\(whole.rows)")
         // One record a batch; the long first post alone, then the rest together; one batch.
         for batchBytes in [1, 200, 1 << 20] {
@@ -121,10 +74,5 @@ import WebRecordTesting
             #expect(streamed.rows == whole.rows, "batches of \(batchBytes) bytes: \(streamed.rows)")
             #expect(streamed.counts == whole.counts, "batches of \(batchBytes) bytes: \(streamed.counts)")
         }
-    }
-
-    /// A post whose `stats` name `u1`'s counts apart from the user, with 5 followers.
-    static func stats(_ id: Int) -> String {
-        #"{"id": \#(id), "title": "s", "stats": {"user": "u1", "followers": 5}}"#
     }
 }

@@ -53,15 +53,9 @@ import Testing
         let result: PopulationResult
         do {
             if let batchBytes {
-                let data = Data(text.utf8)
-                var opened = 0
                 result = try await ResponsePopulation(store: try #require(store.sqlite)).populate(
-                    streaming: { keyPath in
-                        opened += 1
-                        #expect(opened == 1, "the response was read again")
-                        return JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchBytes)
-                    },
-                    entity: "Animal", reopens: false)
+                    streaming: readingOnce(Data(text.utf8), batchByteLimit: batchBytes), entity: "Animal",
+                    reopens: false)
             } else {
                 result = try await store.populate(try JSONReader().read(text), entity: "Animal")
             }
