@@ -10,7 +10,10 @@
 // - a failed population leaves the store's content exactly as it was (atomicity);
 // - after every population the store passes `PRAGMA integrity_check` and
 //   `PRAGMA foreign_key_check`;
-// - a successful population returns no more top-level records than the response holds.
+// - a successful population returns no more top-level records than the response holds;
+// - the same bytes streamed as posts in batches of 64 bytes, into the store the populations
+//   above left (so that the batches meet stored rows, and records repeated across batches are
+//   taken as an earlier batch wrote them), hold the same properties.
 
 import Foundation
 
@@ -98,5 +101,36 @@ func populationFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
         }
         fuzzCheckIntegrity(store)
     }
+    fuzzStream(Data(input), into: store)
     return 0
+}
+
+/// Streams `data` as posts, in batches of 64 bytes, into `store`: the population succeeds or
+/// leaves the store as it was, and the store passes the integrity checks.
+func fuzzStream(_ data: Data, into store: RecordStore) {
+    guard let database = store.sqlite else { fuzzFailure("the in-memory store has no SQLite database") }
+    let before = fuzzDump(store)
+    let outcome = Locked<Result<Int, WebRecordError>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do throws(WebRecordError) {
+            let result = try await ResponsePopulation(store: database).populate(
+                streaming: { keyPath in JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: 64) },
+                entity: "Post")
+            outcome.withLock { $0 = .success(result.records.count) }
+        } catch {
+            outcome.withLock { $0 = .failure(error) }
+        }
+        done.signal()
+    }
+    done.wait()
+    switch outcome.withLock({ $0 }) {
+    case .failure(let error)?:
+        if fuzzDump(store) != before { fuzzFailure("Post, streamed: failed population (\(error)) changed the store") }
+    case .success?:
+        break
+    case nil:
+        fuzzFailure("Post, streamed: the population ended with no outcome")
+    }
+    fuzzCheckIntegrity(store)
 }
