@@ -143,7 +143,11 @@ struct RepeatedRecords {
                 attach(candidate.children, of: candidate.entry)
             else {
                 candidate.proto.repeatMark = 0
-                for child in candidate.children { child.repeatMark = 0 }
+                for child in candidate.children {
+                    child.repeatMark = 0
+                    child.row = nil
+                    child.rowID = nil
+                }
                 continue
             }
             attach(candidate.entry.row, plan: plan, to: candidate.proto)
@@ -162,8 +166,8 @@ struct RepeatedRecords {
         return nil
     }
 
-    /// Gives each of `children` the row of the kept child it is; false, giving none, when one
-    /// has no table.
+    /// Gives each of `children` the row of the kept child it is; false when one has no table or
+    /// no kept child (the caller then takes back what was given).
     private func attach(_ children: [ProtoRecord], of entry: Entry) -> Bool {
         var plans: [TablePlan] = []
         for child in children {
