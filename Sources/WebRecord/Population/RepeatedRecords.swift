@@ -15,13 +15,17 @@
 /// - its only relationships are to its own children: records identified by it (their owner),
 ///   or reached without a key through its to-one, each of an entity with no hierarchy, with no
 ///   relationships of its own, and named nowhere else; their rows hold no key another record
-///   could name them by;
+///   could name them by; it sets no relationship to null;
 /// - no other record of the batch names it or its children, but through a to-one kept in the
 ///   other record's own row that is not one-to-one (a post's `user`), which changes neither;
 /// - since it was written, no batch changed rows it did not hold (a member moved or cleared,
 ///   a one-to-one partner unlinked, join rows changed), shared a row between two of its
 ///   records, or switched a record's sub-entity: any of these forgets every record kept; and no
 ///   other record resolved to one of its rows: that forgets it.
+///
+/// A keyless object through another record's to-one can still resolve, through that to-one, to
+/// a row taken as written in its own batch: the two then share the row, and the record is
+/// stored as usual after all (``noteResolved(_:)``).
 ///
 /// Only a store whose write transaction holds the rows it finds keeps them
 /// (``RecordStorage/holdsTheRowsItFinds``: SQLite's, which keeps other writers out, and
@@ -70,7 +74,7 @@ struct RepeatedRecords {
     private var owners: [[Int64: ScopedKey]] = []
     /// The records the batch being stored takes as written, in the order of their
     /// ``ProtoRecord/repeatMark``.
-    private var carried: [Entry] = []
+    private var carried: [(entry: Entry, proto: ProtoRecord, children: [ProtoRecord])] = []
     /// The entries whose rows a record of the batch resolved to without being carried.
     private var stale: [ScopedKey] = []
     /// Whether records are kept at all.
@@ -152,7 +156,7 @@ struct RepeatedRecords {
             }
             attach(candidate.entry.row, plan: plan, to: candidate.proto)
             candidate.entry.isCarried = true
-            carried.append(candidate.entry)
+            carried.append((candidate.entry, candidate.proto, candidate.children))
             candidate.proto.repeatMark = carried.count
             for child in candidate.children { child.repeatMark = -carried.count - 1 }
         }
@@ -193,23 +197,38 @@ struct RepeatedRecords {
     /// Notes the proto-records resolved as usual that resolved to a kept row: that record is
     /// forgotten once the batch is written, as something else may change it.
     ///
-    /// - Throws: `storeError` when one resolved to the row of a record the batch took as
-    ///   written, which the rules of ``carry(_:topLevel:)`` leave no way to: two records would
-    ///   write one row.
-    mutating func noteResolved(_ protos: [ProtoRecord]) throws(WebRecordError) {
-        guard isEnabled, !owners.isEmpty else { return }
+    /// One that resolved to the row of a record the batch takes as written (a keyless object
+    /// through another record's to-one, which names the same row) shares that row, as the
+    /// resolver shares a row two proto-records found, and the record taken as written is
+    /// populated and wired as usual after all, with its children: its row, as the earlier batch
+    /// left it, is the row a lookup would have found.
+    ///
+    /// - Returns: whether a proto-record now shares a row with one that was taken as written.
+    mutating func noteResolved(_ protos: [ProtoRecord]) -> Bool {
+        guard isEnabled, !owners.isEmpty else { return false }
+        var sharesRows = false
         for proto in protos {
             guard let row = proto.row, !row.isNew, row.table.index < owners.count,
                 let key = owners[row.table.index][row.rowID]
             else { continue }
-            if entries[key]?.isCarried == true {
-                throw WebRecordError(
-                    .storeError,
-                    "\(proto) resolved to a row of a record repeated from an earlier batch and taken as written",
-                    entity: proto.entity.name)
-            }
             stale.append(key)
+            guard let entry = entries[key], entry.isCarried,
+                let index = carried.firstIndex(where: { $0.entry === entry })
+            else { continue }
+            let (_, parent, children) = carried[index]
+            for taken in [parent] + children {
+                guard let shared = taken.row, shared.rowID == row.rowID, shared.table.index == row.table.index
+                else { continue }
+                proto.row = shared
+                proto.rowID = shared.rowID
+                sharesRows = true
+            }
+            // Populated and wired as usual after all.
+            entry.isCarried = false
+            parent.repeatMark = 0
+            for child in children { child.repeatMark = 0 }
         }
+        return sharesRows
     }
 
     // MARK: - After the batch is written
@@ -222,7 +241,7 @@ struct RepeatedRecords {
     mutating func keep(_ protos: [ProtoRecord], disturbed: Bool) {
         guard isEnabled else { return }
         defer {
-            for entry in carried { entry.isCarried = false }
+            for carried in carried { carried.entry.isCarried = false }
             carried.removeAll(keepingCapacity: true)
             stale.removeAll(keepingCapacity: true)
         }
@@ -237,7 +256,7 @@ struct RepeatedRecords {
             if proto.repeatMark > 0 {
                 // Taken as written: what other records of the batch set in its rows is what
                 // they hold now.
-                refresh(carried[proto.repeatMark - 1], from: proto)
+                refresh(carried[proto.repeatMark - 1].entry, from: proto)
                 continue
             }
             let isKept = entries[key] != nil
@@ -324,7 +343,10 @@ struct RepeatedRecords {
         guard !proto.isReference, isPlain(proto.representation) else { return nil }
         var children: [ProtoRecord] = []
         for link in proto.links {
-            guard link.earlier.isEmpty, !link.isPartial else { return nil }
+            // A relationship set to null is not taken as written: a child another writer adds
+            // meanwhile (one that refers to the locked record: PostgreSQL locks only the rows
+            // its lookups find) would be unlinked by the record applied again.
+            guard link.earlier.isEmpty, !link.isPartial, !link.members.isEmpty else { return nil }
             for member in link.members {
                 guard let owner = member.owner, owner.proto === proto, owner.relationship.id == link.relationship.id,
                     member.normalizedKey == nil, !member.isReference, !member.isNamedApartFromOwner,

@@ -283,9 +283,13 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             debugger: debugger)
         // Nested records an earlier batch wrote and this one repeats as is are taken as written.
         repeats.carry(protos, topLevel: graph.topLevel)
-        let resolving = repeats.carriesAny ? protos.filter { !RepeatedRecords.isCarried($0) } : protos
-        let sharesRows = try resolver.resolve(resolving)
-        try repeats.noteResolved(resolving)
+        var resolving = repeats.carriesAny ? protos.filter { !RepeatedRecords.isCarried($0) } : protos
+        var sharesRows = try resolver.resolve(resolving)
+        if repeats.noteResolved(resolving) {
+            // A record resolved to the row of one taken as written: that one is stored as usual.
+            sharesRows = true
+            resolving = protos.filter { !RepeatedRecords.isCarried($0) }
+        }
 
         var marshaler = Marshaler(store: store, options: options, coercion: graph.coercion, debugger: debugger)
         // The proto-records that share a row, by row, found once for the three steps that need them.

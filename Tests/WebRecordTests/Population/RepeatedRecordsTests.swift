@@ -75,4 +75,51 @@ import WebRecordTesting
             #expect(streamed.counts == whole.counts, "batches of \(batchBytes) bytes: \(streamed.counts)")
         }
     }
+
+    /// A keyless object through another record's to-one names the row that to-one holds (the
+    /// record "related there"): where that is the row of a record a batch repeats as is, or of
+    /// its child, the two share the row, and the repeat is stored as usual, as in one batch.
+    @Test(arguments: [
+        // Post 2's keyless user is u1, which the stored post 2 relates.
+        (
+            #"{"data": [{"id": 2, "title": "t", "user": {"id": "u1", "name": "Ann"}}]}"#,
+            [
+                #"{"id": 1, "title": "\#(String(repeating: "x", count: 220))", "user": {"id": "u1", "name": "Ann"}}"#,
+                #"{"id": 2, "title": "t", "user": {"name": "Bo"}}"#,
+                #"{"id": 3, "title": "t", "user": {"id": "u1", "name": "Ann"}}"#,
+            ]
+        ),
+        // Post 2's keyless stats are u1's counts, which the stored post 2 relates.
+        (
+            #"{"data": [{"id": 2, "title": "t", "stats": {"user": "u1", "followers": 1}, "user": {"id": "u1", "name": "Ann", "counts": {"followers": 1}}}]}"#,
+            [
+                RepeatedAcrossBatches.longPost, #"{"id": 2, "title": "t", "stats": {"followers": 1}}"#,
+                RepeatedAcrossBatches.post(3),
+            ]
+        ),
+    ])
+    func aKeylessObjectRelatedThereSharesARepeatedRow(earlier: String, posts: [String]) async throws {
+        let text = RepeatedAcrossBatches.response(posts)
+        for batchBytes in [1, 200, 1 << 20] {
+            let whole = try await Self.populate(text, after: earlier, batchBytes: nil)
+            let streamed = try await Self.populate(text, after: earlier, batchBytes: batchBytes)
+            #expect(streamed.rows == whole.rows, "batches of \(batchBytes) bytes: \(streamed.rows)")
+            #expect(streamed.counts == whole.counts, "batches of \(batchBytes) bytes: \(streamed.counts)")
+        }
+    }
+
+    /// A record that sets a relationship to null is not taken as written, as applying it again
+    /// would unlink a child another writer added meanwhile (PostgreSQL locks the rows its lookups
+    /// find, not the rows that come to refer to them): each batch looks the user up.
+    @Test func aRecordThatSetsARelationshipToNullIsAppliedAgain() async throws {
+        let posts = (1...3).map {
+            #"{"id": \#($0), "title": "t", "user": {"id": "u1", "name": "Ann", "counts": null}}"#
+        }
+        let text = RepeatedAcrossBatches.response(posts)
+        let earlier = #"{"data": [{"id": 9, "user": {"id": "u1", "name": "Ann"}}]}"#
+        let whole = try await Self.populate(text, after: earlier, batchBytes: nil)
+        let streamed = try await Self.populate(text, after: earlier, batchBytes: 1)
+        #expect(streamed.rows == whole.rows)
+        #expect(streamed.userLookups == 3, "\(streamed.userLookups) lookups of users")
+    }
 }
