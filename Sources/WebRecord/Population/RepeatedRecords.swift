@@ -52,7 +52,6 @@ struct RepeatedRecords {
     /// A record kept: what its occurrences gave, its row, and its children's. A class, so that
     /// looking one up copies nothing.
     final class Entry {
-        let key: ScopedKey
         let representation: Int
         let dictionary: JSONObject
         var row: Row
@@ -60,8 +59,7 @@ struct RepeatedRecords {
         /// Whether the batch being stored takes it as written.
         var isCarried = false
 
-        init(key: ScopedKey, representation: Int, dictionary: JSONObject, row: Row, children: [Child]) {
-            self.key = key
+        init(representation: Int, dictionary: JSONObject, row: Row, children: [Child]) {
             self.representation = representation
             self.dictionary = dictionary
             self.row = row
@@ -281,7 +279,7 @@ struct RepeatedRecords {
             }
             guard kept.count == children.count else { continue }
             entries[key] = Entry(
-                key: key, representation: proto.representation.index, dictionary: proto.dictionary,
+                representation: proto.representation.index, dictionary: proto.dictionary,
                 row: Self.row(row), children: kept)
             note(row.table.index, row.rowID, key)
             for child in kept { note(child.row.table, child.row.rowID, key) }
@@ -294,7 +292,9 @@ struct RepeatedRecords {
         for link in proto.links {
             for child in link.members {
                 guard let row = child.row, row.hasChangedValues,
-                    let index = entry.children.firstIndex(where: { $0.row.rowID == row.rowID })
+                    let index = entry.children.firstIndex(where: {
+                        $0.row.rowID == row.rowID && $0.row.table == row.table.index
+                    })
                 else { continue }
                 entry.children[index].row.values = row.values
             }
