@@ -62,14 +62,20 @@ final class Representation {
         /// Whether the marshaler would store `value` (after the transformer, if any): a null
         /// only for an optional attribute, anything else when it coerces.
         func accepts(_ value: JSONValue, coercion: ValueCoercion, store: any RecordStorage) -> Bool {
+            storedValue(value, coercion: coercion, store: store) != nil
+        }
+
+        /// What the marshaler would store for `value` (after the transformer, if any); nil when
+        /// it would refuse it.
+        func storedValue(_ value: JSONValue, coercion: ValueCoercion, store: any RecordStorage) -> DatabaseValue? {
             var value = value
             if let transformer {
                 guard let transform = store.transformer(named: transformer), let transformed = transform(value)
-                else { return false }
+                else { return nil }
                 value = transformed
             }
-            if value.isNull { return isOptional }
-            return coercion.storedValue(value, type: type, dateFormat: dateFormat) != nil
+            if value.isNull { return isOptional ? .null : nil }
+            return coercion.storedValue(value, type: type, dateFormat: dateFormat)
         }
     }
 
@@ -152,6 +158,11 @@ final class Representation {
     /// The plan of the entity's table.
     let table: TablePlan?
     let attributes: [MappedAttribute]
+
+    /// The attribute stored in `column` of the table, if this entity has it.
+    func attribute(atColumn column: Int) -> MappedAttribute? {
+        attributes.first { $0.column == column }
+    }
     let relationships: [MappedRelationship]
     /// The attributes forming the primary key, when it is made of attributes.
     let keyAttributes: [MappedAttribute]

@@ -274,7 +274,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     ///   not be stored now (a whole response) rather than over all batches (a streamed one).
     func store(
         _ graph: Graph, in transaction: Storage.Transaction, deleter: inout RecordDeleter<Storage>,
-        repeats: inout RepeatedRecords, checksStored: Bool
+        repeats: inout RepeatedRecords, switches: inout SwitchedSubentities, checksStored: Bool
     ) throws -> StoredGraph {
         let (debugger, representations) = (graph.debugger, graph.representations)
         let protos = graph.builder.protoRecords
@@ -297,6 +297,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in sharesRows ? Self.attributeOrder(resolving, sharing: sharing) : resolving {
             marshaler.populateAttributes(of: proto)
         }
+        // What an earlier batch kept of a record's other sub-entities (DESIGN §3.13).
+        switches.restore(resolving, coercion: graph.coercion, store: store)
         let superseded = Self.supersededLinks(sharing)
         marshaler.dropIncompleteRecords(protos, superseded: superseded, sharing: sharing)
         try numberNewRows(protos, in: transaction)
@@ -308,6 +310,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 entity: graph.entity,
                 keyPath: graph.keyPath)
         }
+        switches.note(resolving, representations: representations, coercion: graph.coercion, store: store)
         var switched = false
         for proto in protos where proto.row?.switchedFrom != nil {
             marshaler.clearSwitchedSubentity(of: proto, representations: representations)

@@ -16,9 +16,11 @@ extension ResponsePopulation {
     ///   debug log line may report a row created by one batch as updated by a later one.
     ///
     /// The occurrences of one record in different batches are applied in turn, as consecutive
-    /// responses would be: its attributes and to-many lists end as in the whole response; where
-    /// they give it a different to-one or sub-entity, the store can differ from the whole
-    /// response's (Docs/Population.md, "Large responses: streamed population").
+    /// responses would be: its attributes and to-many lists end as in the whole response, its
+    /// sub-entity too (what a batch gives or clears that the record's sub-entity of the moment
+    /// does not store is kept for the later batches, ``SwitchedSubentities``); in the few cases
+    /// Docs/Population.md lists ("Large responses: streamed population"), the store can differ
+    /// from the whole response's.
     ///
     /// A response whose records cannot be streamed (no list at the key path, or an entity with
     /// included records, which are linked across the whole response) is read whole and
@@ -184,6 +186,7 @@ extension ResponsePopulation {
         var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
         // Across batches only, and where no other writer can change a row between two of them.
         var repeats = RepeatedRecords(isEnabled: !whole && store.holdsTheRowsItFinds)
+        var switches = SwitchedSubentities(isEnabled: !whole)
         if !whole {
             // New rows take their `_id`s in turn across the batches, as in one response: from
             // after the largest `_id` each table had when the population began, whatever a batch
@@ -197,7 +200,8 @@ extension ResponsePopulation {
                 defer { written(graph) }
                 if !whole { try totals.applyCarried(to: graph.builder, debugger: debugger) }
                 let stored = try store(
-                    graph, in: transaction, deleter: &deleter, repeats: &repeats, checksStored: whole)
+                    graph, in: transaction, deleter: &deleter, repeats: &repeats, switches: &switches,
+                    checksStored: whole)
                 if !whole { try transaction.endBatch() }
                 // What no delete the links start removes is needed only when one may come.
                 try add(
@@ -381,7 +385,7 @@ extension ResponsePopulation {
 
 /// A row's identity across the batches of one population: its table (by its position in the
 /// layout) and `_id`.
-private struct RowKey: Hashable {
+struct RowKey: Hashable {
     let table: Int
     let rowID: Int64
 

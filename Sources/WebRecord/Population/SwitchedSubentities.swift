@@ -1,0 +1,116 @@
+/// The values of a streamed population's records that their sub-entity of the moment does not
+/// store, kept for the batches after them, so that a record whose sub-entity changes between
+/// batches ends as in one batch.
+///
+/// One batch, or a whole response, merges a record's occurrences first and takes the last
+/// sub-entity once (DESIGN §3.7, §3.13): a circle with a radius, then a square, then a circle
+/// again keeps the radius; a circle that also gives a `side`, then a square, keeps the side.
+/// Applied in turn, the square's batch would clear the radius (what the old sub-entity had and
+/// the new one lacks), and the circle's batch would have dropped the side. So two kinds of
+/// value are kept here, with the attribute each belongs to:
+/// - a value a batch gives for an attribute of another entity of the record's hierarchy, which
+///   its own sub-entity does not store (the later value wins, as in one batch; a value the
+///   attribute refuses is not kept);
+/// - a value a switch clears, unless the batch gave one for that attribute.
+///
+/// A later batch that switches the row to a sub-entity with that attribute, and gives no value
+/// for it, stores the kept value. Only attributes are kept: a relationship that a switch
+/// cleared stays cleared (the remaining difference, Docs/Population.md, "Large responses:
+/// streamed population"). Nothing is looked at for entities without sub-entities, and nothing
+/// is kept until a record gives such a value or switches.
+struct SwitchedSubentities {
+    /// Whether values are kept: across batches only (a whole response is one batch).
+    let isEnabled: Bool
+    /// The values kept, by row (its table's position in the layout, and its `_id`).
+    private var kept: [RowKey: [Kept]] = [:]
+    /// The attributes of every entity of each hierarchy with more than one entity, one per
+    /// column, by the position of the hierarchy's root; nil until the first batch.
+    private var hierarchies: [Int: [Representation.MappedAttribute]]?
+
+    /// A value kept, and the attribute that stores it.
+    private struct Kept {
+        let attribute: Representation.MappedAttribute
+        var value: DatabaseValue
+    }
+
+    init(isEnabled: Bool) {
+        self.isEnabled = isEnabled
+    }
+
+    /// For the stored rows of `protos` that values are kept for, once their attributes are
+    /// populated: a row whose sub-entity now stores a kept attribute gets the kept value, unless
+    /// the batch gives one that the attribute accepts.
+    mutating func restore(_ protos: [ProtoRecord], coercion: ValueCoercion, store: any RecordStorage) {
+        guard !kept.isEmpty else { return }
+        for proto in protos {
+            guard let row = proto.row, !row.isNew, var values = kept[RowKey(row)] else { continue }
+            let current = proto.representation
+            let dictionary = proto.dictionary
+            values.removeAll { entry in
+                guard let mapped = current.attribute(atColumn: entry.attribute.column) else { return false }
+                // A value the batch gives and the attribute refuses leaves the row's, which is the kept one.
+                if mapped.value(in: dictionary).map({ !mapped.accepts($0.value, coercion: coercion, store: store) })
+                    ?? true
+                {
+                    row.set(entry.value, at: mapped.column)
+                }
+                return true
+            }
+            kept[RowKey(row)] = values.isEmpty ? nil : values
+        }
+    }
+
+    /// For the records of `protos` in hierarchies with sub-entities, once their rows have their
+    /// `_id`s and before a switch clears anything
+    /// (``Marshaler/clearSwitchedSubentity(of:representations:)``): keeps the values the batch
+    /// gives for attributes a record's sub-entity lacks, and, for a row whose sub-entity
+    /// switches, the values of the attributes its previous sub-entity has and its new one
+    /// lacks, unless the batch gave one (none when null, which the row is left with anyway).
+    mutating func note(
+        _ protos: [ProtoRecord], representations: RepresentationSet, coercion: ValueCoercion,
+        store: any RecordStorage
+    ) {
+        guard isEnabled else { return }
+        let hierarchies = self.hierarchies ?? Self.hierarchies(of: representations)
+        self.hierarchies = hierarchies
+        guard !hierarchies.isEmpty else { return }
+        for proto in protos {
+            let current = proto.representation
+            guard let row = proto.row, let attributes = hierarchies[current.rootIndex] else { continue }
+            let key = RowKey(row)
+            var values = kept[key] ?? []
+            let dictionary = proto.dictionary
+            for attribute in attributes where current.attribute(atColumn: attribute.column) == nil {
+                guard let found = attribute.value(in: dictionary) else { continue }
+                // The later value wins; one the attribute refuses leaves nothing to keep.
+                values.removeAll { $0.attribute.column == attribute.column }
+                if let value = attribute.storedValue(found.value, coercion: coercion, store: store) {
+                    values.append(Kept(attribute: attribute, value: value))
+                }
+            }
+            if let previous = row.switchedFrom {
+                for mapped in previous.attributes
+                where current.attribute(atColumn: mapped.column) == nil && !row.values[mapped.column].isNull
+                    && !values.contains(where: { $0.attribute.column == mapped.column })
+                {
+                    values.append(Kept(attribute: mapped, value: row.values[mapped.column]))
+                }
+            }
+            kept[key] = values.isEmpty ? nil : values
+        }
+    }
+
+    /// The attributes of each hierarchy with more than one entity, by its root's position.
+    private static func hierarchies(of representations: RepresentationSet) -> [Int: [Representation.MappedAttribute]] {
+        var members: [Int: [Representation]] = [:]
+        for representation in representations.all {
+            members[representation.rootIndex, default: []].append(representation)
+        }
+        var hierarchies: [Int: [Representation.MappedAttribute]] = [:]
+        for (root, entities) in members where entities.count > 1 {
+            var columns = Set<Int>()
+            hierarchies[root] = entities.flatMap(\.attributes).filter { columns.insert($0.column).inserted }
+        }
+        return hierarchies
+    }
+}
