@@ -5,10 +5,10 @@ import WebRecord
 
 /// `webrecord populate` streams a file in batches of about 2 MB. A new record that the first
 /// batch cannot store (it lacks its non-optional `title`) and that the last batch names again
-/// keeps what its first occurrence gave: when that occurrence gave only values, the stream
-/// carries them to the later batch, from a file or from standard input alike; when it also set
-/// a relationship, the command reads a file again whole, and refuses standard input, which it
-/// cannot read again, writing nothing.
+/// keeps what its first occurrence gave: when that occurrence gave values, and a to-one kept in
+/// its row to a stored record, the stream carries them to the later batch, from a file or from
+/// standard input alike; when a record of its batch links to it, the command reads a file
+/// again whole, and refuses standard input, which it cannot read again, writing nothing.
 @Suite struct StreamedRereadCommandTests {
     let directory: TemporaryDirectory
 
@@ -24,12 +24,21 @@ import WebRecord
           "relationships": {"parent": {"destination": "Item"}}}}}
         """
 
-    /// Item 1 first without its title (with a parent, `related`), then 3,000 items of about 1 KB
-    /// (over one batch), then item 1 again with its title only.
-    static func response(related: Bool = false) -> Data {
+    /// What item 1's first occurrence links: nothing, a parent, or (`linkedTo`) nothing, with
+    /// item 2 of the same batch naming item 1 as its parent.
+    enum Links: CaseIterable, Sendable {
+        case none, parent, linkedTo
+    }
+
+    /// Item 1 first without its title, then 3,000 items of about 1 KB (over one batch), then
+    /// item 1 again with its title only.
+    static func response(_ links: Links = .none) -> Data {
         let padding = String(repeating: "p", count: 1_000)
-        var items = [related ? #"{"id": 1, "body": "first", "parent": 2}"# : #"{"id": 1, "body": "first"}"#]
-        for id in 2...3_001 { items.append(#"{"id": \#(id), "title": "t\#(id)", "body": "\#(padding)"}"#) }
+        var items = [links == .parent ? #"{"id": 1, "body": "first", "parent": 2}"# : #"{"id": 1, "body": "first"}"#]
+        for id in 2...3_001 {
+            let parent = links == .linkedTo && id == 2 ? #", "parent": 1"# : ""
+            items.append(#"{"id": \#(id), "title": "t\#(id)", "body": "\#(padding)"\#(parent)}"#)
+        }
         items.append(#"{"id": 1, "title": "completed"}"#)
         return Data(("{\"data\": [" + items.joined(separator: ",\n") + "]}").utf8)
     }
@@ -49,8 +58,9 @@ import WebRecord
             schema: try Schema(contentsOf: URL(fileURLWithPath: directory.path("items.json"))))
     }
 
-    /// Checks that `result` stored every item, and item 1 with what both its occurrences gave.
-    func expectCompleted(_ result: CLIResult) throws {
+    /// Checks that `result` stored every item, and item 1 with what both its occurrences gave,
+    /// and the links `links` gives.
+    func expectCompleted(_ result: CLIResult, links: Links) throws {
         #expect(result.status == 0, "\(result)")
         let summary = try #require(try JSONReader().read(result.stdoutData).objectValue, "\(result)")
         #expect(summary["entities"]?["Item"]?["inserted"]?.int64Value == 3_001, "\(result)")
@@ -59,29 +69,35 @@ import WebRecord
         let item = try #require(try store.fetchOne("Item", primaryKey: 1))
         #expect(item["title"] as String? == "completed")
         #expect(item["body"] as String? == "first")
+        let parent: Record? = item.related("parent")
+        #expect(parent?["id"] as Int64? == (links == .parent ? 2 : nil), "\(String(describing: parent))")
+        let second = try #require(try store.fetchOne("Item", primaryKey: 2))
+        let secondParent: Record? = second.related("parent")
+        #expect(secondParent?["id"] as Int64? == (links == .linkedTo ? 1 : nil))
     }
 
-    @Test(arguments: [false, true])
-    func aFileKeepsWhatTheFirstOccurrenceGave(related: Bool) async throws {
+    @Test(arguments: Links.allCases)
+    func aFileKeepsWhatTheFirstOccurrenceGave(links: Links) async throws {
         let file = directory.path("response.json")
-        try Self.response(related: related).write(to: URL(fileURLWithPath: file))
-        #expect(Self.response(related: related).count > 3_000_000)
+        try Self.response(links).write(to: URL(fileURLWithPath: file))
+        #expect(Self.response(links).count > 3_000_000)
 
         let result = try await populate(file)
 
-        try expectCompleted(result)
+        try expectCompleted(result, links: links)
     }
 
-    /// What the first occurrence gave, values only, is carried to the last batch: nothing needs
-    /// reading again, so standard input works as a file does.
-    @Test func standardInputKeepsTheValuesTheFirstOccurrenceGave() async throws {
-        let result = try await populate("-", input: Self.response())
+    /// What the first occurrence gave, values and a to-one to a stored record, is carried to
+    /// the last batch: nothing needs reading again, so standard input works as a file does.
+    @Test(arguments: [Links.none, .parent])
+    func standardInputKeepsWhatTheFirstOccurrenceGave(links: Links) async throws {
+        let result = try await populate("-", input: Self.response(links))
 
-        try expectCompleted(result)
+        try expectCompleted(result, links: links)
     }
 
     @Test func standardInputCannotBeReadAgainAndWritesNothing() async throws {
-        let result = try await populate("-", input: Self.response(related: true))
+        let result = try await populate("-", input: Self.response(.linkedTo))
 
         #expect(result.status != 0, "\(result)")
         #expect(result.stderr.contains("occurs again later in the response"), "\(result)")

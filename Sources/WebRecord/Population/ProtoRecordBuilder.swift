@@ -370,10 +370,10 @@ final class ProtoRecordBuilder {
     /// Sets the relationships present in this occurrence of `proto`'s dictionary, building the
     /// proto-records they name.
     private func linkRelationships(
-        of proto: ProtoRecord, in dictionary: JSONObject, representation: Representation, owner: ProtoRecord?,
-        depth: Int
+        of proto: ProtoRecord, in dictionary: JSONObject, only: Representation.MappedRelationship? = nil,
+        representation: Representation, owner: ProtoRecord?, depth: Int
     ) throws(WebRecordError) {
-        for mapped in representation.relationships {
+        for mapped in representation.relationships where only == nil || only === mapped {
             guard let found = mapped.value(in: dictionary) else { continue }
             // A to-many merged by union adds each occurrence's members to the earlier ones'.
             let unites =
@@ -570,6 +570,55 @@ final class ProtoRecordBuilder {
         proto.entityIsStated = stated
         _ = merge(later, into: proto, as: wasReference ? representation : laterRepresentation, stated: laterIsStated)
         if laterIsStated { proto.entityIsStated = true }
+    }
+
+    /// A link that earlier batches of a streamed response gave a record they dropped as
+    /// incomplete, carried to the batch that names it again (``linkCarried(_:from:into:)``).
+    enum CarriedLink {
+        /// A to-one kept in the record's row, to a stored record: named again by its key only,
+        /// so that what the earlier batch stored of that record is not given again.
+        case reference(relationship: Int, key: JSONValue)
+        /// A to-one to a record the relationship identifies (a child without a key of its
+        /// own): built again from the carried dictionary, keeping the `_id` it was given
+        /// (``ProtoRecord/reservedRowID``).
+        case child(relationship: Int, rowID: Int64?)
+    }
+
+    /// Gives `proto` the links its record's dropped occurrences in earlier batches set, beneath
+    /// what this batch's occurrences set, as one batch applies the occurrences in turn: a
+    /// relationship this batch sets (or sets to `null`) keeps this batch's link, as a later
+    /// value does, and a child it gives again has the earlier child's values merged beneath
+    /// its own. Call after ``mergeEarlier(_:as:stated:into:)``; `dictionary` is what the
+    /// earlier occurrences gave.
+    func linkCarried(_ links: [CarriedLink], from dictionary: JSONObject, into proto: ProtoRecord)
+        throws(WebRecordError)
+    {
+        let representation = proto.representation
+        for link in links {
+            switch link {
+            case .reference(let id, let key):
+                guard let mapped = representation.relationships.first(where: { $0.id == id }),
+                    !proto.hasLink(mapped), !proto.clearedRelationships.contains(mapped.name),
+                    let index = mapped.destination,
+                    let member = reference(
+                        key, to: representations.all[index], parent: proto, keyPath: mapped.name, via: mapped)
+                else { continue }
+                proto.setLink(mapped, member: member)
+            case .child(let id, let rowID):
+                guard let mapped = representation.relationships.first(where: { $0.id == id }),
+                    !proto.clearedRelationships.contains(mapped.name),
+                    case .object(let earlier)? = mapped.value(in: dictionary)?.value
+                else { continue }
+                // Given again by this batch: the earlier child's values beneath; else the earlier child.
+                if let given = proto.links.first(where: { $0.relationship.id == id })?.members.first {
+                    mergeEarlier(earlier, as: given.representation, stated: given.entityIsStated, into: given)
+                } else {
+                    try linkRelationships(
+                        of: proto, in: dictionary, only: mapped, representation: representation, owner: nil, depth: 1)
+                }
+                proto.links.first(where: { $0.relationship.id == id })?.members.first?.reservedRowID = rowID
+            }
+        }
     }
 
     /// What a merge found.

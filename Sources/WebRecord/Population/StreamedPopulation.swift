@@ -26,12 +26,16 @@ extension ResponsePopulation {
     /// included records, which are linked across the whole response) is read whole and
     /// populated as `populate(_:entity:debugger:)` does.
     ///
-    /// One case cannot be applied in turn without losing data: a new record that one batch
-    /// drops, as it lacks a non-optional value, and that occurs again in a later batch. The whole
-    /// response merges the occurrences first, and may store the record with what each gave. When
-    /// that happens, the streamed population is rolled back and, when `open` can open the
-    /// response again (a file), the response is read whole and populated as one; otherwise
-    /// (standard input) it fails with an `invalidResponseFormat` that says why.
+    /// A new record that one batch drops, as it lacks a non-optional value, and that occurs again
+    /// in a later batch, would lose what its first occurrences gave if applied in turn: the whole
+    /// response merges the occurrences first, and may store the record with what each gave. So
+    /// what they gave is carried to the later batch, with the links that can be carried (a
+    /// to-one kept in the record's row to a stored record, through a relationship that claims
+    /// nothing; a child the relationship identifies). When a dropped record has another link,
+    /// or a record of its batch links to it, the streamed population is rolled back where it
+    /// occurs again and, when `open` can open the response again (a file), the response is read
+    /// whole and populated as one; otherwise (standard input) it fails with an
+    /// `invalidResponseFormat` that says why.
     ///
     /// - Parameters:
     ///   - open: opens the response, streaming the list at the key path given (nil: none).
@@ -251,10 +255,37 @@ extension ResponsePopulation {
             } else {
                 let key = totals.key(of: proto)
                 if totals.dropped[key] == nil {
-                    totals.dropped[key] = .object(proto.dictionary)
-                    if let reason = proto.dropReason { totals.dropReasons[key] = reason }
                     totals.droppedOrder.append(key)
                     if totals.collectsRecords { totals.droppedAt[key] = firstPosition + index }
+                }
+                // The latest: a carried record dropped again is dropped for what all its
+                // occurrences gave, merged as in one batch.
+                totals.dropped[key] = .object(proto.dictionary)
+                if let reason = proto.dropReason { totals.dropReasons[key] = reason }
+            }
+        }
+        // A top-level record an earlier batch dropped, carried to this batch, which names it
+        // only nested (a post given again as another's `repostOf`): stored, as in one batch,
+        // where it stands among the records where it first occurred; or dropped again, for
+        // what all its occurrences gave.
+        var completedNested: [ProtoRecord] = []
+        if !totals.dropped.isEmpty, let scope = graph.representations[entity.name]?.keyScopeIndex {
+            for proto in builder.protoRecords
+            where proto.normalizedKey != nil && proto.representation.keyScopeIndex == scope {
+                let key = totals.key(of: proto)
+                guard totals.dropped[key] != nil else { continue }
+                guard let row = proto.row else {
+                    if proto.isDroppedIncomplete {
+                        totals.dropped[key] = .object(proto.dictionary)
+                        if let reason = proto.dropReason { totals.dropReasons[key] = reason }
+                    }
+                    continue
+                }
+                totals.dropped[key] = nil
+                totals.addTopLevel(row)
+                if let position = totals.droppedAt[key] {
+                    metEarlier[ObjectIdentifier(proto)] = position
+                    completedNested.append(proto)
                 }
             }
         }
@@ -308,7 +339,7 @@ extension ResponsePopulation {
                     rowID: row.rowID, values: row.snapshot)
             }
         }
-        for (index, proto) in graph.topLevel.enumerated() {
+        for (index, proto) in graph.topLevel.enumerated() + completedNested.map({ (-1, $0) }) {
             guard let row = proto.row, totals.recordIndex[RowKey(row)] == nil else { continue }
             let position = metEarlier[ObjectIdentifier(proto)] ?? firstPosition + index
             if let last = totals.recordPositions.last, position < last { totals.recordsOutOfOrder = true }
@@ -536,9 +567,24 @@ private struct StreamTotals {
         let dictionary: JSONObject
         /// The `_id` it keeps (``ProtoRecord/reservedRowID``).
         let rowID: Int64?
+        /// Its key as its first occurrence gave it (``ProtoRecord/primaryKeyValue``), which
+        /// messages and a primary-key injection's parent show, as in one batch.
+        let primaryKeyValue: JSONValue?
         /// `Post(5)`, as the warning that dropped it names it.
         let description: String
+        /// The links its occurrences set, given again by the batch that names it.
+        let links: [ProtoRecordBuilder.CarriedLink]
+        /// Its identity, for a record that can no longer be carried (``droppedIdentities``).
+        let identity: RecordIdentity
     }
+
+    /// The rows that the links of records in ``carried`` name, with the records: a batch that
+    /// switches such a row's sub-entity clears the relationships back that the old one had,
+    /// which the carried link, given again later, would not be. Such a record is then read
+    /// again whole. (A list back that a batch gives in between needs nothing: one batch applies
+    /// the record's link when its last occurrence is given, as the batch that names it again
+    /// does.)
+    private var carriedTargets: [RowKey: [ScopedKey]] = [:]
 
     init(collectsRecords: Bool) {
         self.collectsRecords = collectsRecords
@@ -632,11 +678,12 @@ private struct StreamTotals {
     /// and may have stored the record with what each gave, where the batches, applied in turn,
     /// lose what the first gave.
     ///
-    /// A record identified by key whose occurrences gave only values, that nothing in its batch
-    /// links to, is carried instead: a later batch that names it merges what it gave beneath
-    /// its own occurrences, as one batch would (``applyCarried(to:debugger:)``). Its links, or
-    /// links to it, could be undone in between by records of other batches, which one batch would
-    /// have applied after them: those still read the response again.
+    /// A record identified by key that nothing in its batch links to, whose occurrences gave
+    /// values and links that can be carried (``carriedLinks(of:)``), is carried instead: a
+    /// later batch that names it merges what it gave beneath its own occurrences, as one batch
+    /// would (``applyCarried(to:debugger:)``). Other links, or links to it, could be undone in
+    /// between by records of other batches, which one batch would have applied after them:
+    /// those still read the response again.
     mutating func noteDropped(_ protos: [ProtoRecord]) throws {
         // Nothing to look up until a batch has dropped a record: most responses never do.
         var linked: Set<ObjectIdentifier>?
@@ -648,18 +695,70 @@ private struct StreamTotals {
             guard proto.isDroppedIncomplete else { continue }
             let members = linked ?? Self.members(of: protos)
             linked = members
-            if let key = proto.normalizedKey, proto.links.isEmpty, proto.clearedRelationships.isEmpty,
-                !members.contains(ObjectIdentifier(proto))
+            if let key = proto.normalizedKey, proto.clearedRelationships.isEmpty,
+                !members.contains(ObjectIdentifier(proto)), let links = Self.carriedLinks(of: proto)
             {
-                carried[ScopedKey(proto, key)] = Carried(
+                let scoped = ScopedKey(proto, key)
+                carried[scoped] = Carried(
                     representation: proto.representation.index, entityIsStated: proto.entityIsStated,
-                    dictionary: proto.dictionary, rowID: proto.reservedRowID, description: proto.description)
+                    dictionary: proto.dictionary, rowID: proto.reservedRowID, primaryKeyValue: proto.primaryKeyValue,
+                    description: proto.description,
+                    links: links.carried, identity: identity)
+                for target in links.targets { carriedTargets[target, default: []].append(scoped) }
             } else {
                 newlyDropped.append(identity)
             }
         }
+        if !carriedTargets.isEmpty { uncarrySwitchedTargets(protos) }
         droppedIdentities.formUnion(newlyDropped)
         newlyDropped.removeAll(keepingCapacity: true)
+    }
+
+    /// The links of `proto`, a record dropped as incomplete, as they can be carried to a later
+    /// batch, with the rows they name; nil when one cannot be: only a to-one kept in the
+    /// record's row, to a stored record of a relationship that claims nothing (its inverse,
+    /// if any, is a to-many: no other record's link takes the member away), and a to-one to a
+    /// child the relationship identifies, which has no links of its own, are carried. Any other
+    /// link could be undone in between by records of other batches, which one batch applies
+    /// after it.
+    private static func carriedLinks(
+        of proto: ProtoRecord
+    ) -> (carried: [ProtoRecordBuilder.CarriedLink], targets: [RowKey])? {
+        var carried: [ProtoRecordBuilder.CarriedLink] = []
+        var targets: [RowKey] = []
+        for link in proto.links {
+            let mapped = link.relationship
+            guard !mapped.isToMany, !mapped.isSymmetric, link.members.count == 1, let member = link.members.first
+            else { return nil }
+            if mapped.identifiesDestination {
+                guard member.normalizedKey == nil, member.links.isEmpty, member.clearedRelationships.isEmpty else {
+                    return nil
+                }
+                carried.append(.child(relationship: mapped.id, rowID: member.reservedRowID))
+            } else if case .foreignKeyHere? = mapped.link, let row = member.row, member.normalizedKey != nil,
+                let key = member.primaryKeyValue,
+                mapped.inverse.map({ member.representation.relationship(named: $0)?.isToMany == true }) ?? true
+            {
+                carried.append(.reference(relationship: mapped.id, key: key))
+                targets.append(RowKey(row))
+            } else {
+                return nil
+            }
+        }
+        return (carried, targets)
+    }
+
+    /// Stops carrying the records whose carried links name a row that `protos` switch to
+    /// another sub-entity: they are read again whole when they occur again
+    /// (``droppedIdentities``).
+    private mutating func uncarrySwitchedTargets(_ protos: [ProtoRecord]) {
+        for proto in protos where proto.row?.switchedFrom != nil {
+            guard let row = proto.row, let records = carriedTargets.removeValue(forKey: RowKey(row)) else { continue }
+            for key in records {
+                guard let record = carried.removeValue(forKey: key) else { continue }
+                newlyDropped.append(record.identity)
+            }
+        }
     }
 
     /// Every proto-record a link of `protos` names.
@@ -710,6 +809,8 @@ private struct StreamTotals {
             builder.mergeEarlier(
                 record.dictionary, as: representations[record.representation], stated: record.entityIsStated,
                 into: proto)
+            if let key = record.primaryKeyValue { proto.primaryKeyValue = key }
+            try builder.linkCarried(record.links, from: record.dictionary, into: proto)
             proto.reservedRowID = record.rowID
             let warning = Marshaler.incompleteWarningStart(record.description)
             debugger.withdrawWarning { $0.message.hasPrefix(warning) }
@@ -888,7 +989,7 @@ final class BatchPipeline<Batch>: @unchecked Sendable {
 
 /// A record's identity across the batches of one population: its table and key, or, for a record
 /// identified by its owner, its table, its owner's row and the owner's relationship.
-private enum RecordIdentity: Hashable {
+enum RecordIdentity: Hashable {
     case key(table: String, key: KeyValue)
     case owned(table: String, owner: Int64, relationship: Int)
 
