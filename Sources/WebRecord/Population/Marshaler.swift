@@ -39,48 +39,65 @@ struct Marshaler {
         row.entityName = representation.name
         let isNew = row.isNew
         let dictionary = proto.dictionary
-        for mapped in representation.attributes {
-            guard let found = mapped.value(in: dictionary) else {
-                if isNew, let stored = mapped.storedDefault {
-                    row.set(stored, at: mapped.column)
+        // The representation holds its attributes until it is released, after the population:
+        // none is retained for its turn.
+        representation.attributes.withUnsafeBufferPointer { attributes in
+            for index in attributes.indices {
+                Unmanaged.passUnretained(attributes[index])._withUnsafeGuaranteedRef { mapped in
+                    populate(mapped, of: representation.name, in: row, from: dictionary, isNew: isNew)
                 }
-                continue
             }
-            var value = found.value
-            if let name = mapped.transformer {
-                guard let transform = store.transformer(named: name) else {
-                    debugger.record(
-                        WebRecordError(
-                            .invalidEntityDescription, "no value transformer is registered as '\(name)'",
-                            isFatal: false,
-                            entity: representation.name, property: mapped.name, keyPath: found.keyPath))
-                    continue
-                }
-                guard let transformed = transform(value) else {
-                    debugger.record(
-                        .typeMismatch(
-                            entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value,
-                            expected: "a value transformer '\(name)' accepts"))
-                    continue
-                }
-                value = transformed
+        }
+    }
+
+    /// Sets one attribute of `row` from `dictionary` (the record's, of the entity `entity`): its
+    /// value coerced, or for a new row whose dictionary lacks it, its default. The key path a
+    /// value was found at is looked up again only for a message.
+    @inline(__always)
+    private func populate(
+        _ mapped: Representation.MappedAttribute, of entity: String, in row: RowState, from dictionary: JSONObject,
+        isNew: Bool
+    ) {
+        guard var value = mapped.firstValue(in: dictionary) else {
+            if isNew, let stored = mapped.storedDefault {
+                row.set(stored, at: mapped.column)
             }
-            if value.isNull, !mapped.isOptional {
+            return
+        }
+        if let name = mapped.transformer {
+            guard let transform = store.transformer(named: name) else {
                 debugger.record(
                     WebRecordError(
-                        .typeMismatch, "null for a non-optional attribute; the stored value is kept", isFatal: false,
-                        entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value))
-                continue
+                        .invalidEntityDescription, "no value transformer is registered as '\(name)'",
+                        isFatal: false,
+                        entity: entity, property: mapped.name, keyPath: mapped.foundKeyPath(in: dictionary)))
+                return
             }
-            guard let stored = coercion.storedValue(value, type: mapped.type, dateFormat: mapped.dateFormat) else {
+            guard let transformed = transform(value) else {
                 debugger.record(
                     .typeMismatch(
-                        entity: representation.name, property: mapped.name, keyPath: found.keyPath, value: value,
-                        expected: coercion.refusal(value, type: mapped.type, dateFormat: mapped.dateFormat)))
-                continue
+                        entity: entity, property: mapped.name, keyPath: mapped.foundKeyPath(in: dictionary),
+                        value: value, expected: "a value transformer '\(name)' accepts"))
+                return
             }
-            row.set(stored, at: mapped.column)
+            value = transformed
         }
+        if value.isNull, !mapped.isOptional {
+            debugger.record(
+                WebRecordError(
+                    .typeMismatch, "null for a non-optional attribute; the stored value is kept", isFatal: false,
+                    entity: entity, property: mapped.name, keyPath: mapped.foundKeyPath(in: dictionary),
+                    value: value))
+            return
+        }
+        guard let stored = coercion.storedValue(value, type: mapped.type, dateFormat: mapped.dateFormat) else {
+            debugger.record(
+                .typeMismatch(
+                    entity: entity, property: mapped.name, keyPath: mapped.foundKeyPath(in: dictionary), value: value,
+                    expected: coercion.refusal(value, type: mapped.type, dateFormat: mapped.dateFormat)))
+            return
+        }
+        row.set(stored, at: mapped.column)
     }
 
     /// Drops the new records that lack a non-optional attribute (DESIGN §3.5): they are not

@@ -24,6 +24,24 @@ final class Representation {
             }
             return nil
         }
+
+        /// The value at the first of `paths` present in `dictionary`, without its path: what
+        /// ``first(of:in:)`` finds, for the readers that need the path only in a message.
+        ///
+        /// Each path is called without being retained: the representation that holds `paths`
+        /// holds them until it is released, after the population.
+        @inline(__always)
+        static func firstValue(of paths: [JSONKeyPath], in dictionary: JSONObject) -> JSONValue? {
+            paths.withUnsafeBufferPointer { paths in
+                for index in paths.indices {
+                    let value = Unmanaged.passUnretained(paths[index])._withUnsafeGuaranteedRef {
+                        $0.value(in: dictionary)
+                    }
+                    if let value { return value }
+                }
+                return nil
+            }
+        }
     }
 
     /// An attribute, where its value is found, and where it is stored.
@@ -57,6 +75,16 @@ final class Representation {
         /// The first candidate present in `dictionary`, with its path.
         func value(in dictionary: JSONObject) -> Found? {
             Found.first(of: keyPaths, in: dictionary)
+        }
+
+        /// The value of the first candidate present in `dictionary` (``value(in:)`` without the path).
+        func firstValue(in dictionary: JSONObject) -> JSONValue? {
+            Found.firstValue(of: keyPaths, in: dictionary)
+        }
+
+        /// The key path ``value(in:)`` finds a value at in `dictionary`, for messages.
+        func foundKeyPath(in dictionary: JSONObject) -> String? {
+            value(in: dictionary)?.keyPath
         }
 
         /// Whether the marshaler would store `value` (after the transformer, if any): a null
@@ -260,14 +288,14 @@ final class Representation {
     /// Nil when any part is absent or null.
     func rawPrimaryKey(in dictionary: JSONObject) -> JSONValue? {
         if keyAttributes.count == 1 {
-            guard let found = keyAttributes[0].value(in: dictionary), !found.value.isNull else { return nil }
-            return found.value
+            guard let value = keyAttributes[0].firstValue(in: dictionary), !value.isNull else { return nil }
+            return value
         }
         guard !keyAttributes.isEmpty else { return nil }
         var parts: [JSONValue] = []
         for mapped in keyAttributes {
-            guard let found = mapped.value(in: dictionary), !found.value.isNull else { return nil }
-            parts.append(found.value)
+            guard let value = mapped.firstValue(in: dictionary), !value.isNull else { return nil }
+            parts.append(value)
         }
         return .array(parts)
     }
