@@ -111,7 +111,7 @@ struct RepeatedRecords {
         guard !entries.isEmpty else { return }
         // The candidates: marked by their position, and their children by it too.
         var candidates: [(proto: ProtoRecord, entry: Entry, children: [ProtoRecord])] = []
-        for proto in protos where proto.normalizedKey != nil && proto.repeatMark == 0 {
+        for proto in protos where proto.repeatMark == 0 && proto.normalizedKey != nil {
             guard let key = Self.key(of: proto), let entry = entries[key],
                 entry.representation == proto.representation.index,
                 let children = Self.children(of: proto), Self.matches(children, entry.children),
@@ -127,14 +127,22 @@ struct RepeatedRecords {
         var refused = [Bool](repeating: false, count: candidates.count + 1)
         for proto in protos where !Self.isCarried(proto) {
             if let owner = proto.owner?.proto, let index = Self.candidate(owner) { refused[index] = true }
-            for link in proto.links {
-                let alone = Self.leavesMemberAlone(link.relationship)
-                for member in link.members {
-                    if let index = Self.candidate(member), !alone || member.repeatMark < 0 { refused[index] = true }
+            // Read in place, link by link: most links name no candidate, and whether a link
+            // leaves its members alone is worked out only for one that does.
+            let links = proto.links
+            for link in links.indices {
+                for member in links[link].members {
+                    guard let index = Self.candidate(member) else { continue }
+                    if member.repeatMark < 0 || !Self.leavesMemberAlone(links[link].relationship) {
+                        refused[index] = true
+                    }
                 }
-                for given in link.earlier {
+                for given in links[link].earlier {
                     for member in given {
-                        if let index = Self.candidate(member), !alone || member.repeatMark < 0 { refused[index] = true }
+                        guard let index = Self.candidate(member) else { continue }
+                        if member.repeatMark < 0 || !Self.leavesMemberAlone(links[link].relationship) {
+                            refused[index] = true
+                        }
                     }
                 }
             }
@@ -249,7 +257,7 @@ struct RepeatedRecords {
             return
         }
         for key in stale { forget(key) }
-        for proto in protos where proto.normalizedKey != nil && proto.repeatMark >= 0 {
+        for proto in protos where proto.repeatMark >= 0 && proto.normalizedKey != nil {
             guard let row = proto.row, let key = Self.key(of: proto) else { continue }
             if proto.repeatMark > 0 {
                 // Taken as written: what other records of the batch set in its rows is what
@@ -289,8 +297,9 @@ struct RepeatedRecords {
     /// Refreshes a carried entry's rows from what the batch left them.
     private func refresh(_ entry: Entry, from proto: ProtoRecord) {
         if let row = proto.row, row.hasChangedValues { entry.row.values = row.values }
-        for link in proto.links {
-            for child in link.members {
+        let links = proto.links
+        for link in links.indices {
+            for child in links[link].members {
                 guard let row = child.row, row.hasChangedValues,
                     let index = entry.children.firstIndex(where: {
                         $0.row.rowID == row.rowID && $0.row.table == row.table.index
@@ -342,17 +351,21 @@ struct RepeatedRecords {
     private static func children(of proto: ProtoRecord) -> [ProtoRecord]? {
         guard !proto.isReference, isPlain(proto.representation) else { return nil }
         var children: [ProtoRecord] = []
-        for link in proto.links {
+        let links = proto.links
+        for link in links.indices {
             // A relationship set to null is not taken as written: a child another writer adds
             // meanwhile (one that refers to the locked record: PostgreSQL locks only the rows
             // its lookups find) would be unlinked by the record applied again.
-            guard link.earlier.isEmpty, !link.isPartial, !link.members.isEmpty else { return nil }
-            for member in link.members {
-                guard let owner = member.owner, owner.proto === proto, owner.relationship.id == link.relationship.id,
+            guard links[link].earlier.isEmpty, !links[link].isPartial, !links[link].members.isEmpty else {
+                return nil
+            }
+            let relationship = links[link].relationship.id
+            for member in links[link].members {
+                guard let owner = member.owner, owner.proto === proto, owner.relationship.id == relationship,
                     member.normalizedKey == nil, !member.isReference, !member.isNamedApartFromOwner,
                     !member.isNewThere, member.links.isEmpty, isPlain(member.representation)
                 else { return nil }
-                if children.isEmpty { children.reserveCapacity(proto.links.count) }
+                if children.isEmpty { children.reserveCapacity(links.count) }
                 children.append(member)
             }
         }
