@@ -515,12 +515,13 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 containedIDs.append([])
                 sparedIDs.append([])
             }
-            tables[index] = row.table
-            containedIDs[index].append(row.rowID)
+            if tables[index] == nil { tables[index] = row.table }
+            let rowID = row.rowID
+            containedIDs[index].append(rowID)
             guard gathersSpared else { continue }
             let onlyThroughItsOwner =
-                proto.owner != nil && proto.representation.keyRelationship != nil && !proto.isNamedApartFromOwner
-            if !onlyThroughItsOwner { sparedIDs[index].append(row.rowID) }
+                !proto.isNamedApartFromOwner && proto.owner != nil && proto.representation.keyRelationship != nil
+            if !onlyThroughItsOwner { sparedIDs[index].append(rowID) }
         }
         for (index, table) in tables.enumerated() {
             guard let table else { continue }

@@ -317,16 +317,16 @@ extension ResponsePopulation {
         let logsChanges = store.logger.isEnabled(.debug)
         for proto in protos {
             guard let row = proto.row else { continue }
-            let isRelinked = relinked.contains(ObjectIdentifier(row))
+            let isRelinked = !relinked.isEmpty && relinked.contains(ObjectIdentifier(row))
             let status: StreamTotals.Status =
                 row.isNew ? .inserted : (row.isChanged || isRelinked || row.gainedMembers) ? .updated : .unchanged
             let representation = proto.representation
-            let name = representation.name
             totals.note(row, status: status, relinked: isRelinked, entity: representation)
             if logsChanges, status != .unchanged {
                 let change = status == .inserted ? "created" : "updated"
                 let detail = status == .inserted ? "" : Self.describeChanges(of: row)
-                store.logger.log(.debug, "\(change) \(proto) _id \(row.rowID)\(detail)", entity: name)
+                store.logger.log(
+                    .debug, "\(change) \(proto) _id \(row.rowID)\(detail)", entity: representation.name)
             }
         }
         guard totals.collectsRecords else { return }
@@ -616,7 +616,7 @@ private struct StreamTotals {
                 for (column, value) in cleared where column < original.count { original[column] = value }
             }
             changed[key] = (original, originalEntity, row.values)
-        } else if changed[key] != nil {
+        } else if !changed.isEmpty, changed[key] != nil {
             changed[key]?.latest = row.values
         }
         statuses[key.table][key.rowID] =
