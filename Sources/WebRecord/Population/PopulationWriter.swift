@@ -44,22 +44,6 @@ struct PopulationWriter<Storage: RecordStorage> {
         try transaction.writeRows(inserted: inserted.groups, updated: updated.groups)
     }
 
-    /// Rows grouped by table, tables in the order first met, rows in their order within each.
-    private struct TableGroups {
-        private(set) var groups: [TableRows] = []
-        private var groupIndex: [ObjectIdentifier: Int] = [:]
-
-        mutating func append(_ row: RowState) {
-            let table = ObjectIdentifier(row.table)
-            if let index = groupIndex[table] {
-                groups[index].rows.append(row.tableRow)
-            } else {
-                groupIndex[table] = groups.count
-                groups.append(TableRows(table: row.table.name, rows: [row.tableRow]))
-            }
-        }
-    }
-
     /// Runs the link operations the marshaler collected.
     mutating func writeLinks(_ operations: [LinkOperation], deleter: inout RecordDeleter<Storage>)
         throws(WebRecordError)
@@ -153,6 +137,25 @@ struct PopulationWriter<Storage: RecordStorage> {
                 touchedOtherRows = true
                 relinkedOwners.insert(ObjectIdentifier(owner))
             }
+        }
+    }
+}
+
+/// Rows grouped by table, tables in the order first met, rows in their order within each.
+///
+/// Declared outside the generic ``PopulationWriter``: nested in it, it would be generic too, and
+/// each row appended would look up the runtime's metadata of the type.
+private struct TableGroups {
+    private(set) var groups: [TableRows] = []
+    private var groupIndex: [ObjectIdentifier: Int] = [:]
+
+    mutating func append(_ row: RowState) {
+        let table = ObjectIdentifier(row.table)
+        if let index = groupIndex[table] {
+            groups[index].rows.append(row.tableRow)
+        } else {
+            groupIndex[table] = groups.count
+            groups.append(TableRows(table: row.table.name, rows: [row.tableRow]))
         }
     }
 }

@@ -96,13 +96,6 @@ struct RecordResolver<Storage: RecordStorage> {
 
     // MARK: - By owner
 
-    /// Proto-records identified by their owner, grouped by child table and owner relationship.
-    fileprivate struct Group: Hashable {
-        let table: String
-        let ownerEntity: String
-        let relationship: String
-    }
-
     private func resolveByOwner(_ protos: [ProtoRecord], stored: inout StoredRows) throws(WebRecordError) {
         // Group by (child table, owner relationship); only owners already stored can have a child
         // stored. Each mapped relationship's group is found once, by the relationship's number,
@@ -195,52 +188,6 @@ struct RecordResolver<Storage: RecordStorage> {
         }
     }
 
-    /// A record found through a new owner: the owner's row and the group of the relationship
-    /// (``OwnerGroups``).
-    private struct NewChild: Hashable {
-        let owner: ObjectIdentifier
-        let group: Int
-    }
-
-    /// The groups of proto-records identified by their owner: each distinct (child table,
-    /// owner entity, relationship) numbered in the order met, with its proto-records whose
-    /// owner is stored.
-    private struct OwnerGroups {
-        /// Each group's key, by number.
-        private(set) var keys: [Group] = []
-        /// Each group's proto-records, by number.
-        var members: [[ProtoRecord]] = []
-        /// The group of each mapped relationship met, by its number.
-        private var byRelationship: [Int: Int] = [:]
-
-        /// The number of the group of children reached through `relationship`, in `childTable`.
-        mutating func index(of relationship: Representation.MappedRelationship, childTable: String) -> Int {
-            // (A relationship without a number, -1, is looked up by its names each time.)
-            if relationship.id >= 0, let known = byRelationship[relationship.id] { return known }
-            let property = relationship.property
-            let key = Group(table: childTable, ownerEntity: property.entityName, relationship: property.name)
-            let index: Int
-            if let existing = keys.firstIndex(of: key) {
-                index = existing
-            } else {
-                index = keys.count
-                keys.append(key)
-                members.append([])
-            }
-            if relationship.id >= 0 { byRelationship[relationship.id] = index }
-            return index
-        }
-    }
-
-    /// Where the link between an owner and its child is kept, which decides how the children of
-    /// a set of owners are found.
-    private enum OwnerLookup {
-        /// The child's table holds the owner's `_id` in `column`, at `index` in the plan's columns.
-        case childHoldsOwner(column: String, index: Int)
-        /// The owner's table holds the child's `_id` in `column`.
-        case ownerHoldsChild(column: String)
-    }
-
     /// How the child rows of a set of owners are found, or nil when the layout keeps no link.
     private func ownerLookup(plan: TablePlan, ownerEntity: Entity, relationship: Relationship) -> OwnerLookup? {
         let ownerSide = store.schema.entity(ownerEntity.name, isKindOf: relationship.entityName)
@@ -257,53 +204,6 @@ struct RecordResolver<Storage: RecordStorage> {
     }
 
     // MARK: - Rows
-
-    /// The stored rows already matched to a proto-record, by table and `_id`, and the new rows
-    /// made for records found through their owner, by owner and relationship.
-    ///
-    /// The rows of the records found by key are indexed for a table only when a record is
-    /// found through its owner in that table.
-    fileprivate struct StoredRows {
-        private let keyed: [String: [ProtoRecord]]
-        /// By table, its position in the layout (``TablePlan/index``): nil until indexed.
-        private var rows: [[Int64: RowState]?] = []
-        /// Whether a row was given to a second proto-record.
-        var sharesRows = false
-        private var children: [Group: [Int64: RowState]] = [:]
-
-        mutating func add(_ row: RowState, child ownerID: Int64, in group: Group) {
-            children[group, default: [:]][ownerID] = row
-        }
-
-        func child(of ownerID: Int64, in group: Group) -> RowState? {
-            children[group]?[ownerID]
-        }
-
-        init(keyed: [String: [ProtoRecord]]) {
-            self.keyed = keyed
-        }
-
-        /// Indexes the stored rows of the records of `table` found by key, once.
-        private mutating func index(_ table: TablePlan) {
-            if table.index < rows.count, rows[table.index] != nil { return }
-            var index: [Int64: RowState] = [:]
-            for proto in keyed[table.name] ?? [] {
-                if let row = proto.row, !row.isNew { index[row.rowID] = row }
-            }
-            if table.index >= rows.count { rows += repeatElement(nil, count: table.index + 1 - rows.count) }
-            rows[table.index] = index
-        }
-
-        mutating func add(_ row: RowState) {
-            index(row.table)
-            rows[row.table.index]?[row.rowID] = row
-        }
-
-        mutating func row(in table: TablePlan, rowID: Int64) -> RowState? {
-            index(table)
-            return rows[table.index]?[rowID]
-        }
-    }
 
     private func attach(_ row: RowState, to proto: ProtoRecord) {
         guard proto.row == nil else { return }
@@ -356,5 +256,109 @@ final class ProvisionalRowIDs {
     func next() -> Int64 {
         last -= 1
         return last
+    }
+}
+
+// The resolver's own types, declared outside ``RecordResolver``, which is generic: nested in
+// it, each would be generic too, and every hash and comparison of their values would look up
+// the runtime's metadata of the type.
+
+/// Proto-records identified by their owner, grouped by child table and owner relationship.
+private struct Group: Hashable {
+    let table: String
+    let ownerEntity: String
+    let relationship: String
+}
+
+/// A record found through a new owner: the owner's row and the group of the relationship
+/// (``OwnerGroups``).
+private struct NewChild: Hashable {
+    let owner: ObjectIdentifier
+    let group: Int
+}
+
+/// The groups of proto-records identified by their owner: each distinct (child table,
+/// owner entity, relationship) numbered in the order met, with its proto-records whose
+/// owner is stored.
+private struct OwnerGroups {
+    /// Each group's key, by number.
+    private(set) var keys: [Group] = []
+    /// Each group's proto-records, by number.
+    var members: [[ProtoRecord]] = []
+    /// The group of each mapped relationship met, by its number.
+    private var byRelationship: [Int: Int] = [:]
+
+    /// The number of the group of children reached through `relationship`, in `childTable`.
+    mutating func index(of relationship: Representation.MappedRelationship, childTable: String) -> Int {
+        // (A relationship without a number, -1, is looked up by its names each time.)
+        if relationship.id >= 0, let known = byRelationship[relationship.id] { return known }
+        let property = relationship.property
+        let key = Group(table: childTable, ownerEntity: property.entityName, relationship: property.name)
+        let index: Int
+        if let existing = keys.firstIndex(of: key) {
+            index = existing
+        } else {
+            index = keys.count
+            keys.append(key)
+            members.append([])
+        }
+        if relationship.id >= 0 { byRelationship[relationship.id] = index }
+        return index
+    }
+}
+
+/// Where the link between an owner and its child is kept, which decides how the children of
+/// a set of owners are found.
+private enum OwnerLookup {
+    /// The child's table holds the owner's `_id` in `column`, at `index` in the plan's columns.
+    case childHoldsOwner(column: String, index: Int)
+    /// The owner's table holds the child's `_id` in `column`.
+    case ownerHoldsChild(column: String)
+}
+
+/// The stored rows already matched to a proto-record, by table and `_id`, and the new rows
+/// made for records found through their owner, by owner and relationship.
+///
+/// The rows of the records found by key are indexed for a table only when a record is
+/// found through its owner in that table.
+private struct StoredRows {
+    private let keyed: [String: [ProtoRecord]]
+    /// By table, its position in the layout (``TablePlan/index``): nil until indexed.
+    private var rows: [[Int64: RowState]?] = []
+    /// Whether a row was given to a second proto-record.
+    var sharesRows = false
+    private var children: [Group: [Int64: RowState]] = [:]
+
+    mutating func add(_ row: RowState, child ownerID: Int64, in group: Group) {
+        children[group, default: [:]][ownerID] = row
+    }
+
+    func child(of ownerID: Int64, in group: Group) -> RowState? {
+        children[group]?[ownerID]
+    }
+
+    init(keyed: [String: [ProtoRecord]]) {
+        self.keyed = keyed
+    }
+
+    /// Indexes the stored rows of the records of `table` found by key, once.
+    private mutating func index(_ table: TablePlan) {
+        if table.index < rows.count, rows[table.index] != nil { return }
+        var index: [Int64: RowState] = [:]
+        for proto in keyed[table.name] ?? [] {
+            if let row = proto.row, !row.isNew { index[row.rowID] = row }
+        }
+        if table.index >= rows.count { rows += repeatElement(nil, count: table.index + 1 - rows.count) }
+        rows[table.index] = index
+    }
+
+    mutating func add(_ row: RowState) {
+        index(row.table)
+        rows[row.table.index]?[row.rowID] = row
+    }
+
+    mutating func row(in table: TablePlan, rowID: Int64) -> RowState? {
+        index(table)
+        return rows[table.index]?[rowID]
     }
 }
