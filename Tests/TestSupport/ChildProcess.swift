@@ -50,7 +50,7 @@ public enum ChildProcess {
         public var command: String
         /// The seconds it was given.
         public var seconds: TimeInterval = 0
-        /// Whether it still had not ended (nor become a zombie) ``killGrace`` seconds after
+        /// Whether it still had not ended ``killGrace`` seconds after
         /// SIGKILL: then it is left behind, and the test goes on.
         public var survivedKill = false
         public var description: String {
@@ -63,14 +63,6 @@ public enum ChildProcess {
 
     /// How long a wait goes on after SIGKILL for the child's end before it gives up.
     public static let killGrace: TimeInterval = 30
-
-    /// How long a child may stay a zombie that `Process` has not reported before the wait
-    /// reaps it with `waitpid` itself.
-    ///
-    /// `Process` learns that a child ended when every copy of a descriptor it gives the child
-    /// is closed; a grandchild that inherited one (a shell's background job) keeps it open,
-    /// and `Process` neither reports the end nor reaps the child, which stays a zombie.
-    public static let zombieGrace: TimeInterval = 1
 
     /// Whether `pid` is a zombie: ended, and not yet reaped (its `/proc/PID/stat` state is `Z`).
     public static func isZombie(_ pid: Int32) -> Bool {
@@ -87,34 +79,20 @@ public enum ChildProcess {
         return text[close + 2] == UInt8(ascii: "Z")
     }
 
-    /// Reaps `pid` if it has ended, without blocking.
-    ///
-    /// - Returns: its exit status, or its signal's number and true; nil while it runs, or when
-    ///   it is not (or no longer) this process's child.
-    static func reap(_ pid: Int32) -> (status: Int32, bySignal: Bool)? {
-        var status: Int32 = 0
-        var result: Int32
-        repeat {
-            result = waitpid(pid, &status, WNOHANG)
-        } while result < 0 && errno == EINTR
-        guard result == pid else { return nil }
-        let signal = status & 0x7F
-        return signal == 0 ? ((status >> 8) & 0xFF, false) : (signal, true)
-    }
-
     /// A started child.
     ///
     /// `@unchecked Sendable` is safe: one test owns each child and awaits every call it makes
-    /// on it, so no two threads use it at once; `Process` itself may be polled from any thread,
-    /// and the exit is signalled through a semaphore.
+    /// on it, so no two threads use it at once; ``SpawnedProcess`` may be polled from any
+    /// thread.
     public final class Running: @unchecked Sendable {
-        /// The child.
-        public let process = Process()
+        /// The child, started with `posix_spawn` (see ``SpawnedProcess`` for why not with
+        /// Foundation's `Process`).
+        public let process: SpawnedProcess
         /// The child's own directory: its standard output and error files, and its working
         /// directory unless another was given.
         public let directory: TemporaryDirectory
-        private let exited = DispatchSemaphore(value: 0)
-        private let handles: [FileHandle]
+        /// The command, for messages.
+        private let command: [String]
 
         /// Starts `executable` with `arguments` in `workingDirectory` (by default the child's
         /// own fresh directory), feeding `input` on standard input (by default nothing), with
@@ -123,33 +101,16 @@ public enum ChildProcess {
             _ executable: URL, _ arguments: [String], in workingDirectory: URL? = nil, input: Data? = nil,
             environment: [String: String] = [:]
         ) throws {
-            directory = try TemporaryDirectory()
-            let out = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.write("stdout", Data())))
-            let err = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.write("stderr", Data())))
-            var handles = [out, err]
-            process.executableURL = executable
-            process.arguments = arguments
-            if !environment.isEmpty {
-                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            }
-            process.currentDirectoryURL = workingDirectory ?? directory.url
-            process.standardOutput = out
-            process.standardError = err
-            if let input {
-                let stdin = try FileHandle(forReadingFrom: URL(fileURLWithPath: directory.write("stdin", input)))
-                handles.append(stdin)
-                process.standardInput = stdin
-            } else {
-                process.standardInput = FileHandle.nullDevice
-            }
-            self.handles = handles
-            process.terminationHandler = { [exited] _ in exited.signal() }
-            do {
-                try process.run()
-            } catch {
-                for handle in handles { try? handle.close() }
-                throw error
-            }
+            let directory = try TemporaryDirectory()
+            let output = try directory.write("stdout", Data())
+            let error = try directory.write("stderr", Data())
+            let stdin = try input.map { try directory.write("stdin", $0) }
+            self.directory = directory
+            command = [executable.lastPathComponent] + arguments
+            process = try SpawnedProcess(
+                executable.path, arguments,
+                environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                directory: (workingDirectory ?? directory.url).path, input: stdin, output: output, error: error)
         }
 
         /// The child's standard output so far.
@@ -246,85 +207,23 @@ public enum ChildProcess {
         /// Waits for the child to end, killing it after `timeout`, blocking the calling thread.
         ///
         /// Every wait is bounded: after SIGKILL it waits at most ``ChildProcess/killGrace``
-        /// seconds more, and a child that `Process` leaves a zombie is reaped with `waitpid`
-        /// after ``ChildProcess/zombieGrace`` (see there).
+        /// seconds more.
         ///
         /// - Throws: ``Timeout`` when the child was killed for taking too long.
         public func waitBlocking(timeout: TimeInterval) throws -> Result {
             let timeout = Sanitizer.bound(timeout)
-            let deadline = Date().addingTimeInterval(timeout)
-            let ending: Ending
-            switch awaitEnd(until: deadline) {
-            case .some(let ended):
-                ending = ended
-            case nil:
+            guard process.wait(until: Date().addingTimeInterval(timeout)), let ending = process.termination else {
                 killHard(process.processIdentifier)
-                let ended = awaitEnd(until: Date().addingTimeInterval(ChildProcess.killGrace))
-                closeHandles()
-                let command = [process.executableURL?.lastPathComponent ?? "?"] + (process.arguments ?? [])
-                throw Timeout(command: command.joined(separator: " "), seconds: timeout, survivedKill: ended == nil)
-            }
-            closeHandles()
-            let status: (Int32, Bool)
-            switch ending {
-            case .reported:
-                status = (process.terminationStatus, process.terminationReason == .uncaughtSignal)
-            case .reaped(let code, let bySignal):
-                status = (code, bySignal)
+                let ended = process.wait(until: Date().addingTimeInterval(ChildProcess.killGrace))
+                throw Timeout(command: command.joined(separator: " "), seconds: timeout, survivedKill: !ended)
             }
             return Result(
-                status: status.0, killedBySignal: status.1, stdoutData: output("stdout"),
+                status: ending.status, killedBySignal: ending.bySignal, stdoutData: output("stdout"),
                 stderrData: output("stderr"))
         }
 
-        /// How a child's end was learnt.
-        private enum Ending: Equatable {
-            /// `Process` reported it; its termination status holds.
-            case reported
-            /// This wait reaped the zombie `Process` had not reported.
-            case reaped(status: Int32, bySignal: Bool)
-        }
-
-        /// The status this wait reaped, for later waits once it has.
-        private let reapedStatus = Locked<(status: Int32, bySignal: Bool)?>(nil)
-
-        /// Waits until the child has ended or `deadline` passes (nil).
-        private func awaitEnd(until deadline: Date) -> Ending? {
-            var zombieSince: Date?
-            while true {
-                if let reaped = reapedStatus.withLock({ $0 }) {
-                    return .reaped(status: reaped.status, bySignal: reaped.bySignal)
-                }
-                let slice = min(0.05, max(0, deadline.timeIntervalSinceNow))
-                if exited.wait(timeout: .now() + slice) == .success {
-                    // Later waits return at once.
-                    exited.signal()
-                    process.waitUntilExit()
-                    return .reported
-                }
-                let pid = process.processIdentifier
-                if ChildProcess.isZombie(pid) {
-                    let since = zombieSince ?? Date()
-                    zombieSince = since
-                    if Date().timeIntervalSince(since) >= ChildProcess.zombieGrace, let reaped = ChildProcess.reap(pid)
-                    {
-                        reapedStatus.withLock { $0 = reaped }
-                        return .reaped(status: reaped.status, bySignal: reaped.bySignal)
-                    }
-                }
-                if Date() >= deadline { return nil }
-            }
-        }
-
-        /// Whether the child has ended: `Process` says so, or it is a zombie.
-        public var hasEnded: Bool {
-            !process.isRunning || reapedStatus.withLock({ $0 }) != nil
-                || ChildProcess.isZombie(process.processIdentifier)
-        }
-
-        private func closeHandles() {
-            for handle in handles { try? handle.close() }
-        }
+        /// Whether the child has ended (and was reaped).
+        public var hasEnded: Bool { !process.isRunning }
     }
 
     /// Runs `executable` to the end; the arguments are those of

@@ -8,21 +8,21 @@ import Testing
     import Darwin
 #endif
 
-/// Every wait of the test support ends: a child `Process` never reports, a child that outlives
-/// its timeout and SIGKILL's aftermath, a thread that never ends. Each fails its test with a
+/// Every wait of the test support ends: a child whose descriptors outlive it, a child that
+/// outlives its timeout and SIGKILL's aftermath, a thread that never ends. Each fails its test with a
 /// message instead of hanging the suite. (The suite's time limit fails a wait that hangs.)
 @Suite("Bounded waits", .timeLimit(MachineLoad.hangTimeLimit))
 struct BoundedWaitTests {
-    /// A shell whose background job keeps the descriptors the shell was given: `Process` learns
-    /// of the shell's end only when every copy is closed, so it does not report it while the
-    /// job runs, and the ended shell stays a zombie.
+    /// A shell whose background job keeps the descriptors the shell was given: a wait that
+    /// learnt of the shell's end from those descriptors (as Foundation's `Process` does) would
+    /// not see it while the job runs, and the ended shell would stay a zombie.
     static func shell(_ script: String) throws -> ChildProcess.Running {
         try ChildProcess.Running(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
     }
 
     @Test func aChildProcessDoesNotReportIsReapedWithItsStatus() async throws {
-        // Only reaping the zombie ends this wait with the shell's status: without it, the wait
-        // would time out (and SIGKILL does not end a zombie). No elapsed time is compared.
+        // Only reaping the shell ends this wait with its status: waiting on its descriptors, the
+        // wait would time out (and SIGKILL does not end a zombie). No elapsed time is compared.
         let child = try Self.shell("sleep 1200 & echo $!; exit 3")
         let result = try await child.wait()
         let job = pid_t(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
