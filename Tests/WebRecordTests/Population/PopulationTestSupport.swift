@@ -63,3 +63,40 @@ func readingOnce(_ data: Data, batchByteLimit: Int) -> (String?) throws(WebRecor
         return JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchByteLimit)
     }
 }
+
+/// The rows a population leaves, with its counts and its records' `_id`s, or its failure.
+struct PopulatedStore: Equatable, CustomStringConvertible {
+    var rows: [String]
+    var counts: [String: ChangeCounts]
+    var recordIDs: [Int64]
+    var failure: String?
+
+    var description: String {
+        (failure.map { "failure: \($0)\n" } ?? "") + "counts: \(counts)\n" + rows.joined(separator: "\n")
+    }
+
+    /// `text` populated as `entity` records into an in-memory store of `schema` that holds
+    /// `earlier`: whole, or streamed in batches of `batchBytes` from a reader that cannot be
+    /// opened twice (a second opening fails the test).
+    static func populating(
+        _ text: String, after earlier: String, schema: Schema, entity: String, batchBytes: Int?
+    ) async throws -> PopulatedStore {
+        let store = try RecordStore(inMemory: schema)
+        _ = try await store.populate(try JSONReader().read(earlier), entity: entity)
+        let result: PopulationResult
+        do {
+            if let batchBytes {
+                result = try await ResponsePopulation(store: try #require(store.sqlite)).populate(
+                    streaming: readingOnce(Data(text.utf8), batchByteLimit: batchBytes), entity: entity,
+                    reopens: false)
+            } else {
+                result = try await store.populate(try JSONReader().read(text), entity: entity)
+            }
+        } catch let error as WebRecordError {
+            return PopulatedStore(rows: try dumpContent(store), counts: [:], recordIDs: [], failure: error.message)
+        }
+        return PopulatedStore(
+            rows: try dumpContent(store), counts: result.changesByEntity, recordIDs: result.records.map(\.rowID),
+            failure: nil)
+    }
+}

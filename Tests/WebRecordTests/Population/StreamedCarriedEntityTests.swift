@@ -33,38 +33,19 @@ import Testing
         }
         """
 
-    /// The stored rows and the population's counts, or its failure.
-    struct Outcome: Equatable, CustomStringConvertible {
-        var rows: [String]
-        var counts: [String: ChangeCounts]
-        var recordIDs: [Int64]
-        var failure: String?
-
-        var description: String {
-            (failure.map { "failure: \($0)\n" } ?? "") + "counts: \(counts)\n" + rows.joined(separator: "\n")
+    static let schema: Schema = {
+        do {
+            return try Schema(json: schemaJSON, fileName: "Carried.json")
+        } catch {
+            preconditionFailure("the schema must load: \(error)")
         }
-    }
+    }()
 
     /// `text` populated into a store that holds `earlier`: whole, or streamed in batches of
-    /// `batchBytes` from a reader that cannot be opened twice (a second opening fails the test).
-    static func outcome(of text: String, after earlier: String, batchBytes: Int?) async throws -> Outcome {
-        let store = try RecordStore(inMemory: try Schema(json: schemaJSON, fileName: "Carried.json"))
-        _ = try await store.populate(try JSONReader().read(earlier), entity: "Animal")
-        let result: PopulationResult
-        do {
-            if let batchBytes {
-                result = try await ResponsePopulation(store: try #require(store.sqlite)).populate(
-                    streaming: readingOnce(Data(text.utf8), batchByteLimit: batchBytes), entity: "Animal",
-                    reopens: false)
-            } else {
-                result = try await store.populate(try JSONReader().read(text), entity: "Animal")
-            }
-        } catch let error as WebRecordError {
-            return Outcome(rows: try dumpContent(store), counts: [:], recordIDs: [], failure: error.message)
-        }
-        return Outcome(
-            rows: try dumpContent(store), counts: result.changesByEntity, recordIDs: result.records.map(\.rowID),
-            failure: nil)
+    /// `batchBytes` from a reader that cannot be opened twice.
+    static func outcome(of text: String, after earlier: String, batchBytes: Int?) async throws -> PopulatedStore {
+        try await PopulatedStore.populating(
+            text, after: earlier, schema: schema, entity: "Animal", batchBytes: batchBytes)
     }
 
     @Test(arguments: [

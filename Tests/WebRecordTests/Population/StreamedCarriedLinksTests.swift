@@ -42,36 +42,20 @@ import Testing
         }
         """
 
-    /// The stored rows and the population's counts, or its failure.
-    struct Outcome: Equatable, CustomStringConvertible {
-        var rows: [String]
-        var counts: [String: ChangeCounts]
-        var failure: String?
-
-        var description: String {
-            (failure.map { "failure: \($0)\n" } ?? "") + "counts: \(counts)\n" + rows.joined(separator: "\n")
-        }
-    }
-
-    /// `list` populated into a store that holds `earlier`: whole, or streamed in batches of
-    /// `batchBytes` from a reader that cannot be opened twice (a second opening fails the test).
-    static func outcome(of list: String, after earlier: String, batchBytes: Int?) async throws -> Outcome {
-        let store = try RecordStore(inMemory: try Schema(json: schemaJSON, fileName: "CarriedLinks.json"))
-        _ = try await store.populate(try JSONReader().read(#"{"data": \#(earlier)}"#), entity: "Post")
-        let text = #"{"data": \#(list)}"#
-        let result: PopulationResult
+    static let schema: Schema = {
         do {
-            if let batchBytes {
-                result = try await ResponsePopulation(store: try #require(store.sqlite)).populate(
-                    streaming: readingOnce(Data(text.utf8), batchByteLimit: batchBytes), entity: "Post",
-                    reopens: false)
-            } else {
-                result = try await store.populate(try JSONReader().read(text), entity: "Post")
-            }
-        } catch let error as WebRecordError {
-            return Outcome(rows: try dumpContent(store), counts: [:], failure: error.message)
+            return try Schema(json: schemaJSON, fileName: "CarriedLinks.json")
+        } catch {
+            preconditionFailure("the schema must load: \(error)")
         }
-        return Outcome(rows: try dumpContent(store), counts: result.changesByEntity, failure: nil)
+    }()
+
+    /// `list` populated into a store that holds `earlier` (both the list of records at `data`):
+    /// whole, or streamed in batches of `batchBytes` from a reader that cannot be opened twice.
+    static func outcome(of list: String, after earlier: String, batchBytes: Int?) async throws -> PopulatedStore {
+        try await PopulatedStore.populating(
+            #"{"data": \#(list)}"#, after: #"{"data": \#(earlier)}"#, schema: schema, entity: "Post",
+            batchBytes: batchBytes)
     }
 
     @Test(arguments: [
