@@ -14,10 +14,12 @@
 /// - a value a switch clears, unless the batch gave one for that attribute.
 ///
 /// A later batch that switches the row to a sub-entity with that attribute, and gives no value
-/// for it, stores the kept value. Only attributes are kept: a relationship that a switch
-/// cleared stays cleared (the remaining difference, Docs/Population.md, "Large responses:
-/// streamed population"). Nothing is looked at for entities without sub-entities, and nothing
-/// is kept until a record gives such a value or switches.
+/// for it, stores the kept value. Of the relationships a switch clears, a to-one kept in the
+/// row that claims nothing (not one-to-one) is kept too, and given back by a later batch that
+/// switches back without setting it; one kept in other rows (a to-many, or a to-one whose key
+/// the destination holds) stays cleared (the remaining difference, Docs/Population.md, "Large
+/// responses: streamed population"). Nothing is looked at for entities without sub-entities,
+/// and nothing is kept until a record gives such a value or switches.
 struct SwitchedSubentities {
     /// Whether values are kept: across batches only (a whole response is one batch).
     let isEnabled: Bool
@@ -27,9 +29,15 @@ struct SwitchedSubentities {
     /// column, by the position of the hierarchy's root; nil until the first batch.
     private var hierarchies: [Int: [Representation.MappedAttribute]]?
 
-    /// A value kept, and the attribute that stores it.
+    /// A value kept, and what it is the value of: an attribute, or a to-one (its foreign key,
+    /// or its position in the inverse's order) kept in the row.
     private struct Kept {
-        let attribute: Representation.MappedAttribute
+        enum Source {
+            case attribute(Representation.MappedAttribute)
+            case relationship(id: Int)
+        }
+        let source: Source
+        let column: Int
         var value: DatabaseValue
     }
 
@@ -47,12 +55,21 @@ struct SwitchedSubentities {
             let current = proto.representation
             let dictionary = proto.dictionary
             values.removeAll { entry in
-                guard let mapped = current.attribute(atColumn: entry.attribute.column) else { return false }
-                // A value the batch gives and the attribute refuses leaves the row's, which is the kept one.
-                if mapped.value(in: dictionary).map({ !mapped.accepts($0.value, coercion: coercion, store: store) })
-                    ?? true
-                {
-                    row.set(entry.value, at: mapped.column)
+                switch entry.source {
+                case .attribute:
+                    guard let mapped = current.attribute(atColumn: entry.column) else { return false }
+                    // A value the batch gives and the attribute refuses leaves the row's, which is the kept one.
+                    if mapped.value(in: dictionary).map({ !mapped.accepts($0.value, coercion: coercion, store: store) })
+                        ?? true
+                    {
+                        row.set(entry.value, at: mapped.column)
+                    }
+                case .relationship(let id):
+                    guard let mapped = current.relationships.first(where: { $0.id == id }) else { return false }
+                    // A link the batch sets (or sets to null) wins, as a later occurrence's does.
+                    if !proto.hasLink(mapped), !proto.clearedRelationships.contains(mapped.name) {
+                        row.set(entry.value, at: entry.column)
+                    }
                 }
                 return true
             }
@@ -83,17 +100,31 @@ struct SwitchedSubentities {
             for attribute in attributes where current.attribute(atColumn: attribute.column) == nil {
                 guard let found = attribute.value(in: dictionary) else { continue }
                 // The later value wins; one the attribute refuses leaves nothing to keep.
-                values.removeAll { $0.attribute.column == attribute.column }
+                values.removeAll { $0.column == attribute.column }
                 if let value = attribute.storedValue(found.value, coercion: coercion, store: store) {
-                    values.append(Kept(attribute: attribute, value: value))
+                    values.append(Kept(source: .attribute(attribute), column: attribute.column, value: value))
                 }
             }
             if let previous = row.switchedFrom {
                 for mapped in previous.attributes
                 where current.attribute(atColumn: mapped.column) == nil && !row.values[mapped.column].isNull
-                    && !values.contains(where: { $0.attribute.column == mapped.column })
+                    && !values.contains(where: { $0.column == mapped.column })
                 {
-                    values.append(Kept(attribute: mapped, value: row.values[mapped.column]))
+                    values.append(
+                        Kept(source: .attribute(mapped), column: mapped.column, value: row.values[mapped.column]))
+                }
+                // A to-one kept in the row that claims nothing (not one-to-one, nor its own
+                // inverse): one batch would keep it through the other sub-entity's occurrences.
+                for mapped in previous.relationships
+                where !mapped.isSymmetric && !current.relationships.contains(where: { $0.id == mapped.id }) {
+                    guard case .foreignKeyHere(let column, let positionColumn, _, false)? = mapped.link,
+                        !row.values[column].isNull
+                    else { continue }
+                    for column in [column] + (positionColumn.map { [$0] } ?? []) {
+                        values.removeAll { $0.column == column }
+                        values.append(
+                            Kept(source: .relationship(id: mapped.id), column: column, value: row.values[column]))
+                    }
                 }
             }
             kept[key] = values.isEmpty ? nil : values
