@@ -626,6 +626,26 @@ import WebRecordTesting
     /// dropped record had a link that cannot be carried, and writes nothing.
     @Test(arguments: Array(UInt64(301)...UInt64(400)))
     func aStreamCarriesWhatADroppedRecordGave(seed: UInt64) async throws {
+        _ = try await Self.expectCarriedOrRefused(
+            seed: seed, ways: [.streamedOnce(batchBytes: 1), .streamedOnce(batchBytes: 300)])
+    }
+
+    /// The seeds above are not all refused: in some (6 of the first 40 when this was written),
+    /// a top-level post that a batch drops is completed by a later one, which only carrying it
+    /// lets a stream that cannot be read again store.
+    @Test func someOfThoseStreamsCarryARecordTheyCompleteLater() async throws {
+        var carried = 0
+        for seed in UInt64(301)...UInt64(340) {
+            if try await Self.expectCarriedOrRefused(seed: seed, ways: [.streamedOnce(batchBytes: 1)]) { carried += 1 }
+        }
+        #expect(carried >= 5, "\(carried) of 40 seeds carried a record a later batch completes")
+    }
+
+    /// Checks one seed of ``aStreamCarriesWhatADroppedRecordGave(seed:)`` in `ways`; returns
+    /// whether the first way stored the response (not refused) and the response has a top-level
+    /// post whose first occurrence lacks a valid title that a later one gives: a record the
+    /// stream carried.
+    static func expectCarriedOrRefused(seed: UInt64, ways: [Way]) async throws -> Bool {
         var random = SeededRandom(seed: seed &* 7919)
         let options = Self.options(&random)
         var generator = Generator(seed: seed, relationshipsDiffer: false, keysRequired: true)
@@ -635,16 +655,52 @@ import WebRecordTesting
         let whole = try await Self.outcome(of: text, after: earlier, way: .whole, options: options)
         let before = try await Self.outcome(
             of: #"{"data": []}"#, after: earlier, way: .whole, options: PopulationOptions())
-        for way in [Way.streamedOnce(batchBytes: 1), .streamedOnce(batchBytes: 300)] {
+        var stored: [Bool] = []
+        for way in ways {
             let streamed = try await Self.outcome(of: text, after: earlier, way: way, options: options)
             if streamed.failure?.contains("occurs again later in the response") == true {
                 #expect(streamed.rows == before.rows, "seed \(seed), \(way): a refused stream writes nothing")
+                stored.append(false)
                 continue
             }
+            stored.append(whole.failure == nil)
             #expect(
                 streamed == whole,
                 "seed \(seed), \(way):\n\(Self.difference(whole, streamed, ("whole", "streamed")))\nearlier: \(earlier)\nresponse: \(text)"
             )
+        }
+        return stored.first == true && completesAPostLater(text)
+    }
+
+    /// Whether a top-level post of `text` first occurs without a valid title (absent, null or
+    /// an array) and occurs again, later, with one.
+    static func completesAPostLater(_ text: String) -> Bool {
+        guard let posts = try? JSONReader().read(text)["data"]?.arrayValue else { return false }
+        var firstLacks: [Int64: Bool] = [:]
+        for post in posts {
+            guard let object = post.objectValue, let id = object["id"].flatMap(Self.postKey) else { continue }
+            let hasTitle: Bool
+            switch object["title"] {
+            case .string?, .integer?, .double?: hasTitle = true
+            default: hasTitle = false
+            }
+            if let lacks = firstLacks[id] {
+                if lacks && hasTitle { return true }
+            } else {
+                firstLacks[id] = !hasTitle
+            }
+        }
+        return false
+    }
+
+    /// A post's key as the generator spells it (`5`, `5.0`, `"05"`, `"+5"`); nil for one that
+    /// is not an integer key.
+    static func postKey(_ value: JSONValue) -> Int64? {
+        switch value {
+        case .integer(let key): key
+        case .double(let key): key.rounded() == key ? Int64(exactly: key) : nil
+        case .string(let text): Int64(text)
+        default: nil
         }
     }
 
