@@ -82,7 +82,8 @@ struct SwitchedSubentities {
     /// (``Marshaler/clearSwitchedSubentity(of:representations:)``): keeps the values the batch
     /// gives for attributes a record's sub-entity lacks, and, for a row whose sub-entity
     /// switches, the values of the attributes its previous sub-entity has and its new one
-    /// lacks, unless the batch gave one (none when null, which the row is left with anyway).
+    /// lacks, unless the batch gave one, and the foreign key (and position) of each such to-one
+    /// kept in the row that claims nothing (none when null, which the row is left with anyway).
     mutating func note(
         _ protos: [ProtoRecord], representations: RepresentationSet, coercion: ValueCoercion,
         store: any RecordStorage
