@@ -10,12 +10,21 @@ struct PopulationWriter<Storage: RecordStorage> {
     let transaction: Storage.Transaction
     /// Rows whose links changed outside their own columns (join tables, dropped members).
     private(set) var relinkedOwners = Set<ObjectIdentifier>()
+    /// The stored owners whose lists changed in rows the batch does not hold, and how
+    /// (``ListChange``): what a streamed population's counts compare at the end, so that an
+    /// owner whose list one batch changes and a later one sets back is unchanged, as in one
+    /// batch.
+    private(set) var listChanges: [ListChange] = []
+    /// The rows whose lists gained the owner of a relationship that is its own inverse.
+    private(set) var mirroredMembers = Set<ObjectIdentifier>()
+    /// The references to a row that a link operation cleared in other rows.
+    private(set) var clearedReferences = Set<ClearedReference>()
+    /// The rows whose reference to another row (`value`, in `column`) a one-to-one's link
+    /// cleared, as it moved to another row: rows the batch may not hold, which a later batch that
+    /// meets one again must not take for unlinked before the population.
+    private(set) var clearedRows: [(table: String, column: String, value: DatabaseValue, rowIDs: [Int64])] = []
     /// Whether a link operation changed rows the population does not hold (so snapshots may be stale).
     private(set) var touchedOtherRows = false
-    /// The members whose reference to their owner a replaced list cleared, by table and column:
-    /// rows the batch may not hold, which a later batch that meets one again must not take for
-    /// unlinked before the population.
-    private(set) var clearedMembers: [(table: String, column: String, rowIDs: [Int64], owner: Int64)] = []
     /// The join tables of relationships that are their own inverse given mirrored rows so far:
     /// there, a row inserted by this population may already have join rows.
     private var mirroredJoinTables = Set<String>()
@@ -51,8 +60,13 @@ struct PopulationWriter<Storage: RecordStorage> {
         for operation in operations {
             switch operation {
             case .clearOthers(let table, let column, let value, let keep):
-                if try transaction.clearReferences(in: table, column: column, to: value, except: keep) {
+                let cleared = try transaction.clearReferences(in: table, column: column, to: value, except: keep)
+                if !cleared.isEmpty {
                     touchedOtherRows = true
+                    clearedRows.append((table, column, value, cleared))
+                    if case .integer(let owner) = value {
+                        clearedReferences.insert(ClearedReference(table: table, column: column, rowID: owner))
+                    }
                 }
             case .foreignKeyMembers(
                 let owner, let table, let column, let positionColumn, let members, let replace, let deleteRule,
@@ -77,7 +91,13 @@ struct PopulationWriter<Storage: RecordStorage> {
                             table: destinationTable, rowID: member, ownerEntity: owner.entityName, ownerID: owner.rowID,
                             relationship: relationship, identifies: false))
                 }
-                if changed { relinkedOwners.insert(ObjectIdentifier(owner)) }
+                if let changed {
+                    relinkedOwners.insert(ObjectIdentifier(owner))
+                    if !owner.isNew {
+                        listChanges.append(
+                            ListChange(owner: owner, relationship: relationship, change: .joinRows(table, changed)))
+                    }
+                }
             case .mirrorJoinMembers(
                 let owner, let table, let selfColumn, let otherColumn, let positionColumn, let members,
                 let memberRows, let replace):
@@ -91,6 +111,7 @@ struct PopulationWriter<Storage: RecordStorage> {
                 let gained = Set(changed)
                 for member in memberRows where gained.contains(member.rowID) {
                     relinkedOwners.insert(ObjectIdentifier(member))
+                    mirroredMembers.insert(ObjectIdentifier(member))
                 }
             case .pairReferences(let table, let column, let row, let partner):
                 if try transaction.pairReferences(in: table, column: column, row: row, partner: partner) {
@@ -116,13 +137,21 @@ struct PopulationWriter<Storage: RecordStorage> {
                 of: owner.rowID, in: table, column: column, positionColumn: positionColumn, keeping: Set(members),
                 clearing: !(cascades && identifies))
             guard !dropped.isEmpty else { return }
-            if !(cascades && identifies) {
-                clearedMembers.append((table, column, dropped, owner.rowID))
-            }
+            let clears = !(cascades && identifies)
             relinkedOwners.insert(ObjectIdentifier(owner))
+            listChanges.append(
+                ListChange(
+                    owner: owner, relationship: relationship,
+                    change: .members(
+                        table: table, column: column, positionColumn: positionColumn,
+                        rows: dropped.map {
+                            ListChange.Member(
+                                rowID: $0.id, cleared: clears, positionBefore: $0.position,
+                                positionAfter: clears ? .null : $0.position)
+                        })))
             touchedOtherRows = true
             if cascades {
-                for id in dropped {
+                for (id, _) in dropped {
                     deleter.propose(
                         .init(
                             table: table, rowID: id, ownerEntity: owner.entityName, ownerID: owner.rowID,
@@ -131,11 +160,21 @@ struct PopulationWriter<Storage: RecordStorage> {
             }
         } else if let positionColumn, !members.isEmpty {
             // Ordered union: members the response did not list keep their order, after the listed ones.
-            if try transaction.moveMembers(
+            let moved = try transaction.moveMembers(
                 of: owner.rowID, in: table, column: column, positionColumn: positionColumn, after: members)
-            {
+            if !moved.isEmpty {
                 touchedOtherRows = true
                 relinkedOwners.insert(ObjectIdentifier(owner))
+                listChanges.append(
+                    ListChange(
+                        owner: owner, relationship: relationship,
+                        change: .members(
+                            table: table, column: column, positionColumn: positionColumn,
+                            rows: moved.map {
+                                ListChange.Member(
+                                    rowID: $0.id, cleared: false, positionBefore: .integer($0.from),
+                                    positionAfter: .integer($0.to))
+                            })))
             }
         }
     }
@@ -158,4 +197,39 @@ private struct TableGroups {
             groups.append(TableRows(table: row.table.name, rows: [row.tableRow]))
         }
     }
+}
+
+/// How a population's links changed the list of a stored owner in rows the batch does not
+/// hold (``PopulationWriter/listChanges``).
+struct ListChange {
+    /// One member's row changed: the `_id`, whether its reference to the owner was cleared,
+    /// and its position before and after (null without one).
+    struct Member {
+        let rowID: Int64
+        let cleared: Bool
+        let positionBefore: DatabaseValue
+        let positionAfter: DatabaseValue
+    }
+
+    enum Change {
+        /// The owner's join rows in the table named.
+        case joinRows(String, JoinRowsChange)
+        /// Members' rows, in `table`, whose `column` names the owner: dropped from the list
+        /// (cleared, or left to be deleted), or moved.
+        case members(table: String, column: String, positionColumn: String?, rows: [Member])
+    }
+
+    let owner: RowState
+    /// The relationship's name.
+    let relationship: String
+    let change: Change
+}
+
+/// References to one row that a population cleared in the rows of another table
+/// (``PopulationWriter/clearedReferences``).
+struct ClearedReference: Hashable {
+    let table: String
+    let column: String
+    /// The `_id` of the row they named.
+    let rowID: Int64
 }

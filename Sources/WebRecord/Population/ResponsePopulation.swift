@@ -298,7 +298,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             marshaler.populateAttributes(of: proto)
         }
         // What an earlier batch kept of a record's other sub-entities (DESIGN §3.13).
-        switches.restore(resolving, coercion: graph.coercion, store: store)
+        try switches.restore(resolving, coercion: graph.coercion, store: store)
         let superseded = Self.supersededLinks(sharing)
         marshaler.dropIncompleteRecords(protos, superseded: superseded, sharing: sharing)
         try numberNewRows(protos, in: transaction)
@@ -330,9 +330,10 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
         try writer.writeLinks(marshaler.operations, deleter: &deleter)
+        switches.confirm(listChanges: writer.listChanges, clearedReferences: writer.clearedReferences)
         repeats.keep(
             protos,
-            disturbed: writer.touchedOtherRows || !writer.relinkedOwners.isEmpty || !writer.clearedMembers.isEmpty
+            disturbed: writer.touchedOtherRows || !writer.relinkedOwners.isEmpty
                 || sharesRows || switched)
         return StoredGraph(writer: writer, gainedMembers: gained)
     }

@@ -106,35 +106,43 @@ extension RecordStorageTransaction {
     /// `keep` (a one-to-one link moving to another row): the rows are read, then those to
     /// clear are written.
     ///
-    /// - Returns: whether any row changed.
+    /// - Returns: the `_id`s of the rows cleared; none when no row changed.
     func clearReferences(
         in table: String, column: String, to value: DatabaseValue, except keep: Int64?
-    ) throws(WebRecordError) -> Bool {
+    ) throws(WebRecordError) -> [Int64] {
         let holding = rowIDs(try values(of: ["_id"], in: table, where: [column], areIn: KeyTuples([value])))
         var cleared: [DatabaseValue] = []
+        var ids: [Int64] = []
         for id in holding.sorted() where id != keep {
             cleared += [.null, .integer(id), value]
+            ids.append(id)
         }
-        guard !cleared.isEmpty else { return false }
-        return try update(table, set: [column], where: ["_id", column], values: cleared) > 0
+        guard !cleared.isEmpty else { return [] }
+        return try update(table, set: [column], where: ["_id", column], values: cleared) > 0 ? ids : []
     }
 
     /// The rows of `table` that refer to `owner` in `column` and are not among `keeping`, in
     /// `_id` order; when `clearing`, that reference and `positionColumn` are set to null in each
     /// (a to-many kept on its members, replaced).
     ///
-    /// - Returns: those rows' `_id`s.
+    /// - Returns: those rows' `_id`s, each with its position before (null without one).
     func dropMembers(
         of owner: Int64, in table: String, column: String, positionColumn: String?, keeping: Set<Int64>,
         clearing: Bool
-    ) throws(WebRecordError) -> [Int64] {
-        let current = rowIDs(
-            try values(of: ["_id"], in: table, where: [column], areIn: KeyTuples(rowIDs: [owner])))
-        let dropped = current.sorted().filter { !keeping.contains($0) }
+    ) throws(WebRecordError) -> [(id: Int64, position: DatabaseValue)] {
+        var dropped: [(id: Int64, position: DatabaseValue)] = []
+        for row in try values(
+            of: ["_id"] + (positionColumn.map { [$0] } ?? []), in: table, where: [column],
+            areIn: KeyTuples(rowIDs: [owner]))
+        {
+            guard case .integer(let id)? = row.first, !keeping.contains(id) else { continue }
+            dropped.append((id, row.count > 1 ? row[1] : .null))
+        }
+        dropped.sort { $0.id < $1.id }
         if clearing, !dropped.isEmpty {
             let columns = [column] + (positionColumn.map { [$0] } ?? [])
             var cleared: [DatabaseValue] = []
-            for id in dropped {
+            for (id, _) in dropped {
                 for _ in columns { cleared.append(.null) }
                 cleared += [.integer(id), .integer(owner)]
             }
@@ -149,11 +157,13 @@ extension RecordStorageTransaction {
     /// `members.count` plus its rank among them by position, then `_id`. A row without a
     /// position keeps none.
     ///
-    /// - Returns: whether any row moved.
+    /// - Returns: the rows that moved, each with its position before and after; none when no
+    ///   row moved.
+    @discardableResult
     func moveMembers(
         of owner: Int64, in table: String, column: String, positionColumn: String, after members: [Int64]
-    ) throws(WebRecordError) -> Bool {
-        guard !members.isEmpty else { return false }
+    ) throws(WebRecordError) -> [(id: Int64, from: Int64, to: Int64)] {
+        guard !members.isEmpty else { return [] }
         let listed = Set(members)
         var unlisted: [(id: Int64, position: Int64)] = []
         for row in try values(
@@ -166,13 +176,16 @@ extension RecordStorageTransaction {
         }
         unlisted.sort { ($0.position, $0.id) < ($1.position, $1.id) }
         var moved: [DatabaseValue] = []
+        var moves: [(id: Int64, from: Int64, to: Int64)] = []
         for (rank, row) in unlisted.enumerated() {
             let position = Int64(members.count + rank)
             guard position != row.position else { continue }
             moved += [.integer(position), .integer(row.id), .integer(owner), .integer(row.position)]
+            moves.append((row.id, row.position, position))
         }
-        guard !moved.isEmpty else { return false }
-        return try update(table, set: [positionColumn], where: ["_id", column, positionColumn], values: moved) > 0
+        guard !moved.isEmpty else { return [] }
+        let changed = try update(table, set: [positionColumn], where: ["_id", column, positionColumn], values: moved)
+        return changed > 0 ? moves : []
     }
 
     /// The `_id` in the first value of `row`, or 0.
@@ -195,11 +208,12 @@ extension RecordStorageTransaction {
     ///     numbered after the listed ones when the rows are ordered.
     ///   - removed: called with each member whose join row was deleted, right after, before
     ///     the next is deleted.
-    /// - Returns: whether any join row changed.
+    /// - Returns: the owner's join rows before and after, each member's position (null without
+    ///   one) by its `_id`, when any changed; nil when none did.
     func setJoinRows(
         in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
         ownerIsNew: Bool, members: [Int64], replace: Bool, removed: (Int64) throws(WebRecordError) -> Void
-    ) throws(WebRecordError) -> Bool {
+    ) throws(WebRecordError) -> JoinRowsChange? {
         var current: [Int64: DatabaseValue] = [:]
         if !ownerIsNew {
             let columns = [memberColumn] + (positionColumn.map { [$0] } ?? [])
@@ -227,6 +241,10 @@ extension RecordStorageTransaction {
                 into: table, columns: [ownerColumn, memberColumn] + (positionColumn.map { [$0] } ?? []), values: added)
         }
         var changed = !moved.isEmpty || !added.isEmpty
+        var after = current
+        for (index, member) in members.enumerated() {
+            after[member] = positionColumn == nil ? .null : .integer(Int64(index))
+        }
         let listed = Set(members)
         let unlisted = current.keys.filter { !listed.contains($0) }.sorted()
         if replace {
@@ -235,6 +253,7 @@ extension RecordStorageTransaction {
                     from: table, where: [ownerColumn, memberColumn],
                     areIn: KeyTuples(width: 2, values: [.integer(owner), .integer(id)]))
                 try removed(id)
+                after[id] = nil
                 changed = true
             }
         } else if let positionColumn, changed, !unlisted.isEmpty {
@@ -246,12 +265,13 @@ extension RecordStorageTransaction {
                 let position = DatabaseValue.integer(Int64(members.count + offset))
                 guard current[id] != position else { continue }
                 renumbered += [position, .integer(owner), .integer(id)]
+                after[id] = position
             }
             if !renumbered.isEmpty {
                 try update(table, set: [positionColumn], where: [ownerColumn, memberColumn], values: renumbered)
             }
         }
-        return changed
+        return changed ? JoinRowsChange(before: current, after: after) : nil
     }
 
     /// Whether the member `id` at `position` comes before the member `other` at `otherPosition`
@@ -457,4 +477,11 @@ extension RecordStorageTransaction {
         for (name, value) in zip(columns, row.values) { values[name] = value }
         return record(of: entity, rowID: row.rowID, values: values)
     }
+}
+
+/// An owner's join rows before and after a change: each member's position (null when the rows
+/// have none) by the member's `_id`.
+struct JoinRowsChange {
+    let before: [Int64: DatabaseValue]
+    let after: [Int64: DatabaseValue]
 }

@@ -91,7 +91,7 @@ extension ResponsePopulation {
                 throw Self.failure(
                     WebRecordError(
                         .invalidResponseFormat,
-                        "\(divergence.record) was not stored where it first occurs, as it lacks a non-optional value, and occurs again later in the response: populated in parts, what its first occurrence gave would be lost. Populate the response whole (from a file, WebRecord reads it again whole when this happens)",
+                        "\(divergence.record) \(divergence.reason). Populate the response whole (from a file, WebRecord reads it again whole when this happens)",
                         entity: entityName),
                     entity: entityName, debugger: debugger)
             }
@@ -211,6 +211,7 @@ extension ResponsePopulation {
                 try add(
                     graph, stored: stored, to: &totals, entity: entity,
                     sparesLinks: !whole || !deleter.proposed.isEmpty)
+                if !whole { try totals.noteStubs(graph.builder.protoRecords) }
                 if !whole {
                     // The rows were made here: freed here too, not by the reader's thread,
                     // whose frees into this thread's heap would wait for its lock.
@@ -303,13 +304,6 @@ extension ResponsePopulation {
         Self.addContainedRows(
             protos, to: &totals.contained, spared: &totals.linkSpared, gathersSpared: sparesLinks)
         try totals.noteDropped(protos)
-        for cleared in stored.writer.clearedMembers {
-            let tables = store.layout.tables
-            guard let table = tables.firstIndex(where: { $0.name == cleared.table }),
-                let column = tables[table].valueColumns.firstIndex(of: cleared.column)
-            else { continue }
-            totals.noteCleared(cleared.rowIDs, table: table, column: column, owner: .integer(cleared.owner))
-        }
         let relinked = stored.writer.relinkedOwners
         for gain in stored.gainedMembers {
             totals.noteGain(owner: gain.owner, member: gain.member, column: gain.column)
@@ -321,13 +315,21 @@ extension ResponsePopulation {
             let status: StreamTotals.Status =
                 row.isNew ? .inserted : (row.isChanged || isRelinked || row.gainedMembers) ? .updated : .unchanged
             let representation = proto.representation
-            totals.note(row, status: status, relinked: isRelinked, entity: representation)
+            // A list's change is compared at the end (``StreamTotals/noteListChanges(_:layout:)``).
+            totals.note(
+                row, status: status,
+                relinked: isRelinked && stored.writer.mirroredMembers.contains(ObjectIdentifier(row)),
+                entity: representation)
             if logsChanges, status != .unchanged {
                 let change = status == .inserted ? "created" : "updated"
                 let detail = status == .inserted ? "" : Self.describeChanges(of: row)
                 store.logger.log(
                     .debug, "\(change) \(proto) _id \(row.rowID)\(detail)", entity: representation.name)
             }
+        }
+        // After the rows the batch holds: a link may have changed one of them after it was written.
+        if !stored.writer.listChanges.isEmpty || !stored.writer.clearedRows.isEmpty {
+            totals.noteLinkChanges(stored.writer.listChanges, cleared: stored.writer.clearedRows, layout: store.layout)
         }
         guard totals.collectsRecords else { return }
         // A record met again in a later batch, at the top level or nested, shows as stored last.
@@ -513,24 +515,36 @@ private struct StreamTotals {
     /// latest.
     var changed: [RowKey: (original: [DatabaseValue], originalEntity: String, latest: [DatabaseValue])] = [:]
     /// The values before the population of columns a batch's links changed in rows it did not
-    /// hold (``PopulationWriter/clearedMembers``), by row: what a later batch that meets the
-    /// row takes for its values before the population.
+    /// hold (a member dropped or moved, ``PopulationWriter/listChanges``), by row: what a later
+    /// batch that meets the row takes for its values before the population.
     private var clearedValues: [RowKey: [(column: Int, value: DatabaseValue)]] = [:]
-    /// The rows whose links a batch changed outside their own columns.
+    /// The rows whose lists gained an owner of a relationship that is its own inverse.
     var relinkedRows = Set<RowKey>()
-    /// The members a batch gave a stored owner (a to-many kept on the members), by member row
-    /// and column: the member's value there before the population (nil for a new row) and its
-    /// latest. An owner counts as updated for a member gained only if the member still names
-    /// it when the last batch is written: a member one batch gives to another owner and a later
-    /// one gives back changes nothing, as in a whole response.
+    /// The rows the population deleted (``forgetDeleted(_:layout:)``), and those of them a batch
+    /// inserted (``vanished``), which one batch would never have stored.
+    private var deletedRows = Set<RowKey>()
+    private var vanished = Set<RowKey>()
+    /// The member columns a stored owner's lists changed through, by member row and column: the
+    /// member's value there before the population (nil for a new row) and its latest. An owner
+    /// counts as updated for its list only if the list differs when the last batch is written:
+    /// a member one batch gives to another owner, or drops, or moves, and a later one gives
+    /// back changes nothing, as in a whole response.
     private var memberValues: [MemberColumn: (original: DatabaseValue?, latest: DatabaseValue)] = [:]
     /// The member columns of ``memberValues`` by member row, to follow their latest values.
     private var memberColumns: [RowKey: [Int]] = [:]
-    /// The members each owner gained, by owner row.
-    private var gains: [RowKey: [MemberColumn]] = [:]
+    /// The positions of members that a later batch moved in their list (``noteLinkChanges(_:cleared:layout:)``).
+    private var movedColumns = Set<MemberColumn>()
+    /// The members of each owner's lists that changed, by owner row: the column that names the
+    /// owner, and the position's, for an ordered list.
+    private var ownerMembers: [RowKey: [(reference: MemberColumn, position: MemberColumn?)]] = [:]
+    /// Each stored owner's join rows that changed, by owner row and join table: as they were
+    /// before the population and as they are now, each member's position (null without one) by
+    /// its `_id`.
+    private var joinLists: [RowKey: [String: (original: [Int64: DatabaseValue], latest: [Int64: DatabaseValue])]] =
+        [:]
 
-    /// A member row and the column of it that names its owner.
-    private struct MemberColumn: Hashable {
+    /// A member row and one of its columns: the one that names its owner, or its position.
+    struct MemberColumn: Hashable {
         let member: RowKey
         let column: Int
     }
@@ -585,6 +599,9 @@ private struct StreamTotals {
     /// the record's link when its last occurrence is given, as the batch that names it again
     /// does.)
     private var carriedTargets: [RowKey: [ScopedKey]] = [:]
+    /// The rows a batch inserted for records it named only by key, which no batch has given
+    /// data since (``noteStubs(_:)``).
+    private var stubRows = Set<RowKey>()
 
     init(collectsRecords: Bool) {
         self.collectsRecords = collectsRecords
@@ -623,20 +640,97 @@ private struct StreamTotals {
             RowStatus(status: max(earlier?.status ?? status, status), entity: entityNumber(representation)).packed
     }
 
-    /// Notes the members a batch's replaced list unlinked from `owner` (their `column` cleared):
-    /// a row met before only unchanged, or not at all, had `owner` there before the population.
-    mutating func noteCleared(_ rowIDs: [Int64], table: Int, column: Int, owner: DatabaseValue) {
-        for rowID in rowIDs {
-            let key = RowKey(table: table, rowID: rowID)
-            if statuses.indices.contains(table), let status = RowStatus(packed: statuses[table][rowID]),
-                status.status != .unchanged
-            {
-                continue
+    /// Notes how a batch's links changed rows it does not hold, once the rows it holds are
+    /// noted (a link may change one of those after it is written), so that the counts end as
+    /// one batch's:
+    /// - the join rows of stored owners, as they were before the population and as they are now;
+    /// - each member row dropped from a stored owner's list or moved in it: its reference to the
+    ///   owner and its position, before the population and now;
+    /// - each row whose reference a one-to-one's link cleared.
+    ///
+    /// A later batch that meets such a row takes what it held before the change for its values
+    /// before the population. One batch repositions in memory the members that an earlier
+    /// occurrence of the list named, and a member moved in a later batch counts as one batch
+    /// counts it: updated, if it was met and ends elsewhere (``movedColumns``).
+    mutating func noteLinkChanges(
+        _ changes: [ListChange], cleared: [(table: String, column: String, value: DatabaseValue, rowIDs: [Int64])],
+        layout: StorageLayout
+    ) {
+        for change in changes {
+            let owner = RowKey(change.owner)
+            switch change.change {
+            case .joinRows(let table, let rows):
+                if joinLists[owner]?[table] == nil {
+                    joinLists[owner, default: [:]][table] = (rows.before, rows.after)
+                } else {
+                    joinLists[owner]?[table]?.latest = rows.after
+                }
+            case .members(let table, let column, let positionColumn, let rows):
+                guard let (tableIndex, referenceColumn) = Self.column(column, of: table, in: layout) else { continue }
+                let positionIndex = positionColumn.flatMap { Self.column($0, of: table, in: layout)?.column }
+                let ownerID = DatabaseValue.integer(change.owner.rowID)
+                for row in rows {
+                    let member = RowKey(table: tableIndex, rowID: row.rowID)
+                    let reference = MemberColumn(member: member, column: referenceColumn)
+                    follow(reference, before: ownerID, after: row.cleared ? .null : ownerID, moved: false)
+                    let position = positionIndex.map { MemberColumn(member: member, column: $0) }
+                    if let position {
+                        follow(position, before: row.positionBefore, after: row.positionAfter, moved: !row.cleared)
+                    }
+                    ownerMembers[owner, default: []].append((reference, position))
+                }
             }
-            guard changed[key] == nil, clearedValues[key]?.contains(where: { $0.column == column }) != true else {
-                continue
+        }
+        for rows in cleared {
+            guard let (tableIndex, column) = Self.column(rows.column, of: rows.table, in: layout) else { continue }
+            for rowID in rows.rowIDs {
+                follow(
+                    MemberColumn(member: RowKey(table: tableIndex, rowID: rowID), column: column), before: rows.value,
+                    after: .null, moved: false)
             }
-            clearedValues[key, default: []].append((column, owner))
+        }
+    }
+
+    /// The position of `table` in `layout`, and of its value column `column`.
+    private static func column(_ column: String, of table: String, in layout: StorageLayout) -> (
+        table: Int, column: Int
+    )? {
+        guard let tableIndex = layout.tables.firstIndex(where: { $0.name == table }),
+            let columnIndex = layout.tables[tableIndex].valueColumns.firstIndex(of: column)
+        else { return nil }
+        return (tableIndex, columnIndex)
+    }
+
+    /// Follows a column that a link changed from `before` to `after` in a row the batch may not
+    /// hold: a member's reference to its owner, or its position (`moved`, when the member stays
+    /// in the list).
+    private mutating func follow(_ column: MemberColumn, before: DatabaseValue, after: DatabaseValue, moved: Bool) {
+        let key = column.member
+        if memberValues[column] == nil {
+            memberValues[column] = (originalValue(of: key, at: column.column, now: before), after)
+            memberColumns[key, default: []].append(column.column)
+        } else {
+            memberValues[column]?.latest = after
+        }
+        guard before != after else { return }
+        if moved { movedColumns.insert(column) }
+        if let values = changed[key], values.latest.indices.contains(column.column) {
+            // Changed by a batch before. One batch wires only the latest occurrence of a list,
+            // which supersedes the earlier ones', and moves in memory the members they named:
+            // a member the later list moves ends where it moves it; one it unlinks, or a
+            // one-to-one's later link unlinks, as it was before the population (the link
+            // unlinks it in the store only).
+            changed[key]?.latest[column.column] = moved ? after : values.original[column.column]
+            return
+        }
+        if statuses.indices.contains(key.table), let status = RowStatus(packed: statuses[key.table][key.rowID]),
+            status.status != .unchanged
+        {
+            return
+        }
+        if clearedValues[key]?.contains(where: { $0.column == column.column }) != true {
+            // Met before only unchanged, or not at all: `before` is its value before the population.
+            clearedValues[key, default: []].append((column.column, before))
         }
     }
 
@@ -648,12 +742,16 @@ private struct StreamTotals {
     mutating func forgetDeleted(_ deleted: [String: [Int64: String]], layout: StorageLayout) -> Set<String> {
         var inserted = Set<String>()
         guard !deleted.isEmpty else { return inserted }
-        for (index, table) in layout.tables.enumerated() where index < statuses.count {
+        for (index, table) in layout.tables.enumerated() {
             guard let rows = deleted[table.name] else { continue }
             for rowID in rows.keys {
-                guard let status = RowStatus(packed: statuses[index][rowID]) else { continue }
+                deletedRows.insert(RowKey(table: index, rowID: rowID))
+                guard index < statuses.count, let status = RowStatus(packed: statuses[index][rowID]) else { continue }
                 statuses[index][rowID] = 0
-                if status.status == .inserted { inserted.insert("\(table.name)#\(rowID)") }
+                if status.status == .inserted {
+                    inserted.insert("\(table.name)#\(rowID)")
+                    vanished.insert(RowKey(table: index, rowID: rowID))
+                }
             }
         }
         return inserted
@@ -817,6 +915,32 @@ private struct StreamTotals {
         }
     }
 
+    /// Notes the rows a batch inserted for records it named only by key (stubs, which are
+    /// stored without their non-optional values until their data comes), and throws
+    /// ``StreamedDivergence`` when a later batch gives the data of such a row, and it lacks a
+    /// non-optional value: one batch merges the occurrences first, and does not store the
+    /// record (decision 5), where the batches, applied in turn, would keep the stub and update
+    /// it. A later batch whose data is complete ends as one batch does.
+    mutating func noteStubs(_ protos: [ProtoRecord]) throws {
+        for proto in protos {
+            guard let row = proto.row else { continue }
+            if proto.isReference {
+                if row.isNew { stubRows.insert(RowKey(row)) }
+                continue
+            }
+            guard !stubRows.isEmpty, !row.isNew, stubRows.remove(RowKey(row)) != nil else { continue }
+            if let missing = proto.representation.attributes.first(where: {
+                !$0.isOptional && row.values[$0.column].isNull
+            }) {
+                throw StreamedDivergence(
+                    record: proto.description,
+                    reason:
+                        "was stored from a reference by key where it first occurs, and a later occurrence gives its data without a value for the non-optional attribute '\(missing.name)': populated in parts, it would stay stored, where the whole response does not store it"
+                )
+            }
+        }
+    }
+
     /// The identity of a top-level record across batches.
     mutating func key(of proto: ProtoRecord) -> TopLevelKey {
         if let key = proto.normalizedKey {
@@ -840,28 +964,67 @@ private struct StreamTotals {
         let key = MemberColumn(member: memberKey, column: column)
         if memberValues[key] == nil {
             // Before the population: as an earlier batch found the row, or as this one did.
-            let original: DatabaseValue?
-            if statuses.indices.contains(memberKey.table),
-                RowStatus(packed: statuses[memberKey.table][memberKey.rowID])?.status == .inserted
-            {
-                original = nil
-            } else {
-                original = (changed[memberKey]?.original ?? member.original).map { $0[column] }
-            }
+            let original = originalValue(of: memberKey, at: column, now: member.original?[column])
             memberValues[key] = (original, member.values[column])
             memberColumns[memberKey, default: []].append(column)
         }
-        gains[RowKey(owner), default: []].append(key)
+        ownerMembers[RowKey(owner), default: []].append((key, nil))
     }
 
-    /// Whether a member `owner` gained still names it, and did not before the population.
-    private func keepsGainedMember(_ owner: RowKey) -> Bool {
-        guard let keys = gains[owner] else { return false }
-        let ownerID = DatabaseValue.integer(owner.rowID)
-        return keys.contains { key in
-            guard let values = memberValues[key] else { return false }
-            return values.latest == ownerID && values.original != ownerID
+    /// The value at `column` of the row `member` before the population: none for a row a batch
+    /// inserted; as a batch before found it; as it was before a batch's links changed it; or
+    /// `now`, its value as this batch finds it.
+    private func originalValue(of member: RowKey, at column: Int, now: DatabaseValue?) -> DatabaseValue? {
+        if statuses.indices.contains(member.table),
+            RowStatus(packed: statuses[member.table][member.rowID])?.status == .inserted
+        {
+            return nil
         }
+        if let original = changed[member]?.original, original.indices.contains(column) { return original[column] }
+        if let cleared = clearedValues[member], let value = cleared.first(where: { $0.column == column }) {
+            return value.value
+        }
+        return now
+    }
+
+    /// Whether a batch met the row `key` (and the population did not delete it).
+    private func isMet(_ key: RowKey) -> Bool {
+        statuses.indices.contains(key.table) && RowStatus(packed: statuses[key.table][key.rowID]) != nil
+    }
+
+    /// Whether a row a batch met unchanged ends elsewhere in a list, moved there by a later
+    /// batch, as one batch moves it in memory.
+    private func endsMoved(_ key: RowKey) -> Bool {
+        guard !movedColumns.isEmpty, let columns = memberColumns[key] else { return false }
+        return columns.contains { column in
+            let member = MemberColumn(member: key, column: column)
+            guard movedColumns.contains(member), let values = memberValues[member] else { return false }
+            return values.original != values.latest
+        }
+    }
+
+    /// Whether the lists of the row `owner` differ, now that the last batch is written, from
+    /// what they were before the population: a join row added, removed or moved; a member that
+    /// names it and did not, or no longer names it (deleted, or given to another record) and did,
+    /// or moved. A member a batch inserted and the population deleted was never there.
+    private func listsChanged(_ owner: RowKey) -> Bool {
+        if let joins = joinLists[owner], joins.values.contains(where: { $0.original != $0.latest }) { return true }
+        guard let members = ownerMembers[owner] else { return false }
+        let ownerID = DatabaseValue.integer(owner.rowID)
+        for member in members where !vanished.contains(member.reference.member) {
+            guard let values = memberValues[member.reference] else { continue }
+            let namedBefore = values.original == ownerID
+            let namesNow = values.latest == ownerID && !deletedRows.contains(member.reference.member)
+            if namedBefore != namesNow { return true }
+            // A member the response names moves in memory, as one batch moves it, and counts itself.
+            if namesNow, let position = member.position, !isMet(position.member),
+                let positions = memberValues[position],
+                positions.original != positions.latest
+            {
+                return true
+            }
+        }
+        return false
     }
 
     func changeCounts() -> [String: ChangeCounts] {
@@ -871,10 +1034,11 @@ private struct StreamTotals {
                 guard let row = RowStatus(packed: packed) else { continue }
                 var status = row.status
                 let entity = entityNames[Int(row.entity)]
+                if status == .unchanged, endsMoved(RowKey(table: table, rowID: rowID)) { status = .updated }
                 if status == .updated {
                     let key = RowKey(table: table, rowID: rowID)
-                    if !relinkedRows.contains(key), let values = changed[key], values.original == values.latest,
-                        values.originalEntity == entity, !keepsGainedMember(key)
+                    if !relinkedRows.contains(key), !listsChanged(key), let values = changed[key],
+                        values.original == values.latest, values.originalEntity == entity
                     {
                         status = .unchanged
                     }
@@ -1004,9 +1168,16 @@ enum RecordIdentity: Hashable {
     }
 }
 
-/// Thrown inside a streamed population's transaction, which it rolls back, when a record that
-/// one batch dropped as incomplete occurs again in a later one (``StreamTotals/noteDropped(_:)``).
+/// Thrown inside a streamed population's transaction, which it rolls back, when applying the
+/// batches in turn could end otherwise than the whole response: a record that one batch dropped
+/// as incomplete occurs again in a later one (``StreamTotals/noteDropped(_:)``), a record a batch
+/// stored as a reference gets incomplete data later (``StreamTotals/noteStubs(_:)``), or a record
+/// switches back to a sub-entity whose links kept in other rows a switch cleared
+/// (``SwitchedSubentities/restore(_:coercion:store:)``).
 struct StreamedDivergence: Error {
     /// The record, as a proto-record describes itself.
     let record: String
+    /// Why the batches could not be applied in turn, after the record's name in a message.
+    var reason =
+        "was not stored where it first occurs, as it lacks a non-optional value, and occurs again later in the response: populated in parts, what its first occurrence gave would be lost"
 }

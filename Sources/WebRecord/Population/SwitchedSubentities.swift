@@ -16,10 +16,14 @@
 /// A later batch that switches the row to a sub-entity with that attribute, and gives no value
 /// for it, stores the kept value. Of the relationships a switch clears, a to-one kept in the
 /// row that claims nothing (not one-to-one) is kept too, and given back by a later batch that
-/// switches back without setting it; one kept in other rows (a to-many, or a to-one whose key
-/// the destination holds) stays cleared (the remaining difference, Docs/Population.md, "Large
-/// responses: streamed population"). Nothing is looked at for entities without sub-entities,
-/// and nothing is kept until a record gives such a value or switches.
+/// switches back without setting it. The others (a one-to-one kept in the row that named a
+/// record, and a relationship kept in other rows whose clearing changed a row: a to-many, or a
+/// to-one whose key the destination holds) cannot be given back as one batch would keep them,
+/// as other records may claim their members in between: a later batch that switches the
+/// record back to a sub-entity with such a relationship, and does not set it as one later
+/// occurrence would replace it, throws ``StreamedDivergence``, and the response is read again
+/// whole. Nothing is looked at for entities without sub-entities, and nothing is kept until a
+/// record gives such a value or switches.
 struct SwitchedSubentities {
     /// Whether values are kept: across batches only (a whole response is one batch).
     let isEnabled: Bool
@@ -28,6 +32,24 @@ struct SwitchedSubentities {
     /// The attributes of every entity of each hierarchy with more than one entity, one per
     /// column, by the position of the hierarchy's root; nil until the first batch.
     private var hierarchies: [Int: [Representation.MappedAttribute]]?
+    /// The relationships a switch cleared that cannot be given back, by row: their ids
+    /// (``Representation/MappedRelationship/id``).
+    private var lost: [RowKey: Set<Int>] = [:]
+    /// The relationships kept in other rows that this batch's switches clear, by row: lost once
+    /// the batch's links are written, if their clearing changed a row (``confirm(listChanges:clearedReferences:)``).
+    private var clearing: [(row: RowState, relationships: [(id: Int, kept: Clearing)])] = []
+
+    /// Where a relationship a switch clears was kept, for what tells whether clearing it
+    /// changed anything.
+    private enum Clearing {
+        /// In the row, which named a record: it did.
+        case inRow
+        /// In a list's members or join rows (of the relationship named): if they changed.
+        case inList(String)
+        /// In the destination's row (in the table and column named): if a reference there was
+        /// cleared.
+        case inDestination(table: String, column: String)
+    }
 
     /// A value kept, and what it is the value of: an attribute, or a to-one (its foreign key,
     /// or its position in the inverse's order) kept in the row.
@@ -48,10 +70,16 @@ struct SwitchedSubentities {
     /// For the stored rows of `protos` that values are kept for, once their attributes are
     /// populated: a row whose sub-entity now stores a kept attribute gets the kept value, unless
     /// the batch gives one that the attribute accepts.
-    mutating func restore(_ protos: [ProtoRecord], coercion: ValueCoercion, store: any RecordStorage) {
-        guard !kept.isEmpty else { return }
+    ///
+    /// - Throws: ``StreamedDivergence`` when a record switches back to a sub-entity whose
+    ///   relationship a switch cleared, and that cannot be given back (``lost``), unless the
+    ///   batch sets it as a later occurrence replaces it.
+    mutating func restore(_ protos: [ProtoRecord], coercion: ValueCoercion, store: any RecordStorage) throws {
+        guard !kept.isEmpty || !lost.isEmpty else { return }
         for proto in protos {
-            guard let row = proto.row, !row.isNew, var values = kept[RowKey(row)] else { continue }
+            guard let row = proto.row, !row.isNew else { continue }
+            if !lost.isEmpty { try requireNothingLost(proto, row: row) }
+            guard var values = kept[RowKey(row)] else { continue }
             let current = proto.representation
             let dictionary = proto.dictionary
             values.removeAll { entry in
@@ -75,6 +103,54 @@ struct SwitchedSubentities {
             }
             kept[RowKey(row)] = values.isEmpty ? nil : values
         }
+    }
+
+    /// Throws ``StreamedDivergence`` when `proto`'s sub-entity has a relationship that a switch
+    /// of an earlier batch cleared and that cannot be given back, and the batch does not set it
+    /// as one later occurrence would replace it: a to-one, or a list that replaces, whose
+    /// dropped members are not deleted (a switch unlinks them only), given whole, or `null`.
+    private mutating func requireNothingLost(_ proto: ProtoRecord, row: RowState) throws {
+        let key = RowKey(row)
+        guard var ids = lost[key] else { return }
+        for mapped in proto.representation.relationships where ids.contains(mapped.id) {
+            let replaces =
+                !mapped.isToMany
+                || (mapped.property.mergePolicy == .replace && mapped.property.deleteRule != .cascade
+                    && !mapped.identifiesDestination)
+            let link = proto.links.first { $0.relationship.id == mapped.id }
+            let setsWhole = proto.clearedRelationships.contains(mapped.name) || link.map { !$0.isPartial } ?? false
+            guard replaces, setsWhole else {
+                throw StreamedDivergence(
+                    record: proto.description,
+                    reason:
+                        "is made a \(proto.representation.name) again after a batch made it another entity, which cleared its '\(mapped.name)' kept in other rows: populated in parts, that relationship would stay cleared, where the whole response keeps it"
+                )
+            }
+            ids.remove(mapped.id)
+        }
+        lost[key] = ids.isEmpty ? nil : ids
+    }
+
+    /// Once a batch's links are written: the relationships its switches cleared in other rows
+    /// are lost where the clearing changed a row (`listChanges`, the lists whose members or
+    /// join rows changed; `clearedReferences`, the references cleared in other rows, as
+    /// clearing a to-one kept in its destination's row does).
+    mutating func confirm(listChanges: [ListChange], clearedReferences: Set<ClearedReference>) {
+        guard !clearing.isEmpty else { return }
+        for (row, relationships) in clearing {
+            for relationship in relationships {
+                switch relationship.kept {
+                case .inList(let name)
+                where !listChanges.contains(where: { $0.owner === row && $0.relationship == name }):
+                    continue
+                case .inDestination(let table, let column)
+                where !clearedReferences.contains(ClearedReference(table: table, column: column, rowID: row.rowID)):
+                    continue
+                default: lost[RowKey(row), default: []].insert(relationship.id)
+                }
+            }
+        }
+        clearing.removeAll()
     }
 
     /// For the records of `protos` in hierarchies with sub-entities, once their rows have their
@@ -116,8 +192,27 @@ struct SwitchedSubentities {
                 }
                 // A to-one kept in the row that claims nothing (not one-to-one, nor its own
                 // inverse): one batch would keep it through the other sub-entity's occurrences.
+                var cleared: [(id: Int, kept: Clearing)] = []
                 for mapped in previous.relationships
-                where !mapped.isSymmetric && !current.relationships.contains(where: { $0.id == mapped.id }) {
+                where !current.relationships.contains(where: { $0.id == mapped.id }) {
+                    switch mapped.link {
+                    case .foreignKeyHere(let column, _, _, let isOneToOne)? where isOneToOne || mapped.isSymmetric:
+                        if !row.values[column].isNull { cleared.append((mapped.id, .inRow)) }
+                        continue
+                    case .foreignKeyThere(let table, _, _, let column, _)?:
+                        cleared.append(
+                            (
+                                mapped.id,
+                                mapped.isToMany || mapped.identifiesDestination
+                                    ? .inList(mapped.name) : .inDestination(table: table.name, column: column)
+                            ))
+                        continue
+                    case .joinTable?:
+                        cleared.append((mapped.id, .inList(mapped.name)))
+                        continue
+                    default:
+                        break
+                    }
                     guard case .foreignKeyHere(let column, let positionColumn, _, false)? = mapped.link,
                         !row.values[column].isNull
                     else { continue }
@@ -127,6 +222,7 @@ struct SwitchedSubentities {
                             Kept(source: .relationship(id: mapped.id), column: column, value: row.values[column]))
                     }
                 }
+                if !cleared.isEmpty { clearing.append((row, cleared)) }
             }
             kept[key] = values.isEmpty ? nil : values
         }

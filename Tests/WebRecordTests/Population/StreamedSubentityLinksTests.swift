@@ -95,3 +95,150 @@ import Testing
         }
     }
 }
+
+/// A record whose sub-entity changes between the batches of a streamed population and changes
+/// back, where the switch cleared a relationship kept in other rows (a to-many, join rows, a
+/// to-one whose key the destination holds) or a one-to-one kept in its row: one batch keeps
+/// it, and other records may claim its members in between, so the batches cannot give it back
+/// in turn. The stream is read again whole and ends as the whole response; a stream that cannot
+/// be read again is refused, saying why, and writes nothing. Where the switch cleared nothing,
+/// or the later batch sets the relationship as a later occurrence replaces it, nothing is read
+/// again (Docs/Population.md, "Large responses").
+@Suite struct StreamedSubentityListsTests {
+    static let schemaJSON = """
+        {
+          "version": 1,
+          "entities": {
+            "Shape": {
+              "primaryKey": "id",
+              "keyPathForResponseObject": "data",
+              "subentities": { "key": "kind", "map": { "circle": "Circle", "square": "Square" } },
+              "attributes": { "id": { "type": "integer" } }
+            },
+            "Circle": {
+              "parent": "Shape",
+              "relationships": {
+                "marks": { "destination": "Mark", "toMany": true, "inverse": "circle" },
+                "tags": { "destination": "Tag", "toMany": true, "inverse": "circles" },
+                "badge": { "destination": "Badge", "inverse": "circle" },
+                "pins": { "destination": "Pin", "toMany": true, "inverse": "circle", "merge": "union" }
+              }
+            },
+            "Square": { "parent": "Shape", "attributes": { "side": { "type": "double" } } },
+            "Mark": {
+              "primaryKey": "id", "attributes": { "id": { "type": "string" } },
+              "relationships": { "circle": { "destination": "Circle", "inverse": "marks" } }
+            },
+            "Pin": {
+              "primaryKey": "id", "attributes": { "id": { "type": "string" } },
+              "relationships": { "circle": { "destination": "Circle", "inverse": "pins" } }
+            },
+            "Tag": {
+              "primaryKey": "id", "attributes": { "id": { "type": "string" } },
+              "relationships": { "circles": { "destination": "Circle", "toMany": true, "inverse": "tags" } }
+            },
+            "Badge": {
+              "primaryKey": "id", "attributes": { "id": { "type": "string" } },
+              "relationships": { "circle": { "destination": "Circle", "inverse": "badge" } }
+            }
+          }
+        }
+        """
+
+    static let schema: Schema = {
+        do {
+            return try Schema(json: schemaJSON, fileName: "SubentityLists.json")
+        } catch {
+            preconditionFailure("the schema must load: \(error)")
+        }
+    }()
+
+    /// `list` populated into a store holding `earlier`: whole, or streamed in batches of
+    /// `batchBytes` from a reader that `reopens` or not.
+    static func outcome(
+        _ list: String, after earlier: String, batchBytes: Int?, reopens: Bool = true
+    ) async throws -> PopulatedStore {
+        let store = try RecordStore(inMemory: schema)
+        _ = try await store.populate(try JSONReader().read(#"{"data": \#(earlier)}"#), entity: "Shape")
+        let data = Data(#"{"data": \#(list)}"#.utf8)
+        let result: PopulationResult
+        do {
+            if let batchBytes {
+                result = try await ResponsePopulation(store: try #require(store.sqlite)).populate(
+                    streaming: { JSONStreamReader(data: data, keyPath: $0, batchByteLimit: batchBytes) },
+                    entity: "Shape", reopens: reopens)
+            } else {
+                result = try await store.populate(try JSONReader().read(data), entity: "Shape")
+            }
+        } catch let error as WebRecordError {
+            return PopulatedStore(rows: try dumpContent(store), counts: [:], recordIDs: [], failure: error.message)
+        }
+        return PopulatedStore(
+            rows: try dumpContent(store), counts: result.changesByEntity, recordIDs: result.records.map(\.rowID),
+            failure: nil)
+    }
+
+    @Test(arguments: [
+        // Members of a to-many kept on them, given in the response, then stored.
+        (
+            #"[]"#,
+            #"[{"id": 1, "kind": "circle", "marks": ["m1"]}, {"id": 1, "kind": "square"}, {"id": 1, "kind": "circle"}]"#,
+            true
+        ),
+        (
+            #"[{"id": 1, "kind": "circle", "marks": ["m1"]}]"#,
+            #"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "circle"}]"#, true
+        ),
+        // Join rows.
+        (
+            #"[{"id": 1, "kind": "circle", "tags": ["t1"]}]"#,
+            #"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "circle"}]"#, true
+        ),
+        // A one-to-one.
+        (
+            #"[{"id": 1, "kind": "circle", "badge": "b1"}]"#,
+            #"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "circle"}]"#, true
+        ),
+        // A list that merges by union, given again: it adds to what the switch cleared.
+        (
+            #"[{"id": 1, "kind": "circle", "pins": ["p1"]}]"#,
+            #"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "circle", "pins": ["p2"]}]"#, true
+        ),
+        // Nothing to clear: nothing lost.
+        (#"[{"id": 1, "kind": "circle"}]"#, #"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "circle"}]"#, false),
+        // Replaced by the later batch, as a later occurrence replaces it.
+        (
+            #"[{"id": 1, "kind": "circle", "marks": ["m1"]}]"#,
+            #"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "circle", "marks": ["m2"]}]"#, false
+        ),
+        (
+            #"[{"id": 1, "kind": "circle", "badge": "b1"}]"#,
+            #"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "circle", "badge": null}]"#, false
+        ),
+        // Never switched back: cleared in every batching.
+        (
+            #"[{"id": 1, "kind": "circle", "marks": ["m1"]}]"#,
+            #"[{"id": 1, "kind": "square"}, {"id": 2, "kind": "square"}]"#, false
+        ),
+    ])
+    func aSwitchBackAfterAListWasClearedEndsAsInOneBatch(earlier: String, list: String, refusedOnce: Bool)
+        async throws
+    {
+        let whole = try await Self.outcome(list, after: earlier, batchBytes: nil)
+        #expect(whole.failure == nil, "\(whole)")
+        for batchBytes in [1, 40, 1 << 20] {
+            let streamed = try await Self.outcome(list, after: earlier, batchBytes: batchBytes)
+            #expect(streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)")
+        }
+        let before = try await Self.outcome("[]", after: earlier, batchBytes: nil)
+        let once = try await Self.outcome(list, after: earlier, batchBytes: 1, reopens: false)
+        if refusedOnce {
+            #expect(
+                once.failure?.contains("is made a Circle again after a batch made it another entity") == true, "\(once)"
+            )
+            #expect(once.rows == before.rows, "a refused stream writes nothing")
+        } else {
+            #expect(once == whole, "\(once)\nwhole:\n\(whole)")
+        }
+    }
+}
