@@ -209,7 +209,7 @@ extension RecordStorageTransaction {
     ///   - removed: called with each member whose join row was deleted, right after, before
     ///     the next is deleted.
     /// - Returns: the owner's join rows before and after, each member's position (null without
-    ///   one) by its `_id`, when any changed; nil when none did.
+    ///   one) by its `_id`, when any changed (both empty for a new owner); nil when none did.
     func setJoinRows(
         in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
         ownerIsNew: Bool, members: [Int64], replace: Bool, removed: (Int64) throws(WebRecordError) -> Void
@@ -241,9 +241,12 @@ extension RecordStorageTransaction {
                 into: table, columns: [ownerColumn, memberColumn] + (positionColumn.map { [$0] } ?? []), values: added)
         }
         var changed = !moved.isEmpty || !added.isEmpty
+        // What the rows become, for an owner stored before (a new one has nothing to compare).
         var after = current
-        for (index, member) in members.enumerated() {
-            after[member] = positionColumn == nil ? .null : .integer(Int64(index))
+        if !ownerIsNew {
+            for (index, member) in members.enumerated() {
+                after[member] = positionColumn == nil ? .null : .integer(Int64(index))
+            }
         }
         let listed = Set(members)
         let unlisted = current.keys.filter { !listed.contains($0) }.sorted()
