@@ -39,7 +39,11 @@ struct ScopedKey: Hashable {
 
     /// The key `key` of `proto`, in its scope.
     init(_ proto: ProtoRecord, _ key: KeyValue) {
-        scope = proto.representation.keyScopeIndex
+        self.init(scope: proto.representation.keyScopeIndex, key: key)
+    }
+
+    init(scope: Int, key: KeyValue) {
+        self.scope = scope
         self.key = key
     }
 }

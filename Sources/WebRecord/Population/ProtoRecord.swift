@@ -242,8 +242,12 @@ public struct ParentRecord: Sendable {
     public let primaryKeyValue: JSONValue?
 
     init(_ proto: ProtoRecord) {
-        entity = proto.entity
-        dictionary = proto.dictionary
-        primaryKeyValue = proto.primaryKeyValue
+        self.init(entity: proto.entity, dictionary: proto.dictionary, primaryKeyValue: proto.primaryKeyValue)
+    }
+
+    init(entity: Entity, dictionary: JSONObject, primaryKeyValue: JSONValue?) {
+        self.entity = entity
+        self.dictionary = dictionary
+        self.primaryKeyValue = primaryKeyValue
     }
 }

@@ -36,6 +36,14 @@ final class ProtoRecordBuilder {
     private var occurrences = 0
     /// The top-level dictionaries of an abstract entity skipped because no sub-entity matched.
     private(set) var unmappedTopLevel = 0
+    /// What earlier batches of a streamed response gave the records that may be the parents of
+    /// primary-key injections (nil for a whole response, which is one batch, or without an
+    /// injection).
+    var earlierParents: InjectionParents?
+    /// A parent of a primary-key injection whose dictionary an earlier batch could not keep:
+    /// the injection this batch gives it may differ from one batch's, and the response is read
+    /// again whole (``InjectionParents/capacity``).
+    private(set) var unkeptParent: ProtoRecord?
 
     /// An owner identity: the owner and its relationship (``Representation/MappedRelationship/id``).
     private struct OwnerKey: Hashable {
@@ -166,7 +174,7 @@ final class ProtoRecordBuilder {
         if !representation.keyAttributes.isEmpty {
             rawKey = representation.rawPrimaryKey(in: dictionary)
             if rawKey == nil, let injection = options.primaryKeyInjection {
-                rawKey = injection(representation.entity, dictionary, parent.map(ParentRecord.init)).flatMap {
+                rawKey = injection(representation.entity, dictionary, parent.map(parentRecord)).flatMap {
                     $0.isNull ? nil : $0
                 }
                 keyWasInjected = rawKey != nil
@@ -207,7 +215,7 @@ final class ProtoRecordBuilder {
                     found.value, relationship: keyRelationship, parent: nil, depth: depth, keyPath: found.keyPath
                 ).members.first
             } else if let injected = options.primaryKeyInjection?(
-                representation.entity, dictionary, parent.map(ParentRecord.init)), !injected.isNull
+                representation.entity, dictionary, parent.map(parentRecord)), !injected.isNull
             {
                 namedApart = true
                 ownerProtoFromDictionary = try related(
@@ -665,10 +673,69 @@ final class ProtoRecordBuilder {
         // the earlier value, wherever the later one puts the keys around it (a short copy's
         // `fields` never hides the full copy's `fields.created`).
         let earlierDictionary = proto.dictionary
+        let choices = mergeChoices(dictionary, over: earlierDictionary, of: proto, reports: true)
+        // Everything else is merged key by key at every depth; then each attribute is made to
+        // read what was chosen for it.
+        var merged = OccurrenceMerge.mergedObjects(earlierDictionary, dictionary)
+        OccurrenceMerge.place(choices, in: &merged)
+        proto.dictionary = merged
+        changes += 1
+        return .merged
+    }
+
+    /// `parent` as a primary-key injection is given it: with every occurrence met so far merged,
+    /// those of earlier batches of a streamed response included, as one batch gives it. Where
+    /// an earlier batch gave the parent an injection and what it gave was not kept, the parent
+    /// is noted (``unkeptParent``).
+    private func parentRecord(_ parent: ProtoRecord) -> ParentRecord {
+        guard let earlierParents, let key = parent.normalizedKey else { return ParentRecord(parent) }
+        switch earlierParents.earlier(ScopedKey(parent, key)) {
+        case nil:
+            return ParentRecord(parent)
+        case .kept(let dictionary, let primaryKeyValue)?:
+            return ParentRecord(
+                entity: parent.entity, dictionary: mergedDictionary(parent.dictionary, over: dictionary, of: parent),
+                primaryKeyValue: primaryKeyValue ?? parent.primaryKeyValue)
+        case .notKept?:
+            if unkeptParent == nil { unkeptParent = parent }
+            return ParentRecord(parent)
+        }
+    }
+
+    /// Notes, once the batch is built, what it gave the records that may be the parents of a
+    /// later batch's primary-key injections (those identified by key, with relationships), for
+    /// the batches after it.
+    func keepInjectionParents() {
+        guard let earlierParents else { return }
+        for proto in protoRecords where !proto.representation.relationships.isEmpty {
+            guard let key = proto.normalizedKey else { continue }
+            let scoped = ScopedKey(proto, key)
+            if !earlierParents.update(scoped, { mergedDictionary(proto.dictionary, over: $0, of: proto) }) {
+                earlierParents.keep(scoped, dictionary: proto.dictionary, primaryKeyValue: proto.primaryKeyValue)
+            }
+        }
+    }
+
+    /// `later` merged over `earlier` as a later occurrence of `proto`'s record is merged
+    /// (``merge(_:into:as:stated:)``), reporting nothing: what a view of the record needs.
+    private func mergedDictionary(_ later: JSONObject, over earlier: JSONObject, of proto: ProtoRecord) -> JSONObject {
+        guard later != earlier else { return later }
+        var merged = OccurrenceMerge.mergedObjects(earlier, later)
+        OccurrenceMerge.place(mergeChoices(later, over: earlier, of: proto, reports: false), in: &merged)
+        return merged
+    }
+
+    /// What each attribute of `proto` reads once `later`, an occurrence of its record, is merged
+    /// over `earlier`: the later value where it is present, and valid or the earlier one is not;
+    /// otherwise the earlier. With `reports`, a valid earlier value kept over an invalid later
+    /// one is a warning, and a value that changes is logged.
+    private func mergeChoices(
+        _ later: JSONObject, over earlier: JSONObject, of proto: ProtoRecord, reports: Bool
+    ) -> [OccurrenceMerge.Choice] {
         var choices: [OccurrenceMerge.Choice] = []
         for mapped in proto.representation.attributes {
-            let earlier = mapped.value(in: earlierDictionary)
-            guard let later = mapped.value(in: dictionary) else {
+            let earlier = mapped.value(in: earlier)
+            guard let later = mapped.value(in: later) else {
                 if let earlier { choices.append(OccurrenceMerge.Choice(attribute: mapped, found: earlier)) }
                 continue
             }
@@ -681,30 +748,28 @@ final class ProtoRecordBuilder {
                 if !mapped.accepts(later.value, coercion: coercion, store: store),
                     mapped.accepts(earlier.value, coercion: coercion, store: store)
                 {
-                    debugger.record(
-                        .typeMismatch(
-                            entity: proto.representation.name, property: mapped.name, keyPath: later.keyPath,
-                            value: later.value,
-                            expected:
-                                "\(mapped.type.withArticle) (a duplicate of \(proto) with a valid earlier value, which is kept)"
-                        ))
+                    if reports {
+                        debugger.record(
+                            .typeMismatch(
+                                entity: proto.representation.name, property: mapped.name, keyPath: later.keyPath,
+                                value: later.value,
+                                expected:
+                                    "\(mapped.type.withArticle) (a duplicate of \(proto) with a valid earlier value, which is kept)"
+                            ))
+                    }
                     choices.append(OccurrenceMerge.Choice(attribute: mapped, found: earlier))
                     continue
                 }
-                store.logger.log(
-                    .debug,
-                    "duplicate record in response: '\(later.keyPath)' changes from \(WebRecordError.excerpt(of: earlier.value)) to \(WebRecordError.excerpt(of: later.value)); the later value wins",
-                    entity: proto.representation.name)
+                if reports {
+                    store.logger.log(
+                        .debug,
+                        "duplicate record in response: '\(later.keyPath)' changes from \(WebRecordError.excerpt(of: earlier.value)) to \(WebRecordError.excerpt(of: later.value)); the later value wins",
+                        entity: proto.representation.name)
+                }
             }
             choices.append(OccurrenceMerge.Choice(attribute: mapped, found: later))
         }
-        // Everything else is merged key by key at every depth; then each attribute is made to
-        // read what was chosen for it.
-        var merged = OccurrenceMerge.mergedObjects(earlierDictionary, dictionary)
-        OccurrenceMerge.place(choices, in: &merged)
-        proto.dictionary = merged
-        changes += 1
-        return .merged
+        return choices
     }
 
     private func keyPath(_ entity: Entity) -> String? {
@@ -716,5 +781,63 @@ final class ProtoRecordBuilder {
 
     private func keyPath(_ relationship: Relationship) -> String {
         relationship.keyPaths.first ?? relationship.name
+    }
+}
+
+/// What the batches of a streamed response gave the records that may be the parents of
+/// primary-key injections, for the batches after them: one batch gives an injection its parent
+/// with every occurrence met so far merged, and a later batch's injection gets the same
+/// (``ProtoRecordBuilder``). Kept on the thread that reads and builds the batches, and only
+/// with an injection; only records identified by key, with relationships, are followed.
+///
+/// At most ``capacity`` records are kept, so that memory stays bounded on a response of any
+/// size; one past that is only remembered (by a hash of its key), and an injection a later
+/// batch gives it reads the response again whole.
+final class InjectionParents {
+    /// What earlier batches gave a record.
+    enum Earlier {
+        /// Its occurrences merged, and its key as first given.
+        case kept(JSONObject, primaryKeyValue: JSONValue?)
+        /// Not kept: more records than ``capacity`` came first.
+        case notKept
+    }
+
+    private var kept: [ScopedKey: (dictionary: JSONObject, primaryKeyValue: JSONValue?)] = [:]
+    /// The hashes of the keys of the records met past ``capacity``: a collision only reads the
+    /// response again.
+    private var remembered = Set<Int>()
+    /// The most records kept.
+    let capacity: Int
+
+    /// The default ``capacity``: a few thousand parents, at about a kilobyte each.
+    static let defaultCapacity = 8192
+
+    init(capacity: Int = InjectionParents.defaultCapacity) {
+        self.capacity = capacity
+    }
+
+    /// What earlier batches gave the record `key`; nil when none gave it.
+    func earlier(_ key: ScopedKey) -> Earlier? {
+        if let found = kept[key] { return .kept(found.dictionary, primaryKeyValue: found.primaryKeyValue) }
+        return remembered.contains(key.hashValue) ? .notKept : nil
+    }
+
+    /// Merges a later batch's occurrences into the record `key`'s dictionary (`merging` gets
+    /// the earlier one); returns whether the record was kept or remembered before.
+    func update(_ key: ScopedKey, _ merging: (JSONObject) -> JSONObject) -> Bool {
+        if let found = kept[key] {
+            kept[key] = (merging(found.dictionary), found.primaryKeyValue)
+            return true
+        }
+        return remembered.contains(key.hashValue)
+    }
+
+    /// Keeps a record met for the first time, or only remembers it past ``capacity``.
+    func keep(_ key: ScopedKey, dictionary: JSONObject, primaryKeyValue: JSONValue?) {
+        if kept.count < capacity {
+            kept[key] = (dictionary, primaryKeyValue)
+        } else {
+            remembered.insert(key.hashValue)
+        }
     }
 }

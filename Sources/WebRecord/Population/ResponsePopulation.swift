@@ -219,15 +219,18 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// included ones.
     ///
     /// - Parameter indexOffset: the position of the first value in the whole list, for messages.
+    /// - Parameter earlierParents: for a streamed response's batch, what the batches before it
+    ///   gave the parents of primary-key injections (nil for a whole response).
     func makeGraph(
         _ values: [JSONValue], entity: Entity, keyPath: String?, response: JSONValue, listCount: Int?,
-        debugger: Debugger, progress: ProgressReporter?, indexOffset: Int = 0
+        debugger: Debugger, progress: ProgressReporter?, indexOffset: Int = 0, earlierParents: InjectionParents? = nil
     ) throws(WebRecordError) -> Graph {
         let coercion = ValueCoercion(dateFormats: store.schema.dateFormats)
         let plans = TablePlans(layout: store.layout)
         let representations = RepresentationSet(store: store, plans: plans, coercion: coercion)
         let builder = ProtoRecordBuilder(
             store: store, options: options, coercion: coercion, representations: representations, debugger: debugger)
+        builder.earlierParents = options.primaryKeyInjection == nil ? nil : earlierParents
         let topLevel: [ProtoRecord]
         do {
             topLevel = try builder.build(
@@ -236,6 +239,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             builder.releaseGraph()
             throw error
         }
+        builder.keepInjectionParents()
         return Graph(
             response: response, entity: entity, keyPath: keyPath, listCount: listCount, builder: builder,
             topLevel: topLevel, plans: plans, representations: representations, coercion: coercion,

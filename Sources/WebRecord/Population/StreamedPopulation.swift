@@ -141,6 +141,7 @@ extension ResponsePopulation {
         Thread.detachNewThread { [self] in
             let reader = handOver.value
             var offset = 0
+            let earlierParents = InjectionParents()
             do {
                 while !batches.isStopped, let values = try reader.nextBatch() {
                     // The graphs the writer is done with are freed here, by the thread that
@@ -148,7 +149,16 @@ extension ResponsePopulation {
                     for written in batches.takeWritten() { written.release() }
                     let graph = try makeGraph(
                         values, entity: entity, keyPath: keyPath, response: .null, listCount: values.count,
-                        debugger: debugger, progress: progress?.reporter, indexOffset: offset)
+                        debugger: debugger, progress: progress?.reporter, indexOffset: offset,
+                        earlierParents: earlierParents)
+                    if let parent = graph.builder.unkeptParent {
+                        graph.release()
+                        throw StreamedDivergence(
+                            record: parent.description,
+                            reason:
+                                "is the parent of a primary-key injection in several parts of the response, and what its earlier occurrences gave was not kept (more than \(earlierParents.capacity) such parents came first): populated in parts, the injection could be given less than the whole response gives it"
+                        )
+                    }
                     offset += values.count
                     if store.logger.isEnabled(.trace) {
                         store.logger.log(

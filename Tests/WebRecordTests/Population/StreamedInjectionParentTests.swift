@@ -1,0 +1,145 @@
+import Foundation
+import Testing
+
+@testable import WebRecord
+
+/// A primary-key injection is given its parent with every occurrence met so far merged, as one
+/// batch gives it, when the parent's earlier occurrences fall in earlier batches of a streamed
+/// population (Docs/Population.md, "Large responses").
+@Suite struct StreamedInjectionParentTests {
+    static let schema: Schema = {
+        do {
+            return try Schema(
+                json: """
+                    {
+                      "version": 1,
+                      "entities": {
+                        "Post": {
+                          "primaryKey": "id",
+                          "keyPathForResponseObject": "data",
+                          "attributes": { "id": { "type": "integer" }, "slug": { "type": "string" } },
+                          "relationships": {
+                            "comments": { "destination": "Comment", "toMany": true, "inverse": "post" }
+                          }
+                        },
+                        "Comment": {
+                          "primaryKey": "id",
+                          "attributes": { "id": { "type": "string" }, "body": { "type": "string" } },
+                          "relationships": { "post": { "destination": "Post", "inverse": "comments" } }
+                        }
+                      }
+                    }
+                    """, fileName: "InjectionParents.json")
+        } catch {
+            preconditionFailure("the schema must load: \(error)")
+        }
+    }()
+
+    /// A comment's key made of its post's slug, or its key as first given, and its body.
+    static let options: PopulationOptions = {
+        var options = PopulationOptions()
+        options.primaryKeyInjection = { entity, dictionary, parent in
+            guard entity.name == "Comment", let parent, let body = dictionary["body"]?.stringValue else { return nil }
+            let slug = parent.dictionary["slug"]?.stringValue ?? "none"
+            return .string("\(slug)/\(parent.primaryKeyValue?.serialized() ?? "?")/\(body)")
+        }
+        return options
+    }()
+
+    /// `list` populated into an empty store: whole, or streamed in batches of `batchBytes` from
+    /// a reader that cannot be opened twice.
+    static func outcome(_ list: String, batchBytes: Int?) async throws -> PopulatedStore {
+        let store = try RecordStore(inMemory: schema)
+        let text = #"{"data": \#(list)}"#
+        let result: PopulationResult
+        do {
+            if let batchBytes {
+                result = try await ResponsePopulation(store: try #require(store.sqlite), options: options).populate(
+                    streaming: readingOnce(Data(text.utf8), batchByteLimit: batchBytes), entity: "Post",
+                    reopens: false)
+            } else {
+                result = try await store.populate(try JSONReader().read(text), entity: "Post", options: options)
+            }
+        } catch let error as WebRecordError {
+            return PopulatedStore(rows: try dumpContent(store), counts: [:], recordIDs: [], failure: error.message)
+        }
+        return PopulatedStore(
+            rows: try dumpContent(store), counts: result.changesByEntity, recordIDs: result.records.map(\.rowID),
+            failure: nil)
+    }
+
+    @Test(arguments: [
+        // The slug only an earlier occurrence gives.
+        (#"[{"id": 1, "slug": "a"}, {"id": 1, "comments": [{"body": "x"}]}]"#, "'a/1/x'"),
+        // A later slug wins; the key as first given.
+        (#"[{"id": "01", "slug": "a"}, {"id": 1, "slug": "b", "comments": [{"body": "x"}]}]"#, #"'b/"01"/x'"#),
+        // Three occurrences, the slug in the first, comments in the last two.
+        (
+            #"[{"id": 1, "slug": "a"}, {"id": 1, "comments": [{"body": "x"}]}, {"id": 2}, {"id": 1, "comments": [{"body": "y"}]}]"#,
+            "'a/1/y'"
+        ),
+        // A parent that gives no slug anywhere.
+        (#"[{"id": 1}, {"id": 1, "comments": [{"body": "x"}]}]"#, "'none/1/x'"),
+    ])
+    func anInjectionGetsTheParentAsOneBatchGivesIt(list: String, comment: String) async throws {
+        let whole = try await Self.outcome(list, batchBytes: nil)
+        #expect(whole.failure == nil && whole.rows.contains { $0.contains(comment) }, "\(whole)")
+        for batchBytes in [1, 40, 1 << 20] {
+            let streamed = try await Self.outcome(list, batchBytes: batchBytes)
+            #expect(streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)")
+        }
+    }
+
+    /// A parent met again past the capacity of what is kept: a stream that can be read again is
+    /// read again whole, and ends as the whole response; one that cannot is refused, saying
+    /// why, and writes nothing.
+    @Test func aParentPastTheCapacityIsReadAgainWhole() async throws {
+        // Past the capacity, a post met again some batches later.
+        let past = InjectionParents.defaultCapacity + 1
+        let posts = (1...past + 400).map { #"{"id": \#($0), "slug": "s\#($0)"}"# }
+        let list =
+            "[" + posts.joined(separator: ", ")
+            + #", {"id": \#(past), "comments": [{"body": "x"}]}, {"id": 1, "comments": [{"body": "y"}]}]"#
+        let whole = try await Self.outcome(list, batchBytes: nil)
+        #expect(
+            whole.rows.contains { $0.contains("'s\(past)/\(past)/x'") }
+                && whole.rows.contains { $0.contains("'s1/1/y'") })
+        let once = try await Self.outcome(list, batchBytes: 4096)
+        #expect(
+            once.failure?.contains(
+                "Post(\(past)) is the parent of a primary-key injection in several parts of the response") == true,
+            "\(once.failure ?? "stored")")
+        #expect(once.rows.count == 1, "only the layout: nothing written")
+        let store = try RecordStore(inMemory: Self.schema)
+        let data = Data(#"{"data": \#(list)}"#.utf8)
+        _ = try await ResponsePopulation(store: try #require(store.sqlite), options: Self.options).populate(
+            streaming: { JSONStreamReader(data: data, keyPath: $0, batchByteLimit: 4096) }, entity: "Post")
+        #expect(try dumpContent(store) == whole.rows)
+    }
+
+    /// Past its capacity the store of parents only remembers a record, and says so.
+    @Test func parentsPastTheCapacityAreOnlyRemembered() throws {
+        let parents = InjectionParents(capacity: 1)
+        let first = ScopedKey(scope: 0, key: .single(.integer(1)))
+        let second = ScopedKey(scope: 0, key: .single(.integer(2)))
+        parents.keep(first, dictionary: ["slug": "a"], primaryKeyValue: .integer(1))
+        parents.keep(second, dictionary: ["slug": "b"], primaryKeyValue: .integer(2))
+        guard case .kept(let dictionary, let key)? = parents.earlier(first) else {
+            Issue.record("the first record is kept")
+            return
+        }
+        #expect(dictionary == ["slug": "a"] && key == .integer(1))
+        guard case .notKept? = parents.earlier(second) else {
+            Issue.record("the second record is only remembered")
+            return
+        }
+        #expect(parents.earlier(ScopedKey(scope: 0, key: .single(.integer(3)))) == nil)
+        #expect(parents.update(first) { earlier in OccurrenceMerge.mergedObjects(earlier, ["body": "x"]) })
+        guard case .kept(let merged, _)? = parents.earlier(first) else {
+            Issue.record("the first record is still kept")
+            return
+        }
+        #expect(merged == ["slug": "a", "body": "x"])
+        #expect(parents.update(second) { $0 } && !parents.update(ScopedKey(scope: 0, key: .single(.integer(3)))) { $0 })
+    }
+}
