@@ -688,32 +688,35 @@ final class ProtoRecordBuilder {
     /// an earlier batch gave the parent an injection and what it gave was not kept, the parent
     /// is noted (``unkeptParent``).
     private func parentRecord(_ parent: ProtoRecord) -> ParentRecord {
-        guard let earlierParents, let key = parent.normalizedKey else { return ParentRecord(parent) }
-        switch earlierParents.earlier(ScopedKey(parent, key)) {
+        guard let earlierParents, let identity = ParentIdentity(parent) else { return ParentRecord(parent) }
+        switch earlierParents.earlier(identity) {
         case nil:
             return ParentRecord(parent)
         case .kept(let dictionary, let primaryKeyValue)?:
             return ParentRecord(
                 entity: parent.entity, dictionary: mergedDictionary(parent.dictionary, over: dictionary, of: parent),
                 primaryKeyValue: primaryKeyValue ?? parent.primaryKeyValue)
-        case .notKept?:
+        case .remembered(let hash)?:
+            // Given again as is, the occurrences merge into what this batch gives.
+            if hash == parent.dictionary.hashValue { return ParentRecord(parent) }
             if unkeptParent == nil { unkeptParent = parent }
             return ParentRecord(parent)
         }
     }
 
     /// Notes, once the batch is built, what it gave the records that may be the parents of a
-    /// later batch's primary-key injections (those identified by key, with relationships), for
-    /// the batches after it.
+    /// later batch's primary-key injections (those with relationships that a later batch can
+    /// name again: by key, or through their owner), for the batches after it; then lets go of
+    /// them, which only the reading thread may touch.
     func keepInjectionParents() {
         guard let earlierParents else { return }
         for proto in protoRecords where !proto.representation.relationships.isEmpty {
-            guard let key = proto.normalizedKey else { continue }
-            let scoped = ScopedKey(proto, key)
-            if !earlierParents.update(scoped, { mergedDictionary(proto.dictionary, over: $0, of: proto) }) {
-                earlierParents.keep(scoped, dictionary: proto.dictionary, primaryKeyValue: proto.primaryKeyValue)
+            guard let identity = ParentIdentity(proto) else { continue }
+            earlierParents.note(identity, dictionary: proto.dictionary, primaryKeyValue: proto.primaryKeyValue) {
+                mergedDictionary(proto.dictionary, over: $0, of: proto)
             }
         }
+        self.earlierParents = nil
     }
 
     /// `later` merged over `earlier` as a later occurrence of `proto`'s record is merged
@@ -784,29 +787,51 @@ final class ProtoRecordBuilder {
     }
 }
 
+/// A record's identity across the batches of a streamed response, on the thread that reads
+/// them: its key, or, for a record without one, its owner's identity and the owner's
+/// relationship to it (a record identified by its owner, or one related there without a key).
+indirect enum ParentIdentity: Hashable {
+    case key(ScopedKey)
+    case under(ParentIdentity, relationship: Int)
+
+    /// The identity of `proto`; nil for a record a later batch cannot name again.
+    init?(_ proto: ProtoRecord) {
+        if let key = proto.normalizedKey {
+            self = .key(ScopedKey(proto, key))
+        } else if let owner = proto.owner, let identity = ParentIdentity(owner.proto) {
+            self = .under(identity, relationship: owner.relationship.id)
+        } else {
+            return nil
+        }
+    }
+}
+
 /// What the batches of a streamed response gave the records that may be the parents of
 /// primary-key injections, for the batches after them: one batch gives an injection its parent
 /// with every occurrence met so far merged, and a later batch's injection gets the same
 /// (``ProtoRecordBuilder``). Kept on the thread that reads and builds the batches, and only
-/// with an injection; only records identified by key, with relationships, are followed.
+/// with an injection.
 ///
-/// At most ``capacity`` records are kept, so that memory stays bounded on a response of any
-/// size; one past that is only remembered (by a hash of its key), and an injection a later
-/// batch gives it reads the response again whole.
+/// At most ``capacity`` records are kept whole, so that the dictionaries held stay bounded on a
+/// response of any size; past that, a record is only remembered by a hash of its identity and
+/// one of its dictionary (a few bytes, as the counts keep for every row). A later batch that
+/// gives such a record as is needs nothing more; an injection given one that changed reads the
+/// response again whole.
 final class InjectionParents {
     /// What earlier batches gave a record.
     enum Earlier {
         /// Its occurrences merged, and its key as first given.
         case kept(JSONObject, primaryKeyValue: JSONValue?)
-        /// Not kept: more records than ``capacity`` came first.
-        case notKept
+        /// Only remembered: the hash of its occurrences merged, or nil once they differed.
+        case remembered(Int?)
     }
 
-    private var kept: [ScopedKey: (dictionary: JSONObject, primaryKeyValue: JSONValue?)] = [:]
-    /// The hashes of the keys of the records met past ``capacity``: a collision only reads the
+    private var kept: [ParentIdentity: (dictionary: JSONObject, primaryKeyValue: JSONValue?)] = [:]
+    /// The records met past ``capacity``, by the hash of their identity: the hash of their
+    /// dictionary, or nil once a later batch gave them otherwise. A collision only reads the
     /// response again.
-    private var remembered = Set<Int>()
-    /// The most records kept.
+    private var remembered: [Int: Int?] = [:]
+    /// The most records kept whole.
     let capacity: Int
 
     /// The default ``capacity``: a few thousand parents, at about a kilobyte each.
@@ -816,28 +841,27 @@ final class InjectionParents {
         self.capacity = capacity
     }
 
-    /// What earlier batches gave the record `key`; nil when none gave it.
-    func earlier(_ key: ScopedKey) -> Earlier? {
-        if let found = kept[key] { return .kept(found.dictionary, primaryKeyValue: found.primaryKeyValue) }
-        return remembered.contains(key.hashValue) ? .notKept : nil
+    /// What earlier batches gave the record `identity`; nil when none gave it.
+    func earlier(_ identity: ParentIdentity) -> Earlier? {
+        if let found = kept[identity] { return .kept(found.dictionary, primaryKeyValue: found.primaryKeyValue) }
+        return remembered[identity.hashValue].map { .remembered($0) }
     }
 
-    /// Merges a later batch's occurrences into the record `key`'s dictionary (`merging` gets
-    /// the earlier one); returns whether the record was kept or remembered before.
-    func update(_ key: ScopedKey, _ merging: (JSONObject) -> JSONObject) -> Bool {
-        if let found = kept[key] {
-            kept[key] = (merging(found.dictionary), found.primaryKeyValue)
-            return true
-        }
-        return remembered.contains(key.hashValue)
-    }
-
-    /// Keeps a record met for the first time, or only remembers it past ``capacity``.
-    func keep(_ key: ScopedKey, dictionary: JSONObject, primaryKeyValue: JSONValue?) {
-        if kept.count < capacity {
-            kept[key] = (dictionary, primaryKeyValue)
+    /// Notes what a batch gave the record `identity`: merged into what earlier batches gave it
+    /// (`merging` gets that), kept whole while there is room, or remembered.
+    func note(
+        _ identity: ParentIdentity, dictionary: JSONObject, primaryKeyValue: JSONValue?,
+        merging: (JSONObject) -> JSONObject
+    ) {
+        if let found = kept[identity] {
+            kept[identity] = (merging(found.dictionary), found.primaryKeyValue)
+        } else if let hash = remembered[identity.hashValue] {
+            // As is, the merge is what it was; otherwise it is no longer known.
+            if hash != dictionary.hashValue { remembered[identity.hashValue] = .some(nil) }
+        } else if kept.count < capacity {
+            kept[identity] = (dictionary, primaryKeyValue)
         } else {
-            remembered.insert(key.hashValue)
+            remembered[identity.hashValue] = dictionary.hashValue
         }
     }
 }

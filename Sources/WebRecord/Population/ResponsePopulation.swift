@@ -278,7 +278,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     ///   not be stored now (a whole response) rather than over all batches (a streamed one).
     func store(
         _ graph: Graph, in transaction: Storage.Transaction, deleter: inout RecordDeleter<Storage>,
-        repeats: inout RepeatedRecords, switches: inout SwitchedSubentities, checksStored: Bool
+        repeats: inout RepeatedRecords, switches: inout SwitchedSubentities, checksStored: Bool,
+        stubs: Set<RowKey> = []
     ) throws -> StoredGraph {
         let (debugger, representations) = (graph.debugger, graph.representations)
         let protos = graph.builder.protoRecords
@@ -301,10 +302,12 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in sharesRows ? Self.attributeOrder(resolving, sharing: sharing) : resolving {
             marshaler.populateAttributes(of: proto)
         }
-        // What an earlier batch kept of a record's other sub-entities (DESIGN §3.13).
-        try switches.restore(resolving, coercion: graph.coercion, store: store)
+        if !stubs.isEmpty { Self.giveDefaults(to: resolving, stubs: stubs) }
         let superseded = Self.supersededLinks(sharing)
         marshaler.dropIncompleteRecords(protos, superseded: superseded, sharing: sharing)
+        // What an earlier batch kept of a record's other sub-entities (DESIGN §3.13), once the
+        // records that cannot be stored are known: a link to one of them leaves what is there.
+        try switches.restore(resolving, coercion: graph.coercion, store: store)
         try numberNewRows(protos, in: transaction)
         let dropped = graph.topLevel.filter { $0.row == nil }
         if checksStored {
@@ -340,6 +343,22 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             disturbed: writer.touchedOtherRows || !writer.relinkedOwners.isEmpty
                 || sharesRows || switched)
         return StoredGraph(writer: writer, gainedMembers: gained)
+    }
+
+    /// Gives the rows an earlier batch of a streamed response inserted for records it named only
+    /// by key (`stubs`), and whose data this batch gives, the defaults of the attributes the data
+    /// lacks, as one batch gives a new record them: the stub may have been another entity of
+    /// the hierarchy, without those attributes.
+    static func giveDefaults(to protos: [ProtoRecord], stubs: Set<RowKey>) {
+        for proto in protos where !proto.isReference {
+            guard let row = proto.row, !row.isNew, stubs.contains(RowKey(row)) else { continue }
+            for mapped in proto.representation.attributes where row.values[mapped.column].isNull {
+                guard let stored = mapped.storedDefault, mapped.firstValue(in: proto.dictionary) == nil else {
+                    continue
+                }
+                row.set(stored, at: mapped.column)
+            }
+        }
     }
 
     /// Fails, before anything is written, when a new record identified by its owner would be

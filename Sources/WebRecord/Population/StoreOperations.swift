@@ -241,15 +241,17 @@ extension RecordStorageTransaction {
                 into: table, columns: [ownerColumn, memberColumn] + (positionColumn.map { [$0] } ?? []), values: added)
         }
         var changed = !moved.isEmpty || !added.isEmpty
-        // What the rows become, for an owner stored before (a new one has nothing to compare).
-        var after = current
-        if !ownerIsNew {
+        let listed = Set(members)
+        let unlisted = current.keys.filter { !listed.contains($0) }.sorted()
+        // What the rows become, for an owner stored before whose rows change (a new one has
+        // nothing to compare).
+        var after: [Int64: DatabaseValue] = [:]
+        if !ownerIsNew, changed || (replace && !unlisted.isEmpty) {
+            after = current
             for (index, member) in members.enumerated() {
                 after[member] = positionColumn == nil ? .null : .integer(Int64(index))
             }
         }
-        let listed = Set(members)
-        let unlisted = current.keys.filter { !listed.contains($0) }.sorted()
         if replace {
             for id in unlisted {
                 _ = try delete(

@@ -215,7 +215,7 @@ extension ResponsePopulation {
                 if !whole { try totals.applyCarried(to: graph.builder, debugger: debugger) }
                 let stored = try store(
                     graph, in: transaction, deleter: &deleter, repeats: &repeats, switches: &switches,
-                    checksStored: whole)
+                    checksStored: whole, stubs: totals.stubRows)
                 if !whole { try transaction.endBatch() }
                 // What no delete the links start removes is needed only when one may come.
                 try add(
@@ -242,6 +242,7 @@ extension ResponsePopulation {
         _ graph: Graph, stored: StoredGraph, to totals: inout StreamTotals, entity: Entity, sparesLinks: Bool
     ) throws {
         let builder = graph.builder
+        totals.batch += 1
         totals.listCount += graph.listCount ?? 0
         if graph.listCount == nil { totals.isList = false }
         totals.includedCount += graph.includedCount
@@ -325,7 +326,7 @@ extension ResponsePopulation {
             let status: StreamTotals.Status =
                 row.isNew ? .inserted : (row.isChanged || isRelinked || row.gainedMembers) ? .updated : .unchanged
             let representation = proto.representation
-            // A list's change is compared at the end (``StreamTotals/noteListChanges(_:layout:)``).
+            // A list's change is compared at the end (``StreamTotals/noteLinkChanges(_:cleared:layout:)``).
             totals.note(
                 row, status: status,
                 relinked: isRelinked && stored.writer.mirroredMembers.contains(ObjectIdentifier(row)),
@@ -339,7 +340,8 @@ extension ResponsePopulation {
         }
         // After the rows the batch holds: a link may have changed one of them after it was written.
         if !stored.writer.listChanges.isEmpty || !stored.writer.clearedRows.isEmpty {
-            totals.noteLinkChanges(stored.writer.listChanges, cleared: stored.writer.clearedRows, layout: store.layout)
+            try totals.noteLinkChanges(
+                stored.writer.listChanges, cleared: stored.writer.clearedRows, layout: store.layout)
         }
         guard totals.collectsRecords else { return }
         // A record met again in a later batch, at the top level or nested, shows as stored last.
@@ -544,6 +546,10 @@ private struct StreamTotals {
     private var memberColumns: [RowKey: [Int]] = [:]
     /// The positions of members that a later batch moved in their list (``noteLinkChanges(_:cleared:layout:)``).
     private var movedColumns = Set<MemberColumn>()
+    /// The batch that first gave each member column in ``memberValues`` to an owner, by number.
+    private var gainedIn: [MemberColumn: Int] = [:]
+    /// The number of the batch being added (from 1).
+    var batch = 0
     /// The members of each owner's lists that changed, by owner row: the column that names the
     /// owner, and the position's, for an ordered list.
     private var ownerMembers: [RowKey: [(reference: MemberColumn, position: MemberColumn?)]] = [:]
@@ -611,7 +617,7 @@ private struct StreamTotals {
     private var carriedTargets: [RowKey: [ScopedKey]] = [:]
     /// The rows a batch inserted for records it named only by key, which no batch has given
     /// data since (``noteStubs(_:)``).
-    private var stubRows = Set<RowKey>()
+    private(set) var stubRows = Set<RowKey>()
 
     init(collectsRecords: Bool) {
         self.collectsRecords = collectsRecords
@@ -662,10 +668,14 @@ private struct StreamTotals {
     /// before the population. One batch repositions in memory the members that an earlier
     /// occurrence of the list named, and a member moved in a later batch counts as one batch
     /// counts it: updated, if it was met and ends elsewhere (``movedColumns``).
+    ///
+    /// - Throws: ``StreamedDivergence`` when a list drops a member that an earlier batch gave
+    ///   it from another record: one batch wires only the list's latest occurrence, so the
+    ///   member keeps the record it had, where in turn it would be left with none.
     mutating func noteLinkChanges(
         _ changes: [ListChange], cleared: [(table: String, column: String, value: DatabaseValue, rowIDs: [Int64])],
         layout: StorageLayout
-    ) {
+    ) throws {
         for change in changes {
             let owner = RowKey(change.owner)
             switch change.change {
@@ -682,6 +692,16 @@ private struct StreamTotals {
                 for row in rows {
                     let member = RowKey(table: tableIndex, rowID: row.rowID)
                     let reference = MemberColumn(member: member, column: referenceColumn)
+                    if row.cleared, let gained = gainedIn[reference], gained < batch,
+                        case .some(.some(let original)) = memberValues[reference]?.original, !original.isNull,
+                        original != ownerID
+                    {
+                        throw StreamedDivergence(
+                            record: "\(table) _id \(row.rowID)",
+                            reason:
+                                "is given to \(change.owner.entityName) _id \(change.owner.rowID) by one part of the response, from the record it named, and dropped by a later occurrence of that list: populated in parts, it would name no record, where the whole response, which takes only the list's latest occurrence, leaves it with the record it named"
+                        )
+                    }
                     follow(reference, before: ownerID, after: row.cleared ? .null : ownerID, moved: false)
                     let position = positionIndex.map { MemberColumn(member: member, column: $0) }
                     if let position {
@@ -939,6 +959,7 @@ private struct StreamTotals {
                 continue
             }
             guard !stubRows.isEmpty, !row.isNew, stubRows.remove(RowKey(row)) != nil else { continue }
+            // Defaults are given as to a new row (``ResponsePopulation/giveDefaults(to:stubs:)``).
             if let missing = proto.representation.attributes.first(where: {
                 !$0.isOptional && row.values[$0.column].isNull
             }) {
@@ -972,6 +993,7 @@ private struct StreamTotals {
     mutating func noteGain(owner: RowState, member: RowState, column: Int) {
         let memberKey = RowKey(member)
         let key = MemberColumn(member: memberKey, column: column)
+        if gainedIn[key] == nil { gainedIn[key] = batch }
         if memberValues[key] == nil {
             // Before the population: as an earlier batch found the row, or as this one did.
             let original = originalValue(of: memberKey, at: column, now: member.original?[column])

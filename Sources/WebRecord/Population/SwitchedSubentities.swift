@@ -94,8 +94,10 @@ struct SwitchedSubentities {
                     }
                 case .relationship(let id):
                     guard let mapped = current.relationships.first(where: { $0.id == id }) else { return false }
-                    // A link the batch sets (or sets to null) wins, as a later occurrence's does.
-                    if !proto.hasLink(mapped), !proto.clearedRelationships.contains(mapped.name) {
+                    // A link the batch sets (or sets to null) wins, as a later occurrence's does,
+                    // unless it names a record that is not stored: the link then keeps what is
+                    // there, which one batch would not have cleared.
+                    if !Self.setsToOne(mapped, of: proto) {
                         row.set(entry.value, at: entry.column)
                     }
                 }
@@ -117,18 +119,32 @@ struct SwitchedSubentities {
                 !mapped.isToMany
                 || (mapped.property.mergePolicy == .replace && mapped.property.deleteRule != .cascade
                     && !mapped.identifiesDestination)
-            let link = proto.links.first { $0.relationship.id == mapped.id }
-            let setsWhole = proto.clearedRelationships.contains(mapped.name) || link.map { !$0.isPartial } ?? false
+            let setsWhole: Bool
+            if mapped.isToMany {
+                setsWhole =
+                    proto.clearedRelationships.contains(mapped.name)
+                    || proto.links.contains { $0.relationship.id == mapped.id && !$0.isPartial }
+            } else {
+                setsWhole = Self.setsToOne(mapped, of: proto)
+            }
             guard replaces, setsWhole else {
                 throw StreamedDivergence(
                     record: proto.description,
                     reason:
-                        "is made a \(proto.representation.name) again after a batch made it another entity, which cleared its '\(mapped.name)' kept in other rows: populated in parts, that relationship would stay cleared, where the whole response keeps it"
+                        "is made a \(proto.representation.name) again after a batch made it another entity, which cleared its '\(mapped.name)': populated in parts, that relationship would stay cleared, where the whole response keeps it"
                 )
             }
             ids.remove(mapped.id)
         }
         lost[key] = ids.isEmpty ? nil : ids
+    }
+
+    /// Whether the batch sets the to-one `mapped` of `proto`: to `null`, or to a record that is
+    /// stored (``ProtoRecord/Link/membersInTurn``); a link to a record that is not leaves what is
+    /// there.
+    private static func setsToOne(_ mapped: Representation.MappedRelationship, of proto: ProtoRecord) -> Bool {
+        if proto.clearedRelationships.contains(mapped.name) { return true }
+        return proto.links.contains { $0.relationship.id == mapped.id && $0.membersInTurn != nil }
     }
 
     /// Once a batch's links are written: the relationships its switches cleared in other rows

@@ -1249,6 +1249,25 @@ import WebRecordTesting
         #expect(whole.counts["Post"] == counts(unchanged: 1) && tiny.counts["Post"] == counts(unchanged: 1))
     }
 
+    /// A member one batch gives a record's replaced list from another record, which a later
+    /// occurrence of the list drops: one batch wires only the latest occurrence, and the member
+    /// keeps the record it named, where in turn it would name none. The stream is read again
+    /// whole; one that cannot be read again is refused and writes nothing.
+    @Test func aMemberGivenAndDroppedAgainKeepsItsRecord() async throws {
+        let earlier = #"{"data": [{"id": 1, "title": "a", "comments": [{"id": 9}]}, {"id": 2, "title": "b"}]}"#
+        let text = #"{"data": [{"id": 2, "comments": [{"id": 9}]}, {"id": 2, "comments": [{"id": 10}]}]}"#
+        let whole = try await Self.expectSameEveryWay(text, after: earlier)
+        #expect(whole.rows.contains("Comment: 1 | 'Comment' | 9 | NULL | 1"), "\(whole)")
+        let before = try await Self.outcome(
+            of: #"{"data": []}"#, after: earlier, way: .whole, options: PopulationOptions())
+        let once = try await Self.outcome(
+            of: text, after: earlier, way: .streamedOnce(batchBytes: 1), options: PopulationOptions())
+        #expect(
+            once.failure?.contains("Comment _id 1 is given to Post _id 2 by one part of the response") == true,
+            "\(once)")
+        #expect(once.rows == before.rows, "a refused stream writes nothing")
+    }
+
     /// A record's lists that one batch changes in rows it does not hold and a later batch sets
     /// back count as one batch counts them, in every batching: the owner whose list ends as it
     /// began is unchanged; a member a later occurrence's list moves counts itself, and one it

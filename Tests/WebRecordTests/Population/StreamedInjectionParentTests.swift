@@ -110,6 +110,12 @@ import Testing
                 "Post(\(past)) is the parent of a primary-key injection in several parts of the response") == true,
             "\(once.failure ?? "stored")")
         #expect(once.rows.count == 1, "only the layout: nothing written")
+        // The same post given again as is past the capacity: nothing to read again.
+        let asIs = #"{"id": \#(past), "slug": "s\#(past)", "comments": [{"body": "x"}]}"#
+        let again = "[" + asIs + ", " + posts.joined(separator: ", ") + ", " + asIs + "]"
+        let againWhole = try await Self.outcome(again, batchBytes: nil)
+        let againOnce = try await Self.outcome(again, batchBytes: 4096)
+        #expect(againOnce == againWhole && againOnce.failure == nil, "\(againOnce.failure ?? "")")
         let store = try RecordStore(inMemory: Self.schema)
         let data = Data(#"{"data": \#(list)}"#.utf8)
         _ = try await ResponsePopulation(store: try #require(store.sqlite), options: Self.options).populate(
@@ -117,29 +123,96 @@ import Testing
         #expect(try dumpContent(store) == whole.rows)
     }
 
-    /// Past its capacity the store of parents only remembers a record, and says so.
+    /// Past its capacity the store of parents only remembers a record, by hashes: one given
+    /// again as is needs nothing more, one given otherwise is no longer known.
     @Test func parentsPastTheCapacityAreOnlyRemembered() throws {
         let parents = InjectionParents(capacity: 1)
-        let first = ScopedKey(scope: 0, key: .single(.integer(1)))
-        let second = ScopedKey(scope: 0, key: .single(.integer(2)))
-        parents.keep(first, dictionary: ["slug": "a"], primaryKeyValue: .integer(1))
-        parents.keep(second, dictionary: ["slug": "b"], primaryKeyValue: .integer(2))
+        let first = ParentIdentity.key(ScopedKey(scope: 0, key: .single(.integer(1))))
+        let second = ParentIdentity.key(ScopedKey(scope: 0, key: .single(.integer(2))))
+        let owned = ParentIdentity.under(first, relationship: 3)
+        parents.note(first, dictionary: ["slug": "a"], primaryKeyValue: .integer(1)) { $0 }
+        parents.note(second, dictionary: ["slug": "b"], primaryKeyValue: .integer(2)) { $0 }
         guard case .kept(let dictionary, let key)? = parents.earlier(first) else {
             Issue.record("the first record is kept")
             return
         }
         #expect(dictionary == ["slug": "a"] && key == .integer(1))
-        guard case .notKept? = parents.earlier(second) else {
+        guard case .remembered(let hash)? = parents.earlier(second) else {
             Issue.record("the second record is only remembered")
             return
         }
-        #expect(parents.earlier(ScopedKey(scope: 0, key: .single(.integer(3)))) == nil)
-        #expect(parents.update(first) { earlier in OccurrenceMerge.mergedObjects(earlier, ["body": "x"]) })
-        guard case .kept(let merged, _)? = parents.earlier(first) else {
+        let expected: JSONObject = ["slug": "b"]
+        #expect(hash == expected.hashValue)
+        #expect(parents.earlier(owned) == nil)
+        parents.note(first, dictionary: ["body": "x"], primaryKeyValue: nil) {
+            OccurrenceMerge.mergedObjects($0, ["body": "x"])
+        }
+        guard case .kept(let merged, let firstKey)? = parents.earlier(first) else {
             Issue.record("the first record is still kept")
             return
         }
-        #expect(merged == ["slug": "a", "body": "x"])
-        #expect(parents.update(second) { $0 } && !parents.update(ScopedKey(scope: 0, key: .single(.integer(3)))) { $0 })
+        #expect(merged == ["slug": "a", "body": "x"] && firstKey == .integer(1))
+        // As is: still known. Otherwise: no longer.
+        parents.note(second, dictionary: ["slug": "b"], primaryKeyValue: .integer(2)) { $0 }
+        guard case .remembered(let same)? = parents.earlier(second), same != nil else {
+            Issue.record("a record given again as is is still known")
+            return
+        }
+        parents.note(second, dictionary: ["slug": "c"], primaryKeyValue: .integer(2)) { $0 }
+        guard case .remembered(nil)? = parents.earlier(second) else {
+            Issue.record("a record given otherwise is no longer known")
+            return
+        }
+    }
+
+    /// A parent identified by its owner: what earlier batches gave it is merged too.
+    @Test func aParentIdentifiedByItsOwnerGetsWhatEarlierBatchesGave() async throws {
+        let schema = try Schema(
+            json: """
+                {
+                  "version": 1,
+                  "entities": {
+                    "User": {
+                      "primaryKey": "id",
+                      "keyPathForResponseObject": "data",
+                      "attributes": { "id": { "type": "integer" } },
+                      "relationships": { "profile": { "destination": "Profile", "inverse": "user" } }
+                    },
+                    "Profile": {
+                      "primaryKey": "user",
+                      "attributes": { "bio": { "type": "string" } },
+                      "relationships": {
+                        "user": { "destination": "User", "inverse": "profile" },
+                        "links": { "destination": "Link", "toMany": true, "inverse": "profile" }
+                      }
+                    },
+                    "Link": {
+                      "primaryKey": "id",
+                      "attributes": { "id": { "type": "string" }, "body": { "type": "string" } },
+                      "relationships": { "profile": { "destination": "Profile", "inverse": "links" } }
+                    }
+                  }
+                }
+                """, fileName: "OwnedParents.json")
+        var options = PopulationOptions()
+        options.primaryKeyInjection = { entity, dictionary, parent in
+            guard entity.name == "Link", let body = dictionary["body"]?.stringValue else { return nil }
+            return .string("\(parent?.dictionary["bio"]?.stringValue ?? "none")/\(body)")
+        }
+        let text = #"{"data": [{"id": 1, "profile": {"bio": "a"}}, {"id": 1, "profile": {"links": [{"body": "x"}]}}]}"#
+        var dumps: [[String]] = []
+        for batchBytes in [nil, 1, 40] as [Int?] {
+            let store = try RecordStore(inMemory: schema)
+            if let batchBytes {
+                _ = try await ResponsePopulation(store: try #require(store.sqlite), options: options).populate(
+                    streaming: readingOnce(Data(text.utf8), batchByteLimit: batchBytes), entity: "User",
+                    reopens: false)
+            } else {
+                _ = try await store.populate(try JSONReader().read(text), entity: "User", options: options)
+            }
+            dumps.append(try dumpContent(store))
+        }
+        #expect(dumps[0].contains { $0.contains("'a/x'") }, "\(dumps[0])")
+        #expect(dumps[1] == dumps[0] && dumps[2] == dumps[0], "\(dumps)")
     }
 }

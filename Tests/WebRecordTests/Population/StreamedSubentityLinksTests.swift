@@ -138,7 +138,8 @@ import Testing
               "relationships": { "circles": { "destination": "Circle", "toMany": true, "inverse": "tags" } }
             },
             "Badge": {
-              "primaryKey": "id", "attributes": { "id": { "type": "string" } },
+              "primaryKey": "id",
+              "attributes": { "id": { "type": "string" }, "label": { "type": "string", "optional": false } },
               "relationships": { "circle": { "destination": "Circle", "inverse": "badge" } }
             }
           }
@@ -203,6 +204,11 @@ import Testing
         (
             #"[{"id": 1, "kind": "circle", "pins": ["p1"]}]"#,
             #"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "circle", "pins": ["p2"]}]"#, true
+        ),
+        // Set again, to a record that is not stored (no label): the link keeps what is there.
+        (
+            #"[{"id": 1, "kind": "circle", "badge": {"id": "b1", "label": "L"}}]"#,
+            #"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "circle", "badge": {"id": "b2"}}]"#, true
         ),
         // Nothing to clear: nothing lost.
         (#"[{"id": 1, "kind": "circle"}]"#, #"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "circle"}]"#, false),
