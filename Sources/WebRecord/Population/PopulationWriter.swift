@@ -133,23 +133,17 @@ struct PopulationWriter<Storage: RecordStorage> {
         guard !owner.isNew else { return }
         if replace {
             let cascades = deleteRule == .cascade
+            let clears = !(cascades && identifies)
             let dropped = try transaction.dropMembers(
                 of: owner.rowID, in: table, column: column, positionColumn: positionColumn, keeping: Set(members),
-                clearing: !(cascades && identifies))
+                clearing: clears)
             guard !dropped.isEmpty else { return }
-            let clears = !(cascades && identifies)
-            relinkedOwners.insert(ObjectIdentifier(owner))
-            listChanges.append(
-                ListChange(
-                    owner: owner, relationship: relationship,
-                    change: .members(
-                        table: table, column: column, positionColumn: positionColumn,
-                        rows: dropped.map {
-                            ListChange.Member(
-                                rowID: $0.id, cleared: clears, positionBefore: $0.position,
-                                positionAfter: clears ? .null : $0.position)
-                        })))
-            touchedOtherRows = true
+            noteMembers(
+                dropped.map {
+                    ListChange.Member(
+                        rowID: $0.id, cleared: clears, positionBefore: $0.position,
+                        positionAfter: clears ? .null : $0.position)
+                }, of: owner, relationship: relationship, table: table, column: column, positionColumn: positionColumn)
             if cascades {
                 for (id, _) in dropped {
                     deleter.propose(
@@ -163,20 +157,28 @@ struct PopulationWriter<Storage: RecordStorage> {
             let moved = try transaction.moveMembers(
                 of: owner.rowID, in: table, column: column, positionColumn: positionColumn, after: members)
             if !moved.isEmpty {
-                touchedOtherRows = true
-                relinkedOwners.insert(ObjectIdentifier(owner))
-                listChanges.append(
-                    ListChange(
-                        owner: owner, relationship: relationship,
-                        change: .members(
-                            table: table, column: column, positionColumn: positionColumn,
-                            rows: moved.map {
-                                ListChange.Member(
-                                    rowID: $0.id, cleared: false, positionBefore: .integer($0.from),
-                                    positionAfter: .integer($0.to))
-                            })))
+                noteMembers(
+                    moved.map {
+                        ListChange.Member(
+                            rowID: $0.id, cleared: false, positionBefore: .integer($0.from),
+                            positionAfter: .integer($0.to))
+                    }, of: owner, relationship: relationship, table: table, column: column,
+                    positionColumn: positionColumn)
             }
         }
+    }
+
+    /// Notes that `owner`'s list changed the rows of `members`, which the batch may not hold.
+    private mutating func noteMembers(
+        _ members: [ListChange.Member], of owner: RowState, relationship: String, table: String, column: String,
+        positionColumn: String?
+    ) {
+        touchedOtherRows = true
+        relinkedOwners.insert(ObjectIdentifier(owner))
+        listChanges.append(
+            ListChange(
+                owner: owner, relationship: relationship,
+                change: .members(table: table, column: column, positionColumn: positionColumn, rows: members)))
     }
 }
 

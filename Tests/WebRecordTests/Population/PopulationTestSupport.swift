@@ -77,20 +77,28 @@ struct PopulatedStore: Equatable, CustomStringConvertible {
 
     /// `text` populated as `entity` records into an in-memory store of `schema` that holds
     /// `earlier`: whole, or streamed in batches of `batchBytes` from a reader that cannot be
-    /// opened twice (a second opening fails the test).
+    /// opened twice (a second opening fails the test), or, with `reopens`, one that can.
     static func populating(
-        _ text: String, after earlier: String, schema: Schema, entity: String, batchBytes: Int?
+        _ text: String, after earlier: String, schema: Schema, entity: String, batchBytes: Int?,
+        options: PopulationOptions = PopulationOptions(), reopens: Bool = false
     ) async throws -> PopulatedStore {
         let store = try RecordStore(inMemory: schema)
         _ = try await store.populate(try JSONReader().read(earlier), entity: entity)
         let result: PopulationResult
         do {
             if let batchBytes {
-                result = try await ResponsePopulation(store: try #require(store.sqlite)).populate(
-                    streaming: readingOnce(Data(text.utf8), batchByteLimit: batchBytes), entity: entity,
-                    reopens: false)
+                let data = Data(text.utf8)
+                let population = ResponsePopulation(store: try #require(store.sqlite), options: options)
+                if reopens {
+                    result = try await population.populate(
+                        streaming: { JSONStreamReader(data: data, keyPath: $0, batchByteLimit: batchBytes) },
+                        entity: entity)
+                } else {
+                    result = try await population.populate(
+                        streaming: readingOnce(data, batchByteLimit: batchBytes), entity: entity, reopens: false)
+                }
             } else {
-                result = try await store.populate(try JSONReader().read(text), entity: entity)
+                result = try await store.populate(try JSONReader().read(text), entity: entity, options: options)
             }
         } catch let error as WebRecordError {
             return PopulatedStore(rows: try dumpContent(store), counts: [:], recordIDs: [], failure: error.message)

@@ -49,23 +49,9 @@ import Testing
     /// `list` populated into an empty store: whole, or streamed in batches of `batchBytes` from
     /// a reader that cannot be opened twice.
     static func outcome(_ list: String, batchBytes: Int?) async throws -> PopulatedStore {
-        let store = try RecordStore(inMemory: schema)
-        let text = #"{"data": \#(list)}"#
-        let result: PopulationResult
-        do {
-            if let batchBytes {
-                result = try await ResponsePopulation(store: try #require(store.sqlite), options: options).populate(
-                    streaming: readingOnce(Data(text.utf8), batchByteLimit: batchBytes), entity: "Post",
-                    reopens: false)
-            } else {
-                result = try await store.populate(try JSONReader().read(text), entity: "Post", options: options)
-            }
-        } catch let error as WebRecordError {
-            return PopulatedStore(rows: try dumpContent(store), counts: [:], recordIDs: [], failure: error.message)
-        }
-        return PopulatedStore(
-            rows: try dumpContent(store), counts: result.changesByEntity, recordIDs: result.records.map(\.rowID),
-            failure: nil)
+        try await PopulatedStore.populating(
+            #"{"data": \#(list)}"#, after: #"{"data": []}"#, schema: schema, entity: "Post", batchBytes: batchBytes,
+            options: options)
     }
 
     @Test(arguments: [
@@ -116,11 +102,10 @@ import Testing
         let againWhole = try await Self.outcome(again, batchBytes: nil)
         let againOnce = try await Self.outcome(again, batchBytes: 4096)
         #expect(againOnce == againWhole && againOnce.failure == nil, "\(againOnce.failure ?? "")")
-        let store = try RecordStore(inMemory: Self.schema)
-        let data = Data(#"{"data": \#(list)}"#.utf8)
-        _ = try await ResponsePopulation(store: try #require(store.sqlite), options: Self.options).populate(
-            streaming: { JSONStreamReader(data: data, keyPath: $0, batchByteLimit: 4096) }, entity: "Post")
-        #expect(try dumpContent(store) == whole.rows)
+        let readAgain = try await PopulatedStore.populating(
+            #"{"data": \#(list)}"#, after: #"{"data": []}"#, schema: Self.schema, entity: "Post", batchBytes: 4096,
+            options: Self.options, reopens: true)
+        #expect(readAgain.rows == whole.rows && readAgain.failure == nil)
     }
 
     /// Past its capacity the store of parents only remembers a record, by hashes: one given
@@ -202,15 +187,9 @@ import Testing
         let text = #"{"data": [{"id": 1, "profile": {"bio": "a"}}, {"id": 1, "profile": {"links": [{"body": "x"}]}}]}"#
         var dumps: [[String]] = []
         for batchBytes in [nil, 1, 40] as [Int?] {
-            let store = try RecordStore(inMemory: schema)
-            if let batchBytes {
-                _ = try await ResponsePopulation(store: try #require(store.sqlite), options: options).populate(
-                    streaming: readingOnce(Data(text.utf8), batchByteLimit: batchBytes), entity: "User",
-                    reopens: false)
-            } else {
-                _ = try await store.populate(try JSONReader().read(text), entity: "User", options: options)
-            }
-            dumps.append(try dumpContent(store))
+            let outcome = try await PopulatedStore.populating(
+                text, after: #"{"data": []}"#, schema: schema, entity: "User", batchBytes: batchBytes, options: options)
+            dumps.append(outcome.rows)
         }
         #expect(dumps[0].contains { $0.contains("'a/x'") }, "\(dumps[0])")
         #expect(dumps[1] == dumps[0] && dumps[2] == dumps[0], "\(dumps)")

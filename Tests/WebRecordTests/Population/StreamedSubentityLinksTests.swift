@@ -159,24 +159,9 @@ import Testing
     static func outcome(
         _ list: String, after earlier: String, batchBytes: Int?, reopens: Bool = true
     ) async throws -> PopulatedStore {
-        let store = try RecordStore(inMemory: schema)
-        _ = try await store.populate(try JSONReader().read(#"{"data": \#(earlier)}"#), entity: "Shape")
-        let data = Data(#"{"data": \#(list)}"#.utf8)
-        let result: PopulationResult
-        do {
-            if let batchBytes {
-                result = try await ResponsePopulation(store: try #require(store.sqlite)).populate(
-                    streaming: { JSONStreamReader(data: data, keyPath: $0, batchByteLimit: batchBytes) },
-                    entity: "Shape", reopens: reopens)
-            } else {
-                result = try await store.populate(try JSONReader().read(data), entity: "Shape")
-            }
-        } catch let error as WebRecordError {
-            return PopulatedStore(rows: try dumpContent(store), counts: [:], recordIDs: [], failure: error.message)
-        }
-        return PopulatedStore(
-            rows: try dumpContent(store), counts: result.changesByEntity, recordIDs: result.records.map(\.rowID),
-            failure: nil)
+        try await PopulatedStore.populating(
+            #"{"data": \#(list)}"#, after: #"{"data": \#(earlier)}"#, schema: schema, entity: "Shape",
+            batchBytes: batchBytes, reopens: reopens)
     }
 
     @Test(arguments: [
