@@ -28,7 +28,7 @@ import Testing
             },
             "Person": {
               "primaryKey": "id",
-              "attributes": { "id": { "type": "string" } },
+              "attributes": { "id": { "type": "string" }, "name": { "type": "string", "optional": false } },
               "relationships": {
                 "dogs": { "destination": "Dog", "toMany": true, "inverse": "walker", "merge": "union" },
                 "cats": { "destination": "Cat", "toMany": true, "inverse": "vet", "merge": "union" }
@@ -68,6 +68,11 @@ import Testing
             #"[]"#,
             #"[{"id": 1, "kind": "dog", "walker": "p1"}, {"id": 1, "kind": "cat"}, {"id": 1, "kind": "dog", "walker": null}]"#,
             nil
+        ),
+        // Back as a dog whose walker is a person that is not stored (no name): the walker it had.
+        (
+            #"[{"id": 1, "kind": "dog", "walker": {"id": "p0", "name": "N"}}]"#,
+            #"[{"id": 1, "kind": "cat"}, {"id": 1, "kind": "dog", "walker": {"id": "p9"}}]"#, "p0"
         ),
         // There and back twice.
         (
