@@ -17,8 +17,6 @@ struct PopulationWriter<Storage: RecordStorage> {
     private(set) var listChanges: [ListChange] = []
     /// The rows whose lists gained the owner of a relationship that is its own inverse.
     private(set) var mirroredMembers = Set<ObjectIdentifier>()
-    /// The references to a row that a link operation cleared in other rows.
-    private(set) var clearedReferences = Set<ClearedReference>()
     /// The rows whose reference to another row (`value`, in `column`) a one-to-one's link
     /// cleared, as it moved to another row: rows the batch may not hold, which a later batch that
     /// meets one again must not take for unlinked before the population.
@@ -64,9 +62,6 @@ struct PopulationWriter<Storage: RecordStorage> {
                 if !cleared.isEmpty {
                     touchedOtherRows = true
                     clearedRows.append((table, column, value, cleared))
-                    if case .integer(let owner) = value {
-                        clearedReferences.insert(ClearedReference(table: table, column: column, rowID: owner))
-                    }
                 }
             case .foreignKeyMembers(
                 let owner, let table, let column, let positionColumn, let members, let replace, let deleteRule,
@@ -225,13 +220,4 @@ struct ListChange {
     /// The relationship's name.
     let relationship: String
     let change: Change
-}
-
-/// References to one row that a population cleared in the rows of another table
-/// (``PopulationWriter/clearedReferences``).
-struct ClearedReference: Hashable {
-    let table: String
-    let column: String
-    /// The `_id` of the row they named.
-    let rowID: Int64
 }

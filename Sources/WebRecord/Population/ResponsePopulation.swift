@@ -337,7 +337,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
         try writer.writeLinks(marshaler.operations, deleter: &deleter)
-        switches.confirm(listChanges: writer.listChanges, clearedReferences: writer.clearedReferences)
+        switches.confirm(listChanges: writer.listChanges, clearedRows: writer.clearedRows)
         repeats.keep(
             protos,
             disturbed: writer.touchedOtherRows || !writer.relinkedOwners.isEmpty

@@ -36,7 +36,7 @@ struct SwitchedSubentities {
     /// (``Representation/MappedRelationship/id``).
     private var lost: [RowKey: Set<Int>] = [:]
     /// The relationships kept in other rows that this batch's switches clear, by row: lost once
-    /// the batch's links are written, if their clearing changed a row (``confirm(listChanges:clearedReferences:)``).
+    /// the batch's links are written, if their clearing changed a row (``confirm(listChanges:clearedRows:)``).
     private var clearing: [(row: RowState, relationships: [(id: Int, kept: Clearing)])] = []
 
     /// Where a relationship a switch clears was kept, for what tells whether clearing it
@@ -149,9 +149,11 @@ struct SwitchedSubentities {
 
     /// Once a batch's links are written: the relationships its switches cleared in other rows
     /// are lost where the clearing changed a row (`listChanges`, the lists whose members or
-    /// join rows changed; `clearedReferences`, the references cleared in other rows, as
+    /// join rows changed; `clearedRows`, the references cleared in other rows, as
     /// clearing a to-one kept in its destination's row does).
-    mutating func confirm(listChanges: [ListChange], clearedReferences: Set<ClearedReference>) {
+    mutating func confirm(
+        listChanges: [ListChange], clearedRows: [(table: String, column: String, value: DatabaseValue, rowIDs: [Int64])]
+    ) {
         guard !clearing.isEmpty else { return }
         for (row, relationships) in clearing {
             for relationship in relationships {
@@ -160,7 +162,9 @@ struct SwitchedSubentities {
                 where !listChanges.contains(where: { $0.owner === row && $0.relationship == name }):
                     continue
                 case .inDestination(let table, let column)
-                where !clearedReferences.contains(ClearedReference(table: table, column: column, rowID: row.rowID)):
+                where !clearedRows.contains(where: {
+                    $0.table == table && $0.column == column && $0.value == .integer(row.rowID)
+                }):
                     continue
                 default: lost[RowKey(row), default: []].insert(relationship.id)
                 }
