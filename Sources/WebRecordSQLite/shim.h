@@ -6,6 +6,12 @@ static inline int webrecord_sqlite3_config_log(void (*callback)(void *, int, con
     return sqlite3_config(SQLITE_CONFIG_LOG, callback, context);
 }
 
+// Turns off SQLite's memory statistics, which take a process-wide mutex on every allocation
+// SQLite makes. Only takes effect before SQLite is initialized (SQLITE_MISUSE after).
+static inline int webrecord_sqlite3_config_no_memstatus(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 static inline int webrecord_sqlite3_db_config_defensive(sqlite3 *db, int on) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, on, (int *)0);
 }

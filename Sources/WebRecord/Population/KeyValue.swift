@@ -21,7 +21,7 @@ enum KeyValue: Hashable {
     }
 
     /// The key of a row whose values are `values`, with the key in columns `columns`.
-    init(row values: [DatabaseValue], columns: [Int]) {
+    init<Values: RandomAccessCollection<DatabaseValue>>(row values: Values, columns: [Int]) where Values.Index == Int {
         if columns.count == 1 {
             self = .single(values[columns[0]])
         } else {

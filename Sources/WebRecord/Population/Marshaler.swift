@@ -106,11 +106,11 @@ struct Marshaler {
     /// by key (stubs) are exempt until their data arrives; records identified by a dropped
     /// owner are dropped with it.
     func dropIncompleteRecords(
-        _ protos: [ProtoRecord], superseded: Set<LinkKey> = [], sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
+        _ protos: [ProtoRecord], superseded: Set<LinkKey> = [], sharing: [RowState: [ProtoRecord]] = [:]
     ) {
         var droppedAny = false
         // The new rows dropped as incomplete, each of which keeps its `_id` once.
-        var unstoredRows = Set<ObjectIdentifier>()
+        var unstoredRows = Set<RowState>()
         for proto in protos where isUnlinkedFromItsOwner(proto, superseded: superseded, sharing: sharing) {
             // A later occurrence of its owner set the relationship to null or to another
             // record: stored, it would have no key (decision: unlinked, such a record goes).
@@ -136,7 +136,7 @@ struct Marshaler {
                         + " '\(missing.name)' and no default; it is not stored",
                     isFatal: false, entity: proto.representation.name, property: missing.name,
                     keyPath: missing.keyPaths.first?.text, value: .object(proto.dictionary)))
-            if unstoredRows.insert(ObjectIdentifier(row)).inserted { proto.unstoredTable = row.table.name }
+            if unstoredRows.insert(row).inserted { proto.unstoredTable = row.table.name }
             proto.row = nil
             proto.rowID = nil
             proto.isDroppedIncomplete = true
@@ -158,7 +158,7 @@ struct Marshaler {
                     changed = true
                     continue
                 }
-                if unstoredRows.insert(ObjectIdentifier(row)).inserted { proto.unstoredTable = row.table.name }
+                if unstoredRows.insert(row).inserted { proto.unstoredTable = row.table.name }
                 debugger.record(
                     WebRecordError(
                         .typeMismatch, "\(proto) belongs to a record that was not stored; it is not stored either",
@@ -205,7 +205,7 @@ struct Marshaler {
     /// as the response left it, no longer names: the link that applies is the owner's own, or,
     /// when several proto-records share the owner's row, the one not `superseded`.
     private func isUnlinkedFromItsOwner(
-        _ proto: ProtoRecord, superseded: Set<LinkKey>, sharing: [ObjectIdentifier: [ProtoRecord]]
+        _ proto: ProtoRecord, superseded: Set<LinkKey>, sharing: [RowState: [ProtoRecord]]
     ) -> Bool {
         // One the response also named apart from the owner's link is the response's: it stays.
         guard let row = proto.row, row.isNew, !proto.isReference, !proto.isNamedApartFromOwner,
@@ -213,20 +213,20 @@ struct Marshaler {
         else { return false }
         let relationship = owner.relationship.id
         var holders = [owner.proto]
-        if let ownerRow = owner.proto.row, let group = sharing[ObjectIdentifier(ownerRow)] { holders = group }
+        if let ownerRow = owner.proto.row, let group = sharing[ownerRow] { holders = group }
         let applying = holders.first { holder in
             holder.links.contains { $0.relationship.id == relationship }
                 && !superseded.contains(LinkKey(proto: holder, relationship: relationship))
         }
         guard let link = applying?.links.first(where: { $0.relationship.id == relationship }) else { return false }
-        return !link.members.contains { $0 === proto || ($0.row.map { $0 === row } ?? false) }
+        return !link.members.contains { $0 === proto || $0.row == row }
     }
 
     /// The proto-records by the row they share, for rows more than one shares.
-    static func protosByRow(_ protos: [ProtoRecord]) -> [ObjectIdentifier: [ProtoRecord]] {
-        var sharing: [ObjectIdentifier: [ProtoRecord]] = [:]
+    static func protosByRow(_ protos: [ProtoRecord]) -> [RowState: [ProtoRecord]] {
+        var sharing: [RowState: [ProtoRecord]] = [:]
         for proto in protos {
-            if let row = proto.row { sharing[ObjectIdentifier(row), default: []].append(proto) }
+            if let row = proto.row { sharing[row, default: []].append(proto) }
         }
         return sharing.filter { $0.value.count > 1 }
     }
@@ -430,7 +430,7 @@ struct Marshaler {
             let owner = DatabaseValue.integer(membership.owner.rowID)
             let member = membership.member
             guard member.values[membership.column] == owner,
-                member.original.map({ $0[membership.column] != owner }) ?? true
+                member.originalValue(at: membership.column).map({ $0 != owner }) ?? true
             else { continue }
             membership.owner.gainedMembers = true
             gained.append((membership.owner, member, membership.column))

@@ -9,14 +9,14 @@ struct PopulationWriter<Storage: RecordStorage> {
     let store: Storage
     let transaction: Storage.Transaction
     /// Rows whose links changed outside their own columns (join tables, dropped members).
-    private(set) var relinkedOwners = Set<ObjectIdentifier>()
+    private(set) var relinkedOwners = Set<RowState>()
     /// The stored owners whose lists changed in rows the batch does not hold, and how
     /// (``ListChange``): what a streamed population's counts compare at the end, so that an
     /// owner whose list one batch changes and a later one sets back is unchanged, as in one
     /// batch.
     private(set) var listChanges: [ListChange] = []
     /// The rows whose lists gained the owner of a relationship that is its own inverse.
-    private(set) var mirroredMembers = Set<ObjectIdentifier>()
+    private(set) var mirroredMembers = Set<RowState>()
     /// The rows whose reference to another row (`value`, in `column`) a one-to-one's link
     /// cleared, as it moved to another row: rows the batch may not hold, which a later batch that
     /// meets one again must not take for unlinked before the population.
@@ -48,7 +48,35 @@ struct PopulationWriter<Storage: RecordStorage> {
                 row.isChanged = true
             }
         }
-        try transaction.writeRows(inserted: inserted.groups, updated: updated.groups)
+        // Each row's values are read in place from its table's rows, one run per row.
+        for (table, indices) in inserted.groups {
+            let rows = table.rows
+            try transaction.insertRows(into: table.name, count: indices.count) { index, width, values in
+                let row = indices[index]
+                values.append(.integer(rows.rowIDs[row]))
+                values.append(.text(rows.entityNames[row]))
+                Self.append(row, of: rows, width: width, to: &values)
+            }
+        }
+        for (table, indices) in updated.groups {
+            let rows = table.rows
+            try transaction.updateRows(in: table.name, count: indices.count) { index, width, values in
+                let row = indices[index]
+                values.append(.text(rows.entityNames[row]))
+                Self.append(row, of: rows, width: width, to: &values)
+                values.append(.integer(rows.rowIDs[row]))
+            }
+        }
+    }
+
+    /// Appends the values of row `row` of `rows` to `values`, exactly `width` of them.
+    private static func append(_ row: Int, of rows: BatchRows, width: Int, to values: inout [DatabaseValue]) {
+        let start = row * rows.width
+        if rows.width == width {
+            values.append(contentsOf: rows.values.elements(from: start, count: width))
+        } else {
+            for column in 0..<width { values.append(column < rows.width ? rows.values[start + column] : .null) }
+        }
     }
 
     /// Runs the link operations the marshaler collected.
@@ -87,7 +115,7 @@ struct PopulationWriter<Storage: RecordStorage> {
                             relationship: relationship, identifies: false))
                 }
                 if let changed {
-                    relinkedOwners.insert(ObjectIdentifier(owner))
+                    relinkedOwners.insert(owner)
                     if !owner.isNew {
                         listChanges.append(
                             ListChange(owner: owner, relationship: relationship, change: .joinRows(table, changed)))
@@ -105,8 +133,8 @@ struct PopulationWriter<Storage: RecordStorage> {
                 // The members whose lists gained the owner count as updated.
                 let gained = Set(changed)
                 for member in memberRows where gained.contains(member.rowID) {
-                    relinkedOwners.insert(ObjectIdentifier(member))
-                    mirroredMembers.insert(ObjectIdentifier(member))
+                    relinkedOwners.insert(member)
+                    mirroredMembers.insert(member)
                 }
             case .pairReferences(let table, let column, let row, let partner):
                 if try transaction.pairReferences(in: table, column: column, row: row, partner: partner) {
@@ -169,7 +197,7 @@ struct PopulationWriter<Storage: RecordStorage> {
         positionColumn: String?
     ) {
         touchedOtherRows = true
-        relinkedOwners.insert(ObjectIdentifier(owner))
+        relinkedOwners.insert(owner)
         listChanges.append(
             ListChange(
                 owner: owner, relationship: relationship,
@@ -182,16 +210,17 @@ struct PopulationWriter<Storage: RecordStorage> {
 /// Declared outside the generic ``PopulationWriter``: nested in it, it would be generic too, and
 /// each row appended would look up the runtime's metadata of the type.
 private struct TableGroups {
-    private(set) var groups: [TableRows] = []
+    /// Each table met, with the positions of its rows among its ``BatchRows``.
+    private(set) var groups: [(table: TablePlan, rows: [Int])] = []
     private var groupIndex: [ObjectIdentifier: Int] = [:]
 
     mutating func append(_ row: RowState) {
         let table = ObjectIdentifier(row.table)
         if let index = groupIndex[table] {
-            groups[index].rows.append(row.tableRow)
+            groups[index].rows.append(row.index)
         } else {
             groupIndex[table] = groups.count
-            groups.append(TableRows(table: row.table.name, rows: [row.tableRow]))
+            groups.append((row.table, [row.index]))
         }
     }
 }

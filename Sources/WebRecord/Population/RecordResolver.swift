@@ -111,7 +111,7 @@ struct RecordResolver<Storage: RecordStorage> {
             }
             let group = groups.index(of: owner.relationship, childTable: proto.representation.rootName)
             guard let ownerRow = owner.proto.row, !ownerRow.isNew else {
-                let child = owner.proto.row.map { NewChild(owner: ObjectIdentifier($0), group: group) }
+                let child = owner.proto.row.map { NewChild(owner: $0, group: group) }
                 if let child, let row = newChildren[child] {
                     attach(row, to: proto)
                     stored.sharesRows = true
@@ -159,7 +159,7 @@ struct RecordResolver<Storage: RecordStorage> {
                     ?? RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values)
                 attach(row, to: proto)
                 for other in more { attach(row, to: other) }
-                if known == nil, proto.row === row || more.contains(where: { $0.row === row }) { stored.add(row) }
+                if known == nil, proto.row == row || more.contains(where: { $0.row == row }) { stored.add(row) }
             }
             switch lookup {
             case .childHoldsOwner(let column, let index):
@@ -273,7 +273,7 @@ private struct Group: Hashable {
 /// A record found through a new owner: the owner's row and the group of the relationship
 /// (``OwnerGroups``).
 private struct NewChild: Hashable {
-    let owner: ObjectIdentifier
+    let owner: RowState
     let group: Int
 }
 

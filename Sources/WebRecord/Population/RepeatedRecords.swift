@@ -296,7 +296,7 @@ struct RepeatedRecords {
 
     /// Refreshes a carried entry's rows from what the batch left them.
     private func refresh(_ entry: Entry, from proto: ProtoRecord) {
-        if let row = proto.row, row.hasChangedValues { entry.row.values = row.values }
+        if let row = proto.row, row.hasChangedValues { entry.row.values = Array(row.values) }
         let links = proto.links
         for link in links.indices {
             for child in links[link].members {
@@ -305,7 +305,7 @@ struct RepeatedRecords {
                         $0.row.rowID == row.rowID && $0.row.table == row.table.index
                     })
                 else { continue }
-                entry.children[index].row.values = row.values
+                entry.children[index].row.values = Array(row.values)
             }
         }
     }
@@ -330,7 +330,7 @@ struct RepeatedRecords {
     }
 
     private static func row(_ row: RowState) -> Row {
-        Row(table: row.table.index, rowID: row.rowID, entityName: row.entityName, values: row.values)
+        Row(table: row.table.index, rowID: row.rowID, entityName: row.entityName, values: Array(row.values))
     }
 
     /// An entity with no parent and no sub-entities: its records cannot change entity.

@@ -328,11 +328,11 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         try Self.requireOwnerKeys(protos)
         var rows: [RowState] = []
         rows.reserveCapacity(protos.count)
-        var seen = Set<ObjectIdentifier>()
+        var seen = Set<RowState>()
         for proto in protos {
             // A row two proto-records share (RecordResolver) is written once.
             guard let row = proto.row else { continue }
-            if !sharesRows || seen.insert(ObjectIdentifier(row)).inserted { rows.append(row) }
+            if !sharesRows || seen.insert(row).inserted { rows.append(row) }
         }
         var writer = PopulationWriter(store: store, transaction: transaction)
         try writer.writeRows(rows)
@@ -381,7 +381,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// that share one row (RecordResolver), by row in `sharing`: only the occurrence that gave a relationship last wires it,
     /// as a later value wins (DESIGN §3.7), so that an earlier occurrence's `null` cannot undo a
     /// later one's record, nor the other way round.
-    static func supersededLinks(_ sharing: [ObjectIdentifier: [ProtoRecord]]) -> Set<LinkKey> {
+    static func supersededLinks(_ sharing: [RowState: [ProtoRecord]]) -> Set<LinkKey> {
         var superseded = Set<LinkKey>()
         for group in sharing.values {
             var last: [Int: (proto: ProtoRecord, givenAt: Int)] = [:]
@@ -449,11 +449,11 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// the proto-records sharing one row (RecordResolver) are populated together, the one the
     /// response gave last, last, so that its values win as a later value does (DESIGN §3.7).
     /// `sharing` is ``Marshaler/protosByRow(_:)`` of `protos`.
-    static func attributeOrder(_ protos: [ProtoRecord], sharing: [ObjectIdentifier: [ProtoRecord]]) -> [ProtoRecord] {
+    static func attributeOrder(_ protos: [ProtoRecord], sharing: [RowState: [ProtoRecord]]) -> [ProtoRecord] {
         var ordered: [ProtoRecord] = []
         ordered.reserveCapacity(protos.count)
         for proto in protos {
-            guard let row = proto.row, let group = sharing[ObjectIdentifier(row)] else {
+            guard let row = proto.row, let group = sharing[row] else {
                 ordered.append(proto)
                 continue
             }
@@ -479,31 +479,43 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         // A new record dropped as incomplete takes its `_id` too, and leaves it unused: a later
         // batch that completes it gives it that one, where one batch would have numbered it.
         // Each entry is a new row, or (nil) the proto-record of one that is not stored.
-        var tables: [String] = []
-        var rows: [String: [(row: RowState?, proto: ProtoRecord)]] = [:]
-        var seen = Set<ObjectIdentifier>()
+        // The tables in the order first met, each with its entries; found by layout position.
+        var groups: [(table: String, entries: [(row: RowState?, proto: ProtoRecord)])] = []
+        var slots = [Int](repeating: -1, count: store.layout.tables.count)
+        func group(_ index: Int?, named table: String) -> Int {
+            guard let index, slots.indices.contains(index) else {
+                groups.append((table, []))
+                return groups.count - 1
+            }
+            if slots[index] < 0 {
+                slots[index] = groups.count
+                groups.append((table, []))
+            }
+            return slots[index]
+        }
         for proto in protos {
             if let row = proto.row {
-                guard row.isNew, seen.insert(ObjectIdentifier(row)).inserted else { continue }
+                // A row two proto-records share is numbered once.
+                guard row.isNew, row.table.rows.mark(row.index) else { continue }
                 if let reserved = proto.reservedRowID {
                     row.rowID = reserved
                     continue
                 }
-                if rows[row.table.name] == nil { tables.append(row.table.name) }
-                rows[row.table.name, default: []].append((row, proto))
+                let slot = group(row.table.index, named: row.table.name)
+                groups[slot].entries.append((row, proto))
             } else if let table = proto.unstoredTable, proto.reservedRowID == nil {
-                if rows[table] == nil { tables.append(table) }
-                rows[table, default: []].append((nil, proto))
+                let index = store.layout.tables.firstIndex { $0.name == table }
+                let slot = group(index, named: table)
+                groups[slot].entries.append((nil, proto))
             }
         }
-        for table in tables {
-            guard let tableRows = rows[table] else { continue }
-            let rowIDs = try transaction.reserveRowIDs(in: table, count: tableRows.count).sorted()
-            guard rowIDs.count == tableRows.count else {
+        for (table, entries) in groups {
+            let rowIDs = try transaction.reserveRowIDs(in: table, count: entries.count).sorted()
+            guard rowIDs.count == entries.count else {
                 throw WebRecordError(
-                    .storeError, "the store reserved \(rowIDs.count) new ids in '\(table)' for \(tableRows.count) rows")
+                    .storeError, "the store reserved \(rowIDs.count) new ids in '\(table)' for \(entries.count) rows")
             }
-            for (entry, rowID) in zip(tableRows, rowIDs) {
+            for (entry, rowID) in zip(entries, rowIDs) {
                 if let row = entry.row { row.rowID = rowID } else { entry.proto.reservedRowID = rowID }
             }
         }

@@ -58,27 +58,52 @@ extension RecordStorageTransaction {
     /// ``update(_:set:where:values:)`` per table.
     func writeRows(inserted: [TableRows], updated: [TableRows]) throws(WebRecordError) {
         for group in inserted where !group.rows.isEmpty {
-            let valueColumns = try self.valueColumns(of: group.table)
-            var values: [DatabaseValue] = []
-            values.reserveCapacity(group.rows.count * (valueColumns.count + 2))
-            for row in group.rows {
+            try insertRows(into: group.table, count: group.rows.count) { index, width, values in
+                let row = group.rows[index]
                 values.append(.integer(row.rowID))
                 values.append(.text(row.entityName))
-                Self.append(row.values, count: valueColumns.count, to: &values)
+                Self.append(row.values, count: width, to: &values)
             }
-            try insert(into: group.table, columns: ["_id", "_entity"] + valueColumns, values: values)
         }
         for group in updated where !group.rows.isEmpty {
-            let valueColumns = try self.valueColumns(of: group.table)
-            var values: [DatabaseValue] = []
-            values.reserveCapacity(group.rows.count * (valueColumns.count + 2))
-            for row in group.rows {
+            try updateRows(in: group.table, count: group.rows.count) { index, width, values in
+                let row = group.rows[index]
                 values.append(.text(row.entityName))
-                Self.append(row.values, count: valueColumns.count, to: &values)
+                Self.append(row.values, count: width, to: &values)
                 values.append(.integer(row.rowID))
             }
-            try update(group.table, set: ["_entity"] + valueColumns, where: ["_id"], values: values)
         }
+    }
+
+    /// Inserts `count` new rows into the record table `table` with one
+    /// ``insert(into:columns:values:)``: `row` appends the `_id`, the `_entity` and then the
+    /// values of the table's `width` value columns of each row in turn, by its position.
+    func insertRows(
+        into table: String, count: Int, _ row: (_ index: Int, _ width: Int, _ values: inout [DatabaseValue]) -> Void
+    ) throws(WebRecordError) {
+        let (valueColumns, values) = try flatRows(of: table, count: count, row)
+        try insert(into: table, columns: ["_id", "_entity"] + valueColumns, values: values)
+    }
+
+    /// Writes the values of `count` rows of the record table `table` over the stored rows with
+    /// the same `_id`, with one ``update(_:set:where:values:)``: `row` appends the `_entity`,
+    /// the values of the table's `width` value columns and then the `_id` of each row in turn.
+    func updateRows(
+        in table: String, count: Int, _ row: (_ index: Int, _ width: Int, _ values: inout [DatabaseValue]) -> Void
+    ) throws(WebRecordError) {
+        let (valueColumns, values) = try flatRows(of: table, count: count, row)
+        try update(table, set: ["_entity"] + valueColumns, where: ["_id"], values: values)
+    }
+
+    /// The value columns of `table`, and the flat values `row` appends for `count` rows.
+    private func flatRows(
+        of table: String, count: Int, _ row: (_ index: Int, _ width: Int, _ values: inout [DatabaseValue]) -> Void
+    ) throws(WebRecordError) -> (columns: [String], values: [DatabaseValue]) {
+        let valueColumns = try self.valueColumns(of: table)
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(count * (valueColumns.count + 2))
+        for index in 0..<count { row(index, valueColumns.count, &values) }
+        return (valueColumns, values)
     }
 
     /// The value columns of the layout's record table `table`.

@@ -226,6 +226,7 @@ extension ResponsePopulation {
                     // The rows were made here: freed here too, not by the reader's thread,
                     // whose frees into this thread's heap would wait for its lock.
                     for proto in graph.builder.protoRecords { proto.row = nil }
+                    graph.plans.removeRows()
                 }
             case .end(let envelope):
                 return try finish(
@@ -322,14 +323,14 @@ extension ResponsePopulation {
         let logsChanges = store.logger.isEnabled(.debug)
         for proto in protos {
             guard let row = proto.row else { continue }
-            let isRelinked = !relinked.isEmpty && relinked.contains(ObjectIdentifier(row))
+            let isRelinked = !relinked.isEmpty && relinked.contains(row)
             let status: StreamTotals.Status =
                 row.isNew ? .inserted : (row.isChanged || isRelinked || row.gainedMembers) ? .updated : .unchanged
             let representation = proto.representation
             // A list's change is compared at the end (``StreamTotals/noteLinkChanges(_:cleared:layout:)``).
             totals.note(
                 row, status: status,
-                relinked: isRelinked && stored.writer.mirroredMembers.contains(ObjectIdentifier(row)),
+                relinked: isRelinked && stored.writer.mirroredMembers.contains(row),
                 entity: representation)
             if logsChanges, status != .unchanged {
                 let change = status == .inserted ? "created" : "updated"
@@ -648,9 +649,9 @@ private struct StreamTotals {
             if !clearedValues.isEmpty, let cleared = clearedValues[key] {
                 for (column, value) in cleared where column < original.count { original[column] = value }
             }
-            changed[key] = (original, originalEntity, row.values)
+            changed[key] = (original, originalEntity, Array(row.values))
         } else if !changed.isEmpty, changed[key] != nil {
-            changed[key]?.latest = row.values
+            changed[key]?.latest = Array(row.values)
         }
         statuses[key.table][key.rowID] =
             RowStatus(status: max(earlier?.status ?? status, status), entity: entityNumber(representation)).packed
@@ -996,7 +997,7 @@ private struct StreamTotals {
         if gainedIn[key] == nil { gainedIn[key] = batch }
         if memberValues[key] == nil {
             // Before the population: as an earlier batch found the row, or as this one did.
-            let original = originalValue(of: memberKey, at: column, now: member.original?[column])
+            let original = originalValue(of: memberKey, at: column, now: member.originalValue(at: column))
             memberValues[key] = (original, member.values[column])
             memberColumns[memberKey, default: []].append(column)
         }

@@ -159,7 +159,7 @@ struct SwitchedSubentities {
             for relationship in relationships {
                 switch relationship.kept {
                 case .inList(let name)
-                where !listChanges.contains(where: { $0.owner === row && $0.relationship == name }):
+                where !listChanges.contains(where: { $0.owner == row && $0.relationship == name }):
                     continue
                 case .inDestination(let table, let column)
                 where !clearedRows.contains(where: {

@@ -18,6 +18,8 @@ final class TablePlan {
     /// The positions of the columns of `json` attributes, whose stored text a row compares as
     /// JSON (``RowState``).
     let jsonColumns: [Int]
+    /// The rows of the table the batch touches (``RowState``).
+    let rows: BatchRows
 
     init(_ table: StorageLayout.Table, index: Int) {
         name = table.name
@@ -31,6 +33,7 @@ final class TablePlan {
             guard case .attribute(.json) = column.role else { return nil }
             return columnIndex[column.name]
         }
+        rows = BatchRows(width: columns.count, jsonColumns: jsonColumns)
     }
 
     /// A row's values as a dictionary by column name, the form ``Record`` keeps.
@@ -56,4 +59,9 @@ struct TablePlans {
 
     /// The plan of the table named `name`, if the layout has one.
     subscript(name: String) -> TablePlan? { plans[name] }
+
+    /// Frees the rows of every table (``TablePlan/rows``): the batch is written.
+    func removeRows() {
+        for plan in plans.values { plan.rows.removeAll() }
+    }
 }
