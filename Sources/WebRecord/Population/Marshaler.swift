@@ -219,7 +219,7 @@ struct Marshaler {
                 && !superseded.contains(LinkKey(proto: holder, relationship: relationship))
         }
         guard let link = applying?.links.first(where: { $0.relationship.id == relationship }) else { return false }
-        return !link.members.contains { $0 === proto || $0.row == row }
+        return !link.members.contains { $0 == proto || $0.row == row }
     }
 
     /// The proto-records by the row they share, for rows more than one shares.
@@ -445,13 +445,8 @@ struct Marshaler {
 
 /// A proto-record's link for one relationship (by ``Representation/MappedRelationship/id``).
 struct LinkKey: Hashable {
-    let proto: ObjectIdentifier
+    let proto: ProtoRecord
     let relationship: Int
-
-    init(proto: ProtoRecord, relationship: Int) {
-        self.proto = ObjectIdentifier(proto)
-        self.relationship = relationship
-    }
 }
 
 /// A change to links outside the rows a population holds, run by the ``PopulationWriter``.

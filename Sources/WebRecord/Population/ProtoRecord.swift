@@ -5,9 +5,15 @@
 /// into one. Each holds its entity, its merged dictionary, its primary-key value, the
 /// proto-records it relates to, and, once resolved, the row it became.
 ///
+/// A handle, not an object: a position in the batch's proto-records (``ProtoRecordArena``),
+/// which hold every proto-record's fields one after another. A batch builds tens of thousands
+/// of them; as handles they are made and freed with no allocation of their own, and lists of
+/// them are copied with no reference counted. Two handles are equal when they name the same
+/// proto-record. A handle is used only while its batch's graph is: the arena is freed with it.
+///
 /// Internal to the population, which creates and mutates it on the one thread that runs it;
 /// hooks see a ``ParentRecord`` value instead.
-final class ProtoRecord: CustomStringConvertible {
+struct ProtoRecord: Hashable, CustomStringConvertible {
     /// The record's owner, for records identified by their owner: the owning proto-record and
     /// the owner's to-one relationship to this one.
     struct Owner {
@@ -43,102 +49,208 @@ final class ProtoRecord: CustomStringConvertible {
         }
     }
 
+    /// The fields of one proto-record, as its arena keeps them (documented on the handle's
+    /// properties of the same names).
+    struct Fields {
+        var representation: Representation
+        var dictionary: JSONObject
+        var primaryKeyValue: JSONValue?
+        var parent: ProtoRecord?
+        var clearedRelationships: Set<String> = []
+        var rowID: Int64?
+        var isReference: Bool
+        var links: [Link] = []
+        var normalizedKey: KeyValue?
+        var owner: Owner?
+        var row: RowState?
+        var linkedAfterChanges = -1
+        var lastGiven = 0
+        var firstGiven = 0
+        var entityIsStated = false
+        var isRejected = false
+        var isDroppedIncomplete = false
+        var unstoredTable: String?
+        var reservedRowID: Int64?
+        var dropReason: String?
+        var wasUnlinked = false
+        var isNamedApartFromOwner = false
+        var isNewThere = false
+        var repeatMark = 0
+    }
+
+    /// The batch's proto-records, which hold this one's fields.
+    ///
+    /// Unowned in release builds: the batch's builder holds its arena for as long as the graph
+    /// is used, and a handle costs no reference count. Held in debug builds, so that a handle
+    /// used after its arena was freed stops at the arena's position check instead.
+    #if DEBUG
+        let arena: ProtoRecordArena
+    #else
+        unowned(unsafe) let arena: ProtoRecordArena
+    #endif
+    /// The proto-record's position in its arena.
+    let index: Int
+
+    init(arena: ProtoRecordArena, index: Int) {
+        self.arena = arena
+        self.index = index
+    }
+
+    static func == (lhs: ProtoRecord, rhs: ProtoRecord) -> Bool { lhs.index == rhs.index && lhs.arena === rhs.arena }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(index) }
+
+    /// This proto-record's fields, in place until the arena next grows.
+    private var fields: UnsafeMutablePointer<Fields> { arena.fields.pointer(at: index) }
+
     /// How the entity is represented (the sub-entity chosen for the record included).
-    private(set) var representation: Representation
+    var representation: Representation { fields.pointee.representation }
+    /// The record's dictionary: every occurrence in the response merged, after pre-population.
+    var dictionary: JSONObject {
+        get { fields.pointee.dictionary }
+        nonmutating _modify { yield &fields.pointee.dictionary }
+    }
+    /// The primary-key value as found in (or injected into) the response, if any.
+    var primaryKeyValue: JSONValue? {
+        get { fields.pointee.primaryKeyValue }
+        nonmutating set { fields.pointee.primaryKeyValue = newValue }
+    }
+    /// The proto-record this one was first found nested in, if any.
+    var parent: ProtoRecord? {
+        get { fields.pointee.parent }
+        nonmutating set { fields.pointee.parent = newValue }
+    }
+    /// The relationships the response set to null.
+    var clearedRelationships: Set<String> {
+        get { fields.pointee.clearedRelationships }
+        nonmutating _modify { yield &fields.pointee.clearedRelationships }
+    }
+    /// The `_id` of the row the proto-record resolved to, once resolved.
+    var rowID: Int64? {
+        get { fields.pointee.rowID }
+        nonmutating set { fields.pointee.rowID = newValue }
+    }
+    /// Whether the response only referenced this record by key (a stub), never giving its data.
+    var isReference: Bool {
+        get { fields.pointee.isReference }
+        nonmutating set { fields.pointee.isReference = newValue }
+    }
+    /// The relationships the response set, in the order first met (a few, so an array).
+    var links: [Link] { fields.pointee.links }
+    /// The normalized primary key, for records identified by their key.
+    var normalizedKey: KeyValue? {
+        get { fields.pointee.normalizedKey }
+        nonmutating set { fields.pointee.normalizedKey = newValue }
+    }
+    /// The owner, for records identified by their owner (those without a key).
+    var owner: Owner? {
+        get { fields.pointee.owner }
+        nonmutating set { fields.pointee.owner = newValue }
+    }
+    /// The row the proto-record resolved to, once resolved.
+    var row: RowState? {
+        get { fields.pointee.row }
+        nonmutating set { fields.pointee.row = newValue }
+    }
+    /// How many merges had changed a record of the response when this record's relationships
+    /// were last linked (``ProtoRecordBuilder``): a repeat of it as is may skip its nested
+    /// records only if none changed since.
+    var linkedAfterChanges: Int {
+        get { fields.pointee.linkedAfterChanges }
+        nonmutating set { fields.pointee.linkedAfterChanges = newValue }
+    }
+    /// When the response last gave this record's values, in the order of the occurrences the
+    /// builder met: of two proto-records that share one row, the later given wins.
+    var lastGiven: Int {
+        get { fields.pointee.lastGiven }
+        nonmutating set { fields.pointee.lastGiven = newValue }
+    }
+    /// The occurrence that made the proto-record (``lastGiven`` then; 0 for a stub): the links
+    /// it gave are in the graph's order (``ResponsePopulation/wireInOrderGiven(_:superseded:with:)``).
+    var firstGiven: Int {
+        get { fields.pointee.firstGiven }
+        nonmutating set { fields.pointee.firstGiven = newValue }
+    }
+    /// Whether the response's discriminator named the record's entity (DESIGN §3.13): a value
+    /// that maps to it, or one that maps to no sub-entity, which makes the record the entity
+    /// whose discriminator was read. A stored record then takes that entity, even a more
+    /// general one, where without it the stored sub-entity is kept.
+    var entityIsStated: Bool {
+        get { fields.pointee.entityIsStated }
+        nonmutating set { fields.pointee.entityIsStated = newValue }
+    }
+    /// Whether the store refused the record it names (a reference to a record of another
+    /// branch of its hierarchy): it gets no row, and nothing links to it.
+    var isRejected: Bool {
+        get { fields.pointee.isRejected }
+        nonmutating set { fields.pointee.isRejected = newValue }
+    }
+    /// Whether the population dropped the record, new and without a value for a non-optional
+    /// attribute (or identified by an owner that was dropped): it gets no row.
+    var isDroppedIncomplete: Bool {
+        get { fields.pointee.isDroppedIncomplete }
+        nonmutating set { fields.pointee.isDroppedIncomplete = newValue }
+    }
+    /// The table whose `_id` a new record that was not stored keeps all the same, once per row
+    /// (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``): so that a streamed record
+    /// that a later batch completes takes the `_id` it would have had in one batch
+    /// (``ResponsePopulation/numberNewRows(_:in:)``).
+    var unstoredTable: String? {
+        get { fields.pointee.unstoredTable }
+        nonmutating set { fields.pointee.unstoredTable = newValue }
+    }
+    /// The `_id` an earlier batch kept for this record, which it dropped as incomplete: the new
+    /// row takes it rather than a new one.
+    var reservedRowID: Int64? {
+        get { fields.pointee.reservedRowID }
+        nonmutating set { fields.pointee.reservedRowID = newValue }
+    }
+    /// Why the population did not store the record, for the message of a response none of
+    /// whose top-level records were stored: `Customer 'cus_1': email is null, and it is not
+    /// optional`.
+    var dropReason: String? {
+        get { fields.pointee.dropReason }
+        nonmutating set { fields.pointee.dropReason = newValue }
+    }
+    /// Whether the record was not stored because its owner, as the response left it, does not
+    /// name it (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``).
+    var wasUnlinked: Bool {
+        get { fields.pointee.wasUnlinked }
+        nonmutating set { fields.pointee.wasUnlinked = newValue }
+    }
+    /// Whether the response named this record, identified by its owner, apart from its owner's
+    /// link to it: by the value of the relationship that is its key (`{"user": "u1", ...}`), at
+    /// the top level or nested elsewhere. Such a record is the response's whatever the owner's
+    /// link says, so no delete that link starts removes it.
+    var isNamedApartFromOwner: Bool {
+        get { fields.pointee.isNamedApartFromOwner }
+        nonmutating set { fields.pointee.isNamedApartFromOwner = newValue }
+    }
+    /// Whether the record, without a key, is nested in a to-one that an earlier occurrence of its
+    /// owner in the response set to null: nothing is related there any more, so it is a new
+    /// record, not the one the store relates there (DESIGN §3.6, the occurrences in turn).
+    var isNewThere: Bool {
+        get { fields.pointee.isNewThere }
+        nonmutating set { fields.pointee.isNewThere = newValue }
+    }
+    /// What ``RepeatedRecords`` made of the record in the batch being stored: 0 nothing, -1 a
+    /// top-level record, `n` > 0 the `n`th record taken as written, `-n - 1` a child of it.
+    var repeatMark: Int {
+        get { fields.pointee.repeatMark }
+        nonmutating set { fields.pointee.repeatMark = newValue }
+    }
+
     /// The entity of the record, the sub-entity chosen for it included.
     var entity: Entity { representation.entity }
-    /// The record's dictionary: every occurrence in the response merged, after pre-population.
-    var dictionary: JSONObject
-    /// The primary-key value as found in (or injected into) the response, if any.
-    var primaryKeyValue: JSONValue?
-    /// The proto-record this one was first found nested in, if any; nil once the population
-    /// has ended.
-    ///
-    /// A strong reference, dropped with the rest of the graph when the population ends
-    /// (``releaseLinks()``): a `weak` one gives every parent a side table, which makes each
-    /// retain and release of tens of thousands of proto-records take the slow path.
-    var parent: ProtoRecord?
     /// The relationships the response set, by name, with their proto-records in response order.
     /// An explicit null is an empty array in ``clearedRelationships``.
     var relationships: [String: [ProtoRecord]] {
         Dictionary(links.map { ($0.relationship.property.name, $0.members) }, uniquingKeysWith: { _, later in later })
     }
-    /// The relationships the response set to null.
-    var clearedRelationships: Set<String> = []
-    /// The `_id` of the row the proto-record resolved to, once resolved.
-    var rowID: Int64?
-    /// Whether the response only referenced this record by key (a stub), never giving its data.
-    var isReference: Bool
-
-    /// The relationships the response set, in the order first met (a few, so an array).
-    ///
-    /// Unchecked exclusivity: only the population's one thread touches a proto-record, and no
-    /// access to `links` overlaps another; the dynamic checks would cost more than the work.
-    @exclusivity(unchecked) private(set) var links: [Link] = []
-    /// The normalized primary key, for records identified by their key.
-    var normalizedKey: KeyValue?
-    /// The owner, for records identified by their owner (those without a key).
-    var owner: Owner?
-    var row: RowState?
-    /// How many merges had changed a record of the response when this record's relationships
-    /// were last linked (``ProtoRecordBuilder``): a repeat of it as is may skip its nested
-    /// records only if none changed since.
-    var linkedAfterChanges = -1
-    /// When the response last gave this record's values, in the order of the occurrences the
-    /// builder met: of two proto-records that share one row, the later given wins.
-    var lastGiven = 0
-    /// The occurrence that made the proto-record (``lastGiven`` then; 0 for a stub): the links
-    /// it gave are in the graph's order (``ResponsePopulation/wireInOrderGiven(_:superseded:with:)``).
-    var firstGiven = 0
-    /// Whether the response's discriminator named the record's entity (DESIGN §3.13): a value
-    /// that maps to it, or one that maps to no sub-entity, which makes the record the entity
-    /// whose discriminator was read. A stored record then takes that entity, even a more
-    /// general one, where without it the stored sub-entity is kept.
-    var entityIsStated = false
-    /// Whether the store refused the record it names (a reference to a record of another
-    /// branch of its hierarchy): it gets no row, and nothing links to it.
-    var isRejected = false
-    /// Whether the population dropped the record, new and without a value for a non-optional
-    /// attribute (or identified by an owner that was dropped): it gets no row.
-    var isDroppedIncomplete = false
-    /// The table whose `_id` a new record that was not stored keeps all the same, once per row
-    /// (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``): so that a streamed record
-    /// that a later batch completes takes the `_id` it would have had in one batch
-    /// (``ResponsePopulation/numberNewRows(_:in:)``).
-    var unstoredTable: String?
-    /// The `_id` an earlier batch kept for this record, which it dropped as incomplete: the new
-    /// row takes it rather than a new one.
-    var reservedRowID: Int64?
-    /// Why the population did not store the record, for the message of a response none of
-    /// whose top-level records were stored: `Customer 'cus_1': email is null, and it is not
-    /// optional`.
-    var dropReason: String?
-    /// Whether the record was not stored because its owner, as the response left it, does not
-    /// name it (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``).
-    var wasUnlinked = false
-    /// Whether the response named this record, identified by its owner, apart from its owner's
-    /// link to it: by the value of the relationship that is its key (`{"user": "u1", ...}`), at
-    /// the top level or nested elsewhere. Such a record is the response's whatever the owner's
-    /// link says, so no delete that link starts removes it.
-    var isNamedApartFromOwner = false
-    /// Whether the record, without a key, is nested in a to-one that an earlier occurrence of its
-    /// owner in the response set to null: nothing is related there any more, so it is a new
-    /// record, not the one the store relates there (DESIGN §3.6, the occurrences in turn).
-    var isNewThere = false
-    /// What ``RepeatedRecords`` made of the record in the batch being stored: 0 nothing, -1 a
-    /// top-level record, `n` > 0 the `n`th record taken as written, `-n - 1` a child of it.
-    var repeatMark = 0
-
-    init(representation: Representation, dictionary: JSONObject, parent: ProtoRecord?, isReference: Bool) {
-        self.representation = representation
-        self.dictionary = dictionary
-        self.parent = parent
-        self.isReference = isReference
-    }
 
     /// Makes the record one of another entity of its hierarchy (a sub-entity chosen later).
     func become(_ representation: Representation) {
-        self.representation = representation
+        fields.pointee.representation = representation
     }
 
     /// Whether an occurrence of the record set `relationship`.
@@ -148,15 +260,22 @@ final class ProtoRecord: CustomStringConvertible {
 
     /// Sets the members of `relationship`, replacing what an earlier occurrence set.
     func setLink(_ relationship: Representation.MappedRelationship, members: [ProtoRecord], partial: Bool = false) {
-        for index in links.indices where links[index].relationship.id == relationship.id {
-            if !relationship.isToMany { links[index].earlier.append(links[index].members) }
-            links[index].members = members
-            links[index].isPartial = partial
-            links[index].givenAt = lastGiven
+        let fields = self.fields
+        let lastGiven = fields.pointee.lastGiven
+        for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == relationship.id {
+            if !relationship.isToMany {
+                fields.pointee.links[index].earlier.append(fields.pointee.links[index].members)
+            }
+            fields.pointee.links[index].members = members
+            fields.pointee.links[index].isPartial = partial
+            fields.pointee.links[index].givenAt = lastGiven
             return
         }
-        if links.isEmpty { links.reserveCapacity(representation.relationships.count) }
-        links.append(Link(relationship: relationship, members: members, isPartial: partial, givenAt: lastGiven))
+        if fields.pointee.links.isEmpty {
+            fields.pointee.links.reserveCapacity(fields.pointee.representation.relationships.count)
+        }
+        fields.pointee.links.append(
+            Link(relationship: relationship, members: members, isPartial: partial, givenAt: lastGiven))
     }
 
     /// Adds `members` to what earlier occurrences set for `relationship`, a to-many merged by
@@ -168,17 +287,17 @@ final class ProtoRecord: CustomStringConvertible {
     /// earlier list, it would add to it and remove nothing. Whether the link is partial stays the
     /// earlier list's: a whole list replaced before it still removes what neither names.
     func uniteLink(_ relationship: Representation.MappedRelationship, members: [ProtoRecord], partial: Bool = false) {
-        for index in links.indices where links[index].relationship.id == relationship.id {
-            let earlier = links[index].members
-            links[index].givenAt = lastGiven
+        let fields = self.fields
+        for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == relationship.id {
+            let earlier = fields.pointee.links[index].members
+            fields.pointee.links[index].givenAt = fields.pointee.lastGiven
             guard !earlier.isEmpty else {
-                links[index].members = members
+                fields.pointee.links[index].members = members
                 return
             }
-            if members.count == earlier.count, zip(members, earlier).allSatisfy({ $0 === $1 }) { return }
-            var listed = Set<ObjectIdentifier>(minimumCapacity: members.count)
-            for member in members { listed.insert(ObjectIdentifier(member)) }
-            links[index].members = members + earlier.filter { !listed.contains(ObjectIdentifier($0)) }
+            if members == earlier { return }
+            let listed = Set(members)
+            fields.pointee.links[index].members = members + earlier.filter { !listed.contains($0) }
             return
         }
         setLink(relationship, members: members, partial: partial)
@@ -187,29 +306,27 @@ final class ProtoRecord: CustomStringConvertible {
     /// Marks every link as given by the latest occurrence (``lastGiven``): a repeat of the
     /// record as is, which sets each of them again.
     func regiveLinks() {
-        for index in links.indices { links[index].givenAt = lastGiven }
+        let fields = self.fields
+        for index in fields.pointee.links.indices { fields.pointee.links[index].givenAt = fields.pointee.lastGiven }
     }
 
     /// Sets `relationship` to the one record `member`, unless it already is exactly that.
     func setLink(_ relationship: Representation.MappedRelationship, member: ProtoRecord) {
-        for index in links.indices where links[index].relationship.id == relationship.id {
-            links[index].givenAt = lastGiven
-            let members = links[index].members
-            if members.count == 1, members[0] === member, !links[index].isPartial { return }
-            if !relationship.isToMany { links[index].earlier.append(members) }
-            links[index].members = [member]
-            links[index].isPartial = false
+        let fields = self.fields
+        let lastGiven = fields.pointee.lastGiven
+        for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == relationship.id {
+            fields.pointee.links[index].givenAt = lastGiven
+            let members = fields.pointee.links[index].members
+            if members.count == 1, members[0] == member, !fields.pointee.links[index].isPartial { return }
+            if !relationship.isToMany { fields.pointee.links[index].earlier.append(members) }
+            fields.pointee.links[index].members = [member]
+            fields.pointee.links[index].isPartial = false
             return
         }
-        if links.isEmpty { links.reserveCapacity(representation.relationships.count) }
-        links.append(Link(relationship: relationship, members: [member], givenAt: lastGiven))
-    }
-
-    /// Drops the references to other proto-records, ending the population's use of this one.
-    func releaseLinks() {
-        links = []
-        owner = nil
-        parent = nil
+        if fields.pointee.links.isEmpty {
+            fields.pointee.links.reserveCapacity(fields.pointee.representation.relationships.count)
+        }
+        fields.pointee.links.append(Link(relationship: relationship, members: [member], givenAt: lastGiven))
     }
 
     /// `Customer 'cus_1'`, `Customer 5`, or the ``description`` of a record with no key.
@@ -228,6 +345,39 @@ final class ProtoRecord: CustomStringConvertible {
             return "\(entity.name)(owned by \(owner.proto.entity.name).\(owner.relationship.property.name))"
         }
         return "\(entity.name)(new)"
+    }
+}
+
+/// The proto-records of one batch (``ProtoRecord``): every one's fields, one after another,
+/// made by the batch's builder and freed with its graph (``removeAll()``).
+///
+/// Used by one thread at a time: the reading thread that builds the batch, then the writer, then
+/// the reading thread again, which frees it; the batches' hand-over orders the three.
+final class ProtoRecordArena {
+    // Unchecked exclusivity: no two accesses overlap, and the dynamic checks of a class's
+    // property would cost more than the reads of a proto-record's fields.
+    @exclusivity(unchecked) fileprivate(set) var fields = BatchColumn<ProtoRecord.Fields>()
+
+    deinit { fields.removeAll() }
+
+    /// The number of proto-records made.
+    var count: Int { fields.count }
+
+    /// A new proto-record.
+    func make(
+        representation: Representation, dictionary: JSONObject, parent: ProtoRecord?, isReference: Bool
+    ) -> ProtoRecord {
+        fields.append(
+            ProtoRecord.Fields(
+                representation: representation, dictionary: dictionary, parent: parent, isReference: isReference))
+        return ProtoRecord(arena: self, index: fields.count - 1)
+    }
+
+    /// Frees every proto-record: the batch's graph is done with. The storage is kept for the
+    /// arena's next batch, if it has one (a streamed population's reading thread hands a freed
+    /// arena to the next batch it builds), and freed with the arena.
+    func removeAll() {
+        fields.removeAll(keepingCapacity: true)
     }
 }
 

@@ -25,6 +25,8 @@ final class ProtoRecordBuilder {
     @exclusivity(unchecked) private var byOwner: [OwnerKey: ProtoRecord] = [:]
     /// Every proto-record, in the order first met.
     @exclusivity(unchecked) private(set) var protoRecords: [ProtoRecord] = []
+    /// Where the proto-records' fields are: freed with the graph (``releaseGraph()``).
+    let arena: ProtoRecordArena
     /// The top-level values skipped because they could not be identified (DESIGN §3.5): no
     /// primary key after injection, or one that is not a valid key. The first is kept for messages.
     private(set) var unidentifiedTopLevel: (count: Int, first: JSONValue?, firstIndex: Int) = (0, nil, 0)
@@ -47,15 +49,16 @@ final class ProtoRecordBuilder {
 
     /// An owner identity: the owner and its relationship (``Representation/MappedRelationship/id``).
     private struct OwnerKey: Hashable {
-        let owner: ObjectIdentifier
+        let owner: ProtoRecord
         let relationship: Int
     }
 
     init(
         store: any RecordStorage, options: PopulationOptions, coercion: ValueCoercion,
         representations: RepresentationSet,
-        debugger: Debugger
+        debugger: Debugger, arena: ProtoRecordArena = ProtoRecordArena()
     ) {
+        self.arena = arena
         self.store = store
         self.schema = store.schema
         self.options = options
@@ -79,7 +82,7 @@ final class ProtoRecordBuilder {
         protoRecords.reserveCapacity(values.count * 2)
         var results: [ProtoRecord] = []
         results.reserveCapacity(values.count)
-        var seen = Set<ObjectIdentifier>()
+        var seen = Set<ProtoRecord>()
         seen.reserveCapacity(values.count)
         for (position, value) in values.enumerated() {
             let index = indexOffset + position
@@ -104,7 +107,7 @@ final class ProtoRecordBuilder {
                     value, to: representation, parent: nil, keyPath: keyPath.map { "\($0).\(index)" } ?? "\(index)")
                 if proto == nil { noteUnidentifiedTopLevel(value) }
             }
-            if let proto, seen.insert(ObjectIdentifier(proto)).inserted {
+            if let proto, seen.insert(proto).inserted {
                 results.append(proto)
             }
         }
@@ -119,7 +122,10 @@ final class ProtoRecordBuilder {
     /// that the graph, and the response values its dictionaries hold, are freed once the
     /// population ends.
     func releaseGraph() {
-        for proto in protoRecords { proto.releaseLinks() }
+        protoRecords = []
+        byKey = []
+        byOwner = [:]
+        arena.removeAll()
     }
 
     // MARK: - Dictionaries
@@ -269,7 +275,7 @@ final class ProtoRecordBuilder {
         // Merge with an earlier occurrence, or make a new proto-record.
         let ownerKey =
             normalized == nil
-            ? owner.map { OwnerKey(owner: ObjectIdentifier($0.proto), relationship: $0.relationship.id) } : nil
+            ? owner.map { OwnerKey(owner: $0.proto, relationship: $0.relationship.id) } : nil
         let earlier: ProtoRecord?
         if let normalized {
             earlier = byKey[representation.keyScopeIndex][normalized]
@@ -301,7 +307,7 @@ final class ProtoRecordBuilder {
             }
             proto = earlier
         } else {
-            proto = ProtoRecord(
+            proto = arena.make(
                 representation: representation, dictionary: dictionary, parent: parent, isReference: false)
             proto.lastGiven = occurrences
             proto.firstGiven = occurrences
@@ -475,7 +481,7 @@ final class ProtoRecordBuilder {
             return member.map { Named(members: [$0]) } ?? Named(rejected: 1)
         case .array(let elements):
             var named = Named()
-            var seen = Set<ObjectIdentifier>()
+            var seen = Set<ProtoRecord>()
             for (index, element) in elements.enumerated() {
                 let member: ProtoRecord?
                 switch element {
@@ -504,7 +510,7 @@ final class ProtoRecordBuilder {
                     named.rejected += 1
                     continue
                 }
-                if seen.insert(ObjectIdentifier(member)).inserted { named.members.append(member) }
+                if seen.insert(member).inserted { named.members.append(member) }
             }
             return named
         default:
@@ -543,7 +549,7 @@ final class ProtoRecordBuilder {
             return nil
         }
         if let existing = byKey[representation.keyScopeIndex][normalized] { return existing }
-        let proto = ProtoRecord(
+        let proto = arena.make(
             representation: representation, dictionary: representation.referenceDictionary(for: value), parent: parent,
             isReference: true)
         proto.normalizedKey = normalized

@@ -361,7 +361,7 @@ struct RepeatedRecords {
             }
             let relationship = links[link].relationship.id
             for member in links[link].members {
-                guard let owner = member.owner, owner.proto === proto, owner.relationship.id == relationship,
+                guard let owner = member.owner, owner.proto == proto, owner.relationship.id == relationship,
                     member.normalizedKey == nil, !member.isReference, !member.isNamedApartFromOwner,
                     !member.isNewThere, member.links.isEmpty, isPlain(member.representation)
                 else { return nil }

@@ -221,15 +221,19 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// - Parameter indexOffset: the position of the first value in the whole list, for messages.
     /// - Parameter earlierParents: for a streamed response's batch, what the batches before it
     ///   gave the parents of primary-key injections (nil for a whole response).
+    /// - Parameter arena: where the graph's proto-records go: an earlier batch's, freed, whose
+    ///   storage the graph takes over; a new one by default.
     func makeGraph(
         _ values: [JSONValue], entity: Entity, keyPath: String?, response: JSONValue, listCount: Int?,
-        debugger: Debugger, progress: ProgressReporter?, indexOffset: Int = 0, earlierParents: InjectionParents? = nil
+        debugger: Debugger, progress: ProgressReporter?, indexOffset: Int = 0, earlierParents: InjectionParents? = nil,
+        arena: ProtoRecordArena? = nil
     ) throws(WebRecordError) -> Graph {
         let coercion = ValueCoercion(dateFormats: store.schema.dateFormats)
         let plans = TablePlans(layout: store.layout)
         let representations = RepresentationSet(store: store, plans: plans, coercion: coercion)
         let builder = ProtoRecordBuilder(
-            store: store, options: options, coercion: coercion, representations: representations, debugger: debugger)
+            store: store, options: options, coercion: coercion, representations: representations, debugger: debugger,
+            arena: arena ?? ProtoRecordArena())
         builder.earlierParents = options.primaryKeyInjection == nil ? nil : earlierParents
         let topLevel: [ProtoRecord]
         do {
@@ -457,7 +461,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 ordered.append(proto)
                 continue
             }
-            guard group[0] === proto else { continue }
+            guard group[0] == proto else { continue }
             ordered += group.sorted { $0.lastGiven < $1.lastGiven }
         }
         return ordered

@@ -157,15 +157,15 @@ final class BatchRows {
     /// The positions of the columns of `json` attributes (``TablePlan/jsonColumns``).
     private let jsonColumns: [Int]
 
-    // Columns held by pointer (``RowColumn``): reading or writing a row's field retains no
+    // Columns held by pointer (``BatchColumn``): reading or writing a row's field retains no
     // array, as reading an `Array` kept in a class does, tens of thousands of times a batch.
     // Unchecked exclusivity: one thread uses the rows and no two accesses overlap, and the
     // dynamic checks of a class's properties would cost more than the reads.
-    @exclusivity(unchecked) var rowIDs = RowColumn<Int64>()
-    @exclusivity(unchecked) var entityNames = RowColumn<String>()
-    @exclusivity(unchecked) var flags = RowColumn<Flags>()
+    @exclusivity(unchecked) var rowIDs = BatchColumn<Int64>()
+    @exclusivity(unchecked) var entityNames = BatchColumn<String>()
+    @exclusivity(unchecked) var flags = BatchColumn<Flags>()
     /// Every row's values, ``width`` per row, one row after another.
-    @exclusivity(unchecked) var values = RowColumn<DatabaseValue>()
+    @exclusivity(unchecked) var values = BatchColumn<DatabaseValue>()
     /// What a stored row held before its first value changed, by row: a row given again as
     /// stored keeps nothing twice.
     @exclusivity(unchecked) var originals: [Int: [DatabaseValue]] = [:]
@@ -232,66 +232,5 @@ final class BatchRows {
         values.removeAll()
         originals = [:]
         switchedFrom = [:]
-    }
-}
-
-/// A growable column of a batch's rows (``BatchRows``), held by pointer and freed by
-/// ``removeAll()``, which its holder calls before it goes.
-///
-/// Positions are checked in debug builds only: the population addresses rows it made itself.
-struct RowColumn<Element> {
-    private var base: UnsafeMutablePointer<Element>?
-    private(set) var count = 0
-    private var capacity = 0
-
-    subscript(position: Int) -> Element {
-        get {
-            assert(position >= 0 && position < count, "row position out of range")
-            return base.unsafelyUnwrapped[position]
-        }
-        nonmutating set {
-            assert(position >= 0 && position < count, "row position out of range")
-            base.unsafelyUnwrapped[position] = newValue
-        }
-    }
-
-    /// The `count` elements from `start`, in place until the column next grows or is freed.
-    func elements(from start: Int, count: Int) -> UnsafeBufferPointer<Element> {
-        assert(start >= 0 && count >= 0 && start + count <= self.count, "row position out of range")
-        return UnsafeBufferPointer(start: base.map { $0 + start }, count: count)
-    }
-
-    mutating func append(_ element: Element) {
-        reserve(count + 1)
-        (base.unsafelyUnwrapped + count).initialize(to: element)
-        count += 1
-    }
-
-    mutating func append(repeating element: Element, count added: Int) {
-        reserve(count + added)
-        (base.unsafelyUnwrapped + count).initialize(repeating: element, count: added)
-        count += added
-    }
-
-    private mutating func reserve(_ needed: Int) {
-        guard needed > capacity else { return }
-        let grown = max(needed, capacity * 2, 64)
-        let storage = UnsafeMutablePointer<Element>.allocate(capacity: grown)
-        if let base {
-            storage.moveInitialize(from: base, count: count)
-            base.deallocate()
-        }
-        base = storage
-        capacity = grown
-    }
-
-    /// Frees every element and the storage.
-    mutating func removeAll() {
-        guard let base else { return }
-        base.deinitialize(count: count)
-        base.deallocate()
-        self.base = nil
-        count = 0
-        capacity = 0
     }
 }

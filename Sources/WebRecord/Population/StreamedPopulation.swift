@@ -142,19 +142,25 @@ extension ResponsePopulation {
             let reader = handOver.value
             var offset = 0
             let earlierParents = InjectionParents()
+            // The arenas of the graphs freed, whose storage the next batches take over.
+            var freedArenas: [ProtoRecordArena] = []
             do {
                 while !batches.isStopped, let values = try reader.nextBatch() {
                     // The graphs the writer is done with are freed here, by the thread that
                     // made them, while the writer goes on.
-                    for written in batches.takeWritten() { written.release() }
+                    for written in batches.takeWritten() {
+                        written.release()
+                        freedArenas.append(written.builder.arena)
+                    }
                     let graph = try makeGraph(
                         values, entity: entity, keyPath: keyPath, response: .null, listCount: values.count,
                         debugger: debugger, progress: progress?.reporter, indexOffset: offset,
-                        earlierParents: earlierParents)
+                        earlierParents: earlierParents, arena: freedArenas.popLast())
                     if let parent = graph.builder.unkeptParent {
+                        let record = parent.description
                         graph.release()
                         throw StreamedDivergence(
-                            record: parent.description,
+                            record: record,
                             reason:
                                 "is the parent of a primary-key injection in several parts of the response, and what its earlier occurrences gave was not kept (more than \(earlierParents.capacity) such parents came first): populated in parts, the injection could be given less than the whole response gives it"
                         )
@@ -251,7 +257,7 @@ extension ResponsePopulation {
         totals.topLevelMet += graph.topLevel.count
         // The records an earlier batch met first, dropped, and this one stored: where they go
         // among the records (``StreamTotals/recordPositions``).
-        var metEarlier: [ObjectIdentifier: Int] = [:]
+        var metEarlier: [ProtoRecord: Int] = [:]
         for (index, proto) in graph.topLevel.enumerated() {
             // A record met in several batches is one record, as in a whole response.
             // Each ends stored (its row is kept) or not (its key is kept, with its first
@@ -262,7 +268,7 @@ extension ResponsePopulation {
                 if !totals.dropped.isEmpty {
                     let key = totals.key(of: proto)
                     if totals.dropped.removeValue(forKey: key) != nil, let position = totals.droppedAt[key] {
-                        metEarlier[ObjectIdentifier(proto)] = position
+                        metEarlier[proto] = position
                     }
                 }
             } else {
@@ -297,7 +303,7 @@ extension ResponsePopulation {
                 totals.dropped[key] = nil
                 totals.addTopLevel(row)
                 if let position = totals.droppedAt[key] {
-                    metEarlier[ObjectIdentifier(proto)] = position
+                    metEarlier[proto] = position
                     completedNested.append(proto)
                 }
             }
@@ -356,7 +362,7 @@ extension ResponsePopulation {
         }
         for (index, proto) in graph.topLevel.enumerated() + completedNested.map({ (-1, $0) }) {
             guard let row = proto.row, totals.recordIndex[RowKey(row)] == nil else { continue }
-            let position = metEarlier[ObjectIdentifier(proto)] ?? firstPosition + index
+            let position = metEarlier[proto] ?? firstPosition + index
             if let last = totals.recordPositions.last, position < last { totals.recordsOutOfOrder = true }
             totals.recordPositions.append(position)
             totals.recordIndex[RowKey(row)] = totals.records.count
@@ -815,7 +821,7 @@ private struct StreamTotals {
     /// those still read the response again.
     mutating func noteDropped(_ protos: [ProtoRecord]) throws {
         // Nothing to look up until a batch has dropped a record: most responses never do.
-        var linked: Set<ObjectIdentifier>?
+        var linked: Set<ProtoRecord>?
         for proto in protos where proto.isDroppedIncomplete || !droppedIdentities.isEmpty {
             guard let identity = RecordIdentity(proto) else { continue }
             if droppedIdentities.contains(identity) {
@@ -825,7 +831,7 @@ private struct StreamTotals {
             let members = linked ?? Self.members(of: protos)
             linked = members
             if let key = proto.normalizedKey, proto.clearedRelationships.isEmpty,
-                !members.contains(ObjectIdentifier(proto)), let links = Self.carriedLinks(of: proto)
+                !members.contains(proto), let links = Self.carriedLinks(of: proto)
             {
                 let scoped = ScopedKey(proto, key)
                 carried[scoped] = Carried(
@@ -891,13 +897,13 @@ private struct StreamTotals {
     }
 
     /// Every proto-record a link of `protos` names.
-    private static func members(of protos: [ProtoRecord]) -> Set<ObjectIdentifier> {
-        var members = Set<ObjectIdentifier>()
+    private static func members(of protos: [ProtoRecord]) -> Set<ProtoRecord> {
+        var members = Set<ProtoRecord>()
         for proto in protos {
             for link in proto.links {
-                for member in link.members { members.insert(ObjectIdentifier(member)) }
+                for member in link.members { members.insert(member) }
                 for given in link.earlier {
-                    for member in given { members.insert(ObjectIdentifier(member)) }
+                    for member in given { members.insert(member) }
                 }
             }
         }

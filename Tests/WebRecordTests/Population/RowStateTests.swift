@@ -126,3 +126,54 @@ import Testing
         #expect(again.values[id] == .null)
     }
 }
+
+/// `BatchColumn`, the pointer-held column under a batch's rows and proto-records: elements kept
+/// as it grows, each freed exactly once, and storage kept for the next batch when asked.
+@Suite struct BatchColumnTests {
+    /// Counts its instances alive, so that a column that leaks or frees twice shows.
+    final class Tracked {
+        nonisolated(unsafe) static var alive = 0
+        let value: Int
+        init(_ value: Int) {
+            self.value = value
+            Self.alive += 1
+        }
+        deinit { Self.alive -= 1 }
+    }
+
+    struct Element {
+        var tracked: Tracked
+        var text: String
+    }
+
+    @Test func elementsSurviveGrowthAndAreFreedOnceWhetherOrNotTheStorageIsKept() {
+        let before = Tracked.alive
+        var column = BatchColumn<Element>()
+        for number in 0..<3_000 {
+            column.append(Element(tracked: Tracked(number), text: "element \(number) of a column"))
+        }
+        #expect(column.count == 3_000)
+        #expect(Tracked.alive - before == 3_000)
+        for number in stride(from: 0, to: 3_000, by: 7) {
+            #expect(column[number].tracked.value == number)
+            #expect(column.pointer(at: number).pointee.text == "element \(number) of a column")
+        }
+        column[5] = Element(tracked: Tracked(-5), text: "replaced")
+        #expect(Tracked.alive - before == 3_000, "the element replaced is freed")
+        column.pointer(at: 6).pointee.text += " in place"
+        #expect(column[6].text == "element 6 of a column in place")
+
+        column.removeAll(keepingCapacity: true)
+        #expect(column.count == 0)
+        #expect(Tracked.alive == before, "every element freed, the storage kept")
+        column.append(Element(tracked: Tracked(1), text: "again"))
+        #expect(column[0].tracked.value == 1)
+        #expect(column[0].text == "again")
+
+        column.append(repeating: Element(tracked: Tracked(2), text: "same"), count: 4)
+        #expect(column.count == 5)
+        #expect(Array(column.elements(from: 1, count: 4)).allSatisfy { $0.tracked.value == 2 })
+        column.removeAll()
+        #expect(Tracked.alive == before)
+    }
+}
