@@ -39,6 +39,8 @@ struct BatchColumn<Element> {
     }
 
     mutating func append(repeating element: Element, count added: Int) {
+        // Nothing to add (a table with no value columns): the storage may not exist.
+        guard added > 0 else { return }
         reserve(count + added)
         (base.unsafelyUnwrapped + count).initialize(repeating: element, count: added)
         count += added

@@ -82,7 +82,8 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
     ///
     /// Unowned in release builds: the batch's builder holds its arena for as long as the graph
     /// is used, and a handle costs no reference count. Held in debug builds, so that a handle
-    /// used after its arena was freed stops at the arena's position check instead.
+    /// used after its arena was freed stops at the arena's position check instead (unless the
+    /// arena went on to a later batch, whose records may have taken the position).
     #if DEBUG
         let arena: ProtoRecordArena
     #else

@@ -170,8 +170,12 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         /// The requested records that could not be identified (before any included ones).
         var unidentified: Int { builder.unidentifiedTopLevel.count }
 
-        /// Breaks the graph's reference cycles once it is written.
-        func release() { builder.releaseGraph() }
+        /// Frees the graph once it is written, or given up: its proto-records, and its rows,
+        /// whichever thread releases it.
+        func release() {
+            builder.releaseGraph()
+            plans.removeRows()
+        }
     }
 
     /// Steps 1–2: the records at the key path, and their proto-records.

@@ -91,8 +91,8 @@ struct RowState: Hashable {
     /// The sub-entity the stored row was before the response made it another one, whose
     /// attributes and relationships the new one lacks and the marshaler clears (nil otherwise).
     var switchedFrom: Representation? {
-        get { rows.switchedFrom.isEmpty ? nil : rows.switchedFrom[index] }
-        nonmutating set { rows.switchedFrom[index] = newValue }
+        get { rows.switchedFrom.isEmpty ? nil : rows.switchedFrom[index]?.takeUnretainedValue() }
+        nonmutating set { rows.switchedFrom[index] = newValue.map(Unmanaged.passUnretained) }
     }
 
     /// Sets the value at `column`, unless it holds that value already: a stored row whose values
@@ -169,8 +169,10 @@ final class BatchRows {
     /// What a stored row held before its first value changed, by row: a row given again as
     /// stored keeps nothing twice.
     @exclusivity(unchecked) var originals: [Int: [DatabaseValue]] = [:]
-    /// ``RowState/switchedFrom``, by row: few rows switch.
-    @exclusivity(unchecked) var switchedFrom: [Int: Representation] = [:]
+    /// ``RowState/switchedFrom``, by row: few rows switch. Unretained: the batch's graph holds
+    /// its representations for as long as its rows, and a representation holds its table,
+    /// which holds these rows: retained, it would make a cycle.
+    @exclusivity(unchecked) var switchedFrom: [Int: Unmanaged<Representation>] = [:]
 
     init(width: Int, jsonColumns: [Int]) {
         self.width = width

@@ -50,7 +50,8 @@ public final class Connection {
     /// Memory statistics are turned off: WebRecord reads none, and with them on every allocation
     /// SQLite makes takes a process-wide mutex (4.7% of the writer's samples in a profile of a
     /// first import). When something else in the process initialized SQLite first, the call is
-    /// refused and changes nothing.
+    /// refused and changes nothing. (SQLite's configuration is not made for threads: something
+    /// else initializing SQLite on another thread at the very moment of this call races it.)
     private static let configured: Bool = webrecord_sqlite3_config_no_memstatus() == SQLITE_OK
 
     /// Creates an empty file at `path` with `mode`, whatever the umask, unless something is

@@ -127,6 +127,71 @@ import Testing
     }
 }
 
+extension RowStateTests {
+    static let feedSchema = """
+        {"entities": {
+          "Feed": {"relationships": {"items": {"destination": "Item", "toMany": true, "inverse": "feed"}}},
+          "Item": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+                   "relationships": {"feed": {"destination": "Feed", "inverse": "items"}}},
+          "Animal": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+                     "subentities": {"key": "kind", "map": {"dog": "Dog", "cat": "Cat"}}},
+          "Dog": {"parent": "Animal", "attributes": {"bark": {"type": "string"}}},
+          "Cat": {"parent": "Animal", "attributes": {"meow": {"type": "string"}}}
+        }}
+        """
+
+    @Test func aTableWithNoValueColumnsHoldsRowsAllTheSame() throws {
+        let plans = TablePlans(layout: StorageLayout(schema: try Schema(json: Self.feedSchema)))
+        let feeds = try #require(plans["Feed"])
+        #expect(feeds.columns.isEmpty, "a feed's only link is kept on its items")
+        let new = RowState(newIn: feeds, rowID: 1, entityName: "Feed")
+        let stored = RowState(storedIn: feeds, rowID: 2, entityName: "Feed", values: [])
+        #expect(new.isNew && new.hasChangedValues)
+        #expect(Array(new.values).isEmpty)
+        #expect(!stored.isNew && !stored.hasChangedValues)
+        #expect(stored.original == [])
+        #expect((new.rowID, stored.rowID) == (1, 2))
+        plans.removeRows()
+        #expect(feeds.rows.count == 0)
+    }
+
+    @Test func aRecordWithNoValueColumnsIsPopulatedWholeAndStreamed() async throws {
+        let schema = try Schema(json: Self.feedSchema)
+        let response = #"[{"items": [{"id": 1}, {"id": 2}]}, {"items": [{"id": 3}]}]"#
+        let whole = try await PopulatedStore.populating(
+            response, after: "[]", schema: schema, entity: "Feed", batchBytes: nil)
+        #expect(whole.failure == nil)
+        #expect(whole.rows.filter { $0.hasPrefix("Feed:") }.count == 2)
+        #expect(whole.rows.filter { $0.hasPrefix("Item:") }.count == 3)
+        let streamed = try await PopulatedStore.populating(
+            response, after: "[]", schema: schema, entity: "Feed", batchBytes: 1)
+        #expect(streamed == whole)
+    }
+
+    @Test func aRowThatSwitchedSubEntityLeavesNoCycleBehind() throws {
+        let schema = try Schema(json: Self.feedSchema)
+        let store = try RecordStore(inMemory: schema)
+        let storage = try #require(store.sqlite)
+        weak var table: TablePlan?
+        weak var rows: BatchRows?
+        do {
+            let plans = TablePlans(layout: storage.layout)
+            let representations = RepresentationSet(
+                store: storage, plans: plans, coercion: ValueCoercion(dateFormats: schema.dateFormats))
+            let animals = try #require(plans["Animal"])
+            let row = RowState(storedIn: animals, rowID: 1, entityName: "Dog", values: [])
+            let dog = try representations.representation(of: try #require(schema.entity(named: "Dog")))
+            #expect(dog.table === animals, "the representation holds the row's table")
+            row.switchedFrom = dog
+            #expect(row.switchedFrom === dog)
+            table = animals
+            rows = animals.rows
+        }
+        #expect(table == nil, "the table is freed with its graph, though its row holds a representation of it")
+        #expect(rows == nil)
+    }
+}
+
 /// `BatchColumn`, the pointer-held column under a batch's rows and proto-records: elements kept
 /// as it grows, each freed exactly once, and storage kept for the next batch when asked.
 @Suite struct BatchColumnTests {
