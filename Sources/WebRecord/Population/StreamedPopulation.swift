@@ -230,8 +230,8 @@ extension ResponsePopulation {
                 if !whole { try totals.noteStubs(graph.builder.protoRecords) }
                 if !whole {
                     // The rows were made here: freed here too, not by the reader's thread,
-                    // whose frees into this thread's heap would wait for its lock.
-                    for proto in graph.builder.protoRecords { proto.row = nil }
+                    // whose frees into this thread's heap would wait for its lock (the graph's
+                    // release there finds them gone). Nothing reads the batch's rows after this.
                     graph.plans.removeRows()
                 }
             case .end(let envelope):
