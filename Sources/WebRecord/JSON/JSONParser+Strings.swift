@@ -41,25 +41,41 @@ extension JSONParser {
     @inline(__always)
     mutating func scanString() throws(JSONParseFailure) -> String {
         let start = position
+        guard try scanToStringEnd() else { return try scanEscapedString(from: start) }
+        let string = String(
+            decoding: UnsafeBufferPointer(start: bytes + start, count: position &- start), as: UTF8.self)
+        position &+= 1
+        return string
+    }
+
+    /// Reads a string's bytes after its opening quote as ``scanString()`` does, with the same
+    /// failures, and makes no string of them (but of one with escapes, which is rare): a
+    /// member a projection drops (`JSONParser+Projection.swift`).
+    mutating func skipString() throws(JSONParseFailure) {
+        let start = position
+        if try scanToStringEnd() {
+            position &+= 1
+        } else {
+            _ = try scanEscapedString(from: start)
+        }
+    }
+
+    /// Moves over a string's bytes up to its closing quote (true) or its first backslash
+    /// (false), checking them: a control byte or invalid UTF-8 fails, as does the end of input.
+    @inline(__always)
+    private mutating func scanToStringEnd() throws(JSONParseFailure) -> Bool {
         while true {
             skipPlainStringBytes()
             guard position < end else {
                 throw JSONParseFailure(.unexpectedEnd, at: position, "unterminated string")
             }
             let byte = bytes[position]
-            if byte == quote {
-                let string = String(
-                    decoding: UnsafeBufferPointer(start: bytes + start, count: position &- start), as: UTF8.self)
-                position &+= 1
-                return string
-            }
+            if byte == quote { return true }
             if byte >= 0x80 {
                 try skipUTF8Sequence()
                 continue
             }
-            if byte == backslash {
-                return try scanEscapedString(from: start)
-            }
+            if byte == backslash { return false }
             throw JSONParseFailure(.controlCharacterInString, at: position)
         }
     }

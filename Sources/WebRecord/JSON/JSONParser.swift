@@ -52,6 +52,9 @@ struct OpenContainer {
     /// Index in the key stack of the first key (objects).
     var keyStart: Int
     var repeatStart = 0
+    /// Whether the container's members are chosen by the parser's ``JSONParser/projection``:
+    /// a streamed record, and what it holds outside the members kept whole.
+    var isProjected = false
 }
 
 /// An object to keep in the repeat cache once it is parsed: its text's length and depth as
@@ -83,6 +86,11 @@ struct JSONParser: ~Copyable {
     /// The nested objects parsed so far, by their text, when repeats are shared; see
     /// `RepeatCache.swift`. Never with `repeatedKeys`: a shared object is not walked again.
     var repeats: RepeatCache?
+    /// The members a population reads, when only those are to be built (see `KeyProjection`
+    /// and `JSONParser+Projection.swift`); nil: every member is.
+    var projection: KeyProjection?
+    /// Whether the member being read, of a projected object, is one kept whole.
+    var memberIsWhole = false
 
     init(_ bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int, reportsRepeatedKeys: Bool = false) {
         self.bytes = bytes
@@ -133,7 +141,7 @@ struct JSONParser: ~Copyable {
             case UInt8(ascii: "{"):
                 var recording = RepeatRecording()
                 if let repeats, containers.count > floor, containers.count &- floor <= RepeatCache.levelLimit,
-                    repeats.shouldLook()
+                    projection == nil || opensProjected(), repeats.shouldLook()
                 {
                     guard let toRecord = reuseRepeatedObject(repeats) else { break value }
                     recording = toRecord
@@ -145,10 +153,10 @@ struct JSONParser: ~Copyable {
                     position &+= 1
                     _ = containers.popLast()
                     values.push(.object(JSONObject()))
-                } else {
-                    try scanKeyAndColon()
+                } else if try enterMember() {
                     continue parsing
                 }
+            // Else every member was dropped (a projected object): the object closes below.
             case UInt8(ascii: "["):
                 try openContainer(isObject: false)
                 position &+= 1
@@ -188,7 +196,8 @@ struct JSONParser: ~Copyable {
                 if next == UInt8(ascii: ",") {
                     position &+= 1
                     skipWhitespace()
-                    if container.isObject { try scanKeyAndColon() }
+                    // Every remaining member dropped (a projected object): it closes next.
+                    if container.isObject, !(try enterMember()) { continue }
                     continue parsing
                 }
                 if container.isObject {
@@ -235,7 +244,7 @@ struct JSONParser: ~Copyable {
         containers.push(
             OpenContainer(
                 isObject: isObject, recording: recording, valueStart: values.count, keyStart: keys.count,
-                repeatStart: position))
+                repeatStart: position, isProjected: projection != nil && opensProjected()))
     }
 
     /// Scans `"key"`, whitespace, `:` and whitespace, at `position` (whitespace skipped).
@@ -317,6 +326,12 @@ struct JSONParser: ~Copyable {
         let keyStart = container.keyStart
         let count = keys.count &- keyStart
         let pending = keys.base + keyStart
+        if count == 0 {
+            // A projected object whose every member was dropped.
+            values.count = valueStart
+            values.push(.object(JSONObject()))
+            return
+        }
         var storage: [JSONValue] = []
         storage.append(contentsOf: MovingSequence(start: values.base + valueStart, count: count))
         values.count = valueStart

@@ -64,8 +64,9 @@ extension JSONParser {
     /// around the window's position, which count towards `maximumDepth`.
     init(
         window bytes: UnsafePointer<UInt8>, count: Int, maximumDepth: Int, openContainers: Int,
-        layoutCache: consuming LayoutCache, repeats: RepeatCache
+        layoutCache: consuming LayoutCache, repeats: RepeatCache, projection: KeyProjection? = nil
     ) {
+        self.projection = projection
         self.bytes = bytes
         end = count
         self.maximumDepth = maximumDepth
@@ -206,6 +207,11 @@ extension JSONParser {
     ) throws(JSONParseFailure) -> ElementRunEnd {
         let floor = containers.count
         position = progress.position
+        if projection != nil, floor > 0 {
+            // The elements are records: their members are chosen.
+            containers.base[floor &- 1].isObject = false
+            containers.base[floor &- 1].isProjected = true
+        }
         while true {
             skipWhitespace()
             if progress.isFirst && position < end && bytes[position] == UInt8(ascii: "]") {

@@ -122,6 +122,9 @@ package final class JSONStreamReader {
     var layoutCache: LayoutCache?
     /// The nested objects read so far, by their text, shared with the parser of each window.
     let repeats = RepeatCache()
+    /// The members of the streamed elements to build, when a population reads only some
+    /// (``project(onto:)``); nil: every member.
+    private(set) var projection: KeyProjection?
 
     /// Creates a reader of the input that `read` gives.
     ///
@@ -170,6 +173,12 @@ package final class JSONStreamReader {
         self.bufferCapacity = initialCapacity
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: initialCapacity)
         layoutCache = LayoutCache(inputLength: Self.defaultBufferCapacity)
+    }
+
+    /// Builds only the members of the streamed elements that `projection` keeps: every other
+    /// member is checked, as it is read, and dropped. Called before ``start()``.
+    func project(onto projection: KeyProjection) {
+        self.projection = projection
     }
 
     /// Uses `limit` as the batch byte limit from the next batch on, unless the reader was
@@ -394,7 +403,8 @@ package final class JSONStreamReader {
     private func windowParser(openContainers: Int) -> JSONParser {
         JSONParser(
             window: buffer, count: filled, maximumDepth: maximumDepth, openContainers: openContainers,
-            layoutCache: layoutCache.take() ?? LayoutCache(inputLength: Self.defaultBufferCapacity), repeats: repeats)
+            layoutCache: layoutCache.take() ?? LayoutCache(inputLength: Self.defaultBufferCapacity), repeats: repeats,
+            projection: projection)
     }
 
     /// Whether a parser's failure may only mean that the buffer ends before the input does: it

@@ -60,6 +60,7 @@ extension ResponsePopulation {
             keyPath = responseKeyPath(of: entity)
             reader = try open(included.isEmpty ? keyPath : nil)
             reader.preferBatchByteLimit(store.streamingBatchByteLimit)
+            if let projection = keyProjection() { reader.project(onto: projection) }
             if case .whole(let response) = try reader.start() {
                 return try await populate(response, entity: entityName, debugger: debugger)
             }
@@ -111,6 +112,20 @@ extension ResponsePopulation {
             await store.discardIfNeverWritten()
             throw failure(error, entity: entityName, debugger: debugger, retriable: reopens)
         }
+    }
+
+    /// The members of the streamed records to build (``KeyProjection``): those a mapping, a
+    /// key or a discriminator of the schema reads. Nil, so that every member is built, when a
+    /// hook sees a record's dictionary: pre-population, primary-key injection, or a record
+    /// class that may choose sub-entities (``Record/subentityName(for:of:)``).
+    func keyProjection() -> KeyProjection? {
+        guard options.prePopulation == nil, options.primaryKeyInjection == nil else { return nil }
+        for entity in store.schema.entities where !entity.subentityNames.isEmpty {
+            guard ObjectIdentifier(store.recordClass(for: entity.name)) == ObjectIdentifier(Record.self) else {
+                return nil
+            }
+        }
+        return KeyProjection(schema: store.schema)
     }
 
     /// The whole response `open` opens, read with no list streamed.

@@ -131,6 +131,14 @@ enum SubentityDiscriminator: Sendable, Hashable {
         }
     }
 
+    /// The key paths this discriminator reads.
+    var keys: [String] {
+        switch self {
+        case .value(let key, _): [key]
+        case .presence(let pairs): pairs.map(\.key)
+        }
+    }
+
     /// The entity names this discriminator can pick.
     var entityNames: [String] {
         switch self {

@@ -65,7 +65,7 @@ enum StreamTesting {
     /// Reads `bytes` with a stream reader under `settings`.
     static func streamRead(
         _ bytes: [UInt8], keyPath: String?, maximumDepth: Int = JSONReader.defaultMaximumDepth,
-        settings: StreamSettings
+        settings: StreamSettings, projection: KeyProjection? = nil
     ) -> StreamedRead {
         var offset = 0
         var call = 0
@@ -81,6 +81,7 @@ enum StreamTesting {
             offset += count
             return count
         }
+        if let projection { reader.project(onto: projection) }
         var result = StreamedRead()
         do {
             switch try reader.start() {
@@ -131,6 +132,35 @@ enum StreamTesting {
         return .streamed(elements, envelope: emptying(value, at: components[...]))
     }
 
+    /// What a streamed element read under `projection` must be: `value` without the members
+    /// the projection drops, in every object but those inside a member kept whole. Written apart
+    /// from the parser, over the value `JSONReader` read.
+    static func projected(_ value: JSONValue, by projection: KeyProjection) -> JSONValue {
+        switch value {
+        case .array(let elements):
+            return .array(elements.map { projected($0, by: projection) })
+        case .object(let object):
+            var kept: [(key: String, value: JSONValue)] = []
+            for (key, member) in object {
+                switch projection.decision(forKey: key) {
+                case .skip: continue
+                case .whole: kept.append((key, member))
+                case .descend: kept.append((key, projected(member, by: projection)))
+                }
+            }
+            return .object(JSONObject(kept))
+        default:
+            return value
+        }
+    }
+
+    /// A projection over keys of the generated documents (``JSONFuzzTests/keyPool``): some
+    /// kept whole, some chosen again inside, some with escapes, the empty key among them.
+    static let testProjection = KeyProjection([
+        "id": .descend, "user": .descend, "text": .whole, "k\"q": .whole, "é": .descend, "k3": .whole,
+        "": .descend, "nul\u{0}": .whole, "idx": .whole, "a": .descend, "k40": .descend, "name": .skip,
+    ])
+
     /// `value` with the array at `components` (through objects) replaced by `[]`.
     static func emptying(_ value: JSONValue, at components: ArraySlice<String>) -> JSONValue {
         guard let first = components.first, case .object(var object) = value, let member = object[first] else {
@@ -145,13 +175,17 @@ enum StreamTesting {
     @discardableResult
     static func compare(
         _ bytes: [UInt8], keyPath: String?, maximumDepth: Int = JSONReader.defaultMaximumDepth,
-        settings: [StreamSettings] = StreamSettings.all, label: String,
+        settings: [StreamSettings] = StreamSettings.all, projection: KeyProjection? = nil, label: String,
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> Bool {
-        let expected = expectedRead(bytes, keyPath: keyPath, maximumDepth: maximumDepth)
+        var expected = expectedRead(bytes, keyPath: keyPath, maximumDepth: maximumDepth)
         if case .repeatedPathKey = expected { return false }
+        if let projection, case .streamed(let elements, let envelope) = expected {
+            expected = .streamed(elements.map { projected($0, by: projection) }, envelope: envelope)
+        }
         for setting in settings {
-            let read = streamRead(bytes, keyPath: keyPath, maximumDepth: maximumDepth, settings: setting)
+            let read = streamRead(
+                bytes, keyPath: keyPath, maximumDepth: maximumDepth, settings: setting, projection: projection)
             let context = Comment(rawValue: "\(label), key path \(keyPath ?? "nil"), \(setting)")
             switch expected {
             case .failure(let error):
@@ -337,19 +371,27 @@ struct JSONStreamReaderTests {
 
     // MARK: Generated documents
 
-    @Test("Generated documents stream exactly, cut at every size")
-    func generatedDocuments() throws {
+    /// Each test of generated documents runs twice: as read, and with the elements' members
+    /// chosen by a projection (``StreamTesting/testProjection``).
+    static let projections: [KeyProjection?] = [nil, StreamTesting.testProjection]
+
+    @Test("Generated documents stream exactly, cut at every size", arguments: projections)
+    func generatedDocuments(_ projection: KeyProjection?) throws {
         var random = SeededRandom(seed: 2024)
         var compared = 0
         for round in 0..<150 {
             let (document, keyPath) = Self.generatedDocument(&random, round: round)
-            if StreamTesting.compare(document, keyPath: keyPath, label: "round \(round)") { compared += 1 }
+            if StreamTesting.compare(document, keyPath: keyPath, projection: projection, label: "round \(round)") {
+                compared += 1
+            }
         }
         #expect(compared >= 140)
     }
 
-    @Test("Corrupted generated documents are rejected with JSONReader's error, wherever they are cut")
-    func corruptedDocuments() throws {
+    @Test(
+        "Corrupted generated documents are rejected with JSONReader's error, wherever they are cut",
+        arguments: projections)
+    func corruptedDocuments(_ projection: KeyProjection?) throws {
         var random = SeededRandom(seed: 77)
         let interesting: [UInt8] = Array(#"{}[]",:\ u0e."#.utf8) + [0x00, 0x0A, 0x0D, 0x80, 0xC3, 0xED, 0xF0, 0xFF]
         var compared = 0
@@ -369,15 +411,17 @@ struct JSONStreamReaderTests {
             let settings = [
                 StreamSettings.defaults, StreamSettings.tiny[random.next(below: StreamSettings.tiny.count)],
             ]
-            if StreamTesting.compare(bytes, keyPath: keyPath, settings: settings, label: "corruption \(round)") {
+            if StreamTesting.compare(
+                bytes, keyPath: keyPath, settings: settings, projection: projection, label: "corruption \(round)")
+            {
                 compared += 1
             }
         }
         #expect(compared >= 380)
     }
 
-    @Test("Documents cut short anywhere are rejected with JSONReader's error")
-    func truncatedDocuments() throws {
+    @Test("Documents cut short anywhere are rejected with JSONReader's error", arguments: projections)
+    func truncatedDocuments(_ projection: KeyProjection?) throws {
         var random = SeededRandom(seed: 5)
         for round in 0..<20 {
             let (document, keyPath) = Self.generatedDocument(&random, round: round)
@@ -385,7 +429,7 @@ struct JSONStreamReaderTests {
                 StreamTesting.compare(
                     Array(document[0..<length]), keyPath: keyPath,
                     settings: [.defaults, StreamSettings.tiny[length % StreamSettings.tiny.count]],
-                    label: "round \(round) cut at \(length)")
+                    projection: projection, label: "round \(round) cut at \(length)")
             }
         }
     }
@@ -770,5 +814,80 @@ struct JSONStreamReaderTests {
     private static func hexEscape(_ value: UInt32) -> String {
         let hex = String(value, radix: 16, uppercase: value % 2 == 0)
         return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+    }
+}
+
+@Suite("JSON stream reader: projected records")
+struct JSONStreamReaderProjectionTests {
+    static let names = JSONStreamReaderCorpusTests.names
+
+    @Test(
+        "Every corpus file, as a dropped, a whole or a chosen member of a record, reads as JSONReader reads it",
+        arguments: names)
+    func corpusFileAsMember(_ name: String) throws {
+        let bytes = try JSONTestSuiteCorpus.bytes(name)
+        let wrappings: [(String, String)] = [
+            ("{\"data\":[{\"id\": 1, \"dropped\": ", ", \"text\": \"t\"}, 2]}"),
+            ("{\"data\":[{\"dropped\":\n", "}]}"),
+            ("{\"data\":[{\"text\": ", ", \"k3\": [1]}]}"),
+            ("{\"data\":[{\"a\": ", ", \"name\": {\"id\": 2}}]}"),
+            ("{\"data\":[[{\"user\": {\"name\": ", "}}]]}"),
+            ("{\"data\":[", "]}"),
+        ]
+        for (head, tail) in wrappings {
+            let document = Array(head.utf8) + bytes + Array(tail.utf8)
+            StreamTesting.compare(
+                document, keyPath: "data", projection: StreamTesting.testProjection,
+                label: "\(name) in \(head)…\(tail)")
+        }
+    }
+
+    @Test("A record's members are kept, chosen again or dropped by key, wherever they are")
+    func projectedRecord() throws {
+        let text = #"""
+            {"data": [
+              {"id": 1, "name": "dropped", "user": {"id": 2, "name": "dropped too", "text": {"name": "kept whole"}},
+               "k3": [{"name": 1}], "a": [{"id": 3, "name": 4}, {"name": 5}], "z": {"id": 6}},
+              {"name": "only dropped members"},
+              "not an object", [ {"id": 7, "q": 8} ]
+            ], "name": "the envelope is read whole"}
+            """#
+        let read = StreamTesting.streamRead(
+            Array(text.utf8), keyPath: "data", settings: .defaults, projection: StreamTesting.testProjection)
+        #expect(read.error == nil)
+        #expect(
+            read.elements == [
+                [
+                    "id": 1, "user": ["id": 2, "text": ["name": "kept whole"]], "k3": [["name": 1]],
+                    "a": [["id": 3], [:]],
+                ],
+                [:], "not an object", [["id": 7]],
+            ])
+        #expect(read.envelope == ["data": [], "name": "the envelope is read whole"])
+    }
+
+    @Test("A projection is made from every key path the schema reads")
+    func projectionOfSchema() throws {
+        let schema = try Schema(
+            json: #"""
+                {"entities": {
+                  "Post": {"primaryKey": "id",
+                    "attributes": {"id": {"type": "string"}, "avatar": {"type": "string", "key": "user_info.avatar.url"}},
+                    "relationships": {"author": {"destination": "User", "key": "meta.author"}},
+                    "subentities": {"key": "kind.name", "map": {"long": "LongPost"}}},
+                  "LongPost": {"parent": "Post", "attributes": {"words": {"type": "integer"}}},
+                  "User": {"primaryKey": "id", "attributes": {"id": {"type": "string"}, "name": {"type": "string"}}}
+                }}
+                """#)
+        let projection = KeyProjection(schema: schema)
+        let expected: [String: KeyProjection.Decision] = [
+            // An attribute's own name is one of its key paths too (after the key given).
+            "id": .whole, "user_info": .descend, "avatar": .whole, "url": .whole, "meta": .descend,
+            "author": .descend, "kind": .descend, "name": .whole, "words": .whole, "text": .skip, "user": .skip,
+            "avatar_url": .skip, "": .skip,
+        ]
+        for (key, decision) in expected {
+            #expect(projection.decision(forKey: key) == decision, "\(key.debugDescription)")
+        }
     }
 }
