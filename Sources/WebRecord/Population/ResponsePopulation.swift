@@ -29,6 +29,10 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     let options: PopulationOptions
     /// Where a request's progress goes; nil to report to ``PopulationOptions/progress``.
     let progress: ProgressReporter?
+    /// Whether a streamed response's records are read with only the members the schema reads
+    /// (``keyProjection()``); off for the second reading of a response whose failure quotes a
+    /// record.
+    var projectsRecords = true
 
     /// Creates a population for `store`.
     ///

@@ -22,6 +22,11 @@ extension ResponsePopulation {
     /// Docs/Population.md lists ("Large responses: streamed population"), the store can differ
     /// from the whole response's.
     ///
+    /// The records are read with only the members the schema reads (``keyProjection()``).
+    /// A failure that quotes a record (none of the records identified or stored) reads the
+    /// response again with every member when `open` can open it again, to quote the record as
+    /// the response gives it.
+    ///
     /// A response whose records cannot be streamed (no list at the key path, or an entity with
     /// included records, which are linked across the whole response) is read whole and
     /// populated as `populate(_:entity:debugger:)` does.
@@ -50,6 +55,7 @@ extension ResponsePopulation {
         entity entityName: String, debugger: Debugger? = nil, reopens: Bool = true
     ) async throws(WebRecordError) -> sending PopulationResult {
         let givenDebugger = debugger
+        let checkpoint = debugger?.checkpoint()
         let debugger = debugger ?? Debugger(initialEntity: entityName, logger: store.logger)
         let entity: Entity
         let keyPath: String?
@@ -85,6 +91,20 @@ extension ResponsePopulation {
             }.value
             progress?.finish(records: result.storedRecordCount)
             return result
+        } catch let quoted as QuotedProjection {
+            batches.stop()
+            guard reopens else {
+                await store.discardIfNeverWritten()
+                throw failure(quoted.error, entity: entityName, debugger: debugger, retriable: false)
+            }
+            // The failure quotes a record as read, with only its mapped members: the response is
+            // read again with every member, to fail with the record as the response gives it.
+            if let checkpoint { givenDebugger?.restore(checkpoint) }
+            var again = self
+            again.projectsRecords = false
+            return try await again.populate(
+                streaming: open, expectedBytes: expectedBytes, entity: entityName, debugger: givenDebugger,
+                reopens: reopens)
         } catch let divergence as StreamedDivergence {
             batches.stop()
             guard reopens else {
@@ -119,7 +139,7 @@ extension ResponsePopulation {
     /// hook sees a record's dictionary: pre-population, primary-key injection, or a record
     /// class that may choose sub-entities (``Record/subentityName(for:of:)``).
     func keyProjection() -> KeyProjection? {
-        guard options.prePopulation == nil, options.primaryKeyInjection == nil else { return nil }
+        guard projectsRecords, options.prePopulation == nil, options.primaryKeyInjection == nil else { return nil }
         for entity in store.schema.entities where !entity.subentityNames.isEmpty {
             guard ObjectIdentifier(store.recordClass(for: entity.name)) == ObjectIdentifier(Record.self) else {
                 return nil
@@ -401,14 +421,20 @@ extension ResponsePopulation {
                 debugger.record(.emptyResultSet(entity: entity.name, keyPath: keyPath))
             }
             let identified = totals.topLevelCount + totals.dropped.count
-            try requireIdentified(
-                totals.unidentified, unmapped: totals.unmapped, identified: identified, entity: entity,
-                keyPath: keyPath)
-            let dropped = totals.droppedOrder.filter { totals.dropped[$0] != nil }
-            try requireStored(
-                dropped: dropped.count, first: dropped.first.flatMap { totals.dropped[$0] },
-                reason: dropped.first.flatMap { totals.dropReasons[$0] },
-                topLevel: identified, unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
+            do {
+                try requireIdentified(
+                    totals.unidentified, unmapped: totals.unmapped, identified: identified, entity: entity,
+                    keyPath: keyPath)
+                let dropped = totals.droppedOrder.filter { totals.dropped[$0] != nil }
+                try requireStored(
+                    dropped: dropped.count, first: dropped.first.flatMap { totals.dropped[$0] },
+                    reason: dropped.first.flatMap { totals.dropReasons[$0] },
+                    topLevel: identified, unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
+            } catch {
+                // These quote a record: as read, when only its mapped members were.
+                guard keyProjection() != nil, error.value != nil else { throw error }
+                throw QuotedProjection(error: error)
+            }
         }
         var totals = totals
         // The deletes the batches' links started, once every batch is written: what any batch
@@ -1228,6 +1254,13 @@ enum RecordIdentity: Hashable {
 /// stored as a reference gets incomplete data later (``StreamTotals/noteStubs(_:)``), or a record
 /// switches back to a sub-entity whose links kept in other rows a switch cleared
 /// (``SwitchedSubentities/restore(_:coercion:store:)``).
+/// A streamed population's failure that quotes a record read with only the members the schema
+/// reads (``KeyProjection``): the response is read again with every member, when it can be, to
+/// fail as it would have.
+struct QuotedProjection: Error {
+    let error: WebRecordError
+}
+
 struct StreamedDivergence: Error {
     /// The record, as a proto-record describes itself.
     let record: String

@@ -872,7 +872,9 @@ struct JSONStreamReaderProjectionTests {
             json: #"""
                 {"entities": {
                   "Post": {"primaryKey": "id",
-                    "attributes": {"id": {"type": "string"}, "avatar": {"type": "string", "key": "user_info.avatar.url"}},
+                    "attributes": {"id": {"type": "string"}, "avatar": {"type": "string", "key": "user_info.avatar.url"},
+                      "first": {"type": "json", "key": "tags.0"}, "cell": {"type": "json", "key": "grid.1.0"},
+                      "label": {"type": "string", "key": "labels.0.text"}},
                     "relationships": {"author": {"destination": "User", "key": "meta.author"}},
                     "subentities": {"key": "kind.name", "map": {"long": "LongPost"}}},
                   "LongPost": {"parent": "Post", "attributes": {"words": {"type": "integer"}}},
@@ -883,8 +885,11 @@ struct JSONStreamReaderProjectionTests {
         let expected: [String: KeyProjection.Decision] = [
             // An attribute's own name is one of its key paths too (after the key given).
             "id": .whole, "user_info": .descend, "avatar": .whole, "url": .whole, "meta": .descend,
-            "author": .descend, "kind": .descend, "name": .whole, "words": .whole, "text": .skip, "user": .skip,
+            "author": .descend, "kind": .descend, "name": .whole, "words": .whole, "user": .skip,
             "avatar_url": .skip, "": .skip,
+            // A path that ends in indexes keeps the member before them whole (an array's
+            // element is the value), and the digits too; one that goes on after them does not.
+            "tags": .whole, "0": .whole, "grid": .whole, "1": .whole, "labels": .descend, "text": .whole,
         ]
         for (key, decision) in expected {
             #expect(projection.decision(forKey: key) == decision, "\(key.debugDescription)")

@@ -13,7 +13,8 @@ struct ProjectedPopulationTests {
             {"entities": {
               "Post": {"primaryKey": "id", "keyPathForResponseObject": "data",
                 "attributes": {"id": {"type": "integer"}, "title": {"type": "string"},
-                  "extra": {"type": "string", "key": "meta.extra"}, "payload": {"type": "json"}},
+                  "extra": {"type": "string", "key": "meta.extra"}, "payload": {"type": "json"},
+                  "firstTag": {"type": "json", "key": "tags.0"}, "cell": {"type": "json", "key": "grid.1.0"}},
                 "relationships": {"author": {"destination": "User", "inverse": "posts"}},
                 "subentities": {"key": "kind", "map": {"long": "LongPost"}}},
               "LongPost": {"parent": "Post", "attributes": {"words": {"type": "integer"}}},
@@ -28,6 +29,7 @@ struct ProjectedPopulationTests {
         {"data": [
           {"id": 1, "title": "one", "html": "<p>one</p>", "stats": {"n": [1, 2, {"deep": true}]}, "kind": "long",
            "words": 3, "meta": {"extra": "x", "ignored": [null]}, "payload": {"a": [1, {"b": "c"}]},
+           "tags": [{"name": "a", "color": "red"}, {"name": "b"}], "grid": [[1], [{"x": 2}, 3]],
            "author": {"id": "u1", "name": "Ann", "url": "https://example.com/u1", "avatar": {"url": "a.png"}}},
           {"id": 2, "ti\u0074le": "two", "a\u0062c": 1.5e3, "author": {"id": "u1", "name": "Ann", "url": "https://example.com/u1"}},
           {"id": 3, "title": null, "junk": "\ud83d\ude00", "author": {"id": "u2", "name": "Bo", "extra": {"x": 1}}}
@@ -40,6 +42,9 @@ struct ProjectedPopulationTests {
             Self.response, after: "[]", schema: Self.schema, entity: "Post", batchBytes: nil)
         #expect(whole.failure == nil, "\(whole)")
         #expect(whole.rows.contains { $0.contains(#"{"a":[1,{"b":"c"}]}"#) }, "\(whole)")
+        // An attribute whose key path ends in an array index stores the element whole.
+        #expect(whole.rows.contains { $0.contains(#"{"color":"red","name":"a"}"#) }, "\(whole)")
+        #expect(whole.rows.contains { $0.contains(#"{"x":2}"#) }, "\(whole)")
         for batchBytes in [1, 40, 1 << 20] {
             let streamed = try await PopulatedStore.populating(
                 Self.response, after: "[]", schema: Self.schema, entity: "Post", batchBytes: batchBytes)
@@ -59,7 +64,8 @@ struct ProjectedPopulationTests {
             return
         }
         let first = try #require(try reader.nextBatch()?.first?.objectValue)
-        #expect(first.keys == ["id", "title", "kind", "words", "meta", "payload", "author"])
+        #expect(first.keys == ["id", "title", "kind", "words", "meta", "payload", "tags", "grid", "author"])
+        #expect(first["tags"] == [["name": "a", "color": "red"], ["name": "b"]])
         #expect(first["meta"] == ["extra": "x"])
         #expect(first["payload"] == ["a": [1, ["b": "c"]]])
         #expect(first["author"] == ["id": "u1", "name": "Ann"])
@@ -100,6 +106,38 @@ struct ProjectedPopulationTests {
             #expect(long.sorted() == [1, 3])
         }
         #expect(try store.fetch("Post").count == (hook == 1 ? 4 : 3))
+    }
+
+    /// A failure that quotes a record quotes it as the response gives it: the response is read
+    /// again with every member. From a stream that cannot be read again, it quotes the members
+    /// the schema reads.
+    @Test("A failure that quotes a record quotes every member of it, when the response can be read again")
+    func failuresQuoteWholeRecords() async throws {
+        let text = #"{"data": [{"message": "Bad credentials", "documentation_url": "https://example.com/docs"}]}"#
+        for reopens in [true, false] {
+            let store = try RecordStore(inMemory: Self.schema)
+            let population = ResponsePopulation(store: try #require(store.sqlite))
+            let debugger = Debugger(initialEntity: "Post")
+            let data = Data(text.utf8)
+            let error = await #expect(throws: WebRecordError.self) {
+                _ = try await population.populate(
+                    streaming: reopens
+                        ? { JSONStreamReader(data: data, keyPath: $0, batchByteLimit: 16) }
+                        : readingOnce(data, batchByteLimit: 16),
+                    entity: "Post", debugger: debugger, reopens: reopens)
+            }
+            let message = try #require(error?.message)
+            #expect(message.contains("none of the 1 top-level record could be identified"), "\(message)")
+            if reopens {
+                #expect(message.contains(#"{"message":"Bad credentials""#), "\(message)")
+                #expect(error?.value?["documentation_url"] == "https://example.com/docs")
+            } else {
+                #expect(message.contains("(the first at 'data.0': {})"), "\(message)")
+            }
+            // The first reading's errors are not the response's.
+            #expect(debugger.errors.filter { $0.message == message }.count == 1, "\(debugger.errors)")
+            #expect(try store.fetch("Post").isEmpty)
+        }
     }
 
     final class ChoosingPost: Record {
