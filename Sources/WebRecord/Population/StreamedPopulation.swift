@@ -117,7 +117,8 @@ extension ResponsePopulation {
                     entity: entityName, debugger: debugger)
             }
             // The streamed attempt's errors are not the response's: the whole population records its
-            // own, in a new debugger unless the caller gave one.
+            // own, in a new debugger, or in the caller's as it was before the attempt.
+            if let checkpoint { givenDebugger?.restore(checkpoint) }
             let wholeDebugger = givenDebugger ?? Debugger(initialEntity: entityName, logger: store.logger)
             let response: JSONValue
             do {

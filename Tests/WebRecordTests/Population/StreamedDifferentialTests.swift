@@ -1081,6 +1081,29 @@ import WebRecordTesting
         }
     }
 
+    /// A stream read again whole records, in a debugger its caller gave, what the whole
+    /// population records and nothing of the attempt it gave up: the same errors, once each.
+    @Test func aStreamReadAgainWholeRecordsOnlyTheWholePopulationsErrors() async throws {
+        // A record without its key, which each reading warns of, then a stub completed incompletely.
+        let text = #"{"data": [{"title": "no id"}, {"id": 1, "title": "a", "repostOf": 12}, {"id": 12, "body": "b"}]}"#
+        func messages(streamed: Bool) async throws -> [String] {
+            let test = try RecordingStore(schema: Self.schema, inMemory: true)
+            let debugger = Debugger(initialEntity: "Post")
+            let population = ResponsePopulation(store: try #require(test.store.sqlite))
+            if streamed {
+                _ = try await population.populate(
+                    streaming: { JSONStreamReader(data: Data(text.utf8), keyPath: $0, batchByteLimit: 1) },
+                    entity: "Post", debugger: debugger)
+            } else {
+                _ = try await population.populate(try JSONReader().read(text), entity: "Post", debugger: debugger)
+            }
+            return debugger.errors.map(\.message)
+        }
+        let whole = try await messages(streamed: false)
+        #expect(whole.contains { $0.contains("no primary key") || $0.contains("primary key") }, "\(whole)")
+        #expect(try await messages(streamed: true) == whole)
+    }
+
     /// A nested object without a key, through a to-one, is the record related there (DESIGN
     /// §3.6): what the response has related there so far, as when its occurrences are applied
     /// in turn. The record an earlier occurrence of the owner named, by key or not; after its
