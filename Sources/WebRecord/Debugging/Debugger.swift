@@ -20,6 +20,8 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
         var primaryError: WebRecordError?
         var responseObject: JSONValue?
         var retries: [WebRecordError] = []
+        /// The messages of the errors ``recordOnce(_:)`` recorded.
+        var onceMessages: Set<String> = []
     }
 
     private let state = Locked(State())
@@ -34,12 +36,28 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
     package init(initialEntity: String? = nil) {
         self.logger = .global
         self.initialEntity = initialEntity
+        holder = nil
     }
 
     /// A debugger that logs through `logger`: a store's own.
     init(initialEntity: String?, logger: Logger) {
         self.logger = logger
         self.initialEntity = initialEntity
+        holder = nil
+    }
+
+    /// The debugger that the errors recorded here go to, in order, when the work they are part
+    /// of takes its turn (``releaseHeld()``); nil for a debugger that records and logs at once.
+    private let holder: Debugger?
+
+    /// A debugger for work done ahead of its turn, on another thread (a streamed batch built
+    /// while the one before is written): what is recorded is kept, unlogged, until
+    /// ``releaseHeld()`` records it in `debugger`, and logs it, where the work's turn puts it. So
+    /// the errors of a response come in the same order whatever the threads' timing.
+    package init(holdingFor debugger: Debugger) {
+        logger = debugger.logger
+        initialEntity = debugger.initialEntity
+        holder = debugger
     }
 
     /// Every error met, in the order met, fatal and non-fatal.
@@ -69,12 +87,43 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
     /// Records an error, and logs it (as an error when fatal, a warning otherwise) unless
     /// `logged` is false. The first fatal one becomes the ``primaryError``.
     package func record(_ error: WebRecordError, logged: Bool = true) {
-        if logged { logger.log(error.isFatal ? .error : .warning, error.description, entity: error.entity) }
+        if logged, holder == nil {
+            logger.log(error.isFatal ? .error : .warning, error.description, entity: error.entity)
+        }
         var error = error
         error.debugger = nil
         state.withLock { state in
             state.errors.append(error)
             if error.isFatal, state.primaryError == nil { state.primaryError = error }
+        }
+    }
+
+    /// Records `error` unless an error with the same message is recorded already (here, or, for
+    /// a debugger that holds its errors, where they go): a warning given once a response,
+    /// however many of its records repeat it.
+    package func recordOnce(_ error: WebRecordError) {
+        if let holder, holder.errors.contains(where: { $0.message == error.message }) { return }
+        guard !errors.contains(where: { $0.message == error.message }) else { return }
+        record(error)
+        state.withLock { _ = $0.onceMessages.insert(error.message) }
+    }
+
+    /// Records what this debugger holds (``init(holdingFor:)``) in the debugger it holds it for,
+    /// in order, logging each, and forgets it here. A warning recorded once a response
+    /// (``recordOnce(_:)``) that is there already is not recorded again.
+    package func releaseHeld() {
+        guard let holder else { return }
+        let (held, once) = state.withLock { state in
+            defer {
+                state.errors = []
+                state.primaryError = nil
+                state.onceMessages = []
+            }
+            return (state.errors, state.onceMessages)
+        }
+        for error in held {
+            if once.contains(error.message), holder.errors.contains(where: { $0.message == error.message }) { continue }
+            holder.record(error)
         }
     }
 

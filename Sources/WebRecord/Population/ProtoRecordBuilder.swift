@@ -353,9 +353,8 @@ final class ProtoRecordBuilder {
             .invalidEntityDescription,
             "\(unmapped.key) is \(WebRecordError.excerpt(of: unmapped.value)), which names no sub-entity of \(entity.name); \(outcome)",
             isFatal: false, entity: entity.name, keyPath: unmapped.key, value: unmapped.value)
-        // A streamed response builds each batch apart, with the response's one debugger.
-        guard !debugger.errors.contains(where: { $0.message == warning.message }) else { return }
-        debugger.record(warning)
+        // A streamed response builds each batch apart: once in the whole response.
+        debugger.recordOnce(warning)
     }
 
     /// The normalized key of the owner a key relationship's value names (a key, or an object

@@ -234,14 +234,16 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     func makeGraph(
         _ values: [JSONValue], entity: Entity, keyPath: String?, response: JSONValue, listCount: Int?,
         debugger: Debugger, progress: ProgressReporter?, indexOffset: Int = 0, earlierParents: InjectionParents? = nil,
-        arena: ProtoRecordArena? = nil
+        arena: ProtoRecordArena? = nil, holdsErrors: Bool = false
     ) throws(WebRecordError) -> Graph {
+        // A streamed batch is built ahead of its turn: what building it records waits for it.
+        let buildingDebugger = holdsErrors ? Debugger(holdingFor: debugger) : debugger
         let coercion = ValueCoercion(dateFormats: store.schema.dateFormats)
         let plans = TablePlans(layout: store.layout)
         let representations = RepresentationSet(store: store, plans: plans, coercion: coercion)
         let builder = ProtoRecordBuilder(
-            store: store, options: options, coercion: coercion, representations: representations, debugger: debugger,
-            arena: arena ?? ProtoRecordArena())
+            store: store, options: options, coercion: coercion, representations: representations,
+            debugger: buildingDebugger, arena: arena ?? ProtoRecordArena())
         builder.earlierParents = options.primaryKeyInjection == nil ? nil : earlierParents
         let topLevel: [ProtoRecord]
         do {
@@ -249,6 +251,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 values, entity: entity, keyPath: keyPath, progress: progress, indexOffset: indexOffset)
         } catch {
             builder.releaseGraph()
+            // The population fails: what the batch recorded before is kept with the failure.
+            buildingDebugger.releaseHeld()
             throw error
         }
         builder.keepInjectionParents()

@@ -191,7 +191,7 @@ extension ResponsePopulation {
                     let graph = try makeGraph(
                         values, entity: entity, keyPath: keyPath, response: .null, listCount: values.count,
                         debugger: debugger, progress: progress?.reporter, indexOffset: offset,
-                        earlierParents: earlierParents, arena: freedArenas.popLast())
+                        earlierParents: earlierParents, arena: freedArenas.popLast(), holdsErrors: true)
                     if let parent = graph.builder.unkeptParent {
                         let record = parent.description
                         graph.release()
@@ -254,6 +254,8 @@ extension ResponsePopulation {
             switch next() {
             case .batch(let graph):
                 defer { written(graph) }
+                // What building the batch recorded comes in its turn, before what writing it does.
+                graph.builder.debugger.releaseHeld()
                 if !whole { try totals.applyCarried(to: graph.builder, debugger: debugger) }
                 let stored = try store(
                     graph, in: transaction, deleter: &deleter, repeats: &repeats, switches: &switches,

@@ -154,3 +154,35 @@ struct ProjectedPopulationTests {
         var keys: Set<String> { lock.withLock { seen } }
     }
 }
+
+/// The errors of a streamed population, in the order of its response.
+@Suite("Population: a stream's errors in order")
+struct StreamedErrorOrderTests {
+    /// A streamed batch is built while the one before is written: what building it records
+    /// (a record without its key) still comes after what writing the batch before recorded (a
+    /// value of the wrong type), in the response's order, whatever the threads' timing.
+    @Test("A stream's warnings come in the response's order")
+    func warningsComeInOrder() async throws {
+        // Even elements lack their key (the builder warns), odd ones give a title of the wrong
+        // type (the marshaler warns, as the batch is written).
+        let elements = (0..<24).map { index in
+            index % 2 == 0 ? #"{"title": "no id \#(index)"}"# : #"{"id": \#(index), "title": [\#(index)]}"#
+        }
+        let data = Data(#"{"data": [\#(elements.joined(separator: ", "))]}"#.utf8)
+        for _ in 0..<5 {
+            let store = try RecordStore(inMemory: ProjectedPopulationTests.schema)
+            let debugger = Debugger(initialEntity: "Post")
+            _ = try await ResponsePopulation(store: try #require(store.sqlite)).populate(
+                streaming: { JSONStreamReader(data: data, keyPath: $0, batchByteLimit: 1) }, entity: "Post",
+                debugger: debugger)
+            let order = debugger.warnings.compactMap { warning -> Int? in
+                switch warning.value {
+                case .object(let object)?: object["title"]?.stringValue.flatMap { Int($0.dropFirst(6)) }
+                case .array(let array)?: array.first?.int64Value.map(Int.init)
+                default: nil
+                }
+            }
+            #expect(order == Array(0..<24), "\(debugger.warnings.map(\.message))")
+        }
+    }
+}
