@@ -140,13 +140,17 @@ extension ResponsePopulation {
     /// hook sees a record's dictionary: pre-population, primary-key injection, or a record
     /// class that may choose sub-entities (``Record/subentityName(for:of:)``).
     func keyProjection() -> KeyProjection? {
-        guard projectsRecords, options.prePopulation == nil, options.primaryKeyInjection == nil else { return nil }
-        for entity in store.schema.entities where !entity.subentityNames.isEmpty {
-            guard ObjectIdentifier(store.recordClass(for: entity.name)) == ObjectIdentifier(Record.self) else {
-                return nil
-            }
+        projectsMembers ? KeyProjection(schema: store.schema) : nil
+    }
+
+    /// Whether the streamed records are read with only the members the schema reads
+    /// (``keyProjection()``).
+    private var projectsMembers: Bool {
+        guard projectsRecords, options.prePopulation == nil, options.primaryKeyInjection == nil else { return false }
+        return store.schema.entities.allSatisfy { entity in
+            entity.subentityNames.isEmpty
+                || ObjectIdentifier(store.recordClass(for: entity.name)) == ObjectIdentifier(Record.self)
         }
-        return KeyProjection(schema: store.schema)
     }
 
     /// The whole response `open` opens, read with no list streamed.
@@ -435,7 +439,7 @@ extension ResponsePopulation {
                     topLevel: identified, unidentified: totals.unidentified.count, entity: entity, keyPath: keyPath)
             } catch {
                 // These quote a record: as read, when only its mapped members were.
-                guard keyProjection() != nil, error.value != nil else { throw error }
+                guard projectsMembers, error.value != nil else { throw error }
                 throw QuotedProjection(error: error)
             }
         }
