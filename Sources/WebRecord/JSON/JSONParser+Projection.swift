@@ -3,7 +3,7 @@
 //
 // A dropped member is read by `skipValue()`, which follows `parseValue(above:)` step for step
 // with the same scanners (`scanKeyAndColon`, `skipPlainStringBytes`, `scanNumber`,
-// `scanLiteral`, `openContainer`) and builds nothing: every malformed input fails with the
+// `scanLiteral`, `openEmpty`) and builds nothing: every malformed input fails with the
 // error, the detail and the offset that parsing it would give, and the depth limit holds. A
 // record's dictionary is its members that are kept, in their order.
 
@@ -71,27 +71,13 @@ extension JSONParser {
                 position &+= 1
                 try skipString()
             case UInt8(ascii: "{"):
-                try openContainer(isObject: true)
-                position &+= 1
-                skipWhitespace()
-                if position < end && bytes[position] == UInt8(ascii: "}") {
-                    position &+= 1
-                    _ = containers.popLast()
-                } else {
+                if !(try openEmpty(isObject: true)) {
                     try scanKeyAndColon()
                     dropKey()
                     continue skipping
                 }
             case UInt8(ascii: "["):
-                try openContainer(isObject: false)
-                position &+= 1
-                skipWhitespace()
-                if position < end && bytes[position] == UInt8(ascii: "]") {
-                    position &+= 1
-                    _ = containers.popLast()
-                } else {
-                    continue skipping
-                }
+                if !(try openEmpty(isObject: false)) { continue skipping }
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 _ = try scanNumber()
             case UInt8(ascii: "t"):

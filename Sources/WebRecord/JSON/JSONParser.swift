@@ -146,24 +146,14 @@ struct JSONParser: ~Copyable {
                     guard let toRecord = reuseRepeatedObject(repeats) else { break value }
                     recording = toRecord
                 }
-                try openContainer(isObject: true, recording: recording)
-                position &+= 1
-                skipWhitespace()
-                if position < end && bytes[position] == UInt8(ascii: "}") {
-                    position &+= 1
-                    _ = containers.popLast()
+                if try openEmpty(isObject: true, recording: recording) {
                     values.push(.object(JSONObject()))
                 } else if try enterMember() {
                     continue parsing
                 }
             // Else every member was dropped (a projected object): the object closes below.
             case UInt8(ascii: "["):
-                try openContainer(isObject: false)
-                position &+= 1
-                skipWhitespace()
-                if position < end && bytes[position] == UInt8(ascii: "]") {
-                    position &+= 1
-                    _ = containers.popLast()
+                if try openEmpty(isObject: false) {
                     values.push(.array([]))
                 } else {
                     continue parsing
@@ -245,6 +235,23 @@ struct JSONParser: ~Copyable {
             OpenContainer(
                 isObject: isObject, recording: recording, valueStart: values.count, keyStart: keys.count,
                 repeatStart: position, isProjected: projection != nil && opensProjected()))
+    }
+
+    /// Opens the object or array whose bracket is at `position`, and skips the whitespace after
+    /// it. When its closing bracket comes next, closes it too and returns true (an empty one).
+    @inline(__always)
+    mutating func openEmpty(isObject: Bool, recording: RepeatRecording = RepeatRecording()) throws(JSONParseFailure)
+        -> Bool
+    {
+        try openContainer(isObject: isObject, recording: recording)
+        position &+= 1
+        skipWhitespace()
+        guard position < end && bytes[position] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else {
+            return false
+        }
+        position &+= 1
+        _ = containers.popLast()
+        return true
     }
 
     /// Scans `"key"`, whitespace, `:` and whitespace, at `position` (whitespace skipped).
