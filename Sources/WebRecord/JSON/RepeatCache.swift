@@ -16,8 +16,10 @@
 // inside an element or document, and every byte a scan reads, found or not, counted; while
 // lookups spare less than a quarter of what they scan (a scan costs far less a byte than a
 // parse), only one object in `sampling` is looked up.
-// Bounded memory: when the entries' text passes `textLimit` bytes, the cache starts again; and
-// at the end of a streamed batch in which lookups spared less than a quarter of what they scanned,
+// Bounded memory: when the entries' text would pass `textLimit` bytes, the cache keeps only the
+// entries a lookup found since it was last full (so a working set of repeated objects, such as a
+// stream's users, outlives the objects read once), and starts again when those alone fill half
+// of it; and at the end of a streamed batch in which lookups spared less than a quarter of what they scanned,
 // it forgets every entry no lookup found: in a stream without repeats, what is read once does
 // not outlive its batch.
 
@@ -30,8 +32,8 @@ final class RepeatCache {
         var offset: Int
         var length: Int
         var depth: Int
-        /// Whether a lookup found it: a later entry does not take its slot, and a batch's end
-        /// does not forget it.
+        /// Whether a lookup found it (since the cache was last full): a later entry does not
+        /// take its slot, and neither a batch's end nor a full cache forgets it.
         var wasMet = false
         var value: JSONValue
     }
@@ -43,8 +45,11 @@ final class RepeatCache {
     static let spanLimit = 4096
     /// How many levels inside an element (or the document) an object may be to be looked up.
     static let levelLimit = 8
-    /// The most entry text kept before the cache starts again, in bytes.
-    static let textLimit = 2 << 20
+    /// The most entry text kept, in bytes: past it, the cache keeps only the entries found
+    /// since it was last full.
+    static let textLimit = 8 << 20
+    /// log2 of the most slots a cache has: a streamed input's, or a whole one of 4 MB or more.
+    static let largestSlotBits = 16
     /// While lookups spare little, one object in this many is looked up.
     static let sampling = 16
     /// The smallest input a whole-document read keeps a cache for, in bytes.
@@ -66,12 +71,12 @@ final class RepeatCache {
     private var batchStart = (scanned: 0, spared: 0)
 
     /// A cache for an input of `inputLength` bytes (nil: a stream, of any length): a slot for
-    /// every 64 bytes of it, from 64 to 16,384 slots.
+    /// every 64 bytes of it, from 64 to 65,536 slots.
     init(inputLength: Int? = nil) {
-        var bits = 14
+        var bits = Self.largestSlotBits
         if let inputLength {
             bits = 6
-            while bits < 14 && (64 << bits) < inputLength { bits += 1 }
+            while bits < Self.largestSlotBits && (64 << bits) < inputLength { bits += 1 }
         }
         slotBits = bits
     }
@@ -129,9 +134,10 @@ final class RepeatCache {
     func insert(_ bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, depth: Int, value: JSONValue) {
         let slots = self.slots ?? makeSlots()
         if text.count &+ length > Self.textLimit {
-            slots.update(repeating: -1, count: 1 << slotBits)
-            entries.removeAll(keepingCapacity: true)
-            text.removeAll(keepingCapacity: true)
+            // Full: what lookups found since the cache was last full stays, to be found again
+            // before it is next full; unless that alone fills half of it.
+            keepFound(in: slots, forgettingMarks: true)
+            if text.count &+ length > Self.textLimit / 2 { removeAll() }
         }
         guard let free = freeSlot(hash, in: slots) else { return }
         free.pointee = Int32(truncatingIfNeeded: entries.count)
@@ -145,6 +151,12 @@ final class RepeatCache {
         let batch = (scanned: scanned &- batchStart.scanned, spared: spared &- batchStart.spared)
         batchStart = (scanned, spared)
         guard let slots, !entries.isEmpty, batch.spared &<< 2 < batch.scanned else { return }
+        keepFound(in: slots, forgettingMarks: false)
+    }
+
+    /// Forgets every entry no lookup found, and its value and text; with `forgettingMarks`,
+    /// the entries kept must be found again to outlive the next call.
+    private func keepFound(in slots: UnsafeMutablePointer<Int32>, forgettingMarks: Bool) {
         let previous = entries
         let previousText = text
         slots.update(repeating: -1, count: 1 << slotBits)
@@ -162,6 +174,8 @@ final class RepeatCache {
                 entries.append(entry)
             }
         }
+        guard forgettingMarks else { return }
+        for index in entries.indices { entries[index].wasMet = false }
     }
 
     /// Forgets every entry.

@@ -182,7 +182,9 @@ struct JSONRepeatTests {
         #expect(sharedAcrossBatches > 100)
     }
 
-    @Test("The cache starts again past its text limit, finds only equal text, and looks rarely while it spares little")
+    @Test(
+        "A full cache keeps what lookups found since it was last full, finds only equal text, and looks rarely while it spares little"
+    )
     func bounds() {
         let perEntry = 1 << 16
         let text = Array(repeating: UInt8(ascii: "a"), count: perEntry)
@@ -197,11 +199,25 @@ struct JSONRepeatTests {
             #expect(cache.entryCount == fitting)
             #expect(cache.textCount == RepeatCache.textLimit)
             #expect(cache.entry(base, length: perEntry, hash: hash(0))?.value == .integer(0))
+            #expect(cache.entry(base, length: perEntry, hash: hash(7))?.value == .integer(7))
+            // Full: the two entries found stay, the others go, and the new one comes in.
             cache.insert(base, length: perEntry, hash: hash(fitting), depth: 1, value: .null)
-            #expect(cache.entryCount == 1)
-            #expect(cache.textCount == perEntry)
+            #expect(cache.entryCount == 3)
+            #expect(cache.textCount == 3 * perEntry)
             #expect(cache.entry(base, length: perEntry, hash: hash(fitting))?.value == .null)
+            #expect(cache.entry(base, length: perEntry, hash: hash(7))?.value == .integer(7))
+            #expect(cache.entry(base, length: perEntry, hash: hash(1)) == nil)
+            // Full again: 0 was not found since, and goes; 7 and the newer entry were, and stay.
+            for index in (fitting + 1)..<(2 * fitting - 2) {
+                cache.insert(base, length: perEntry, hash: hash(index), depth: 1, value: .integer(Int64(index)))
+            }
+            #expect(cache.textCount == RepeatCache.textLimit)
+            cache.insert(base, length: perEntry, hash: hash(2 * fitting), depth: 1, value: .bool(true))
+            #expect(cache.entryCount == 3)
             #expect(cache.entry(base, length: perEntry, hash: hash(0)) == nil)
+            #expect(cache.entry(base, length: perEntry, hash: hash(7))?.value == .integer(7))
+            #expect(cache.entry(base, length: perEntry, hash: hash(fitting))?.value == .null)
+            #expect(cache.entry(base, length: perEntry, hash: hash(2 * fitting))?.value == .bool(true))
             // Another length, or other bytes under the same hash: nothing.
             #expect(cache.entry(base, length: perEntry - 1, hash: hash(fitting)) == nil)
             var other = Array(buffer)
@@ -280,8 +296,31 @@ struct JSONRepeatTests {
         }
         #expect(RepeatCache(inputLength: RepeatCache.smallestInput).slotBits == 6)
         #expect(RepeatCache(inputLength: 256 << 10).slotBits == 12)
-        #expect(RepeatCache(inputLength: 1 << 30).slotBits == 14)
-        #expect(RepeatCache().slotBits == 14)
+        #expect(RepeatCache(inputLength: 4 << 20).slotBits == 16)
+        #expect(RepeatCache(inputLength: 1 << 30).slotBits == 16)
+        #expect(RepeatCache().slotBits == 16)
+    }
+
+    @Test("A full cache whose found entries alone fill half of it starts again")
+    func foundEntriesFillingHalfStartAgain() {
+        let perEntry = 1 << 16
+        let text = Array(repeating: UInt8(ascii: "a"), count: perEntry)
+        text.withUnsafeBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            let cache = RepeatCache()
+            let fitting = RepeatCache.textLimit / perEntry
+            func hash(_ index: Int) -> UInt64 { UInt64(index) << 50 }
+            for index in 0..<fitting {
+                cache.insert(base, length: perEntry, hash: hash(index), depth: 1, value: .integer(Int64(index)))
+                // Every entry of the first half and one more is found.
+                if index <= fitting / 2 { _ = cache.entry(base, length: perEntry, hash: hash(index)) }
+            }
+            cache.insert(base, length: perEntry, hash: hash(fitting), depth: 1, value: .null)
+            #expect(cache.entryCount == 1)
+            #expect(cache.textCount == perEntry)
+            #expect(cache.entry(base, length: perEntry, hash: hash(0)) == nil)
+            #expect(cache.entry(base, length: perEntry, hash: hash(fitting))?.value == .null)
+        }
     }
 
     @Test("At the end of a batch whose lookups spared little, objects no lookup found are let go")
