@@ -121,7 +121,7 @@ package final class JSONStreamReader {
     /// The layouts of the objects read so far, shared with the parser of each window.
     var layoutCache: LayoutCache?
     /// The nested objects read so far, by their text, shared with the parser of each window.
-    let repeats = RepeatCache()
+    var repeats = RepeatCache()
     /// The members of the streamed elements to build, when a population reads only some
     /// (``project(onto:)``); nil: every member.
     private(set) var projection: KeyProjection?

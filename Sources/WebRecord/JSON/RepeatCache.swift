@@ -45,9 +45,8 @@ final class RepeatCache {
     static let spanLimit = 4096
     /// How many levels inside an element (or the document) an object may be to be looked up.
     static let levelLimit = 8
-    /// The most entry text kept, in bytes: past it, the cache keeps only the entries found
-    /// since it was last full.
-    static let textLimit = 8 << 20
+    /// The most entry text a cache keeps by default, in bytes.
+    static let defaultTextLimit = 8 << 20
     /// log2 of the most slots a cache has: a streamed input's, or a whole one of 4 MB or more.
     static let largestSlotBits = 16
     /// While lookups spare little, one object in this many is looked up.
@@ -59,6 +58,11 @@ final class RepeatCache {
     /// empty one, or one whose entry no lookup found yet, which it replaces; when both hold
     /// entries that were found, it is not kept (nor kept by a batch's end).
     let slotBits: Int
+    /// The most entry text kept, in bytes: past it, the cache keeps only the entries found
+    /// since it was last full.
+    let textLimit: Int
+    /// How many times the cache was full (for tests).
+    private(set) var fillCount = 0
     /// The slots, each an index in `entries` or -1; allocated at the first entry.
     private var slots: UnsafeMutablePointer<Int32>?
     private var entries: [Entry] = []
@@ -72,7 +76,8 @@ final class RepeatCache {
 
     /// A cache for an input of `inputLength` bytes (nil: a stream, of any length): a slot for
     /// every 64 bytes of it, from 64 to 65,536 slots.
-    init(inputLength: Int? = nil) {
+    init(inputLength: Int? = nil, textLimit: Int = RepeatCache.defaultTextLimit) {
+        self.textLimit = textLimit
         var bits = Self.largestSlotBits
         if let inputLength {
             bits = 6
@@ -133,11 +138,12 @@ final class RepeatCache {
     /// to `hash`, with its depth.
     func insert(_ bytes: UnsafePointer<UInt8>, length: Int, hash: UInt64, depth: Int, value: JSONValue) {
         let slots = self.slots ?? makeSlots()
-        if text.count &+ length > Self.textLimit {
+        if text.count &+ length > textLimit {
+            fillCount &+= 1
             // Full: what lookups found since the cache was last full stays, to be found again
             // before it is next full; unless that alone fills half of it.
             keepFound(in: slots, forgettingMarks: true)
-            if text.count &+ length > Self.textLimit / 2 { removeAll() }
+            if text.count &+ length > textLimit / 2 { removeAll() }
         }
         guard let free = freeSlot(hash, in: slots) else { return }
         free.pointee = Int32(truncatingIfNeeded: entries.count)

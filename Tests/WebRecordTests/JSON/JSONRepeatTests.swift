@@ -182,6 +182,50 @@ struct JSONRepeatTests {
         #expect(sharedAcrossBatches > 100)
     }
 
+    @Test("A stream whose objects read once fill the cache many times keeps sharing its repeated users")
+    func workingSetOutlivesFullCache() throws {
+        // 12 users of about 300 bytes, repeated, and on every post an object of about 500 bytes
+        // read once: with 64 KB of text kept, the cache is full every 120 posts or so.
+        var random = SeededRandom(seed: 17)
+        let users = (0..<12).map { index in
+            #"{"id":"u\#(index)","name":"user \#(index)","bio":"\#(String(repeating: "b", count: 250))"}"#
+        }
+        let elements = (0..<1_500).map { index in
+            let user = users[Int(random.next() % UInt64(users.count))]
+            let once = #"{"n":\#(index),"text":"\#(String(repeating: "t", count: 480))"}"#
+            return #"{"id":\#(index),"user":\#(user),"extra":\#(once)}"#
+        }
+        let bytes = Array(("{\"data\":[" + elements.joined(separator: ",") + "]}").utf8)
+        let read = StreamTesting.streamRead(
+            bytes, keyPath: "data",
+            settings: StreamSettings(bufferCapacity: 16_384, batchByteLimit: 8_192, readBlocks: [5_000]),
+            repeatTextLimit: 64 << 10)
+        #expect(read.error == nil)
+        #expect(read.repeatCacheFills > 5)
+        guard case .value(let document, _) = Self.parse(bytes, sharing: false) else {
+            Issue.record("not read")
+            return
+        }
+        #expect(read.elements == document["data"]?.arrayValue)
+        // Past the first 300 posts, each user is found again between one full cache and the
+        // next: it stays shared with its last occurrence, however many times the cache was
+        // full in between. (Before, early batches, whose lookups spare little, let go of users
+        // seen once, and a user read again just before the cache is full is let go with it.)
+        var lastAddress: [String: UnsafeRawPointer] = [:]
+        var readAgain: [Int] = []
+        for (index, post) in read.elements.enumerated() {
+            let id = post["user"]?["id"]?.stringValue ?? ""
+            guard let address = Self.storageAddress(post["user"]) else {
+                Issue.record("post \(index) without a user")
+                continue
+            }
+            if index >= 300, let last = lastAddress[id], last != address { readAgain.append(index) }
+            lastAddress[id] = address
+        }
+        #expect(lastAddress.count == users.count)
+        #expect(readAgain.isEmpty, "posts whose user was read again: \(readAgain.prefix(10)) of \(readAgain.count)")
+    }
+
     @Test(
         "A full cache keeps what lookups found since it was last full, finds only equal text, and looks rarely while it spares little"
     )
@@ -191,13 +235,13 @@ struct JSONRepeatTests {
         text.withUnsafeBufferPointer { buffer in
             let base = buffer.baseAddress!
             let cache = RepeatCache()
-            let fitting = RepeatCache.textLimit / perEntry
+            let fitting = RepeatCache.defaultTextLimit / perEntry
             func hash(_ index: Int) -> UInt64 { UInt64(index) << 50 }
             for index in 0..<fitting {
                 cache.insert(base, length: perEntry, hash: hash(index), depth: 1, value: .integer(Int64(index)))
             }
             #expect(cache.entryCount == fitting)
-            #expect(cache.textCount == RepeatCache.textLimit)
+            #expect(cache.textCount == RepeatCache.defaultTextLimit)
             #expect(cache.entry(base, length: perEntry, hash: hash(0))?.value == .integer(0))
             #expect(cache.entry(base, length: perEntry, hash: hash(7))?.value == .integer(7))
             // Full: the two entries found stay, the others go, and the new one comes in.
@@ -211,7 +255,7 @@ struct JSONRepeatTests {
             for index in (fitting + 1)..<(2 * fitting - 2) {
                 cache.insert(base, length: perEntry, hash: hash(index), depth: 1, value: .integer(Int64(index)))
             }
-            #expect(cache.textCount == RepeatCache.textLimit)
+            #expect(cache.textCount == RepeatCache.defaultTextLimit)
             cache.insert(base, length: perEntry, hash: hash(2 * fitting), depth: 1, value: .bool(true))
             #expect(cache.entryCount == 3)
             #expect(cache.entry(base, length: perEntry, hash: hash(0)) == nil)
@@ -308,7 +352,7 @@ struct JSONRepeatTests {
         text.withUnsafeBufferPointer { buffer in
             let base = buffer.baseAddress!
             let cache = RepeatCache()
-            let fitting = RepeatCache.textLimit / perEntry
+            let fitting = RepeatCache.defaultTextLimit / perEntry
             func hash(_ index: Int) -> UInt64 { UInt64(index) << 50 }
             for index in 0..<fitting {
                 cache.insert(base, length: perEntry, hash: hash(index), depth: 1, value: .integer(Int64(index)))

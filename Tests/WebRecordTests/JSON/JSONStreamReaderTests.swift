@@ -50,6 +50,8 @@ struct StreamedRead {
     var elementCount = 0
     /// The reader's byte count at the end.
     var bytesRead = 0
+    /// How many times the reader's repeat cache was full.
+    var repeatCacheFills = 0
 }
 
 /// What the whole-document reader says a streamed read must give.
@@ -65,7 +67,7 @@ enum StreamTesting {
     /// Reads `bytes` with a stream reader under `settings`.
     static func streamRead(
         _ bytes: [UInt8], keyPath: String?, maximumDepth: Int = JSONReader.defaultMaximumDepth,
-        settings: StreamSettings, projection: KeyProjection? = nil
+        settings: StreamSettings, projection: KeyProjection? = nil, repeatTextLimit: Int? = nil
     ) -> StreamedRead {
         var offset = 0
         var call = 0
@@ -82,6 +84,7 @@ enum StreamTesting {
             return count
         }
         if let projection { reader.project(onto: projection) }
+        if let repeatTextLimit { reader.repeats = RepeatCache(textLimit: repeatTextLimit) }
         var result = StreamedRead()
         do {
             switch try reader.start() {
@@ -101,6 +104,7 @@ enum StreamTesting {
         }
         result.elementCount = reader.elementCount
         result.bytesRead = reader.bytesRead
+        result.repeatCacheFills = reader.repeats.fillCount
         return result
     }
 
