@@ -63,6 +63,13 @@ func sameUTF8(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     }
 }
 
+/// Hashes the UTF-8 bytes of `string`, consistently with `sameUTF8`.
+@inline(__always)
+func hashUTF8(_ string: String, into hasher: inout Hasher) {
+    var string = string
+    string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+}
+
 /// Whether two strings have the same UTF-8 bytes (unlike `==`, which compares them by
 /// Unicode canonical equivalence: `"é"` and `"e\u{301}"` are different here).
 @inline(__always)

@@ -143,14 +143,7 @@ public struct JSONObject: Sendable {
 extension JSONObject: Equatable {
     /// Returns whether two objects have the same keys with equal values, in any order.
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
-        guard lhs.storage.count == rhs.storage.count else { return false }
-        if lhs.layout === rhs.layout { return lhs.storage == rhs.storage }
-        for (index, key) in lhs.layout.keys.enumerated() {
-            guard let other = rhs.layout.index(forKey: key, hash: lhs.layout.hashes[index]),
-                rhs.storage[other] == lhs.storage[index]
-            else { return false }
-        }
-        return true
+        JSONValue.object(lhs) == JSONValue.object(rhs)
     }
 }
 
@@ -160,7 +153,7 @@ extension JSONObject: Hashable {
         var combined: UInt64 = 0
         for (index, key) in layout.keys.enumerated() {
             var memberHasher = Hasher()
-            memberHasher.combine(key)
+            hashUTF8(key, into: &memberHasher)
             // Directly, not through `combine`'s generic path: fewer frames per level of a deep value.
             storage[index].hash(into: &memberHasher)
             combined &+= UInt64(truncatingIfNeeded: memberHasher.finalize())

@@ -7,6 +7,11 @@
 /// ``number(_:)``, its text as written. `.integer(1)` and `.double(1.0)` are therefore
 /// different values; use ``int64Value`` or ``doubleValue`` to read a number whatever its case.
 ///
+/// Two values are equal when they are the same JSON: strings and keys compare code unit by
+/// code unit, as JSON compares them (RFC 8259, §8.3) and as the store does, not by Swift's
+/// `String ==`, which takes `"é"` written as one code point and as `e` with a combining accent
+/// for one string. Those are two values here, as they are two values in the store.
+///
 /// Values can be written as Swift literals:
 ///
 /// ```swift
@@ -197,6 +202,85 @@ extension JSONValue: CustomStringConvertible {
 }
 
 extension JSONValue {
+    /// Returns whether two values are the same JSON: strings, number texts and keys compared
+    /// byte for byte (see ``JSONValue``).
+    ///
+    /// Level by level, with the nested containers still to compare kept in a list rather than
+    /// on the stack: a value nested 512 levels deep compares on a thread with a small stack,
+    /// and an object of scalars compares without allocating. Lists and objects that share
+    /// their storage (a repeated object the reader shared) are equal at once.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        var pending: [(JSONValue, JSONValue)] = []
+        var pair = (lhs, rhs)
+        while true {
+            guard equalLevel(pair.0, pair.1, deferring: &pending) else { return false }
+            guard let next = pending.popLast() else { return true }
+            pair = next
+        }
+    }
+
+    /// Compares one level: scalars, or a container's count and scalar members, deferring its
+    /// nested containers to `pending`.
+    private static func equalLevel(
+        _ lhs: JSONValue, _ rhs: JSONValue, deferring pending: inout [(JSONValue, JSONValue)]
+    ) -> Bool {
+        switch (lhs, rhs) {
+        case (.array(let left), .array(let right)):
+            return equalMembers(left, right, deferring: &pending)
+        case (.object(let left), .object(let right)):
+            guard left.storage.count == right.storage.count else { return false }
+            if left.layout === right.layout { return equalMembers(left.storage, right.storage, deferring: &pending) }
+            for (index, key) in left.layout.keys.enumerated() {
+                guard let other = right.layout.index(forKey: key, hash: left.layout.hashes[index]),
+                    equalOrDeferred(left.storage[index], right.storage[other], deferring: &pending)
+                else { return false }
+            }
+            return true
+        default:
+            return equalScalars(lhs, rhs)
+        }
+    }
+
+    private static func equalMembers(
+        _ left: [JSONValue], _ right: [JSONValue], deferring pending: inout [(JSONValue, JSONValue)]
+    ) -> Bool {
+        guard left.count == right.count else { return false }
+        let shared = left.withUnsafeBufferPointer { left in
+            right.withUnsafeBufferPointer { left.baseAddress == $0.baseAddress }
+        }
+        if shared { return true }
+        for index in left.indices where !equalOrDeferred(left[index], right[index], deferring: &pending) {
+            return false
+        }
+        return true
+    }
+
+    @inline(__always)
+    private static func equalOrDeferred(
+        _ lhs: JSONValue, _ rhs: JSONValue, deferring pending: inout [(JSONValue, JSONValue)]
+    ) -> Bool {
+        switch (lhs, rhs) {
+        case (.array, .array), (.object, .object):
+            pending.append((lhs, rhs))
+            return true
+        default:
+            return equalScalars(lhs, rhs)
+        }
+    }
+
+    /// Whether two scalars are equal; false for any container.
+    private static func equalScalars(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let left), .bool(let right)): left == right
+        case (.integer(let left), .integer(let right)): left == right
+        case (.double(let left), .double(let right)): left == right
+        case (.number(let left), .number(let right)): sameUTF8(left, right)
+        case (.string(let left), .string(let right)): sameUTF8(left, right)
+        default: false
+        }
+    }
+
     /// Hashes the value consistently with `==`.
     ///
     /// Written out rather than synthesized: the synthesized form goes through generic
@@ -217,10 +301,10 @@ extension JSONValue {
             hasher.combine(double)
         case .number(let text):
             hasher.combine(4 as UInt8)
-            hasher.combine(text)
+            hashUTF8(text, into: &hasher)
         case .string(let string):
             hasher.combine(5 as UInt8)
-            hasher.combine(string)
+            hashUTF8(string, into: &hasher)
         case .array(let elements):
             hasher.combine(6 as UInt8)
             hasher.combine(elements.count)

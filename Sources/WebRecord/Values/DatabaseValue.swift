@@ -43,8 +43,7 @@ public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
             hasher.combine(value)
         case .text(let value):
             hasher.combine(3 as UInt8)
-            var value = value
-            value.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            hashUTF8(value, into: &hasher)
         case .blob(let value):
             hasher.combine(4 as UInt8)
             hasher.combine(value)

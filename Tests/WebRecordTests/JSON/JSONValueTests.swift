@@ -244,3 +244,46 @@ struct JSONObjectTests {
         #expect(Set([JSONValue.object(a), .object(b)]).count == 1)
     }
 }
+
+@Suite("JSON value equality")
+struct JSONValueEqualityTests {
+    /// `é` as one code point and as `e` with a combining accent: one Swift string, two JSON strings.
+    static let composed = "caf\u{E9}"
+    static let decomposed = "cafe\u{301}"
+
+    @Test("Strings, number texts and keys compare byte for byte, as JSON and the store compare them")
+    func bytesNotCanonicalEquivalence() throws {
+        #expect(Self.composed == Self.decomposed)  // Swift's String ==, which JSON does not use
+        #expect(JSONValue.string(Self.composed) != .string(Self.decomposed))
+        #expect(JSONValue.string(Self.composed) == .string("caf\u{E9}"))
+        #expect(JSONValue.number("1.10") != .number("1.1"))
+        let composedKey = JSONValue.object(JSONObject([(key: Self.composed, value: 1)]))
+        let decomposedKey = JSONValue.object(JSONObject([(key: Self.decomposed, value: 1)]))
+        #expect(composedKey != decomposedKey)
+        #expect(Set([composedKey, decomposedKey, .string(Self.composed), .string(Self.decomposed)]).count == 4)
+        // Read from text, escaped or not.
+        let read = try JSONReader().read(#"[{"t": "caf\u00e9"}, {"t": "cafe\u0301"}, {"t": "café"}]"#)
+        #expect(read[0] != read[1])
+        #expect(read[0] == read[2])
+        #expect(read[0]?.hashValue == read[2]?.hashValue)
+    }
+
+    @Test("Containers compare member by member, in any key order, nested and shared")
+    func containers() throws {
+        let a = try JSONReader().read(#"{"x": [1, {"y": "z", "w": null}], "v": 1.5}"#)
+        let b = try JSONReader().read(#"{"v": 1.5, "x": [1, {"w": null, "y": "z"}]}"#)
+        #expect(a == b)
+        #expect(a.hashValue == b.hashValue)
+        let c = try JSONReader().read(#"{"v": 1.5, "x": [1, {"w": null, "y": "Z"}]}"#)
+        #expect(a != c)
+        #expect(try JSONReader().read("[[1], [2]]") != JSONReader().read("[[1], [3]]"))
+        #expect(try JSONReader().read("[[1], {}]") != JSONReader().read("[[1], []]"))
+        #expect(try JSONReader().read("[1, 2]") != JSONReader().read("[1, 2, 3]"))
+        #expect(JSONValue.integer(1) != .double(1.0))
+        // One storage, equal at once; a copy changed, not.
+        var d = a
+        #expect(d == a)
+        d = .object(JSONObject([(key: "x", value: a["x"]!), (key: "v", value: 2.5)]))
+        #expect(d != a)
+    }
+}
