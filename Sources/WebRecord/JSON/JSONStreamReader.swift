@@ -39,7 +39,7 @@
 /// ``batchByteLimit`` bytes of element text), and the bytes of the document around the array:
 /// those before it (kept until ``finish()``) and those after it (read by ``finish()``). While
 /// the array is read, it also keeps the nested objects it may meet again (a copy of their text,
-/// at most 2 MB, and their values): at the end of a batch whose lookups spared less than a
+/// at most 8 MB, and their values): at the end of a batch whose lookups spared less than a
 /// quarter of what they scanned, it lets go of every object no lookup found, and it lets go of
 /// all of them when the array ends.
 ///
