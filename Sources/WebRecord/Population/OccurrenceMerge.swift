@@ -61,7 +61,8 @@ enum OccurrenceMerge {
     // MARK: - Key paths
 
     /// Sets `value` at `steps` in `object`, making an object where the path meets a null or a
-    /// scalar; false when the path leads past the end of an array.
+    /// scalar, and lengthening with nulls an array the path leads past the end of (a later
+    /// occurrence's shorter list leaves the earlier element's value absent, so it stays).
     private static func set(
         _ value: JSONValue, at steps: ArraySlice<(key: String, index: Int?)>, in object: inout JSONObject
     ) -> Bool {
@@ -90,8 +91,9 @@ enum OccurrenceMerge {
             target = .object(object)
             return done
         case .array(var array):
-            guard let step = steps.first, let index = step.index, index < array.count else { return false }
+            guard let step = steps.first, let index = step.index else { return false }
             target = .null
+            if index >= array.count { array += repeatElement(.null, count: index + 1 - array.count) }
             let rest = steps.dropFirst()
             var done = true
             if rest.isEmpty {
