@@ -56,6 +56,23 @@ struct RecordDeleter<Storage: RecordStorage> {
         proposed.append(proposal)
     }
 
+    /// Withdraws the first `count` proposals (those earlier batches made) of the rows `rows`
+    /// holds, by table: a later batch linked each again through its owner, whose last
+    /// occurrence decides the link (DESIGN §3.7), as one batch would have taken only that one.
+    mutating func withdraw(_ rows: [String: Set<Int64>], amongFirst count: Int) {
+        guard !rows.isEmpty, count > 0 else { return }
+        var kept: [Proposal] = []
+        kept.reserveCapacity(proposed.count)
+        for (index, proposal) in proposed.enumerated() {
+            if index < count, rows[proposal.table]?.contains(proposal.rowID) == true {
+                proposedRows.remove("\(proposal.table)#\(proposal.rowID)")
+            } else {
+                kept.append(proposal)
+            }
+        }
+        proposed = kept
+    }
+
     /// Deletes the rows the response's links dropped (``propose(_:)``), in the order met, with
     /// what each cascades to, but the rows of `contained` (the response's, by
     /// ``ResponsePopulation/addContainedRows(_:to:spared:gathersSpared:)``), which are kept with a non-fatal warning: a

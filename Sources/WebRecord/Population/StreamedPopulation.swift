@@ -261,9 +261,15 @@ extension ResponsePopulation {
                 // What building the batch recorded comes in its turn, before what writing it does.
                 graph.builder.debugger.releaseHeld()
                 if !whole { try totals.applyCarried(to: graph.builder, debugger: debugger) }
+                let proposedBefore = deleter.proposed.count
                 let stored = try store(
                     graph, in: transaction, deleter: &deleter, repeats: &repeats, switches: &switches,
                     checksStored: whole, stubs: totals.stubRows)
+                if proposedBefore > 0 {
+                    // A record identified by its owner that an earlier batch's link dropped, and
+                    // this batch's owner links again, stays: the owner's last occurrence decides.
+                    deleter.withdraw(Self.linkedThroughOwners(graph.builder.protoRecords), amongFirst: proposedBefore)
+                }
                 if !whole { try transaction.endBatch() }
                 // What no delete the links start removes is needed only when one may come.
                 try add(
@@ -284,6 +290,18 @@ extension ResponsePopulation {
                 throw error
             }
         }
+    }
+
+    /// The rows of the records identified by their owner that `protos` name only through their
+    /// owner's link, and store linked to it, by table. (One named apart from it is kept by
+    /// the response having contained it: ``RecordDeleter/deleteProposed(sparing:)``.)
+    private static func linkedThroughOwners(_ protos: [ProtoRecord]) -> [String: Set<Int64>] {
+        var rows: [String: Set<Int64>] = [:]
+        for proto in protos where proto.owner != nil && !proto.isNamedApartFromOwner && !proto.wasUnlinked {
+            guard let row = proto.row else { continue }
+            rows[row.table.name, default: []].insert(row.rowID)
+        }
+        return rows
     }
 
     /// Adds one written batch to the totals.
