@@ -410,6 +410,10 @@ extension ResponsePopulation {
             try totals.noteLinkChanges(
                 stored.writer.listChanges, cleared: stored.writer.clearedRows, layout: store.layout)
         }
+        for proto in protos where proto.owner != nil && proto.representation.keyRelationship == nil {
+            guard let row = proto.row, row.isNew, !proto.isNamedApartFromOwner else { continue }
+            totals.createdThroughOwners.insert(RowKey(row))
+        }
         guard totals.collectsRecords else { return }
         // A record met again in a later batch, at the top level or nested, shows as stored last.
         if !totals.recordIndex.isEmpty {
@@ -566,6 +570,10 @@ private struct StreamTotals {
     var contained = ContainedRows()
     /// What no delete the batches' links start removes (``ResponsePopulation/addContainedRows(_:to:spared:gathersSpared:)``).
     var linkSpared = ContainedRows()
+    /// The rows earlier batches inserted for records without a key of their own, related
+    /// through their owner's to-one (DESIGN §3.6): one batch does not store such a record when
+    /// a later occurrence of its owner unlinks it (``noteLinkChanges(_:cleared:layout:)``).
+    var createdThroughOwners = Set<RowKey>()
     /// Each row met, by table (its position in the layout) and `_id`: a row met in several
     /// batches counts once, for the entity it was met as last (a record whose sub-entity
     /// changes between batches is one). Compact, as it holds every row a response names.
@@ -786,6 +794,17 @@ private struct StreamTotals {
         }
         for rows in cleared {
             guard let (tableIndex, column) = Self.column(rows.column, of: rows.table, in: layout) else { continue }
+            if !createdThroughOwners.isEmpty,
+                let rowID = rows.rowIDs.first(where: {
+                    createdThroughOwners.contains(RowKey(table: tableIndex, rowID: $0))
+                })
+            {
+                throw StreamedDivergence(
+                    record: "\(rows.table) _id \(rowID)",
+                    reason:
+                        "was made by one part of the response for an object without a key that its owner's to-one related, and a later occurrence of that owner unlinks it: populated in parts, it would stay, unlinked, where the whole response, whose owner's last occurrence decides, does not store it"
+                )
+            }
             for rowID in rows.rowIDs {
                 follow(
                     MemberColumn(member: RowKey(table: tableIndex, rowID: rowID), column: column), before: rows.value,
