@@ -304,6 +304,32 @@ extension ResponsePopulation {
         return rows
     }
 
+    /// Throws ``StreamedDivergence`` when a to-one kept in its owner's row no longer names a row
+    /// an earlier batch made for an object without a key related there (`created`): one batch
+    /// does not store such an object when a later occurrence of the owner unlinks it. (A to-one
+    /// kept in the object's own row is followed through the rows the writer clears,
+    /// ``StreamTotals/noteLinkChanges(_:cleared:layout:)``.)
+    private static func requireKeptInOwnersRows(
+        _ protos: [ProtoRecord], created: Set<RowKey>, in representations: RepresentationSet
+    ) throws {
+        let all = representations.all
+        for proto in protos {
+            guard let row = proto.row, !row.isNew, row.isChanged else { continue }
+            for mapped in proto.representation.relationships {
+                guard case .foreignKeyHere(let column, _, _, _)? = mapped.link, let destination = mapped.destination,
+                    all.indices.contains(destination), let table = all[destination].table,
+                    case .integer(let before)? = row.originalValue(at: column), row.values[column] != .integer(before),
+                    created.contains(RowKey(table: table.index, rowID: before))
+                else { continue }
+                throw StreamedDivergence(
+                    record: "\(table.name) _id \(before)",
+                    reason:
+                        "was made by one part of the response for an object without a key that \(proto.named)'s to-one '\(mapped.name)' related, and a later occurrence of \(proto.named) unlinks it: populated in parts, it would stay, unlinked, where the whole response, whose owner's last occurrence decides, does not store it"
+                )
+            }
+        }
+    }
+
     /// Adds one written batch to the totals.
     private func add(
         _ graph: Graph, stored: StoredGraph, to totals: inout StreamTotals, entity: Entity, sparesLinks: Bool
@@ -409,6 +435,9 @@ extension ResponsePopulation {
         if !stored.writer.listChanges.isEmpty || !stored.writer.clearedRows.isEmpty {
             try totals.noteLinkChanges(
                 stored.writer.listChanges, cleared: stored.writer.clearedRows, layout: store.layout)
+        }
+        if !totals.createdThroughOwners.isEmpty {
+            try Self.requireKeptInOwnersRows(protos, created: totals.createdThroughOwners, in: graph.representations)
         }
         for proto in protos where proto.owner != nil && proto.representation.keyRelationship == nil {
             guard let row = proto.row, row.isNew, !proto.isNamedApartFromOwner else { continue }

@@ -493,3 +493,40 @@ struct AdversarialStreamTests {
         try await Self.expectSameAtEveryBatchSize(replaced, schema: Self.blog, entity: "Post")
     }
 }
+
+extension AdversarialStreamTests {
+    /// Posts whose keyless `cover` is kept in the post's own row (no inverse), and whose keyless
+    /// `banner` is kept in the banner's row (an inverse).
+    static let covers = schema(
+        #"""
+        {"entities": {
+          "Post": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "attributes": {"id": {"type": "integer"}, "title": {"type": "string"}},
+            "relationships": {"cover": {"destination": "Image"},
+              "banner": {"destination": "Banner", "inverse": "post"}}},
+          "Image": {"attributes": {"url": {"type": "string"}}},
+          "Banner": {"attributes": {"url": {"type": "string"}},
+            "relationships": {"post": {"destination": "Post", "inverse": "banner"}}}
+        }}
+        """#)
+
+    @Test(
+        "A keyless to-one object kept in its owner's row, or in its own, that a later occurrence unlinks ends as in one batch",
+        arguments: ["cover", "banner"])
+    func keylessToOneInEitherRowUnlinkedLater(relationship: String) async throws {
+        let cases = [
+            [#"{"id": 2, "R": {"url": "c1"}}"#, #"{"id": 2, "R": null}"#],
+            [#"{"id": 2, "R": {"url": "c1"}}"#, #"{"id": 2, "R": null}"#, #"{"id": 2, "R": {"url": "c2"}}"#],
+            [#"{"id": 2, "R": {"url": "c1"}}"#, #"{"id": 3, "title": "x"}"#, #"{"id": 2, "R": {"url": "c2"}}"#],
+        ]
+        for elements in cases {
+            let text = Self.data(elements.map { $0.replacingOccurrences(of: "\"R\"", with: "\"\(relationship)\"") })
+            try await Self.expectSameAtEveryBatchSize(text, schema: Self.covers, entity: "Post")
+            // Into a store that relates an image there already.
+            let earlier = Self.data([
+                #"{"id": 2, "R": {"url": "old"}}"#.replacingOccurrences(of: "\"R\"", with: "\"\(relationship)\"")
+            ])
+            try await Self.expectSameAtEveryBatchSize(text, after: earlier, schema: Self.covers, entity: "Post")
+        }
+    }
+}
