@@ -32,7 +32,9 @@ enum OccurrenceMerge {
 
     /// Makes each attribute of `choices` read its chosen value in `dictionary`: the value placed
     /// at its key path, and the attribute's candidate key paths before that one removed, so that
-    /// the first candidate present is the chosen one (DESIGN §3.9).
+    /// the first candidate present is the chosen one (DESIGN §3.9). A candidate that cannot be
+    /// removed (an element of a list, which a `null` would not leave absent) holds the chosen
+    /// value instead.
     ///
     /// Placing one attribute's value cannot disturb another's unless two attributes share a key
     /// path; the placements are checked again a few times for that case.
@@ -45,7 +47,11 @@ enum OccurrenceMerge {
                 let attribute = choice.attribute
                 for path in attribute.keyPaths {
                     if path === choice.found.path { break }
-                    if path.value(in: dictionary) != nil { remove(at: path.steps[...], in: &dictionary) }
+                    guard path.value(in: dictionary) != nil else { continue }
+                    remove(at: path.steps[...], in: &dictionary)
+                    if let left = path.value(in: dictionary), left != choice.found.value {
+                        _ = set(choice.found.value, at: path.steps[...], in: &dictionary)
+                    }
                 }
                 if choice.found.path.value(in: dictionary) != choice.found.value {
                     _ = set(choice.found.value, at: choice.found.path.steps[...], in: &dictionary)
@@ -53,7 +59,7 @@ enum OccurrenceMerge {
             }
             pending = pending.filter { choice in
                 guard let found = choice.attribute.value(in: dictionary) else { return true }
-                return found.path !== choice.found.path || found.value != choice.found.value
+                return found.value != choice.found.value
             }
         }
     }

@@ -530,3 +530,27 @@ extension AdversarialStreamTests {
         }
     }
 }
+
+extension AdversarialStreamTests {
+    /// A post whose picture is read from the first of `images.0` and `image`.
+    static let pictures = schema(
+        #"""
+        {"entities": {
+          "Post": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "attributes": {"id": {"type": "integer"},
+              "picture": {"type": "string", "key": ["images.0", "image"]},
+              "caption": {"type": "string", "key": ["images.1.caption", "caption"]}}}
+        }}
+        """#)
+
+    @Test("A later occurrence's value under a later candidate key wins over an earlier one's under an array index")
+    func laterCandidateKeyOverAnArrayElement() async throws {
+        let text = Self.data([
+            #"{"id": 1, "images": ["a", {"caption": "c1"}]}"#,
+            #"{"id": 1, "image": "b", "caption": "c2"}"#,
+        ])
+        let whole = try await Self.expectSameAtEveryBatchSize(text, schema: Self.pictures, entity: "Post")
+        // The later values, as two responses would leave them.
+        #expect(whole.rows == ["Post: 1 | 'Post' | 1 | 'b' | 'c2'"], "\(whole)")
+    }
+}
