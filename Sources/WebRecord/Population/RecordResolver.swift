@@ -105,7 +105,12 @@ struct RecordResolver<Storage: RecordStorage> {
         // owner's row is shared when the response names it twice): they share one row too.
         var newChildren: [NewChild: RowState] = [:]
         for proto in protos {
-            guard let owner = proto.owner, !proto.isNewThere else {
+            // An owner that ends as a sub-entity without the relationship (DESIGN §3.13) relates
+            // nothing there: the record is new, and goes unstored with the link
+            // (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``).
+            guard let owner = proto.owner, !proto.isNewThere,
+                owner.proto.representation.relationships.contains(where: { $0.id == owner.relationship.id })
+            else {
                 try makeNew(proto)
                 continue
             }

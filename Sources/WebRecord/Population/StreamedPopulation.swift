@@ -270,7 +270,10 @@ extension ResponsePopulation {
                     // this batch's owner links again, stays: the owner's last occurrence decides.
                     deleter.withdraw(Self.linkedThroughOwners(graph.builder.protoRecords), amongFirst: proposedBefore)
                 }
-                if !whole { try transaction.endBatch() }
+                if !whole {
+                    switches.noteUnlinkedBySwitch(graph.builder.protoRecords)
+                    try transaction.endBatch()
+                }
                 // What no delete the links start removes is needed only when one may come.
                 try add(
                     graph, stored: stored, to: &totals, entity: entity,

@@ -82,7 +82,7 @@ struct SwitchedSubentities {
             guard var values = kept[RowKey(row)] else { continue }
             let current = proto.representation
             let dictionary = proto.dictionary
-            values.removeAll { entry in
+            try values.removeAll { entry in
                 switch entry.source {
                 case .attribute:
                     guard let mapped = current.attribute(atColumn: entry.column) else { return false }
@@ -94,6 +94,7 @@ struct SwitchedSubentities {
                     }
                 case .relationship(let id):
                     guard let mapped = current.relationships.first(where: { $0.id == id }) else { return false }
+                    try Self.requireKeyedObject(mapped, of: proto)
                     // A link the batch sets (or sets to null) wins, as a later occurrence's does,
                     // unless it names a record that is not stored: the link then keeps what is
                     // there, which one batch would not have cleared.
@@ -127,6 +128,7 @@ struct SwitchedSubentities {
             } else {
                 setsWhole = Self.setsToOne(mapped, of: proto)
             }
+            if !mapped.isToMany { try Self.requireKeyedObject(mapped, of: proto) }
             guard replaces, setsWhole else {
                 throw StreamedDivergence(
                     record: proto.description,
@@ -139,12 +141,43 @@ struct SwitchedSubentities {
         lost[key] = ids.isEmpty ? nil : ids
     }
 
+    /// Throws ``StreamedDivergence`` when the batch sets the to-one `mapped` of `proto`, which a
+    /// switch of an earlier batch cleared, to an object without a key: one batch takes that
+    /// object for the record related there before the switch (DESIGN §3.6), which the batches,
+    /// applied in turn, no longer relate.
+    private static func requireKeyedObject(_ mapped: Representation.MappedRelationship, of proto: ProtoRecord) throws {
+        guard
+            let link = proto.links.first(where: { $0.relationship.id == mapped.id }),
+            link.members.contains(where: { $0.owner?.proto == proto && $0.owner?.relationship.id == mapped.id })
+        else { return }
+        throw StreamedDivergence(
+            record: proto.description,
+            reason:
+                "is made a \(proto.representation.name) again after a batch made it another entity, which cleared its '\(mapped.name)', and gives it an object without a key there: populated in parts, that object would be a new record, where the whole response takes it for the one related there"
+        )
+    }
+
     /// Whether the batch sets the to-one `mapped` of `proto`: to `null`, or to a record that is
     /// stored (``ProtoRecord/Link/membersInTurn``); a link to a record that is not leaves what is
     /// there.
     private static func setsToOne(_ mapped: Representation.MappedRelationship, of proto: ProtoRecord) -> Bool {
         if proto.clearedRelationships.contains(mapped.name) { return true }
         return proto.links.contains { $0.relationship.id == mapped.id && $0.membersInTurn != nil }
+    }
+
+    /// Notes, once a batch is written, the records identified by their owner (or related there
+    /// without a key) that it did not store because their owner ends it as a sub-entity without
+    /// that relationship: lost, as a switch's clearing is, so that a later batch that makes the
+    /// owner a sub-entity with the relationship again, and does not set it, reads the response
+    /// again (``requireNothingLost(_:row:)``); one batch would have kept the record.
+    mutating func noteUnlinkedBySwitch(_ protos: [ProtoRecord]) {
+        guard isEnabled else { return }
+        for proto in protos where proto.wasUnlinked {
+            guard let owner = proto.owner, let ownerRow = owner.proto.row,
+                !owner.proto.representation.relationships.contains(where: { $0.id == owner.relationship.id })
+            else { continue }
+            lost[RowKey(ownerRow), default: []].insert(owner.relationship.id)
+        }
     }
 
     /// Once a batch's links are written: the relationships its switches cleared in other rows
