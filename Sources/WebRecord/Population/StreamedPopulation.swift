@@ -64,7 +64,10 @@ extension ResponsePopulation {
             entity = try store.schema.requireEntity(entityName)
             let included = options.included ?? entity.included
             keyPath = responseKeyPath(of: entity)
-            reader = try open(included.isEmpty ? keyPath : nil)
+            // Read whole (no key path to stream at): an `included` list, which the records
+            // need, or an ordered list that is its own inverse (``Schema/hasOrderedSelfInverseList``).
+            let streams = included.isEmpty && !store.schema.hasOrderedSelfInverseList
+            reader = try open(streams ? keyPath : nil)
             reader.preferBatchByteLimit(store.streamingBatchByteLimit)
             if let projection = keyProjection() { reader.project(onto: projection) }
             if case .whole(let response) = try reader.start() {

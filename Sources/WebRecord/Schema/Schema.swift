@@ -170,4 +170,14 @@ extension Schema {
         else { return false }
         return inverse.entityName == relationship.entityName
     }
+
+    /// Whether an ordered to-many is its own inverse: each record's list is also ordered by the
+    /// records that list it, which a stream's batches, applied in turn, would order otherwise
+    /// than one batch (a member dropped by one batch and given back by a later one comes back
+    /// last), so a population reads such a response whole.
+    var hasOrderedSelfInverseList: Bool {
+        entities.contains { entity in
+            entity.relationships.contains { $0.isToMany && $0.isOrdered && isSelfInverse($0) }
+        }
+    }
 }
