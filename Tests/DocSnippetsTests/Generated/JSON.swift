@@ -12,7 +12,7 @@ import WebRecord
 extension DocSnippetContext {
     func json1() throws {
         let body = #"{"meta": {"code": 200}, "data": [{"id": "1", "user": {"username": "alice"}}]}"#
-        let response = try JSONReader().read(body)          // also reads Data, [UInt8], raw bytes
+        let response = try JSONReader().read(body)          // also reads Data
 
         let code = response.value(atKeyPath: "meta.code")                // .integer(200)
         let username = response.value(atKeyPath: "data.0.user.username") // .string("alice")
