@@ -51,8 +51,10 @@ struct Marshaler {
     }
 
     /// Sets one attribute of `row` from `dictionary` (the record's, of the entity `entity`): its
-    /// value coerced, or for a new row whose dictionary lacks it, its default. The key path a
-    /// value was found at is looked up again only for a message.
+    /// value coerced, or for a new row whose dictionary lacks it or gives a value the attribute
+    /// refuses (reported), its default: a refused value leaves the attribute as if absent, as it
+    /// leaves a stored row's value as it was. The key path a value was found at is looked up
+    /// again only for a message.
     @inline(__always)
     private func populate(
         _ mapped: Representation.MappedAttribute, of entity: String, in row: RowState, from dictionary: JSONObject,
@@ -63,6 +65,13 @@ struct Marshaler {
                 row.set(stored, at: mapped.column)
             }
             return
+        }
+        // A value refused below leaves the attribute as if absent.
+        var accepted = false
+        defer {
+            if !accepted, isNew, let stored = mapped.storedDefault, row.values[mapped.column].isNull {
+                row.set(stored, at: mapped.column)
+            }
         }
         if let name = mapped.transformer {
             guard let transform = store.transformer(named: name) else {
@@ -97,6 +106,7 @@ struct Marshaler {
                     expected: coercion.refusal(value, type: mapped.type, dateFormat: mapped.dateFormat)))
             return
         }
+        accepted = true
         row.set(stored, at: mapped.column)
     }
 
