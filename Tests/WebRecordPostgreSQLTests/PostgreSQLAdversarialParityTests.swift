@@ -28,110 +28,16 @@ import WebRecordTesting
     }
 
     /// `AdversarialStreamTests.blog`.
-    static let blog = schema(
-        #"""
-        {"entities": {
-          "Post": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}, "title": {"type": "string"},
-              "firstImage": {"type": "string", "key": "images.0.url"},
-              "secondWidth": {"type": "integer", "key": "images.1.size.w"},
-              "summary": {"type": "string", "key": "meta.summary"},
-              "text": {"type": "string"},
-              "extra": {"type": "json"}},
-            "relationships": {"user": {"destination": "User", "inverse": "posts"},
-              "tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "posts"},
-              "labels": {"destination": "Label", "toMany": true, "inverse": "posts", "merge": "union"},
-              "cover": {"destination": "Cover", "inverse": "post"}}},
-          "User": {"primaryKey": "id",
-            "attributes": {"id": {"type": "string"}, "name": {"type": "string"},
-              "bio": {"type": "string", "key": "profile.bio"}, "user": {"type": "string", "key": "handle"}},
-            "relationships": {"posts": {"destination": "Post", "toMany": true, "inverse": "user", "merge": "union"},
-              "counts": {"destination": "Counts", "inverse": "user"}}},
-          "Counts": {"primaryKey": "user", "attributes": {"followers": {"type": "integer"}},
-            "relationships": {"user": {"destination": "User", "inverse": "counts"}}},
-          "Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}, "weight": {"type": "integer"}},
-            "relationships": {"posts": {"destination": "Post", "toMany": true, "inverse": "tags", "merge": "union"}}},
-          "Label": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "text": {"type": "string"}},
-            "relationships": {"posts": {"destination": "Post", "toMany": true, "inverse": "labels", "merge": "union"}}},
-          "Cover": {"attributes": {"url": {"type": "string"}, "w": {"type": "integer"}},
-            "relationships": {"post": {"destination": "Post", "inverse": "cover"}}}
-        }}
-        """#)
+    static let blog = schema(AdversarialSchemaJSON.blog)
 
     /// `AdversarialStreamTests.covers`.
-    static let covers = schema(
-        #"""
-        {"entities": {
-          "Post": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}, "title": {"type": "string"}},
-            "relationships": {"cover": {"destination": "Image"},
-              "banner": {"destination": "Banner", "inverse": "post"}}},
-          "Image": {"attributes": {"url": {"type": "string"}}},
-          "Banner": {"attributes": {"url": {"type": "string"}},
-            "relationships": {"post": {"destination": "Post", "inverse": "banner"}}}
-        }}
-        """#)
+    static let covers = schema(AdversarialSchemaJSON.covers)
 
     /// `AdversarialStreamTests2.shapes`.
-    static let shapes = schema(
-        #"""
-        {"entities": {
-          "Shape": {"primaryKey": "id", "keyPathForResponseObject": "data", "abstract": true,
-            "subentities": {"key": "kind", "map": {"circle": "Circle", "square": "Square"}},
-            "attributes": {"id": {"type": "integer"}, "kind": {"type": "string"}}},
-          "Circle": {"parent": "Shape", "attributes": {"radius": {"type": "double"}},
-            "relationships": {"style": {"destination": "Style", "inverse": "circle"},
-              "frame": {"destination": "Frame"},
-              "label": {"destination": "Label", "inverse": "circle"},
-              "dots": {"destination": "Dot", "toMany": true, "inverse": "circle"}}},
-          "Square": {"parent": "Shape", "attributes": {"side": {"type": "double"}}},
-          "Style": {"attributes": {"color": {"type": "string"}},
-            "relationships": {"circle": {"destination": "Circle", "inverse": "style"}}},
-          "Frame": {"attributes": {"width": {"type": "integer"}}},
-          "Label": {"primaryKey": "circle", "attributes": {"text": {"type": "string"}},
-            "relationships": {"circle": {"destination": "Circle", "inverse": "label"}}},
-          "Dot": {"attributes": {"x": {"type": "integer"}},
-            "relationships": {"circle": {"destination": "Circle", "inverse": "dots"}}}
-        }}
-        """#)
+    static let shapes = schema(AdversarialSchemaJSON.shapes)
 
     /// `AdversarialStreamTests3.catalog`.
-    static let catalog = schema(
-        #"""
-        {"entities": {
-          "Item": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}, "name": {"type": "string", "optional": false},
-              "n": {"type": "integer", "default": 3}, "level": {"type": "integer", "optional": false, "default": 1},
-              "extra": {"type": "json"}, "bio": {"type": "string", "key": "profile.bio"},
-              "pic": {"type": "string", "key": ["images.0", "image"]},
-              "count": {"type": "integer", "key": ["stats.count", "count"]}},
-            "relationships": {"owner": {"destination": "Owner", "inverse": "items"},
-              "cover": {"destination": "Cover", "inverse": "item"},
-              "tags": {"destination": "Tag", "toMany": true, "inverse": "items"},
-              "marks": {"destination": "Mark", "toMany": true, "inverse": "item", "merge": "union"},
-              "parts": {"destination": "Part", "toMany": true, "inverse": "item"},
-              "stats": {"destination": "Stats", "inverse": "item"}}},
-          "Owner": {"primaryKey": "id",
-            "attributes": {"id": {"type": "string"}, "name": {"type": "string"}},
-            "relationships": {"items": {"destination": "Item", "toMany": true, "inverse": "owner", "merge": "union"},
-              "badge": {"destination": "Badge", "inverse": "owner"}}},
-          "Badge": {"attributes": {"t": {"type": "string"}},
-            "relationships": {"owner": {"destination": "Owner", "inverse": "badge"}}},
-          "Cover": {"attributes": {"url": {"type": "string"}, "alt": {"type": "string", "default": "d"}},
-            "relationships": {"item": {"destination": "Item", "inverse": "cover"},
-              "thumb": {"destination": "Thumb", "inverse": "cover"}}},
-          "Thumb": {"attributes": {"w": {"type": "integer"}},
-            "relationships": {"cover": {"destination": "Cover", "inverse": "thumb"}}},
-          "Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}, "weight": {"type": "integer"}},
-            "relationships": {"items": {"destination": "Item", "toMany": true, "inverse": "tags", "merge": "union"}}},
-          "Mark": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "text": {"type": "string", "default": "m"}},
-            "relationships": {"item": {"destination": "Item", "inverse": "marks"}}},
-          "Part": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "label": {"type": "string"}},
-            "relationships": {"item": {"destination": "Item", "inverse": "parts"}}},
-          "Stats": {"primaryKey": "item", "attributes": {"views": {"type": "integer"}, "kind": {"type": "string", "default": "k"}},
-            "relationships": {"item": {"destination": "Item", "inverse": "stats"}}}
-        }}
-        """#)
+    static let catalog = schema(AdversarialSchemaJSON.catalog)
 
     // MARK: - Support
 
@@ -163,20 +69,8 @@ import WebRecordTesting
         }
     }
 
-    /// A value as text whose bytes are its own: non-ASCII scalars escaped, so that canonically
-    /// equivalent strings (equal as Swift strings) differ here as they do in the store.
-    static func exact(_ value: DatabaseValue) -> String {
-        guard case .text(let text) = value else { return value.description }
-        var escaped = "'"
-        for scalar in text.unicodeScalars {
-            if scalar.isASCII {
-                escaped.unicodeScalars.append(scalar)
-            } else {
-                escaped += "\\u{\(String(scalar.value, radix: 16))}"
-            }
-        }
-        return escaped + "'"
-    }
+    /// A value as text whose bytes are its own (`exactText(_:)`).
+    static func exact(_ value: DatabaseValue) -> String { exactText(value) }
 
     static func lines(_ content: [String: [[DatabaseValue]]]) -> [String] {
         content.keys.sorted().flatMap { table in

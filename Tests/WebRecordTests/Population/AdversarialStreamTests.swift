@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecordTesting
 
@@ -65,19 +66,8 @@ struct AdversarialStreamTests {
         }
     }
 
-    /// A value as text whose bytes are its own: non-ASCII scalars escaped.
-    static func exact(_ value: DatabaseValue) -> String {
-        guard case .text(let text) = value else { return value.description }
-        var escaped = "'"
-        for scalar in text.unicodeScalars {
-            if scalar.isASCII {
-                escaped.unicodeScalars.append(scalar)
-            } else {
-                escaped += "\\u{\(String(scalar.value, radix: 16))}"
-            }
-        }
-        return escaped + "'"
-    }
+    /// A value as text whose bytes are its own (`exactText(_:)`).
+    static func exact(_ value: DatabaseValue) -> String { exactText(value) }
 
     /// `text` populated as `entity` records into an in-memory store of `schema` holding
     /// `earlier`: whole (`batchBytes` nil), or streamed at `batchBytes` from a source that can be
@@ -166,35 +156,7 @@ struct AdversarialStreamTests {
 
     /// Posts with a user (with owner-keyed counts), tags, a keyless cover, and attributes read
     /// through numeric, dotted and escaped key paths.
-    static let blog = schema(
-        #"""
-        {"entities": {
-          "Post": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}, "title": {"type": "string"},
-              "firstImage": {"type": "string", "key": "images.0.url"},
-              "secondWidth": {"type": "integer", "key": "images.1.size.w"},
-              "summary": {"type": "string", "key": "meta.summary"},
-              "text": {"type": "string"},
-              "extra": {"type": "json"}},
-            "relationships": {"user": {"destination": "User", "inverse": "posts"},
-              "tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "posts"},
-              "labels": {"destination": "Label", "toMany": true, "inverse": "posts", "merge": "union"},
-              "cover": {"destination": "Cover", "inverse": "post"}}},
-          "User": {"primaryKey": "id",
-            "attributes": {"id": {"type": "string"}, "name": {"type": "string"},
-              "bio": {"type": "string", "key": "profile.bio"}, "user": {"type": "string", "key": "handle"}},
-            "relationships": {"posts": {"destination": "Post", "toMany": true, "inverse": "user", "merge": "union"},
-              "counts": {"destination": "Counts", "inverse": "user"}}},
-          "Counts": {"primaryKey": "user", "attributes": {"followers": {"type": "integer"}},
-            "relationships": {"user": {"destination": "User", "inverse": "counts"}}},
-          "Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}, "weight": {"type": "integer"}},
-            "relationships": {"posts": {"destination": "Post", "toMany": true, "inverse": "tags", "merge": "union"}}},
-          "Label": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "text": {"type": "string"}},
-            "relationships": {"posts": {"destination": "Post", "toMany": true, "inverse": "labels", "merge": "union"}}},
-          "Cover": {"attributes": {"url": {"type": "string"}, "w": {"type": "integer"}},
-            "relationships": {"post": {"destination": "Post", "inverse": "cover"}}}
-        }}
-        """#)
+    static let blog = schema(AdversarialSchemaJSON.blog)
 
     static func data(_ elements: [String]) -> String {
         #"{"data": [\#(elements.joined(separator: ",\n"))]}"#
@@ -497,18 +459,7 @@ struct AdversarialStreamTests {
 extension AdversarialStreamTests {
     /// Posts whose keyless `cover` is kept in the post's own row (no inverse), and whose keyless
     /// `banner` is kept in the banner's row (an inverse).
-    static let covers = schema(
-        #"""
-        {"entities": {
-          "Post": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}, "title": {"type": "string"}},
-            "relationships": {"cover": {"destination": "Image"},
-              "banner": {"destination": "Banner", "inverse": "post"}}},
-          "Image": {"attributes": {"url": {"type": "string"}}},
-          "Banner": {"attributes": {"url": {"type": "string"}},
-            "relationships": {"post": {"destination": "Post", "inverse": "banner"}}}
-        }}
-        """#)
+    static let covers = schema(AdversarialSchemaJSON.covers)
 
     @Test(
         "A keyless to-one object kept in its owner's row, or in its own, that a later occurrence unlinks ends as in one batch",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecordTesting
 
@@ -76,27 +77,7 @@ struct AdversarialStreamTests2 {
 // MARK: - Sub-entities, keys and coercion
 
 extension AdversarialStreamTests2 {
-    static let shapes = A.schema(
-        #"""
-        {"entities": {
-          "Shape": {"primaryKey": "id", "keyPathForResponseObject": "data", "abstract": true,
-            "subentities": {"key": "kind", "map": {"circle": "Circle", "square": "Square"}},
-            "attributes": {"id": {"type": "integer"}, "kind": {"type": "string"}}},
-          "Circle": {"parent": "Shape", "attributes": {"radius": {"type": "double"}},
-            "relationships": {"style": {"destination": "Style", "inverse": "circle"},
-              "frame": {"destination": "Frame"},
-              "label": {"destination": "Label", "inverse": "circle"},
-              "dots": {"destination": "Dot", "toMany": true, "inverse": "circle"}}},
-          "Square": {"parent": "Shape", "attributes": {"side": {"type": "double"}}},
-          "Style": {"attributes": {"color": {"type": "string"}},
-            "relationships": {"circle": {"destination": "Circle", "inverse": "style"}}},
-          "Frame": {"attributes": {"width": {"type": "integer"}}},
-          "Label": {"primaryKey": "circle", "attributes": {"text": {"type": "string"}},
-            "relationships": {"circle": {"destination": "Circle", "inverse": "label"}}},
-          "Dot": {"attributes": {"x": {"type": "integer"}},
-            "relationships": {"circle": {"destination": "Circle", "inverse": "dots"}}}
-        }}
-        """#)
+    static let shapes = A.schema(AdversarialSchemaJSON.shapes)
 
     @Test(
         "Keyless and owner-keyed children of a sub-entity that switches away and back end as whole",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import WebRecordTesting
 
@@ -13,42 +14,7 @@ struct AdversarialStreamTests3 {
 
     static func data(_ elements: [String]) -> String { A.data(elements) }
 
-    static let catalog = A.schema(
-        #"""
-        {"entities": {
-          "Item": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}, "name": {"type": "string", "optional": false},
-              "n": {"type": "integer", "default": 3}, "level": {"type": "integer", "optional": false, "default": 1},
-              "extra": {"type": "json"}, "bio": {"type": "string", "key": "profile.bio"},
-              "pic": {"type": "string", "key": ["images.0", "image"]},
-              "count": {"type": "integer", "key": ["stats.count", "count"]}},
-            "relationships": {"owner": {"destination": "Owner", "inverse": "items"},
-              "cover": {"destination": "Cover", "inverse": "item"},
-              "tags": {"destination": "Tag", "toMany": true, "inverse": "items"},
-              "marks": {"destination": "Mark", "toMany": true, "inverse": "item", "merge": "union"},
-              "parts": {"destination": "Part", "toMany": true, "inverse": "item"},
-              "stats": {"destination": "Stats", "inverse": "item"}}},
-          "Owner": {"primaryKey": "id",
-            "attributes": {"id": {"type": "string"}, "name": {"type": "string"}},
-            "relationships": {"items": {"destination": "Item", "toMany": true, "inverse": "owner", "merge": "union"},
-              "badge": {"destination": "Badge", "inverse": "owner"}}},
-          "Badge": {"attributes": {"t": {"type": "string"}},
-            "relationships": {"owner": {"destination": "Owner", "inverse": "badge"}}},
-          "Cover": {"attributes": {"url": {"type": "string"}, "alt": {"type": "string", "default": "d"}},
-            "relationships": {"item": {"destination": "Item", "inverse": "cover"},
-              "thumb": {"destination": "Thumb", "inverse": "cover"}}},
-          "Thumb": {"attributes": {"w": {"type": "integer"}},
-            "relationships": {"cover": {"destination": "Cover", "inverse": "thumb"}}},
-          "Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}, "weight": {"type": "integer"}},
-            "relationships": {"items": {"destination": "Item", "toMany": true, "inverse": "tags", "merge": "union"}}},
-          "Mark": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "text": {"type": "string", "default": "m"}},
-            "relationships": {"item": {"destination": "Item", "inverse": "marks"}}},
-          "Part": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "label": {"type": "string"}},
-            "relationships": {"item": {"destination": "Item", "inverse": "parts"}}},
-          "Stats": {"primaryKey": "item", "attributes": {"views": {"type": "integer"}, "kind": {"type": "string", "default": "k"}},
-            "relationships": {"item": {"destination": "Item", "inverse": "stats"}}}
-        }}
-        """#)
+    static let catalog = A.schema(AdversarialSchemaJSON.catalog)
 
     static let shapes = A.schema(
         #"""

@@ -1,0 +1,126 @@
+import WebRecord
+
+/// A value as text whose bytes are its own: non-ASCII scalars escaped, so that canonically
+/// equivalent strings (equal as Swift strings) differ here as they do in the store.
+public func exactText(_ value: DatabaseValue) -> String {
+    guard case .text(let text) = value else { return value.description }
+    var escaped = "'"
+    for scalar in text.unicodeScalars {
+        if scalar.isASCII {
+            escaped.unicodeScalars.append(scalar)
+        } else {
+            escaped += "\\u{\(String(scalar.value, radix: 16))}"
+        }
+    }
+    return escaped + "'"
+}
+
+/// The schemas of the adversarial population tests, shared by the SQLite suites
+/// (`AdversarialStreamTests`, `AdversarialStreamTests2`, `AdversarialStreamTests3`) and the
+/// PostgreSQL parity suite, which populates the same responses into both stores.
+public enum AdversarialSchemaJSON {
+    /// Posts with a user (with owner-keyed counts), tags, labels, a keyless cover, and attributes read
+    /// through numeric, dotted and escaped key paths.
+    public static let blog = #"""
+        {"entities": {
+          "Post": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "attributes": {"id": {"type": "integer"}, "title": {"type": "string"},
+              "firstImage": {"type": "string", "key": "images.0.url"},
+              "secondWidth": {"type": "integer", "key": "images.1.size.w"},
+              "summary": {"type": "string", "key": "meta.summary"},
+              "text": {"type": "string"},
+              "extra": {"type": "json"}},
+            "relationships": {"user": {"destination": "User", "inverse": "posts"},
+              "tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "posts"},
+              "labels": {"destination": "Label", "toMany": true, "inverse": "posts", "merge": "union"},
+              "cover": {"destination": "Cover", "inverse": "post"}}},
+          "User": {"primaryKey": "id",
+            "attributes": {"id": {"type": "string"}, "name": {"type": "string"},
+              "bio": {"type": "string", "key": "profile.bio"}, "user": {"type": "string", "key": "handle"}},
+            "relationships": {"posts": {"destination": "Post", "toMany": true, "inverse": "user", "merge": "union"},
+              "counts": {"destination": "Counts", "inverse": "user"}}},
+          "Counts": {"primaryKey": "user", "attributes": {"followers": {"type": "integer"}},
+            "relationships": {"user": {"destination": "User", "inverse": "counts"}}},
+          "Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}, "weight": {"type": "integer"}},
+            "relationships": {"posts": {"destination": "Post", "toMany": true, "inverse": "tags", "merge": "union"}}},
+          "Label": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "text": {"type": "string"}},
+            "relationships": {"posts": {"destination": "Post", "toMany": true, "inverse": "labels", "merge": "union"}}},
+          "Cover": {"attributes": {"url": {"type": "string"}, "w": {"type": "integer"}},
+            "relationships": {"post": {"destination": "Post", "inverse": "cover"}}}
+        }}
+        """#
+
+    /// Posts whose keyless `cover` is kept in the post's own row (no inverse), and whose keyless
+    /// `banner` is kept in the banner's row (an inverse).
+    public static let covers = #"""
+        {"entities": {
+          "Post": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "attributes": {"id": {"type": "integer"}, "title": {"type": "string"}},
+            "relationships": {"cover": {"destination": "Image"},
+              "banner": {"destination": "Banner", "inverse": "post"}}},
+          "Image": {"attributes": {"url": {"type": "string"}}},
+          "Banner": {"attributes": {"url": {"type": "string"}},
+            "relationships": {"post": {"destination": "Post", "inverse": "banner"}}}
+        }}
+        """#
+
+    /// Shapes whose sub-entities have keyless and owner-keyed children.
+    public static let shapes = #"""
+        {"entities": {
+          "Shape": {"primaryKey": "id", "keyPathForResponseObject": "data", "abstract": true,
+            "subentities": {"key": "kind", "map": {"circle": "Circle", "square": "Square"}},
+            "attributes": {"id": {"type": "integer"}, "kind": {"type": "string"}}},
+          "Circle": {"parent": "Shape", "attributes": {"radius": {"type": "double"}},
+            "relationships": {"style": {"destination": "Style", "inverse": "circle"},
+              "frame": {"destination": "Frame"},
+              "label": {"destination": "Label", "inverse": "circle"},
+              "dots": {"destination": "Dot", "toMany": true, "inverse": "circle"}}},
+          "Square": {"parent": "Shape", "attributes": {"side": {"type": "double"}}},
+          "Style": {"attributes": {"color": {"type": "string"}},
+            "relationships": {"circle": {"destination": "Circle", "inverse": "style"}}},
+          "Frame": {"attributes": {"width": {"type": "integer"}}},
+          "Label": {"primaryKey": "circle", "attributes": {"text": {"type": "string"}},
+            "relationships": {"circle": {"destination": "Circle", "inverse": "label"}}},
+          "Dot": {"attributes": {"x": {"type": "integer"}},
+            "relationships": {"circle": {"destination": "Circle", "inverse": "dots"}}}
+        }}
+        """#
+
+    /// Items with defaults, a non-optional attribute, json, key paths and candidate keys, and
+    /// many kinds of relationship.
+    public static let catalog = #"""
+        {"entities": {
+          "Item": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "attributes": {"id": {"type": "integer"}, "name": {"type": "string", "optional": false},
+              "n": {"type": "integer", "default": 3}, "level": {"type": "integer", "optional": false, "default": 1},
+              "extra": {"type": "json"}, "bio": {"type": "string", "key": "profile.bio"},
+              "pic": {"type": "string", "key": ["images.0", "image"]},
+              "count": {"type": "integer", "key": ["stats.count", "count"]}},
+            "relationships": {"owner": {"destination": "Owner", "inverse": "items"},
+              "cover": {"destination": "Cover", "inverse": "item"},
+              "tags": {"destination": "Tag", "toMany": true, "inverse": "items"},
+              "marks": {"destination": "Mark", "toMany": true, "inverse": "item", "merge": "union"},
+              "parts": {"destination": "Part", "toMany": true, "inverse": "item"},
+              "stats": {"destination": "Stats", "inverse": "item"}}},
+          "Owner": {"primaryKey": "id",
+            "attributes": {"id": {"type": "string"}, "name": {"type": "string"}},
+            "relationships": {"items": {"destination": "Item", "toMany": true, "inverse": "owner", "merge": "union"},
+              "badge": {"destination": "Badge", "inverse": "owner"}}},
+          "Badge": {"attributes": {"t": {"type": "string"}},
+            "relationships": {"owner": {"destination": "Owner", "inverse": "badge"}}},
+          "Cover": {"attributes": {"url": {"type": "string"}, "alt": {"type": "string", "default": "d"}},
+            "relationships": {"item": {"destination": "Item", "inverse": "cover"},
+              "thumb": {"destination": "Thumb", "inverse": "cover"}}},
+          "Thumb": {"attributes": {"w": {"type": "integer"}},
+            "relationships": {"cover": {"destination": "Cover", "inverse": "thumb"}}},
+          "Tag": {"primaryKey": "name", "attributes": {"name": {"type": "string"}, "weight": {"type": "integer"}},
+            "relationships": {"items": {"destination": "Item", "toMany": true, "inverse": "tags", "merge": "union"}}},
+          "Mark": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "text": {"type": "string", "default": "m"}},
+            "relationships": {"item": {"destination": "Item", "inverse": "marks"}}},
+          "Part": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "label": {"type": "string"}},
+            "relationships": {"item": {"destination": "Item", "inverse": "parts"}}},
+          "Stats": {"primaryKey": "item", "attributes": {"views": {"type": "integer"}, "kind": {"type": "string", "default": "k"}},
+            "relationships": {"item": {"destination": "Item", "inverse": "stats"}}}
+        }}
+        """#
+}
