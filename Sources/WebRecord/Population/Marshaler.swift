@@ -223,7 +223,7 @@ struct Marshaler {
         else { return false }
         let relationship = owner.relationship.id
         // Its owner ends as a sub-entity without the relationship: nothing relates it there.
-        if !owner.proto.representation.relationships.contains(where: { $0.id == relationship }) { return true }
+        if !owner.hasRelationship { return true }
         var holders = [owner.proto]
         if let ownerRow = owner.proto.row, let group = sharing[ownerRow] { holders = group }
         let applying = holders.first { holder in

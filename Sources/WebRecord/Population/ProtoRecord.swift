@@ -19,6 +19,10 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
     struct Owner {
         let proto: ProtoRecord
         let relationship: Representation.MappedRelationship
+
+        /// Whether the owner, as the entity it ends the batch as (its last sub-entity), has the
+        /// relationship: one that does not relates nothing there (DESIGN §3.13).
+        var hasRelationship: Bool { proto.representation.relationships.contains { $0.id == relationship.id } }
     }
 
     /// One relationship the response set, with its members in response order.

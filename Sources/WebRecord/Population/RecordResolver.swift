@@ -109,7 +109,7 @@ struct RecordResolver<Storage: RecordStorage> {
             // nothing there: the record is new, and goes unstored with the link
             // (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``).
             guard let owner = proto.owner, !proto.isNewThere,
-                owner.proto.representation.relationships.contains(where: { $0.id == owner.relationship.id })
+                owner.hasRelationship
             else {
                 try makeNew(proto)
                 continue

@@ -174,7 +174,7 @@ struct SwitchedSubentities {
         guard isEnabled else { return }
         for proto in protos where proto.wasUnlinked {
             guard let owner = proto.owner, let ownerRow = owner.proto.row,
-                !owner.proto.representation.relationships.contains(where: { $0.id == owner.relationship.id })
+                !owner.hasRelationship
             else { continue }
             lost[RowKey(ownerRow), default: []].insert(owner.relationship.id)
         }
