@@ -38,34 +38,66 @@ struct Marshaler {
         let representation = proto.representation
         row.entityName = representation.name
         let isNew = row.isNew
-        let dictionary = proto.dictionary
+        let prepared = proto.preparedValues
+        let dictionary = prepared == nil ? proto.dictionary : nil
         // The representation holds its attributes until it is released, after the population:
         // none is retained for its turn.
         representation.attributes.withUnsafeBufferPointer { attributes in
             for index in attributes.indices {
                 Unmanaged.passUnretained(attributes[index])._withUnsafeGuaranteedRef { mapped in
-                    populate(mapped, of: representation.name, in: row, from: dictionary, isNew: isNew)
+                    switch prepared?[index]
+                        ?? Self.prepare(mapped, in: dictionary ?? proto.dictionary, coercion: coercion)
+                    {
+                    case .value(let stored):
+                        row.set(stored, at: mapped.column)
+                    case .absent:
+                        if isNew, let stored = mapped.storedDefault { row.set(stored, at: mapped.column) }
+                    case .reported:
+                        populate(
+                            mapped, of: representation.name, in: row, from: dictionary ?? proto.dictionary, isNew: isNew
+                        )
+                    }
                 }
             }
         }
     }
 
-    /// Sets one attribute of `row` from `dictionary` (the record's, of the entity `entity`): its
-    /// value coerced, or for a new row whose dictionary lacks it or gives a value the attribute
-    /// refuses (reported), its default: a refused value leaves the attribute as if absent, as it
-    /// leaves a stored row's value as it was. The key path a value was found at is looked up
-    /// again only for a message.
-    @inline(__always)
+    /// What one attribute of a record takes from its dictionary, worked out before it is set
+    /// (``prepare(_:in:coercion:)``).
+    enum PreparedValue {
+        /// The value to store: found, and accepted as it is.
+        case value(DatabaseValue)
+        /// No value: the dictionary lacks the attribute (a new row takes its default).
+        case absent
+        /// A value that needs a value transformer, or that the attribute refuses (reported
+        /// when the attribute is set, in turn with the batch's other messages).
+        case reported
+    }
+
+    /// What `mapped` takes from `dictionary`. Reads nothing but the two, so the reading thread
+    /// of a streamed population prepares each record's values (``ProtoRecordArena``) while the
+    /// writer writes the batch before, and the writer only sets them.
+    static func prepare(
+        _ mapped: Representation.MappedAttribute, in dictionary: JSONObject, coercion: ValueCoercion
+    ) -> PreparedValue {
+        guard let value = mapped.firstValue(in: dictionary) else { return .absent }
+        guard mapped.transformer == nil, !value.isNull || mapped.isOptional,
+            let stored = coercion.storedValue(value, type: mapped.type, dateFormat: mapped.dateFormat)
+        else { return .reported }
+        return .value(stored)
+    }
+
+    /// Sets one attribute of `row` from `dictionary` (the record's, of the entity `entity`) that
+    /// needs a value transformer or gives a value the attribute refuses (reported): the value
+    /// transformed and coerced, or for a new row whose dictionary gives a value the attribute
+    /// refuses, its default: a refused value leaves the attribute as if absent, as it leaves a
+    /// stored row's value as it was. The key path a value was found at is looked up again
+    /// only for a message.
     private func populate(
         _ mapped: Representation.MappedAttribute, of entity: String, in row: RowState, from dictionary: JSONObject,
         isNew: Bool
     ) {
-        guard var value = mapped.firstValue(in: dictionary) else {
-            if isNew, let stored = mapped.storedDefault {
-                row.set(stored, at: mapped.column)
-            }
-            return
-        }
+        guard var value = mapped.firstValue(in: dictionary) else { return }
         // A value refused below leaves the attribute as if absent.
         var accepted = false
         defer {

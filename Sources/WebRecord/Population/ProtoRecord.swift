@@ -80,6 +80,9 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         var isNamedApartFromOwner = false
         var isNewThere = false
         var repeatMark = 0
+        /// Where the record's prepared attribute values start in ``ProtoRecordArena/prepared``;
+        /// -1 when none are (not yet, or the dictionary or the entity changed since).
+        var preparedAt = -1
     }
 
     /// The batch's proto-records, which hold this one's fields.
@@ -113,7 +116,10 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
     /// The record's dictionary: every occurrence in the response merged, after pre-population.
     var dictionary: JSONObject {
         get { fields.pointee.dictionary }
-        nonmutating _modify { yield &fields.pointee.dictionary }
+        nonmutating _modify {
+            fields.pointee.preparedAt = -1
+            yield &fields.pointee.dictionary
+        }
     }
     /// The primary-key value as found in (or injected into) the response, if any.
     var primaryKeyValue: JSONValue? {
@@ -152,6 +158,9 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         get { fields.pointee.owner }
         nonmutating set { fields.pointee.owner = newValue }
     }
+    /// The ``MappedRelationship/id`` of the owner's relationship to the record, for records
+    /// identified by their owner: read in place, copying no owner.
+    var ownerRelationshipID: Int? { fields.pointee.owner?.relationship.id }
     /// The row the proto-record resolved to, once resolved.
     var row: RowState? {
         get { fields.pointee.row }
@@ -255,7 +264,18 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
 
     /// Makes the record one of another entity of its hierarchy (a sub-entity chosen later).
     func become(_ representation: Representation) {
+        fields.pointee.preparedAt = -1
         fields.pointee.representation = representation
+    }
+
+    /// The record's attribute values as its reading thread prepared them
+    /// (``ProtoRecordArena/prepareAttributes(coercion:)``), one per attribute of its
+    /// representation, in order; nil when they are not prepared, or no longer hold (an
+    /// occurrence merged into the dictionary since, or another entity chosen).
+    var preparedValues: UnsafeBufferPointer<Marshaler.PreparedValue>? {
+        let start = fields.pointee.preparedAt
+        guard start >= 0 else { return nil }
+        return arena.prepared.elements(from: start, count: representation.attributes.count)
     }
 
     /// Whether an occurrence of the record set `relationship`.
@@ -362,8 +382,14 @@ final class ProtoRecordArena {
     // Unchecked exclusivity: no two accesses overlap, and the dynamic checks of a class's
     // property would cost more than the reads of a proto-record's fields.
     @exclusivity(unchecked) fileprivate(set) var fields = BatchColumn<ProtoRecord.Fields>()
+    /// The attribute values the reading thread prepared, every record's one after another
+    /// (``ProtoRecord/preparedValues``).
+    @exclusivity(unchecked) fileprivate(set) var prepared = BatchColumn<Marshaler.PreparedValue>()
 
-    deinit { fields.removeAll() }
+    deinit {
+        fields.removeAll()
+        prepared.removeAll()
+    }
 
     /// The number of proto-records made.
     var count: Int { fields.count }
@@ -383,6 +409,30 @@ final class ProtoRecordArena {
     /// arena to the next batch it builds), and freed with the arena.
     func removeAll() {
         fields.removeAll(keepingCapacity: true)
+        prepared.removeAll(keepingCapacity: true)
+    }
+
+    /// Prepares every record's attribute values (``Marshaler/prepare(_:in:coercion:)``), once the
+    /// batch is built: on the reading thread of a streamed population, while the writer writes
+    /// the batch before, so that the writer only sets them.
+    func prepareAttributes(coercion: ValueCoercion) {
+        for index in 0..<fields.count {
+            let record = fields.pointer(at: index)
+            // The record's representation holds its attributes while they are read: none is
+            // retained for its turn.
+            Unmanaged.passUnretained(record.pointee.representation)._withUnsafeGuaranteedRef { representation in
+                representation.attributes.withUnsafeBufferPointer { attributes in
+                    guard !attributes.isEmpty else { return }
+                    record.pointee.preparedAt = prepared.count
+                    let dictionary = record.pointee.dictionary
+                    for position in attributes.indices {
+                        Unmanaged.passUnretained(attributes[position])._withUnsafeGuaranteedRef { mapped in
+                            prepared.append(Marshaler.prepare(mapped, in: dictionary, coercion: coercion))
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 

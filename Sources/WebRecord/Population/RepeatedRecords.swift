@@ -42,11 +42,11 @@ struct RepeatedRecords {
         var values: [DatabaseValue]
     }
 
-    /// A child of a record kept: the relationship that reaches it, its entity, and its row.
-    struct Child {
+    /// What a child of a record kept is: the relationship that reaches it and its entity. Two
+    /// plain numbers, so that matching a batch's children against them counts no reference.
+    struct Child: Equatable {
         let relationship: Int
         let representation: Int
-        var row: Row
     }
 
     /// A record kept: what its occurrences gave, its row, and its children's. A class, so that
@@ -55,15 +55,18 @@ struct RepeatedRecords {
         let representation: Int
         let dictionary: JSONObject
         var row: Row
-        var children: [Child]
+        /// Its children, one per relationship, and their rows (``childRows``) in the same order.
+        let children: [Child]
+        var childRows: [Row]
         /// Whether the batch being stored takes it as written.
         var isCarried = false
 
-        init(representation: Int, dictionary: JSONObject, row: Row, children: [Child]) {
+        init(representation: Int, dictionary: JSONObject, row: Row, children: [Child], childRows: [Row]) {
             self.representation = representation
             self.dictionary = dictionary
             self.row = row
             self.children = children
+            self.childRows = childRows
         }
     }
 
@@ -179,16 +182,12 @@ struct RepeatedRecords {
     /// Gives each of `children` the row of the kept child it is; false when one has no table or
     /// no kept child (the caller then takes back what was given).
     private func attach(_ children: [ProtoRecord], of entry: Entry) -> Bool {
-        var plans: [TablePlan] = []
+        guard children.allSatisfy({ $0.representation.table != nil }) else { return false }
         for child in children {
-            guard let plan = child.representation.table else { return false }
-            plans.append(plan)
-        }
-        for (child, plan) in zip(children, plans) {
-            guard let kept = entry.children.first(where: { $0.relationship == child.owner?.relationship.id }) else {
-                return false
-            }
-            attach(kept.row, plan: plan, to: child)
+            guard let plan = child.representation.table,
+                let kept = entry.children.firstIndex(where: { $0.relationship == child.ownerRelationshipID })
+            else { return false }
+            attach(entry.childRows[kept], plan: plan, to: child)
         }
         return true
     }
@@ -275,22 +274,22 @@ struct RepeatedRecords {
             }
             if isKept { forget(key) }
             var kept: [Child] = []
+            var keptRows: [Row] = []
             kept.reserveCapacity(children.count)
+            keptRows.reserveCapacity(children.count)
             for child in children {
-                guard let childRow = child.row, let relationship = child.owner?.relationship.id,
+                guard let childRow = child.row, let relationship = child.ownerRelationshipID,
                     !Self.holdsKey(childRow, of: child.representation)
                 else { break }
-                kept.append(
-                    Child(
-                        relationship: relationship, representation: child.representation.index, row: Self.row(childRow))
-                )
+                kept.append(Child(relationship: relationship, representation: child.representation.index))
+                keptRows.append(Self.row(childRow))
             }
             guard kept.count == children.count else { continue }
             entries[key] = Entry(
                 representation: proto.representation.index, dictionary: proto.dictionary,
-                row: Self.row(row), children: kept)
+                row: Self.row(row), children: kept, childRows: keptRows)
             note(row.table.index, row.rowID, key)
-            for child in kept { note(child.row.table, child.row.rowID, key) }
+            for childRow in keptRows { note(childRow.table, childRow.rowID, key) }
         }
     }
 
@@ -301,11 +300,11 @@ struct RepeatedRecords {
         for link in links.indices {
             for child in links[link].members {
                 guard let row = child.row, row.hasChangedValues,
-                    let index = entry.children.firstIndex(where: {
-                        $0.row.rowID == row.rowID && $0.row.table == row.table.index
+                    let index = entry.childRows.firstIndex(where: {
+                        $0.rowID == row.rowID && $0.table == row.table.index
                     })
                 else { continue }
-                entry.children[index].row.values = Array(row.values)
+                entry.childRows[index].values = Array(row.values)
             }
         }
     }
@@ -318,8 +317,8 @@ struct RepeatedRecords {
     private mutating func forget(_ key: ScopedKey) {
         guard let entry = entries.removeValue(forKey: key) else { return }
         if entry.row.table < owners.count { owners[entry.row.table][entry.row.rowID] = nil }
-        for child in entry.children where child.row.table < owners.count {
-            owners[child.row.table][child.row.rowID] = nil
+        for childRow in entry.childRows where childRow.table < owners.count {
+            owners[childRow.table][childRow.rowID] = nil
         }
     }
 
@@ -376,9 +375,8 @@ struct RepeatedRecords {
     private static func matches(_ children: [ProtoRecord], _ kept: [Child]) -> Bool {
         guard children.count == kept.count else { return false }
         return children.allSatisfy { child in
-            kept.contains {
-                $0.relationship == child.owner?.relationship.id && $0.representation == child.representation.index
-            }
+            guard let relationship = child.ownerRelationshipID else { return false }
+            return kept.contains(Child(relationship: relationship, representation: child.representation.index))
         }
     }
 

@@ -256,6 +256,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             throw error
         }
         builder.keepInjectionParents()
+        builder.arena.prepareAttributes(coercion: coercion)
         return Graph(
             response: response, entity: entity, keyPath: keyPath, listCount: listCount, builder: builder,
             topLevel: topLevel, plans: plans, representations: representations, coercion: coercion,
