@@ -15,6 +15,26 @@ struct Marshaler {
     /// The members stored owners were given through a to-many kept on the members, for
     /// ``noteGainedMembers()``.
     private var joined: [Membership] = []
+    /// The one-to-ones the batch wired, by the column that holds them and the row held: the row
+    /// that holds it last (``claim(_:in:column:positionColumn:by:clearsStore:)``).
+    private var claims: [Claimed: Claim] = [:]
+    /// The keys of ``claims``, in the order first claimed.
+    private var claimOrder: [Claimed] = []
+
+    /// A row held through a one-to-one's column: the table and column, and the row's `_id`.
+    private struct Claimed: Hashable {
+        let table: Int
+        let column: Int
+        let value: Int64
+    }
+
+    /// Who holds a ``Claimed`` row last, and whether rows the batch does not hold may hold it too.
+    private struct Claim {
+        var holder: RowState?
+        let tableName: String
+        let columnName: String
+        var clearsStore: Bool
+    }
 
     /// A member set on a stored owner's to-many, in the member's `column`.
     private struct Membership {
@@ -339,6 +359,46 @@ struct Marshaler {
         }
     }
 
+    /// Notes that `holder` (none, for a link cleared) holds the row `value` through a one-to-one
+    /// kept in `column` of `table`, wired after what the batch wired before: a row of the batch
+    /// that held it through an earlier link, or held it as stored, no longer does (decision 7:
+    /// of two records that claim one member, the one named last ends with it). Rows the batch
+    /// does not hold are cleared once the batch's links are wired (``closeClaims()``), when a
+    /// claim changed a row and the row held is stored (`clearsStore`).
+    private mutating func claim(
+        _ value: Int64, in table: TablePlan, column: Int, positionColumn: Int?, columnName: String,
+        by holder: RowState?,
+        clearsStore: Bool
+    ) {
+        let key = Claimed(table: table.index, column: column, value: value)
+        if let previous = claims[key] {
+            if let earlier = previous.holder, earlier != holder, earlier.values[column] == .integer(value) {
+                earlier.values[column] = .null
+                if let positionColumn { earlier.values[positionColumn] = .null }
+            }
+            claims[key]?.holder = holder
+            if clearsStore { claims[key]?.clearsStore = true }
+        } else {
+            claims[key] = Claim(holder: holder, tableName: table.name, columnName: columnName, clearsStore: clearsStore)
+            claimOrder.append(key)
+        }
+    }
+
+    /// Clears, in the rows the batch does not hold, the one-to-ones the batch's links claimed
+    /// (``claim(_:in:column:positionColumn:by:clearsStore:)``): one statement per row held,
+    /// keeping the row that holds it last. Called once every link of the batch is wired.
+    mutating func closeClaims() {
+        for key in claimOrder {
+            guard let claim = claims[key], claim.clearsStore else { continue }
+            operations.append(
+                .clearOthers(
+                    table: claim.tableName, column: claim.columnName, value: .integer(key.value),
+                    keep: claim.holder?.rowID))
+        }
+        claims.removeAll()
+        claimOrder.removeAll()
+    }
+
     /// Wires one relationship the response set on `proto`.
     mutating func wire(_ set: ProtoRecord.Link, of proto: ProtoRecord) {
         guard let row = proto.row else { return }
@@ -369,15 +429,15 @@ struct Marshaler {
                         table: row.table.name, column: columnName, row: row.rowID, partner: target?.rowID))
                 return
             }
-            if row.values[column] != value {
+            let changes = row.values[column] != value
+            if changes {
                 row.values[column] = value
                 if let positionColumn { row.values[positionColumn] = .null }
-                if let target, !target.isNew, isOneToOne {
-                    operations.append(
-                        .clearOthers(
-                            table: row.table.name, column: columnName, value: .integer(target.rowID),
-                            keep: row.rowID))
-                }
+            }
+            if let target, isOneToOne {
+                claim(
+                    target.rowID, in: row.table, column: column, positionColumn: positionColumn, columnName: columnName,
+                    by: row, clearsStore: changes && !target.isNew)
             }
         case .foreignKeyThere(let table, let column, let positionColumn, let columnName, let positionColumnName):
             let rows = members.compactMap(\.row)
@@ -392,20 +452,22 @@ struct Marshaler {
                 } else {
                     unlinksOthers = cleared && !row.isNew
                 }
-                guard unlinksOthers else { return }
-                if mapped.identifiesDestination {
-                    // The records this relationship identifies (a post's `Source`) have no
-                    // key without it: the one unlinked is deleted, not left keyless.
-                    operations.append(
-                        .foreignKeyMembers(
-                            owner: row, table: table.name, column: columnName, positionColumn: nil,
-                            members: target.map { [$0.rowID] } ?? [], replace: true, deleteRule: .cascade,
-                            identifies: true, relationship: mapped.name, destination: mapped.property.destination))
-                } else {
-                    operations.append(
-                        .clearOthers(
-                            table: table.name, column: columnName, value: .integer(row.rowID), keep: target?.rowID))
+                if !mapped.identifiesDestination {
+                    // A one-to-one kept in the other row: that row holds this one, and no other.
+                    guard target != nil || cleared else { return }
+                    claim(
+                        row.rowID, in: table, column: column, positionColumn: nil, columnName: columnName, by: target,
+                        clearsStore: unlinksOthers)
+                    return
                 }
+                guard unlinksOthers else { return }
+                // The records this relationship identifies (a post's `Source`) have no key
+                // without it: the one unlinked is deleted, not left keyless.
+                operations.append(
+                    .foreignKeyMembers(
+                        owner: row, table: table.name, column: columnName, positionColumn: nil,
+                        members: target.map { [$0.rowID] } ?? [], replace: true, deleteRule: .cascade,
+                        identifies: true, relationship: mapped.name, destination: mapped.property.destination))
                 return
             }
             for (position, member) in rows.enumerated() {

@@ -26,6 +26,10 @@ struct PopulationWriter<Storage: RecordStorage> {
     /// The join tables of relationships that are their own inverse given mirrored rows so far:
     /// there, a row inserted by this population may already have join rows.
     private var mirroredJoinTables = Set<String>()
+    /// The join tables given rows so far, each with the column that named the owner (its
+    /// `selfColumn`): a row inserted by this population may already have join rows in a table
+    /// the other side of the relationship wrote (an item's `tags`, then a nested tag's `items`).
+    private var joinSidesWritten: [String: Set<String>] = [:]
 
     init(store: Storage, transaction: Storage.Transaction) {
         self.store = store
@@ -102,9 +106,12 @@ struct PopulationWriter<Storage: RecordStorage> {
                 let owner, let table, let selfColumn, let otherColumn, let positionColumn, let members, let replace,
                 let deleteRule, let relationship, let destination):
                 let destinationTable = store.schema.entity(named: destination)?.rootName ?? destination
+                let otherSideWrote = joinSidesWritten[table]?.contains(otherColumn) ?? false
+                joinSidesWritten[table, default: []].insert(selfColumn)
                 let changed = try transaction.setJoinRows(
                     in: table, ownerColumn: selfColumn, memberColumn: otherColumn, positionColumn: positionColumn,
-                    owner: owner.rowID, ownerIsNew: owner.isNew && !mirroredJoinTables.contains(table),
+                    owner: owner.rowID,
+                    ownerIsNew: owner.isNew && !mirroredJoinTables.contains(table) && !otherSideWrote,
                     members: members, replace: replace
                 ) { member throws(WebRecordError) in
                     // Unlinked now, deleted at the end of the response unless it contained the member.

@@ -341,6 +341,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             switched = true
         }
         Self.wireInOrderGiven(resolving, superseded: superseded, with: &marshaler)
+        marshaler.closeClaims()
         let gained = marshaler.noteGainedMembers()
         try Self.requireOwnerKeys(protos)
         var rows: [RowState] = []
