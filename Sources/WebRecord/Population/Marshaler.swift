@@ -15,11 +15,28 @@ struct Marshaler {
     /// The members stored owners were given through a to-many kept on the members, for
     /// ``noteGainedMembers()``.
     private var joined: [Membership] = []
+    /// The members a list of the batch took from another record: stored, and naming another
+    /// owner before the batch (``takenMembers``).
+    private(set) var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
     /// The one-to-ones the batch wired, by the column that holds them and the row held: the row
     /// that holds it last (``claim(_:in:column:positionColumn:by:clearsStore:)``).
     private var claims: [Claimed: Claim] = [:]
     /// The keys of ``claims``, in the order first claimed.
     private var claimOrder: [Claimed] = []
+    /// The owner each member column of a to-many kept on its members was last wired to in the
+    /// batch (nil: none), through the member's own to-one or an owner's list, and when: the
+    /// occurrence that gave the link (``ProtoRecord/Link/givenAt``; for a new record completed
+    /// by a later occurrence, not before that one, ``ProtoRecord/completedAt``).
+    private var memberLinks: [Claimed: (owner: Int64?, at: Int)] = [:]
+    /// The members wired to each owner, by ``Claimed`` (the member column, and the owner's `_id`).
+    private var membersWired: [Claimed: [Int64]] = [:]
+    /// The replaced lists kept on their members the batch wired: the position of each one's
+    /// ``LinkOperation/foreignKeyMembers(owner:table:column:positionColumn:members:replace:deleteRule:identifies:relationship:destination:heldMembers:)``.
+    private var replacedLists: [(operation: Int, givenAt: Int, table: Int, column: Int)] = []
+    /// The first occurrence of the included records of a compound response (`Int.max` without
+    /// them): a list one of them gives comes before every record's own link
+    /// (``orderReplacedLists()``).
+    var includedFrom = Int.max
 
     /// A row held through a one-to-one's column: the table and column, and the row's `_id`.
     private struct Claimed: Hashable {
@@ -384,10 +401,52 @@ struct Marshaler {
         }
     }
 
+    /// Notes that `member`'s column `column` (of the table at `table`) now names `owner`.
+    private mutating func noteMemberLink(_ member: RowState, table: Int, column: Int, owner: Int64?, at: Int) {
+        let key = Claimed(table: table, column: column, value: member.rowID)
+        memberLinks[key] = (owner, at)
+        if let owner {
+            membersWired[Claimed(table: table, column: column, value: owner), default: []].append(member.rowID)
+        }
+    }
+
+    /// Puts the replaced lists kept on their members in response order with the members' own
+    /// links (decision 7: the link named last wins): a member that names the owner after the
+    /// owner's list keeps it, and one that named it before, unlisted, is dropped, a new owner's
+    /// too (its list is then written, although a new owner has no members stored).
+    private mutating func orderReplacedLists() {
+        for (index, listedAt, table, column) in replacedLists {
+            guard
+                case .foreignKeyMembers(
+                    let owner, let tableName, let columnName, let positionColumn, let members, let replace,
+                    let deleteRule, let identifies, let relationship, let destination, _) = operations[index],
+                let wired = membersWired[Claimed(table: table, column: column, value: owner.rowID)]
+            else { continue }
+            let listed = Set(members)
+            var kept = members
+            var dropsHeld = false
+            for member in wired where !listed.contains(member) && !kept.contains(member) {
+                guard let link = memberLinks[Claimed(table: table, column: column, value: member)],
+                    link.owner == owner.rowID
+                else { continue }
+                if link.at > listedAt { kept.append(member) } else { dropsHeld = true }
+            }
+            guard kept.count > members.count || (owner.isNew && dropsHeld) else { continue }
+            operations[index] = .foreignKeyMembers(
+                owner: owner, table: tableName, column: columnName, positionColumn: positionColumn, members: kept,
+                replace: replace, deleteRule: deleteRule, identifies: identifies, relationship: relationship,
+                destination: destination, heldMembers: true)
+        }
+        replacedLists.removeAll()
+        memberLinks.removeAll()
+        membersWired.removeAll()
+    }
+
     /// Clears, in the rows the batch does not hold, the one-to-ones the batch's links claimed
     /// (``claim(_:in:column:positionColumn:by:clearsStore:)``): one statement per row held,
     /// keeping the row that holds it last. Called once every link of the batch is wired.
     mutating func closeClaims() {
+        orderReplacedLists()
         for key in claimOrder {
             guard let claim = claims[key], claim.clearsStore else { continue }
             operations.append(
@@ -402,8 +461,16 @@ struct Marshaler {
     /// Wires one relationship the response set on `proto`.
     mutating func wire(_ set: ProtoRecord.Link, of proto: ProtoRecord) {
         guard let row = proto.row else { return }
-        // A sub-entity chosen after the link was set inherits the relationship and its storage.
+        // A sub-entity chosen after the link was set inherits the relationship and its storage;
+        // one that lacks it relates nothing there (DESIGN §3.13), as when the occurrences are
+        // applied in turn and the switch clears what the earlier sub-entity had.
         let mapped = set.relationship
+        let representation = proto.representation
+        if representation.hasSubentities || representation.name != representation.rootName,
+            !representation.relationships.contains(where: { $0.id == mapped.id })
+        {
+            return
+        }
         // A to-one whose latest record is not stored is what an earlier occurrence left it.
         guard let members = set.membersInTurn else { return }
         guard let link = mapped.link else { return }
@@ -430,6 +497,11 @@ struct Marshaler {
                 return
             }
             let changes = row.values[column] != value
+            if !isOneToOne {
+                noteMemberLink(
+                    row, table: row.table.index, column: column, owner: target?.rowID,
+                    at: max(set.givenAt, proto.completedAt))
+            }
             if changes {
                 row.values[column] = value
                 if let positionColumn { row.values[positionColumn] = .null }
@@ -472,11 +544,21 @@ struct Marshaler {
             }
             for (position, member) in rows.enumerated() {
                 if !row.isNew { joined.append(Membership(owner: row, member: member, column: column)) }
+                if !member.isNew, case .integer(let from)? = member.originalValue(at: column), from != row.rowID {
+                    takenMembers.append((row, member, column))
+                }
                 member.values[column] = .integer(row.rowID)
                 if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }
+                noteMemberLink(member, table: table.index, column: column, owner: row.rowID, at: set.givenAt)
             }
             let relationship = mapped.property
             let policy = appliedPolicy(set, of: proto)
+            if policy == .replace {
+                // A compound document's listing is often partial: a list given in `included`
+                // leaves the requested records' own links to it (Docs/Population.md).
+                replacedLists.append(
+                    (operations.count, set.givenAt >= includedFrom ? 0 : set.givenAt, table.index, column))
+            }
             operations.append(
                 .foreignKeyMembers(
                     owner: row, table: table.name, column: columnName, positionColumn: positionColumnName,
@@ -566,7 +648,8 @@ enum LinkOperation {
     /// key), and moved after the listed ones when ordered. `relationship` is the owner's.
     case foreignKeyMembers(
         owner: RowState, table: String, column: String, positionColumn: String?, members: [Int64], replace: Bool,
-        deleteRule: Relationship.DeleteRule, identifies: Bool = false, relationship: String, destination: String)
+        deleteRule: Relationship.DeleteRule, identifies: Bool = false, relationship: String, destination: String,
+        heldMembers: Bool = false)
     /// A to-many kept in a join table.
     case joinMembers(
         owner: RowState, table: String, selfColumn: String, otherColumn: String, positionColumn: String?,

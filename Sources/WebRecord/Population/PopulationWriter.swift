@@ -97,11 +97,11 @@ struct PopulationWriter<Storage: RecordStorage> {
                 }
             case .foreignKeyMembers(
                 let owner, let table, let column, let positionColumn, let members, let replace, let deleteRule,
-                let identifies, let relationship, _):
+                let identifies, let relationship, _, let heldMembers):
                 try writeForeignKeyMembers(
                     owner: owner, table: table, column: column, positionColumn: positionColumn, members: members,
                     replace: replace, deleteRule: deleteRule, identifies: identifies, relationship: relationship,
-                    deleter: &deleter)
+                    heldMembers: heldMembers, deleter: &deleter)
             case .joinMembers(
                 let owner, let table, let selfColumn, let otherColumn, let positionColumn, let members, let replace,
                 let deleteRule, let relationship, let destination):
@@ -157,10 +157,12 @@ struct PopulationWriter<Storage: RecordStorage> {
     /// they move after the listed ones.
     private mutating func writeForeignKeyMembers(
         owner: RowState, table: String, column: String, positionColumn: String?, members: [Int64], replace: Bool,
-        deleteRule: Relationship.DeleteRule, identifies: Bool, relationship: String,
+        deleteRule: Relationship.DeleteRule, identifies: Bool, relationship: String, heldMembers: Bool,
         deleter: inout RecordDeleter<Storage>
     ) throws(WebRecordError) {
-        guard !owner.isNew else { return }
+        // A new owner has no members stored, unless rows of the batch named it before its list
+        // (``Marshaler``'s replaced lists in response order).
+        guard !owner.isNew || heldMembers else { return }
         if replace {
             let cascades = deleteRule == .cascade
             let clears = !(cascades && identifies)

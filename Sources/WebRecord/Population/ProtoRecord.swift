@@ -83,6 +83,7 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         /// Where the record's prepared attribute values start in ``ProtoRecordArena/prepared``;
         /// -1 when none are (not yet, or the dictionary or the entity changed since).
         var preparedAt = -1
+        var completedAt = 0
     }
 
     /// The batch's proto-records, which hold this one's fields.
@@ -184,6 +185,15 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
     var firstGiven: Int {
         get { fields.pointee.firstGiven }
         nonmutating set { fields.pointee.firstGiven = newValue }
+    }
+    /// For a new record whose first occurrence lacked a value that a non-optional attribute
+    /// without a default needs: the occurrence that gave the last of them (`Int.max` while one
+    /// is missing); 0 for a record complete from its first occurrence. A streamed population
+    /// stores such a record, and applies its links, only in the batch that completes it
+    /// (Docs/Population.md, "Carried"), so its links to a list's owner count as given then.
+    var completedAt: Int {
+        get { fields.pointee.completedAt }
+        nonmutating set { fields.pointee.completedAt = newValue }
     }
     /// Whether the response's discriminator named the record's entity (DESIGN §3.13): a value
     /// that maps to it, or one that maps to no sub-entity, which makes the record the entity

@@ -36,6 +36,14 @@ final class ProtoRecordBuilder {
     private var changes = 0
     /// How many record objects the builder has met so far.
     private var occurrences = 0
+    /// The first occurrence of a compound response's included records (``startIncluded()``);
+    /// `Int.max` before them, or without them.
+    private(set) var includedFrom = Int.max
+
+    /// Marks where the included records of a compound response begin.
+    func startIncluded() {
+        includedFrom = min(includedFrom, occurrences + 1)
+    }
     /// The top-level dictionaries of an abstract entity skipped because no sub-entity matched.
     private(set) var unmappedTopLevel = 0
     /// What earlier batches of a streamed response gave the records that may be the parents of
@@ -297,7 +305,9 @@ final class ProtoRecordBuilder {
             // were merged and its relationships set from these very values already, unless an
             // occurrence in between changed one of them: then this later occurrence's values
             // win again (DESIGN §3.7), and its nested records are merged once more.
-            if merge(dictionary, into: earlier, as: representation, stated: entityIsStated) == .identical,
+            let outcome = merge(dictionary, into: earlier, as: representation, stated: entityIsStated)
+            if earlier.completedAt == .max, isComplete(earlier) { earlier.completedAt = occurrences }
+            if outcome == .identical,
                 earlier.linkedAfterChanges == changes
             {
                 // It gives its links again: of two records that claim one member, the one named
@@ -311,6 +321,7 @@ final class ProtoRecordBuilder {
                 representation: representation, dictionary: dictionary, parent: parent, isReference: false)
             proto.lastGiven = occurrences
             proto.firstGiven = occurrences
+            if !representation.requiredAttributes.isEmpty, !isComplete(proto) { proto.completedAt = .max }
             proto.isNamedApartFromOwner = namedApart
             proto.normalizedKey = normalized
             proto.primaryKeyValue = rawKey
@@ -713,6 +724,20 @@ final class ProtoRecordBuilder {
     /// later batch's primary-key injections (those with relationships that a later batch can
     /// name again: by key, or through their owner), for the batches after it; then lets go of
     /// them, which only the reading thread may touch.
+    /// Whether `proto`'s dictionary gives every non-optional attribute without a default a value
+    /// it takes (``ProtoRecord/completedAt``).
+    private func isComplete(_ proto: ProtoRecord) -> Bool {
+        let dictionary = proto.dictionary
+        return proto.representation.requiredAttributes.allSatisfy { mapped in
+            switch Marshaler.prepare(mapped, in: dictionary, coercion: coercion) {
+            case .value(let stored): return !stored.isNull
+            case .absent: return false
+            // A value transformer's result, or a refused value, is known only when set.
+            case .reported: return mapped.transformer != nil
+            }
+        }
+    }
+
     func keepInjectionParents() {
         guard let earlierParents else { return }
         for proto in protoRecords where !proto.representation.relationships.isEmpty {

@@ -194,6 +194,9 @@ final class Representation {
     let relationships: [MappedRelationship]
     /// The attributes forming the primary key, when it is made of attributes.
     let keyAttributes: [MappedAttribute]
+    /// The non-optional attributes without a default: a new record lacking a value for one is
+    /// not stored (DESIGN §3.5).
+    let requiredAttributes: [MappedAttribute]
     /// The to-one relationship forming the primary key, when the record is identified by its owner.
     let keyRelationship: MappedRelationship?
     private let relationshipsByName: [String: MappedRelationship]
@@ -223,6 +226,7 @@ final class Representation {
             return MappedAttribute(property: attribute, column: column, storedDefault: storedDefault)
         }
         self.attributes = attributes
+        requiredAttributes = attributes.filter { !$0.isOptional && $0.storedDefault == nil }
         let relationships = entity.relationships.map { relationship in
             MappedRelationship(
                 property: relationship, id: relationshipIDs[RepresentationSet.qualifiedName(relationship)] ?? -1,

@@ -286,6 +286,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         let writer: PopulationWriter<Storage>
         /// The members stored owners gained (``Marshaler/noteGainedMembers()``).
         var gainedMembers: [(owner: RowState, member: RowState, column: Int)] = []
+        /// The members lists took from other records (``Marshaler/takenMembers``).
+        var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
     }
 
     /// Steps 3–6: resolves the graph's records against the store, creates what is missing,
@@ -314,6 +316,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
 
         var marshaler = Marshaler(store: store, options: options, coercion: graph.coercion, debugger: debugger)
+        marshaler.includedFrom = graph.builder.includedFrom
         // The proto-records that share a row, by row, found once for the three steps that need them.
         let sharing = sharesRows ? Marshaler.protosByRow(protos) : [:]
         for proto in sharesRows ? Self.attributeOrder(resolving, sharing: sharing) : resolving {
@@ -360,7 +363,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             protos,
             disturbed: writer.touchedOtherRows || !writer.relinkedOwners.isEmpty
                 || sharesRows || switched)
-        return StoredGraph(writer: writer, gainedMembers: gained)
+        return StoredGraph(writer: writer, gainedMembers: gained, takenMembers: marshaler.takenMembers)
     }
 
     /// Gives the rows an earlier batch of a streamed response inserted for records it named only
@@ -780,6 +783,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     ) throws(WebRecordError) -> Int {
         let included = options.included ?? entity.included
         guard !included.isEmpty, case .object = response else { return 0 }
+        builder.startIncluded()
         var count = 0
         for group in included {
             let values: [JSONValue]

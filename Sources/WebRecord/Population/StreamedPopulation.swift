@@ -418,6 +418,9 @@ extension ResponsePopulation {
         for gain in stored.gainedMembers {
             totals.noteGain(owner: gain.owner, member: gain.member, column: gain.column)
         }
+        for taken in stored.takenMembers {
+            totals.noteTaken(owner: taken.owner, member: taken.member, column: taken.column)
+        }
         let logsChanges = store.logger.isEnabled(.debug)
         for proto in protos {
             guard let row = proto.row else { continue }
@@ -664,6 +667,9 @@ private struct StreamTotals {
     private var movedColumns = Set<MemberColumn>()
     /// The batch that first gave each member column in ``memberValues`` to an owner, by number.
     private var gainedIn: [MemberColumn: Int] = [:]
+    /// The member columns a list took from another record, with the owner and the batch
+    /// (``noteTaken(owner:member:column:)``).
+    private var takenBy: [MemberColumn: (owner: Int64, batch: Int)] = [:]
     /// The number of the batch being added (from 1).
     var batch = 0
     /// The members of each owner's lists that changed, by owner row: the column that names the
@@ -808,10 +814,16 @@ private struct StreamTotals {
                 for row in rows {
                     let member = RowKey(table: tableIndex, rowID: row.rowID)
                     let reference = MemberColumn(member: member, column: referenceColumn)
-                    if row.cleared, let gained = gainedIn[reference], gained < batch,
+                    var takenEarlier = false
+                    if let taken = takenBy[reference], taken.owner == change.owner.rowID, taken.batch < batch {
+                        takenEarlier = true
+                    } else if let gained = gainedIn[reference], gained < batch,
                         case .some(.some(let original)) = memberValues[reference]?.original, !original.isNull,
                         original != ownerID
                     {
+                        takenEarlier = true
+                    }
+                    if row.cleared, takenEarlier {
                         throw StreamedDivergence(
                             record: "\(table) _id \(row.rowID)",
                             reason:
@@ -1114,6 +1126,13 @@ private struct StreamTotals {
         let found = store.recordClass(for: representation.name)
         recordClasses[representation.index] = found
         return found
+    }
+
+    /// A member a batch's list took from another record (``Marshaler/takenMembers``): a later
+    /// batch whose occurrence of that list drops it diverges from one batch, which wires only the
+    /// list's latest occurrence and leaves the member with the record it named.
+    mutating func noteTaken(owner: RowState, member: RowState, column: Int) {
+        takenBy[MemberColumn(member: RowKey(member), column: column)] = (owner.rowID, batch)
     }
 
     /// A member a batch gave a stored owner (``Marshaler/noteGainedMembers()``).
