@@ -18,6 +18,9 @@ struct Marshaler {
     /// The members a list of the batch took from another record: stored, and naming another
     /// owner before the batch (``takenMembers``).
     private(set) var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
+    /// The links not wired because the record ended as a sub-entity without their relationship,
+    /// that named a record (``wire(_:of:)``).
+    private(set) var unwiredLinks: [(row: RowState, relationship: Int)] = []
     /// The one-to-ones the batch wired, by the column that holds them and the row held: the row
     /// that holds it last (``claim(_:in:column:positionColumn:by:clearsStore:)``).
     private var claims: [Claimed: Claim] = [:]
@@ -469,6 +472,7 @@ struct Marshaler {
         if representation.hasSubentities || representation.name != representation.rootName,
             !representation.relationships.contains(where: { $0.id == mapped.id })
         {
+            if !set.members.isEmpty { unwiredLinks.append((row, mapped.id)) }
             return
         }
         // A to-one whose latest record is not stored is what an earlier occurrence left it.

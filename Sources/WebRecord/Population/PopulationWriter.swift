@@ -21,6 +21,9 @@ struct PopulationWriter<Storage: RecordStorage> {
     /// cleared, as it moved to another row: rows the batch may not hold, which a later batch that
     /// meets one again must not take for unlinked before the population.
     private(set) var clearedRows: [(table: String, column: String, value: DatabaseValue, rowIDs: [Int64])] = []
+    /// The one-to-ones a row of the batch took from rows it does not hold: the row that holds it
+    /// now (`holder`, in `column` of `table`) and the row held (`value`).
+    private(set) var takenOneToOnes: [(table: String, column: String, holder: Int64, value: DatabaseValue)] = []
     /// Whether a link operation changed rows the population does not hold (so snapshots may be stale).
     private(set) var touchedOtherRows = false
     /// The join tables of relationships that are their own inverse given mirrored rows so far:
@@ -94,6 +97,7 @@ struct PopulationWriter<Storage: RecordStorage> {
                 if !cleared.isEmpty {
                     touchedOtherRows = true
                     clearedRows.append((table, column, value, cleared))
+                    if let keep { takenOneToOnes.append((table, column, keep, value)) }
                 }
             case .foreignKeyMembers(
                 let owner, let table, let column, let positionColumn, let members, let replace, let deleteRule,

@@ -345,6 +345,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
         Self.wireInOrderGiven(resolving, superseded: superseded, with: &marshaler)
         marshaler.closeClaims()
+        switches.noteUnwired(marshaler.unwiredLinks)
         let gained = marshaler.noteGainedMembers()
         try Self.requireOwnerKeys(protos)
         var rows: [RowState] = []

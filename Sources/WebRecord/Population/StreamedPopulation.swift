@@ -448,6 +448,8 @@ extension ResponsePopulation {
         if !totals.createdThroughOwners.isEmpty {
             try Self.requireKeptInOwnersRows(protos, created: totals.createdThroughOwners, in: graph.representations)
         }
+        try totals.noteTakenOneToOnes(
+            stored.writer.takenOneToOnes, rows: protos.lazy.compactMap(\.row), layout: store.layout)
         for proto in protos where proto.owner != nil && proto.representation.keyRelationship == nil {
             guard let row = proto.row, row.isNew, !proto.isNamedApartFromOwner else { continue }
             totals.createdThroughOwners.insert(RowKey(row))
@@ -670,6 +672,9 @@ private struct StreamTotals {
     /// The member columns a list took from another record, with the owner and the batch
     /// (``noteTaken(owner:member:column:)``).
     private var takenBy: [MemberColumn: (owner: Int64, batch: Int)] = [:]
+    /// The one-to-ones a batch's rows took from rows the batch did not hold, by holder row and
+    /// column: the row held, and the batch (``noteTakenOneToOnes(_:rows:layout:)``).
+    private var takenOneToOnes: [RowKey: [(column: Int, value: DatabaseValue, batch: Int)]] = [:]
     /// The number of the batch being added (from 1).
     var batch = 0
     /// The members of each owner's lists that changed, by owner row: the column that names the
@@ -1126,6 +1131,37 @@ private struct StreamTotals {
         let found = store.recordClass(for: representation.name)
         recordClasses[representation.index] = found
         return found
+    }
+
+    /// Notes the one-to-ones this batch's rows took from rows it did not hold, and checks that no
+    /// row of the batch lets go of one an earlier batch's row took.
+    ///
+    /// - Throws: ``StreamedDivergence`` when a row lets go of (clears, or moves from) a
+    ///   one-to-one it took from another row in an earlier batch: one batch wires only the
+    ///   latest occurrence of the link, and leaves the other row holding it, where in turn it
+    ///   would be held by none.
+    mutating func noteTakenOneToOnes(
+        _ taken: [(table: String, column: String, holder: Int64, value: DatabaseValue)], rows: some Sequence<RowState>,
+        layout: StorageLayout
+    ) throws {
+        if !takenOneToOnes.isEmpty {
+            for row in rows {
+                guard let held = takenOneToOnes[RowKey(row)] else { continue }
+                for earlier in held where earlier.batch < batch && row.values[earlier.column] != earlier.value {
+                    throw StreamedDivergence(
+                        record: "\(row.entityName) _id \(row.rowID)",
+                        reason:
+                            "takes a one-to-one from another record in one part of the response and lets go of it in a later one: populated in parts, no record would hold it, where the whole response, which takes only the link's latest occurrence, leaves it with the record it named"
+                    )
+                }
+            }
+        }
+        for item in taken {
+            guard let (table, column) = Self.column(item.column, of: item.table, in: layout) else { continue }
+            let holder = RowKey(table: table, rowID: item.holder)
+            takenOneToOnes[holder, default: []].removeAll { $0.column == column }
+            takenOneToOnes[holder, default: []].append((column, item.value, batch))
+        }
     }
 
     /// A member a batch's list took from another record (``Marshaler/takenMembers``): a later

@@ -213,6 +213,15 @@ struct SwitchedSubentities {
     /// switches, the values of the attributes its previous sub-entity has and its new one
     /// lacks, unless the batch gave one, and the foreign key (and position) of each such to-one
     /// kept in the row that claims nothing (none when null, which the row is left with anyway).
+    /// Notes the links a batch did not wire because the record ended the batch as a sub-entity
+    /// without their relationship (``Marshaler/unwiredLinks``): lost, as a switch between
+    /// batches would have cleared them, so that a later batch that switches the record back
+    /// is read again whole.
+    mutating func noteUnwired(_ links: [(row: RowState, relationship: Int)]) {
+        guard isEnabled else { return }
+        for link in links { lost[RowKey(link.row), default: []].insert(link.relationship) }
+    }
+
     mutating func note(
         _ protos: [ProtoRecord], representations: RepresentationSet, coercion: ValueCoercion,
         store: any RecordStorage
