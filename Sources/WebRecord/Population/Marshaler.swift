@@ -521,9 +521,14 @@ struct Marshaler {
                 let target = rows.first
                 var unlinksOthers = false
                 if let target {
-                    if target.values[column] != .integer(row.rowID) {
+                    let before = target.values[column]
+                    if before != .integer(row.rowID) {
                         target.values[column] = .integer(row.rowID)
                         unlinksOthers = !row.isNew
+                        // Taken from the record it named before the batch.
+                        if !target.isNew, !before.isNull, target.originalValue(at: column) == before {
+                            takenMembers.append((row, target, column))
+                        }
                     }
                 } else {
                     unlinksOthers = cleared && !row.isNew

@@ -858,9 +858,16 @@ private struct StreamTotals {
                 )
             }
             for rowID in rows.rowIDs {
-                follow(
-                    MemberColumn(member: RowKey(table: tableIndex, rowID: rowID), column: column), before: rows.value,
-                    after: .null, moved: false)
+                let reference = MemberColumn(member: RowKey(table: tableIndex, rowID: rowID), column: column)
+                if let taken = takenBy[reference], taken.batch < batch, DatabaseValue.integer(taken.owner) == rows.value
+                {
+                    throw StreamedDivergence(
+                        record: "\(rows.table) _id \(rowID)",
+                        reason:
+                            "is taken by a one-to-one from another record in one part of the response and let go of in a later one: populated in parts, no record would hold it, where the whole response, which takes only the link's latest occurrence, leaves it with the record it named"
+                    )
+                }
+                follow(reference, before: rows.value, after: .null, moved: false)
             }
         }
     }
