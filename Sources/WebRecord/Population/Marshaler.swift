@@ -516,7 +516,21 @@ struct Marshaler {
                     by: row, clearsStore: changes && !target.isNew)
             }
         case .foreignKeyThere(let table, let column, let positionColumn, let columnName, let positionColumnName):
-            let rows = members.compactMap(\.row)
+            var rows = members.compactMap(\.row)
+            if mapped.isToMany, !set.memberTimes.isEmpty {
+                // A united list: a member only an earlier occurrence named, that another record
+                // claimed after that, stays with that record (decision 7, the claim named last).
+                rows = members.indices.compactMap { position in
+                    guard let member = members[position].row else { return nil }
+                    let time = set.givenAt(member: position)
+                    if let link = memberLinks[Claimed(table: table.index, column: column, value: member.rowID)],
+                        link.owner != row.rowID, link.at > time
+                    {
+                        return nil
+                    }
+                    return member
+                }
+            }
             if !mapped.isToMany {
                 let target = rows.first
                 var unlinksOthers = false

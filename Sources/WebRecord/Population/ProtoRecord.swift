@@ -34,6 +34,15 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         var isPartial = false
         /// The occurrence of the record (``lastGiven``) that set the link last.
         var givenAt = 0
+        /// For a list merged by union, the occurrence that named each member last, in
+        /// ``members``' order (empty: every member at ``givenAt``). A member only an earlier
+        /// occurrence named was claimed then: another record that claims it after that keeps it.
+        var memberTimes: [Int] = []
+
+        /// The occurrence that named the member at `position` last.
+        func givenAt(member position: Int) -> Int {
+            memberTimes.isEmpty ? givenAt : memberTimes[position]
+        }
         /// For a to-one, what earlier occurrences set it to, oldest first (`[]` for a `null`):
         /// where the latest names a record that is not stored, the link is what the one before
         /// left it, as when the occurrences are applied in turn (``Marshaler/wire(_:of:)``).
@@ -304,6 +313,7 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
             fields.pointee.links[index].members = members
             fields.pointee.links[index].isPartial = partial
             fields.pointee.links[index].givenAt = lastGiven
+            fields.pointee.links[index].memberTimes = []
             return
         }
         if fields.pointee.links.isEmpty {
@@ -325,14 +335,23 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         let fields = self.fields
         for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == relationship.id {
             let earlier = fields.pointee.links[index].members
-            fields.pointee.links[index].givenAt = fields.pointee.lastGiven
+            let earlierTimes = earlier.indices.map { fields.pointee.links[index].givenAt(member: $0) }
+            let now = fields.pointee.lastGiven
+            fields.pointee.links[index].givenAt = now
             guard !earlier.isEmpty else {
                 fields.pointee.links[index].members = members
+                fields.pointee.links[index].memberTimes = []
                 return
             }
-            if members == earlier { return }
+            if members == earlier {
+                fields.pointee.links[index].memberTimes = []
+                return
+            }
             let listed = Set(members)
-            fields.pointee.links[index].members = members + earlier.filter { !listed.contains($0) }
+            let kept = earlier.indices.filter { !listed.contains(earlier[$0]) }
+            fields.pointee.links[index].members = members + kept.map { earlier[$0] }
+            fields.pointee.links[index].memberTimes =
+                Array(repeating: now, count: members.count) + kept.map { earlierTimes[$0] }
             return
         }
         setLink(relationship, members: members, partial: partial)
@@ -351,6 +370,7 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         let lastGiven = fields.pointee.lastGiven
         for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == relationship.id {
             fields.pointee.links[index].givenAt = lastGiven
+            fields.pointee.links[index].memberTimes = []
             let members = fields.pointee.links[index].members
             if members.count == 1, members[0] == member, !fields.pointee.links[index].isPartial { return }
             if !relationship.isToMany { fields.pointee.links[index].earlier.append(members) }
