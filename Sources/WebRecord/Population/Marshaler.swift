@@ -18,6 +18,9 @@ struct Marshaler {
     /// The members a list of the batch took from another record: stored, and naming another
     /// owner before the batch (``takenMembers``).
     private(set) var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
+    /// The stored members a list of the batch took from another owner (the table of both, and
+    /// that owner's `_id`), whose lists lose them: ``lostMembers``, once wired.
+    private var takenFrom: [(ownerTable: Int, owner: Int64, member: RowState, column: Int)] = []
     /// The links not wired because the record ended as a sub-entity without their relationship,
     /// that named a record (``wire(_:of:)``).
     private(set) var unwiredLinks: [(row: RowState, relationship: Int)] = []
@@ -404,6 +407,13 @@ struct Marshaler {
         }
     }
 
+    /// The stored members that the batch's lists took from other owners and that name another
+    /// owner once the batch is wired: by the owner they named before (its table and `_id`), which
+    /// lost them, so that its lists count as changed.
+    func lostMembers() -> [(ownerTable: Int, owner: Int64, member: RowState, column: Int)] {
+        takenFrom.filter { $0.member.values[$0.column] != .integer($0.owner) }
+    }
+
     /// Notes that `member`'s column `column` (of the table at `table`) now names `owner`.
     private mutating func noteMemberLink(_ member: RowState, table: Int, column: Int, owner: Int64?, at: Int) {
         let key = Claimed(table: table, column: column, value: member.rowID)
@@ -569,6 +579,7 @@ struct Marshaler {
                 if !row.isNew { joined.append(Membership(owner: row, member: member, column: column)) }
                 if !member.isNew, case .integer(let from)? = member.originalValue(at: column), from != row.rowID {
                     takenMembers.append((row, member, column))
+                    takenFrom.append((row.table.index, from, member, column))
                 }
                 member.values[column] = .integer(row.rowID)
                 if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }

@@ -288,6 +288,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var gainedMembers: [(owner: RowState, member: RowState, column: Int)] = []
         /// The members lists took from other records (``Marshaler/takenMembers``).
         var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
+        /// The members other owners lost to those lists (``Marshaler/lostMembers()``).
+        var lostMembers: [(ownerTable: Int, owner: Int64, member: RowState, column: Int)] = []
     }
 
     /// Steps 3–6: resolves the graph's records against the store, creates what is missing,
@@ -364,7 +366,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             protos,
             disturbed: writer.touchedOtherRows || !writer.relinkedOwners.isEmpty
                 || sharesRows || switched)
-        return StoredGraph(writer: writer, gainedMembers: gained, takenMembers: marshaler.takenMembers)
+        return StoredGraph(
+            writer: writer, gainedMembers: gained, takenMembers: marshaler.takenMembers,
+            lostMembers: marshaler.lostMembers())
     }
 
     /// Gives the rows an earlier batch of a streamed response inserted for records it named only

@@ -421,6 +421,10 @@ extension ResponsePopulation {
         for taken in stored.takenMembers {
             totals.noteTaken(owner: taken.owner, member: taken.member, column: taken.column)
         }
+        for lost in stored.lostMembers {
+            totals.noteLoss(
+                of: lost.member, by: RowKey(table: lost.ownerTable, rowID: lost.owner), column: lost.column)
+        }
         let logsChanges = store.logger.isEnabled(.debug)
         for proto in protos {
             guard let row = proto.row else { continue }
@@ -1171,6 +1175,20 @@ private struct StreamTotals {
         }
     }
 
+    /// A member that the owner `owner` lost to another's list in a batch
+    /// (``Marshaler/lostMembers()``): if the owner is met, its lists count as changed unless a
+    /// later batch gives the member back.
+    mutating func noteLoss(of member: RowState, by owner: RowKey, column: Int) {
+        let memberKey = RowKey(member)
+        let key = MemberColumn(member: memberKey, column: column)
+        if memberValues[key] == nil {
+            let original = originalValue(of: memberKey, at: column, now: member.originalValue(at: column))
+            memberValues[key] = (original, member.values[column])
+            memberColumns[memberKey, default: []].append(column)
+        }
+        ownerMembers[owner, default: []].append((key, nil))
+    }
+
     /// A member a batch's list took from another record (``Marshaler/takenMembers``): a later
     /// batch whose occurrence of that list drops it diverges from one batch, which wires only the
     /// list's latest occurrence and leaves the member with the record it named.
@@ -1224,6 +1242,18 @@ private struct StreamTotals {
         }
     }
 
+    /// Whether a member that named the row `owner` before the population names another now,
+    /// given to it by another owner's list (``noteLoss(of:by:column:)``).
+    private func lostMembers(_ owner: RowKey) -> Bool {
+        guard let members = ownerMembers[owner] else { return false }
+        let ownerID = DatabaseValue.integer(owner.rowID)
+        return members.contains { member in
+            guard let values = memberValues[member.reference] else { return false }
+            return values.original == ownerID && values.latest != ownerID
+                && !vanished.contains(member.reference.member)
+        }
+    }
+
     /// Whether the lists of the row `owner` differ, now that the last batch is written, from
     /// what they were before the population: a join row added, removed or moved; a member that
     /// names it and did not, or no longer names it (deleted, or given to another record) and did,
@@ -1255,7 +1285,9 @@ private struct StreamTotals {
                 guard let row = RowStatus(packed: packed) else { continue }
                 var status = row.status
                 let entity = entityNames[Int(row.entity)]
-                if status == .unchanged, endsMoved(RowKey(table: table, rowID: rowID)) { status = .updated }
+                if status == .unchanged, endsMoved(RowKey(table: table, rowID: rowID)) || lostMembers(RowKey(table: table, rowID: rowID)) {
+                    status = .updated
+                }
                 if status == .updated {
                     let key = RowKey(table: table, rowID: rowID)
                     if !relinkedRows.contains(key), !listsChanged(key), let values = changed[key],
