@@ -34,6 +34,10 @@ struct Marshaler {
     /// occurrence that gave the link (``ProtoRecord/Link/givenAt``; for a new record completed
     /// by a later occurrence, not before that one, ``ProtoRecord/completedAt``).
     private var memberLinks: [Claimed: (owner: Int64?, at: Int)] = [:]
+    /// The member columns that a list of the batch sets (a to-many kept on its members), by
+    /// table position and column (``noteLists(of:)``): only their members' own links are noted
+    /// in ``memberLinks``, as only a list can be ordered against them.
+    private var listedColumns = Set<Claimed>()
     /// The members wired to each owner, by ``Claimed`` (the member column, and the owner's `_id`).
     private var membersWired: [Claimed: [Int64]] = [:]
     /// The replaced lists kept on their members the batch wired: the position of each one's
@@ -414,6 +418,17 @@ struct Marshaler {
         takenFrom.filter { $0.member.values[$0.column] != .integer($0.owner) }
     }
 
+    /// Notes the member columns that the lists of `protos` set (``listedColumns``), before any
+    /// link of the batch is wired.
+    mutating func noteLists(of protos: [ProtoRecord]) {
+        for proto in protos where proto.row != nil {
+            for link in proto.links where link.relationship.isToMany {
+                guard case .foreignKeyThere(let table, let column, _, _, _)? = link.relationship.link else { continue }
+                listedColumns.insert(Claimed(table: table.index, column: column, value: 0))
+            }
+        }
+    }
+
     /// Notes that `member`'s column `column` (of the table at `table`) now names `owner`.
     private mutating func noteMemberLink(_ member: RowState, table: Int, column: Int, owner: Int64?, at: Int) {
         let key = Claimed(table: table, column: column, value: member.rowID)
@@ -453,6 +468,7 @@ struct Marshaler {
         replacedLists.removeAll()
         memberLinks.removeAll()
         membersWired.removeAll()
+        listedColumns.removeAll()
     }
 
     /// Clears, in the rows the batch does not hold, the one-to-ones the batch's links claimed
@@ -511,7 +527,9 @@ struct Marshaler {
                 return
             }
             let changes = row.values[column] != value
-            if !isOneToOne {
+            if !isOneToOne, !listedColumns.isEmpty,
+                listedColumns.contains(Claimed(table: row.table.index, column: column, value: 0))
+            {
                 noteMemberLink(
                     row, table: row.table.index, column: column, owner: target?.rowID,
                     at: max(set.givenAt, proto.completedAt))

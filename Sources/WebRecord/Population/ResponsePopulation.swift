@@ -345,6 +345,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             marshaler.clearSwitchedSubentity(of: proto, representations: representations)
             switched = true
         }
+        marshaler.noteLists(of: resolving)
         Self.wireInOrderGiven(resolving, superseded: superseded, with: &marshaler)
         marshaler.closeClaims()
         switches.noteUnwired(marshaler.unwiredLinks)

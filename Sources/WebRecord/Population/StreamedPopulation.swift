@@ -1285,7 +1285,9 @@ private struct StreamTotals {
                 guard let row = RowStatus(packed: packed) else { continue }
                 var status = row.status
                 let entity = entityNames[Int(row.entity)]
-                if status == .unchanged, endsMoved(RowKey(table: table, rowID: rowID)) || lostMembers(RowKey(table: table, rowID: rowID)) {
+                if status == .unchanged,
+                    endsMoved(RowKey(table: table, rowID: rowID)) || lostMembers(RowKey(table: table, rowID: rowID))
+                {
                     status = .updated
                 }
                 if status == .updated {
