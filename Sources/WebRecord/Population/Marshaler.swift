@@ -516,6 +516,15 @@ struct Marshaler {
             if mapped.isSymmetric {
                 // Its own inverse: the partner links back, and neither keeps another partner.
                 let back = DatabaseValue.integer(row.rowID)
+                if let target {
+                    // Neither keeps another partner among the rows of the batch either.
+                    claim(
+                        target.rowID, in: row.table, column: column, positionColumn: nil, columnName: columnName,
+                        by: row, clearsStore: false)
+                    claim(
+                        row.rowID, in: row.table, column: column, positionColumn: nil, columnName: columnName,
+                        by: target, clearsStore: false)
+                }
                 guard row.values[column] != value || target.map({ $0.values[column] != back }) == true else {
                     return
                 }

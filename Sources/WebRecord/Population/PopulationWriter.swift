@@ -17,6 +17,10 @@ struct PopulationWriter<Storage: RecordStorage> {
     private(set) var listChanges: [ListChange] = []
     /// The rows whose lists gained the owner of a relationship that is its own inverse.
     private(set) var mirroredMembers = Set<RowState>()
+    /// The join rows the batch added or removed for a stored owner (or a new one whose table the
+    /// other side also wrote), each seen from one of its two rows (``ListChange/JoinPair``): what
+    /// the counts weigh, so that a row one list adds and another removes changes nothing.
+    private(set) var joinPairs: [ListChange.JoinPair] = []
     /// The rows whose reference to another row (`value`, in `column`) a one-to-one's link
     /// cleared, as it moved to another row: rows the batch may not hold, which a later batch that
     /// meets one again must not take for unlinked before the population.
@@ -125,6 +129,19 @@ struct PopulationWriter<Storage: RecordStorage> {
                             table: destinationTable, rowID: member, ownerEntity: owner.entityName, ownerID: owner.rowID,
                             relationship: relationship, identifies: false))
                 }
+                if let changed, !changed.before.isEmpty || !changed.after.isEmpty {
+                    for (member, _) in changed.after where changed.before[member] == nil {
+                        joinPairs.append(
+                            .init(
+                                table: table, owner: owner, memberTable: destinationTable, member: member, added: true))
+                    }
+                    for (member, _) in changed.before where changed.after[member] == nil {
+                        joinPairs.append(
+                            .init(
+                                table: table, owner: owner, memberTable: destinationTable, member: member, added: false)
+                        )
+                    }
+                }
                 if let changed {
                     relinkedOwners.insert(owner)
                     if !owner.isNew {
@@ -136,14 +153,20 @@ struct PopulationWriter<Storage: RecordStorage> {
                 let owner, let table, let selfColumn, let otherColumn, let positionColumn, let members,
                 let memberRows, let replace):
                 mirroredJoinTables.insert(table)
-                let changed = try transaction.mirrorJoinRows(
+                let (gained, lost) = try transaction.mirrorJoinRows(
                     in: table, ownerColumn: selfColumn, memberColumn: otherColumn, positionColumn: positionColumn,
                     owner: owner.rowID, members: members, replace: replace)
+                let changed = gained + lost
                 guard !changed.isEmpty else { continue }
+                // The members' own join rows, which name the owner: seen from the owner's side.
+                for (member, added) in gained.map({ ($0, true) }) + lost.map({ ($0, false) }) {
+                    joinPairs.append(
+                        .init(table: table, owner: owner, memberTable: owner.table.name, member: member, added: added))
+                }
                 touchedOtherRows = true
                 // The members whose lists gained the owner count as updated.
-                let gained = Set(changed)
-                for member in memberRows where gained.contains(member.rowID) {
+                let touched = Set(changed)
+                for member in memberRows where touched.contains(member.rowID) {
                     relinkedOwners.insert(member)
                     mirroredMembers.insert(member)
                 }
@@ -248,6 +271,16 @@ struct ListChange {
         let cleared: Bool
         let positionBefore: DatabaseValue
         let positionAfter: DatabaseValue
+    }
+
+    /// A join row a batch added or removed, between `owner` and the row `member` of the record
+    /// table `memberTable`.
+    struct JoinPair {
+        let table: String
+        let owner: RowState
+        let memberTable: String
+        let member: Int64
+        let added: Bool
     }
 
     enum Change {

@@ -325,11 +325,12 @@ extension RecordStorageTransaction {
     /// has given `owner` its `members`: each member lists `owner` too (last in its list, when
     /// ordered, if it did not already), and with `replace` no other record lists `owner`.
     ///
-    /// - Returns: the `_id`s of the records whose lists changed.
+    /// - Returns: the `_id`s of the records whose lists gained `owner`, and of those whose lists
+    /// lost it.
     func mirrorJoinRows(
         in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
         members: [Int64], replace: Bool
-    ) throws(WebRecordError) -> [Int64] {
+    ) throws(WebRecordError) -> (gained: [Int64], lost: [Int64]) {
         // The records that list `owner` now.
         var listing = Set(
             rowIDs(try values(of: [ownerColumn], in: table, where: [memberColumn], areIn: KeyTuples(rowIDs: [owner]))))
@@ -369,16 +370,14 @@ extension RecordStorageTransaction {
             try insert(
                 into: table, columns: [ownerColumn, memberColumn] + (positionColumn.map { [$0] } ?? []), values: rows)
         }
-        var changed = gaining
-        guard replace else { return changed }
+        guard replace else { return (gaining, []) }
         let listed = Set(members)
         let others = listing.sorted().filter { $0 != owner && !listed.contains($0) }
-        guard !others.isEmpty else { return changed }
+        guard !others.isEmpty else { return (gaining, []) }
         let keys = others.flatMap { [DatabaseValue.integer($0), .integer(owner)] }
         let removed = try delete(
             from: table, where: [ownerColumn, memberColumn], areIn: KeyTuples(width: 2, values: keys))
-        for (other, wasThere) in zip(others, removed) where wasThere { changed.append(other) }
-        return changed
+        return (gaining, zip(others, removed).filter(\.1).map(\.0))
     }
 
     /// Pairs the rows `row` and `partner` of `table` through `column`, a one-to-one that is its

@@ -452,6 +452,7 @@ extension ResponsePopulation {
         if !totals.createdThroughOwners.isEmpty {
             try Self.requireKeptInOwnersRows(protos, created: totals.createdThroughOwners, in: graph.representations)
         }
+        if !stored.writer.joinPairs.isEmpty { totals.noteJoinPairs(stored.writer.joinPairs, layout: store.layout) }
         try totals.noteTakenOneToOnes(
             stored.writer.takenOneToOnes, rows: protos.lazy.compactMap(\.row), layout: store.layout)
         for proto in protos where proto.owner != nil && proto.representation.keyRelationship == nil {
@@ -679,6 +680,16 @@ private struct StreamTotals {
     /// The one-to-ones a batch's rows took from rows the batch did not hold, by holder row and
     /// column: the row held, and the batch (``noteTakenOneToOnes(_:rows:layout:)``).
     private var takenOneToOnes: [RowKey: [(column: Int, value: DatabaseValue, batch: Int)]] = [:]
+    /// The join rows the batches added or removed (``PopulationWriter/joinPairs``), each under both
+    /// of its rows: whether it was there before the population and whether it is now.
+    private var joinPairLedger: [JoinPairKey: (original: Bool, latest: Bool)] = [:]
+
+    /// A join row seen from one of its rows: the join table, that row, and the other's `_id`.
+    struct JoinPairKey: Hashable {
+        let table: String
+        let row: RowKey
+        let other: Int64
+    }
     /// The number of the batch being added (from 1).
     var batch = 0
     /// The members of each owner's lists that changed, by owner row: the column that names the
@@ -1189,6 +1200,26 @@ private struct StreamTotals {
         ownerMembers[owner, default: []].append((key, nil))
     }
 
+    /// Notes the join rows a batch added or removed (``PopulationWriter/joinPairs``), in the
+    /// order the batch wrote them, under both of their rows.
+    mutating func noteJoinPairs(_ pairs: [ListChange.JoinPair], layout: StorageLayout) {
+        for pair in pairs {
+            guard let memberTable = layout.tables.firstIndex(where: { $0.name == pair.memberTable }) else { continue }
+            let owner = RowKey(pair.owner)
+            let member = RowKey(table: memberTable, rowID: pair.member)
+            for key in [
+                JoinPairKey(table: pair.table, row: owner, other: member.rowID),
+                JoinPairKey(table: pair.table, row: member, other: owner.rowID),
+            ] {
+                if joinPairLedger[key] == nil {
+                    joinPairLedger[key] = (!pair.added, pair.added)
+                } else {
+                    joinPairLedger[key]?.latest = pair.added
+                }
+            }
+        }
+    }
+
     /// A member a batch's list took from another record (``Marshaler/takenMembers``): a later
     /// batch whose occurrence of that list drops it diverges from one batch, which wires only the
     /// list's latest occurrence and leaves the member with the record it named.
@@ -1259,7 +1290,23 @@ private struct StreamTotals {
     /// names it and did not, or no longer names it (deleted, or given to another record) and did,
     /// or moved. A member a batch inserted and the population deleted was never there.
     private func listsChanged(_ owner: RowKey) -> Bool {
-        if let joins = joinLists[owner], joins.values.contains(where: { $0.original != $0.latest }) { return true }
+        if let joins = joinLists[owner] {
+            for (table, lists) in joins where lists.original != lists.latest {
+                for member in Set(lists.original.keys).union(lists.latest.keys) {
+                    let (before, now) = (lists.original[member], lists.latest[member])
+                    if before == now { continue }
+                    // Moved in the list.
+                    if before != nil, now != nil { return true }
+                    // Added or removed, perhaps by the other side of the join table after: as
+                    // the rows end.
+                    if let pair = joinPairLedger[JoinPairKey(table: table, row: owner, other: member)] {
+                        if pair.original != pair.latest { return true }
+                        continue
+                    }
+                    return true
+                }
+            }
+        }
         guard let members = ownerMembers[owner] else { return false }
         let ownerID = DatabaseValue.integer(owner.rowID)
         for member in members where !vanished.contains(member.reference.member) {
@@ -1280,6 +1327,8 @@ private struct StreamTotals {
 
     func changeCounts() -> [String: ChangeCounts] {
         var counts = [ChangeCounts](repeating: ChangeCounts(), count: entityNames.count)
+        // The rows whose join rows differ, as they end, from before the population.
+        let pairsChanged = Set(joinPairLedger.lazy.filter { $0.value.original != $0.value.latest }.map(\.key.row))
         for (table, rows) in statuses.enumerated() {
             for (rowID, packed) in rows {
                 guard let row = RowStatus(packed: packed) else { continue }
@@ -1292,7 +1341,10 @@ private struct StreamTotals {
                 }
                 if status == .updated {
                     let key = RowKey(table: table, rowID: rowID)
-                    if !relinkedRows.contains(key), !listsChanged(key), let values = changed[key],
+                    // A row whose list gained the owner of a link that is its own inverse counts
+                    // as updated, unless the join rows end as they were.
+                    let relinked = relinkedRows.contains(key) && (joinPairLedger.isEmpty || pairsChanged.contains(key))
+                    if !relinked, !listsChanged(key), let values = changed[key],
                         values.original == values.latest, values.originalEntity == entity
                     {
                         status = .unchanged
