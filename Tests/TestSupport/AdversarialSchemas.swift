@@ -123,4 +123,91 @@ public enum AdversarialSchemaJSON {
             "relationships": {"item": {"destination": "Item", "inverse": "stats"}}}
         }}
         """#
+
+    /// Accounts with ordered, united, many-to-many and one-to-one relationships (`AdversarialStreamTests4`).
+    public static let accounts = #"""
+        {"entities": {
+          "Account": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "attributes": {"id": {"type": "integer"}, "name": {"type": "string"}},
+            "relationships": {
+              "items": {"destination": "Item", "toMany": true, "ordered": true, "inverse": "account"},
+              "uitems": {"destination": "UItem", "toMany": true, "ordered": true, "inverse": "account", "merge": "union"},
+              "tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "accounts"},
+              "utags": {"destination": "UTag", "toMany": true, "ordered": true, "inverse": "accounts", "merge": "union"},
+              "zone": {"destination": "Zone", "inverse": "account"},
+              "badge": {"destination": "AaBadge", "inverse": "account"}}},
+          "Item": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
+            "relationships": {"account": {"destination": "Account", "inverse": "items"}}},
+          "UItem": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
+            "relationships": {"account": {"destination": "Account", "inverse": "uitems"}}},
+          "Tag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
+            "relationships": {"accounts": {"destination": "Account", "toMany": true, "ordered": true, "inverse": "tags"}}},
+          "UTag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
+            "relationships": {"accounts": {"destination": "Account", "toMany": true, "inverse": "utags", "merge": "union"}}},
+          "Zone": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
+            "relationships": {"account": {"destination": "Account", "inverse": "zone"}}},
+          "AaBadge": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
+            "relationships": {"account": {"destination": "Account", "inverse": "badge"}}}
+        }}
+        """#
+
+    /// A tree of nodes: `children` (ordered, replaced) and its inverse `parent`, and united `links` (`AdversarialStreamTests4`).
+    public static let nodes = #"""
+        {"entities": {
+          "Node": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "attributes": {"id": {"type": "integer"}, "name": {"type": "string", "optional": false}, "v": {"type": "integer"}},
+            "relationships": {
+              "children": {"destination": "Node", "toMany": true, "ordered": true, "inverse": "parent"},
+              "parent": {"destination": "Node", "inverse": "children"},
+              "links": {"destination": "Node", "toMany": true, "inverse": "backlinks", "merge": "union"},
+              "backlinks": {"destination": "Node", "toMany": true, "inverse": "links", "merge": "union"}}}
+        }}
+        """#
+
+    /// Shapes whose sub-entities have relationships of their own (`AdversarialStreamTests4`).
+    public static let figures = #"""
+        {"entities": {
+          "Shape": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "subentities": {"key": "kind", "map": {"circle": "Circle", "square": "Square"}},
+            "attributes": {"id": {"type": "integer"}},
+            "relationships": {"tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "shapes"}}},
+          "Circle": {"parent": "Shape", "attributes": {"r": {"type": "integer"}},
+            "relationships": {"pins": {"destination": "Pin", "toMany": true, "ordered": true, "inverse": "circle", "merge": "union"}}},
+          "Square": {"parent": "Shape", "attributes": {"s": {"type": "integer"}},
+            "relationships": {"corners": {"destination": "Corner", "toMany": true, "inverse": "squares"}}},
+          "Tag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+            "relationships": {"shapes": {"destination": "Shape", "toMany": true, "inverse": "tags", "merge": "union"}}},
+          "Pin": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+            "relationships": {"circle": {"destination": "Circle", "inverse": "pins"}}},
+          "Corner": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+            "relationships": {"squares": {"destination": "Square", "toMany": true, "inverse": "corners", "merge": "union"}}}
+        }}
+        """#
+
+    /// A compound (JSON:API-shaped) schema: articles with people in `included` (`AdversarialStreamTests3`).
+    public static let compound = #"""
+        {"entities": {
+          "Article": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "included": [{"keyPath": "included", "key": "type", "map": {"people": "Person", "articles": "Article"}}],
+            "attributes": {"id": {"type": "string"}, "title": {"type": "string"}},
+            "relationships": {"author": {"destination": "Person", "key": "author.id", "inverse": "articles"}}},
+          "Person": {"primaryKey": "id", "attributes": {"id": {"type": "string"}, "name": {"type": "string"}},
+            "relationships": {"articles": {"destination": "Article", "toMany": true, "inverse": "author"}}}
+        }}
+        """#
+
+    /// Items with a many-to-many `tags` and a one-to-many `parts` (`AdversarialResyncTests`).
+    public static let joins = #"""
+        {"entities": {
+          "Item": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "attributes": {"id": {"type": "integer"}},
+            "relationships": {
+              "parts": {"destination": "Part", "toMany": true, "inverse": "item"},
+              "tags": {"destination": "Tag", "toMany": true, "inverse": "items"}}},
+          "Part": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+            "relationships": {"item": {"destination": "Item", "inverse": "parts"}}},
+          "Tag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
+            "relationships": {"items": {"destination": "Item", "toMany": true, "inverse": "tags"}}}
+        }}
+        """#
 }

@@ -23,99 +23,22 @@ import WebRecordTesting
 
     /// `AdversarialStreamTests4.accounts`: `zone` is kept in the account's row, `badge` in the
     /// badge's; `items` is replaced, `uitems` united; `tags` and `utags` are many-to-manys.
-    static let accounts = P.schema(
-        #"""
-        {"entities": {
-          "Account": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}, "name": {"type": "string"}},
-            "relationships": {
-              "items": {"destination": "Item", "toMany": true, "ordered": true, "inverse": "account"},
-              "uitems": {"destination": "UItem", "toMany": true, "ordered": true, "inverse": "account", "merge": "union"},
-              "tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "accounts"},
-              "utags": {"destination": "UTag", "toMany": true, "ordered": true, "inverse": "accounts", "merge": "union"},
-              "zone": {"destination": "Zone", "inverse": "account"},
-              "badge": {"destination": "AaBadge", "inverse": "account"}}},
-          "Item": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"account": {"destination": "Account", "inverse": "items"}}},
-          "UItem": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"account": {"destination": "Account", "inverse": "uitems"}}},
-          "Tag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"accounts": {"destination": "Account", "toMany": true, "ordered": true, "inverse": "tags"}}},
-          "UTag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"accounts": {"destination": "Account", "toMany": true, "inverse": "utags", "merge": "union"}}},
-          "Zone": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"account": {"destination": "Account", "inverse": "zone"}}},
-          "AaBadge": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"account": {"destination": "Account", "inverse": "badge"}}}
-        }}
-        """#)
+    static let accounts = P.schema(AdversarialSchemaJSON.accounts)
 
     /// `AdversarialStreamTests4.nodes`: `children` ordered (replaced), `parent` its inverse, kept
     /// in the child's row; `name` is not optional.
-    static let nodes = P.schema(
-        #"""
-        {"entities": {
-          "Node": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}, "name": {"type": "string", "optional": false}, "v": {"type": "integer"}},
-            "relationships": {
-              "children": {"destination": "Node", "toMany": true, "ordered": true, "inverse": "parent"},
-              "parent": {"destination": "Node", "inverse": "children"},
-              "links": {"destination": "Node", "toMany": true, "inverse": "backlinks", "merge": "union"},
-              "backlinks": {"destination": "Node", "toMany": true, "inverse": "links", "merge": "union"}}}
-        }}
-        """#)
+    static let nodes = P.schema(AdversarialSchemaJSON.nodes)
 
     /// `AdversarialStreamTests4.figures`: `Square.corners` a replaced many-to-many, `Circle.pins`
     /// an ordered united one-to-many.
-    static let figures = P.schema(
-        #"""
-        {"entities": {
-          "Shape": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "subentities": {"key": "kind", "map": {"circle": "Circle", "square": "Square"}},
-            "attributes": {"id": {"type": "integer"}},
-            "relationships": {"tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "shapes"}}},
-          "Circle": {"parent": "Shape", "attributes": {"r": {"type": "integer"}},
-            "relationships": {"pins": {"destination": "Pin", "toMany": true, "ordered": true, "inverse": "circle", "merge": "union"}}},
-          "Square": {"parent": "Shape", "attributes": {"s": {"type": "integer"}},
-            "relationships": {"corners": {"destination": "Corner", "toMany": true, "inverse": "squares"}}},
-          "Tag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {"shapes": {"destination": "Shape", "toMany": true, "inverse": "tags", "merge": "union"}}},
-          "Pin": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {"circle": {"destination": "Circle", "inverse": "pins"}}},
-          "Corner": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {"squares": {"destination": "Square", "toMany": true, "inverse": "corners", "merge": "union"}}}
-        }}
-        """#)
+    static let figures = P.schema(AdversarialSchemaJSON.figures)
 
     /// `AdversarialStreamTests3.compound`: a JSON:API document whose `included` people list
     /// their articles (replaced).
-    static let compound = P.schema(
-        #"""
-        {"entities": {
-          "Article": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "included": [{"keyPath": "included", "key": "type", "map": {"people": "Person", "articles": "Article"}}],
-            "attributes": {"id": {"type": "string"}, "title": {"type": "string"}},
-            "relationships": {"author": {"destination": "Person", "key": "author.id", "inverse": "articles"}}},
-          "Person": {"primaryKey": "id", "attributes": {"id": {"type": "string"}, "name": {"type": "string"}},
-            "relationships": {"articles": {"destination": "Article", "toMany": true, "inverse": "author"}}}
-        }}
-        """#)
+    static let compound = P.schema(AdversarialSchemaJSON.compound)
 
     /// `AdversarialResyncTests.joins`: a many-to-many replaced on both sides, and a one-to-many.
-    static let joins = P.schema(
-        #"""
-        {"entities": {
-          "Item": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}},
-            "relationships": {
-              "parts": {"destination": "Part", "toMany": true, "inverse": "item"},
-              "tags": {"destination": "Tag", "toMany": true, "inverse": "items"}}},
-          "Part": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {"item": {"destination": "Item", "inverse": "parts"}}},
-          "Tag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {"items": {"destination": "Item", "toMany": true, "inverse": "tags"}}}
-        }}
-        """#)
+    static let joins = P.schema(AdversarialSchemaJSON.joins)
 
     // MARK: - Support
 

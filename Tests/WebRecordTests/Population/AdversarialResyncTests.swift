@@ -598,20 +598,7 @@ extension AdversarialResyncTests {
 extension AdversarialResyncTests {
     /// Items and tags in a many-to-many (a join table, `replace` on both sides), and parts in a
     /// one-to-many, for comparison.
-    static let joins = A.schema(
-        #"""
-        {"entities": {
-          "Item": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}},
-            "relationships": {
-              "parts": {"destination": "Part", "toMany": true, "inverse": "item"},
-              "tags": {"destination": "Tag", "toMany": true, "inverse": "items"}}},
-          "Part": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {"item": {"destination": "Item", "inverse": "parts"}}},
-          "Tag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {"items": {"destination": "Item", "toMany": true, "inverse": "tags"}}}
-        }}
-        """#)
+    static let joins = A.schema(AdversarialSchemaJSON.joins)
 
     /// Decision 11: "Each relationship pair is stored once, so inverses cannot disagree", and a
     /// re-sync of a response already stored changes nothing. Item 1 lists tag 7; tag 7, nested

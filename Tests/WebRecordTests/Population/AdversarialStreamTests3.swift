@@ -34,17 +34,7 @@ struct AdversarialStreamTests3 {
         }}
         """#)
 
-    static let compound = A.schema(
-        #"""
-        {"entities": {
-          "Article": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "included": [{"keyPath": "included", "key": "type", "map": {"people": "Person", "articles": "Article"}}],
-            "attributes": {"id": {"type": "string"}, "title": {"type": "string"}},
-            "relationships": {"author": {"destination": "Person", "key": "author.id", "inverse": "articles"}}},
-          "Person": {"primaryKey": "id", "attributes": {"id": {"type": "string"}, "name": {"type": "string"}},
-            "relationships": {"articles": {"destination": "Article", "toMany": true, "inverse": "author"}}}
-        }}
-        """#)
+    static let compound = A.schema(AdversarialSchemaJSON.compound)
 
     static func item(_ rows: [String]) -> [String] { rows.filter { $0.hasPrefix("Item:") } }
 

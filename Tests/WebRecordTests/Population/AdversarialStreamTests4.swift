@@ -28,32 +28,7 @@ struct AdversarialStreamTests4 {
     ///   (`AaBadge.account` sorts before `Account.badge`).
     ///
     /// An account's row is `_id | _entity | id | name | zone`.
-    static let accounts = A.schema(
-        #"""
-        {"entities": {
-          "Account": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}, "name": {"type": "string"}},
-            "relationships": {
-              "items": {"destination": "Item", "toMany": true, "ordered": true, "inverse": "account"},
-              "uitems": {"destination": "UItem", "toMany": true, "ordered": true, "inverse": "account", "merge": "union"},
-              "tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "accounts"},
-              "utags": {"destination": "UTag", "toMany": true, "ordered": true, "inverse": "accounts", "merge": "union"},
-              "zone": {"destination": "Zone", "inverse": "account"},
-              "badge": {"destination": "AaBadge", "inverse": "account"}}},
-          "Item": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"account": {"destination": "Account", "inverse": "items"}}},
-          "UItem": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"account": {"destination": "Account", "inverse": "uitems"}}},
-          "Tag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"accounts": {"destination": "Account", "toMany": true, "ordered": true, "inverse": "tags"}}},
-          "UTag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"accounts": {"destination": "Account", "toMany": true, "inverse": "utags", "merge": "union"}}},
-          "Zone": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"account": {"destination": "Account", "inverse": "zone"}}},
-          "AaBadge": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "n": {"type": "string"}},
-            "relationships": {"account": {"destination": "Account", "inverse": "badge"}}}
-        }}
-        """#)
+    static let accounts = A.schema(AdversarialSchemaJSON.accounts)
 
     static let catalog = AdversarialStreamTests3.catalog
 
@@ -309,18 +284,7 @@ struct AdversarialStreamTests4 {
 extension AdversarialStreamTests4 {
     /// Nodes in a tree: `children` ordered (replaced), `parent` its inverse; `name` is not
     /// optional; `links` a many-to-many to other nodes (not its own inverse), united.
-    static let nodes = A.schema(
-        #"""
-        {"entities": {
-          "Node": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "attributes": {"id": {"type": "integer"}, "name": {"type": "string", "optional": false}, "v": {"type": "integer"}},
-            "relationships": {
-              "children": {"destination": "Node", "toMany": true, "ordered": true, "inverse": "parent"},
-              "parent": {"destination": "Node", "inverse": "children"},
-              "links": {"destination": "Node", "toMany": true, "inverse": "backlinks", "merge": "union"},
-              "backlinks": {"destination": "Node", "toMany": true, "inverse": "links", "merge": "union"}}}
-        }}
-        """#)
+    static let nodes = A.schema(AdversarialSchemaJSON.nodes)
 
     static let nodeCases: [[String]] = [
         // A record at depth 3, then at the top with another list, then as a stub at depth 2.
@@ -462,25 +426,7 @@ extension AdversarialStreamTests4 {
 extension AdversarialStreamTests4 {
     /// Shapes: `tags` (a replaced many-to-many declared on the root, so every sub-entity has
     /// it); `Circle.pins` an ordered union one-to-many; `Square.corners` a replaced many-to-many.
-    static let figures = A.schema(
-        #"""
-        {"entities": {
-          "Shape": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "subentities": {"key": "kind", "map": {"circle": "Circle", "square": "Square"}},
-            "attributes": {"id": {"type": "integer"}},
-            "relationships": {"tags": {"destination": "Tag", "toMany": true, "ordered": true, "inverse": "shapes"}}},
-          "Circle": {"parent": "Shape", "attributes": {"r": {"type": "integer"}},
-            "relationships": {"pins": {"destination": "Pin", "toMany": true, "ordered": true, "inverse": "circle", "merge": "union"}}},
-          "Square": {"parent": "Shape", "attributes": {"s": {"type": "integer"}},
-            "relationships": {"corners": {"destination": "Corner", "toMany": true, "inverse": "squares"}}},
-          "Tag": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {"shapes": {"destination": "Shape", "toMany": true, "inverse": "tags", "merge": "union"}}},
-          "Pin": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {"circle": {"destination": "Circle", "inverse": "pins"}}},
-          "Corner": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}},
-            "relationships": {"squares": {"destination": "Square", "toMany": true, "inverse": "corners", "merge": "union"}}}
-        }}
-        """#)
+    static let figures = A.schema(AdversarialSchemaJSON.figures)
 
     @Test("A united ordered list on a sub-entity given, emptied and given again across batches ends as whole")
     func unitedListOfASubentityAcrossBatches() async throws {
