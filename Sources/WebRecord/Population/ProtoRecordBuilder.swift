@@ -277,6 +277,7 @@ final class ProtoRecordBuilder {
                     entity: representation.entity.name, keyPath: keyPath(representation.entity),
                     value: .object(original)))
             if parent == nil, relationship == nil { noteUnidentifiedTopLevel(.object(original)) }
+            noteNamed(in: dictionary, representation: representation, depth: depth)
             return nil
         }
 
@@ -734,6 +735,48 @@ final class ProtoRecordBuilder {
             case .absent: return false
             // A value transformer's result, or a refused value, is known only when set.
             case .reported: return mapped.transformer != nil
+            }
+        }
+    }
+
+    /// The records named inside records that are not stored for want of a key (decision 5), by
+    /// their representation and key: named by the response all the same, so neither the orphan
+    /// pass nor a list's cascade deletes them (decision 14), although nothing is written to them.
+    private(set) var namedOnly: [(representation: Representation, key: KeyValue)] = []
+
+    /// Notes the records that `dictionary` (of `representation`, not stored) names through its
+    /// relationships, as objects with a key or by key, at any depth (``namedOnly``).
+    private func noteNamed(in dictionary: JSONObject, representation: Representation, depth: Int) {
+        guard depth < options.maximumRecordDepth else { return }
+        for mapped in representation.relationships {
+            guard let found = mapped.value(in: dictionary), let index = mapped.destination else { continue }
+            let values: [JSONValue]
+            if case .array(let elements) = found.value { values = elements } else { values = [found.value] }
+            for value in values {
+                var destination = representations.all[index]
+                switch value {
+                case .null:
+                    continue
+                case .object(let nested):
+                    if destination.isDiscriminated,
+                        let choice = selector.choice(for: nested, startingAt: destination.entity),
+                        let chosen = representations[choice.entity.name]
+                    {
+                        destination = chosen
+                    }
+                    if !destination.keyAttributes.isEmpty, let raw = destination.rawPrimaryKey(in: nested),
+                        let key = destination.normalizedKey(raw, coercion: coercion)
+                    {
+                        namedOnly.append((destination, key))
+                    }
+                    noteNamed(in: nested, representation: destination, depth: depth + 1)
+                default:
+                    if !destination.keyAttributes.isEmpty,
+                        let key = destination.normalizedKey(value, coercion: coercion)
+                    {
+                        namedOnly.append((destination, key))
+                    }
+                }
             }
         }
     }

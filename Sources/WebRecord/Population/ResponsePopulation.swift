@@ -290,6 +290,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
         /// The members other owners lost to those lists (``Marshaler/lostMembers()``).
         var lostMembers: [(ownerTable: Int, owner: Int64, member: RowState, column: Int)] = []
+        /// The stored rows of the records named only inside records not stored for want of a key
+        /// (``ProtoRecordBuilder/namedOnly``), by table.
+        var namedRows: [String: [Int64]] = [:]
     }
 
     /// Steps 3–6: resolves the graph's records against the store, creates what is missing,
@@ -369,7 +372,29 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 || sharesRows || switched)
         return StoredGraph(
             writer: writer, gainedMembers: gained, takenMembers: marshaler.takenMembers,
-            lostMembers: marshaler.lostMembers())
+            lostMembers: marshaler.lostMembers(),
+            namedRows: try Self.storedRows(of: graph.builder.namedOnly, in: transaction))
+    }
+
+    /// The stored rows of `named` (records named only inside records that are not stored), by
+    /// table: one lookup per entity whose key they give.
+    static func storedRows(
+        of named: [(representation: Representation, key: KeyValue)], in transaction: Storage.Transaction
+    ) throws(WebRecordError) -> [String: [Int64]] {
+        guard !named.isEmpty else { return [:] }
+        var byEntity: [Int: (representation: Representation, keys: Set<KeyValue>)] = [:]
+        for (representation, key) in named {
+            byEntity[representation.index, default: (representation, [])].keys.insert(key)
+        }
+        var rows: [String: [Int64]] = [:]
+        for (_, group) in byEntity.sorted(by: { $0.key < $1.key }) {
+            guard let plan = group.representation.table else { continue }
+            let keyColumns = group.representation.keyAttributes.map { plan.columns[$0.column] }
+            try transaction.forEachRow(in: plan.name, where: keyColumns, areIn: group.keys.map(\.parts)) { row in
+                rows[plan.name, default: []].append(row.rowID)
+            }
+        }
+        return rows
     }
 
     /// Gives the rows an earlier batch of a streamed response inserted for records it named only

@@ -413,6 +413,10 @@ extension ResponsePopulation {
         let protos = builder.protoRecords
         Self.addContainedRows(
             protos, to: &totals.contained, spared: &totals.linkSpared, gathersSpared: sparesLinks)
+        for (table, rowIDs) in stored.namedRows {
+            totals.contained.insert(contentsOf: rowIDs, in: table)
+            if sparesLinks { totals.linkSpared.insert(contentsOf: rowIDs, in: table) }
+        }
         try totals.noteDropped(protos)
         let relinked = stored.writer.relinkedOwners
         for gain in stored.gainedMembers {
