@@ -37,7 +37,7 @@ struct Marshaler {
     /// The member columns that a list of the batch sets (a to-many kept on its members), by
     /// table position and column (``noteLists(of:)``): only their members' own links are noted
     /// in ``memberLinks``, as only a list can be ordered against them.
-    private var listedColumns = Set<Claimed>()
+    private var listedColumns = Set<MemberColumn>()
     /// The members wired to each owner, by ``Claimed`` (the member column, and the owner's `_id`).
     private var membersWired: [Claimed: [Int64]] = [:]
     /// The replaced lists kept on their members the batch wired: the position of each one's
@@ -53,6 +53,13 @@ struct Marshaler {
         let table: Int
         let column: Int
         let value: Int64
+    }
+
+    /// A column of a record table that names a list's owner: the table's position, and the
+    /// column's.
+    private struct MemberColumn: Hashable {
+        let table: Int
+        let column: Int
     }
 
     /// Who holds a ``Claimed`` row last, and whether rows the batch does not hold may hold it too.
@@ -390,7 +397,7 @@ struct Marshaler {
     /// kept in `column` of `table`, wired after what the batch wired before: a row of the batch
     /// that held it through an earlier link, or held it as stored, no longer does (decision 7:
     /// of two records that claim one member, the one named last ends with it). Rows the batch
-    /// does not hold are cleared once the batch's links are wired (``closeClaims()``), when a
+    /// does not hold are cleared once the batch's links are wired (``finishWiring()``), when a
     /// claim changed a row and the row held is stored (`clearsStore`).
     private mutating func claim(
         _ value: Int64, in table: TablePlan, column: Int, positionColumn: Int?, columnName: String,
@@ -424,7 +431,7 @@ struct Marshaler {
         for proto in protos where proto.row != nil {
             for link in proto.links where link.relationship.isToMany {
                 guard case .foreignKeyThere(let table, let column, _, _, _)? = link.relationship.link else { continue }
-                listedColumns.insert(Claimed(table: table.index, column: column, value: 0))
+                listedColumns.insert(MemberColumn(table: table.index, column: column))
             }
         }
     }
@@ -471,10 +478,12 @@ struct Marshaler {
         listedColumns.removeAll()
     }
 
-    /// Clears, in the rows the batch does not hold, the one-to-ones the batch's links claimed
-    /// (``claim(_:in:column:positionColumn:by:clearsStore:)``): one statement per row held,
-    /// keeping the row that holds it last. Called once every link of the batch is wired.
-    mutating func closeClaims() {
+    /// Called once every link of the batch is wired: puts the replaced lists in response order
+    /// with their members' own links (``orderReplacedLists()``), and clears, in the rows the batch
+    /// does not hold, the one-to-ones the batch's links claimed
+    /// (``claim(_:in:column:positionColumn:by:clearsStore:)``), one statement per row held,
+    /// keeping the row that holds it last.
+    mutating func finishWiring() {
         orderReplacedLists()
         for key in claimOrder {
             guard let claim = claims[key], claim.clearsStore else { continue }
@@ -537,7 +546,7 @@ struct Marshaler {
             }
             let changes = row.values[column] != value
             if !isOneToOne, !listedColumns.isEmpty,
-                listedColumns.contains(Claimed(table: row.table.index, column: column, value: 0))
+                listedColumns.contains(MemberColumn(table: row.table.index, column: column))
             {
                 noteMemberLink(
                     row, table: row.table.index, column: column, owner: target?.rowID,

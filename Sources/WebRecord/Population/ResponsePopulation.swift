@@ -350,7 +350,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
         marshaler.noteLists(of: resolving)
         Self.wireInOrderGiven(resolving, superseded: superseded, with: &marshaler)
-        marshaler.closeClaims()
+        marshaler.finishWiring()
         switches.noteUnwired(marshaler.unwiredLinks)
         let gained = marshaler.noteGainedMembers()
         try Self.requireOwnerKeys(protos)

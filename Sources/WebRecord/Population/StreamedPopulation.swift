@@ -1194,14 +1194,7 @@ private struct StreamTotals {
     /// (``Marshaler/lostMembers()``): if the owner is met, its lists count as changed unless a
     /// later batch gives the member back.
     mutating func noteLoss(of member: RowState, by owner: RowKey, column: Int) {
-        let memberKey = RowKey(member)
-        let key = MemberColumn(member: memberKey, column: column)
-        if memberValues[key] == nil {
-            let original = originalValue(of: memberKey, at: column, now: member.originalValue(at: column))
-            memberValues[key] = (original, member.values[column])
-            memberColumns[memberKey, default: []].append(column)
-        }
-        ownerMembers[owner, default: []].append((key, nil))
+        follow(member, at: column, of: owner)
     }
 
     /// Notes the join rows a batch added or removed (``PopulationWriter/joinPairs``), in the
@@ -1233,16 +1226,25 @@ private struct StreamTotals {
 
     /// A member a batch gave a stored owner (``Marshaler/noteGainedMembers()``).
     mutating func noteGain(owner: RowState, member: RowState, column: Int) {
+        let key = follow(member, at: column, of: RowKey(owner))
+        if gainedIn[key] == nil { gainedIn[key] = batch }
+    }
+
+    /// Follows the column `column` of `member`, which names or named `owner`, among the owner's
+    /// members (``memberValues``, ``ownerMembers``): its value before the population, and its
+    /// latest.
+    @discardableResult
+    private mutating func follow(_ member: RowState, at column: Int, of owner: RowKey) -> MemberColumn {
         let memberKey = RowKey(member)
         let key = MemberColumn(member: memberKey, column: column)
-        if gainedIn[key] == nil { gainedIn[key] = batch }
         if memberValues[key] == nil {
             // Before the population: as an earlier batch found the row, or as this one did.
             let original = originalValue(of: memberKey, at: column, now: member.originalValue(at: column))
             memberValues[key] = (original, member.values[column])
             memberColumns[memberKey, default: []].append(column)
         }
-        ownerMembers[RowKey(owner), default: []].append((key, nil))
+        ownerMembers[owner, default: []].append((key, nil))
+        return key
     }
 
     /// The value at `column` of the row `member` before the population: none for a row a batch
