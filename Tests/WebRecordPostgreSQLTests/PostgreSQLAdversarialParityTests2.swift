@@ -376,4 +376,31 @@ import WebRecordTesting
             text, history: [#"{"data": [{"id": "1", "author": {"id": 9}}, {"id": "2"}]}"#], schema: Self.compound,
             entity: "Article")
     }
+
+    // MARK: - Taken back
+
+    /// Posts with a keyless `cover` kept in the post's row and a keyless `banner` kept in its own.
+    static let covers = P.schema(AdversarialSchemaJSON.covers)
+
+    /// "Taken back": a keyless object one batch stores and a later occurrence of its owner
+    /// unlinks is deleted at the end and counted as never inserted, its `_id` left unused by the
+    /// whole response too, on both stores.
+    @Test("A keyless object a later occurrence unlinks is taken back, its _id unused, as on SQLite")
+    func keylessObjectTakenBack() async throws {
+        let text = Self.data([
+            #"{"id": 2, "cover": {"url": "c1"}, "banner": {"url": "b1"}}"#, #"{"id": 3}"#,
+            #"{"id": 2, "cover": null, "banner": null}"#,
+            #"{"id": 4, "cover": {"url": "d1"}, "banner": {"url": "e1"}}"#,
+        ])
+        // (The rows compared rank `_id`s, so the unused one does not show here.)
+        for times in [1, 2] {
+            let outcomes = try await Self.expectParity(text, times: times, schema: Self.covers, entity: "Post")
+            for outcome in outcomes where outcome.failure == nil {
+                #expect(!outcome.rows.contains { $0.contains("'c1'") || $0.contains("'b1'") }, "\(outcome)")
+                #expect(outcome.rows.contains { $0.hasPrefix("Image:") && $0.hasSuffix("'d1'") }, "\(outcome)")
+            }
+        }
+        try await Self.expectParityOnceAndTwice(
+            text, history: [Self.data([#"{"id": 2, "cover": {"url": "old"}}"#])], schema: Self.covers, entity: "Post")
+    }
 }

@@ -40,6 +40,12 @@ package struct ContainedRows: Sendable, Hashable {
         add(&byTable[table, default: RowIDSet()])
     }
 
+    /// Removes the row `rowID` of `table`: a row the population took back (a stream's
+    /// ``RecordDeleter/unmake(_:)``), whose `_id` a later population may give another record.
+    package mutating func remove(_ rowID: Int64, in table: String) {
+        byTable[table]?.remove(rowID)
+    }
+
     /// Adds the rows of `other`, e.g. those of another page of the same run.
     package mutating func formUnion(_ other: ContainedRows) {
         for (table, rowIDs) in other.byTable {

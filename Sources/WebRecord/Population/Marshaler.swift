@@ -209,7 +209,16 @@ struct Marshaler {
         var unstoredRows = Set<RowState>()
         for proto in protos where isUnlinkedFromItsOwner(proto, superseded: superseded, sharing: sharing) {
             // A later occurrence of its owner set the relationship to null or to another
-            // record: stored, it would have no key (decision: unlinked, such a record goes).
+            // record: stored, it would have no key (decision: unlinked, such a record goes). One
+            // without a key of its own keeps its `_id`, unused, as a stream does whose earlier
+            // batch stored it: the later batch that unlinks it deletes that row
+            // (`StreamTotals.unmade`). (One its owner keys is the record a later occurrence of
+            // the owner names again: a stream finds its row by that key.)
+            if proto.representation.keyRelationship == nil, let row = proto.row,
+                unstoredRows.insert(row).inserted
+            {
+                proto.unstoredTable = row.table.name
+            }
             proto.row = nil
             proto.rowID = nil
             proto.wasUnlinked = true

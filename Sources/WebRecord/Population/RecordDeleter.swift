@@ -169,6 +169,27 @@ struct RecordDeleter<Storage: RecordStorage> {
         return true
     }
 
+    /// Deletes rows this population inserted that one batch would never have stored: objects
+    /// without a key that an earlier batch made through their owner's to-one and a later
+    /// occurrence of the owner unlinked. Nothing else names them, so no delete rule applies and
+    /// nothing spares them; they count as never inserted (``deletedRows``, which the stream's
+    /// totals take for vanished).
+    mutating func unmake(_ rows: [(table: String, rowID: Int64)]) throws(WebRecordError) {
+        guard !rows.isEmpty else { return }
+        var entities: [String] = []
+        for row in rows {
+            entities.append(try transaction.entityName(ofRow: row.rowID, in: row.table) ?? row.table)
+        }
+        let removed = try transaction.deleteRows(rows)
+        for ((row, entity), wasThere) in zip(zip(rows, entities), removed) where wasThere {
+            deletedRows[row.table, default: [:]][row.rowID] = entity
+            gone.insert("\(row.table)#\(row.rowID)")
+            store.logger.log(
+                .debug, "took back \(entity) _id \(row.rowID): a later occurrence of its owner unlinked it",
+                entity: entity)
+        }
+    }
+
     /// Records on the debugger, for each row the run contained that a cascade reached, that it
     /// was kept and unlinked rather than deleted, naming it and the record whose deletion
     /// reached it.

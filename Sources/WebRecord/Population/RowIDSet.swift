@@ -78,6 +78,15 @@ package struct RowIDSet: Sendable, Hashable {
         return inserted
     }
 
+    /// Removes `rowID`, if it is among them.
+    package mutating func remove(_ rowID: Int64) {
+        let (block, word, bit) = Self.place(rowID)
+        guard var bits = blocks[block], bits[word] & bit != 0 else { return }
+        bits[word] &= ~bit
+        count -= 1
+        blocks[block] = (0..<8).allSatisfy { bits[$0] == 0 } ? nil : bits
+    }
+
     /// Adds the `_id`s of `other`.
     package mutating func formUnion(_ other: RowIDSet) {
         for (block, bits) in other.blocks {

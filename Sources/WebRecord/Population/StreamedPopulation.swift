@@ -310,13 +310,14 @@ extension ResponsePopulation {
         return rows
     }
 
-    /// Throws ``StreamedDivergence`` when a to-one kept in its owner's row no longer names a row
-    /// an earlier batch made for an object without a key related there (`created`): one batch
-    /// does not store such an object when a later occurrence of the owner unlinks it. (A to-one
-    /// kept in the object's own row is followed through the rows the writer clears,
+    /// Notes each row an earlier batch made for an object without a key related through a
+    /// to-one kept in its owner's row (``StreamTotals/createdThroughOwners``) that the owner's
+    /// row no longer names: one batch does not store such an object when a later occurrence of
+    /// the owner unlinks it, so it goes at the end (``StreamTotals/unmake(_:named:bySwitch:)``). (A
+    /// to-one kept in the object's own row is followed through the rows the writer clears,
     /// ``StreamTotals/noteLinkChanges(_:cleared:layout:)``.)
-    private static func requireKeptInOwnersRows(
-        _ protos: [ProtoRecord], created: Set<RowKey>, in representations: RepresentationSet
+    private static func unmakeUnlinkedInOwnersRows(
+        _ protos: [ProtoRecord], totals: inout StreamTotals, in representations: RepresentationSet
     ) throws {
         let all = representations.all
         for proto in protos {
@@ -324,14 +325,11 @@ extension ResponsePopulation {
             for mapped in proto.representation.relationships {
                 guard case .foreignKeyHere(let column, _, _, _)? = mapped.link, let destination = mapped.destination,
                     all.indices.contains(destination), let table = all[destination].table,
-                    case .integer(let before)? = row.originalValue(at: column), row.values[column] != .integer(before),
-                    created.contains(RowKey(table: table.index, rowID: before))
+                    case .integer(let before)? = row.originalValue(at: column), row.values[column] != .integer(before)
                 else { continue }
-                throw StreamedDivergence(
-                    record: "\(table.name) _id \(before)",
-                    reason:
-                        "was made by one part of the response for an object without a key that \(proto.named)'s to-one '\(mapped.name)' related, and a later occurrence of \(proto.named) unlinks it: populated in parts, it would stay, unlinked, where the whole response, whose owner's last occurrence decides, does not store it"
-                )
+                try totals.unmake(
+                    RowKey(table: table.index, rowID: before), named: "\(table.name) _id \(before)",
+                    bySwitch: row.switchedFrom != nil)
             }
         }
     }
@@ -450,18 +448,30 @@ extension ResponsePopulation {
         }
         // After the rows the batch holds: a link may have changed one of them after it was written.
         if !stored.writer.listChanges.isEmpty || !stored.writer.clearedRows.isEmpty {
+            // The rows whose sub-entity the batch switched, whose clearing takes nothing back.
+            var switched = Set<DatabaseValue>()
+            for proto in protos {
+                if let row = proto.row, row.switchedFrom != nil { switched.insert(.integer(row.rowID)) }
+            }
             try totals.noteLinkChanges(
-                stored.writer.listChanges, cleared: stored.writer.clearedRows, layout: store.layout)
+                stored.writer.listChanges, cleared: stored.writer.clearedRows, switched: switched,
+                layout: store.layout)
         }
         if !totals.createdThroughOwners.isEmpty {
-            try Self.requireKeptInOwnersRows(protos, created: totals.createdThroughOwners, in: graph.representations)
+            try Self.unmakeUnlinkedInOwnersRows(protos, totals: &totals, in: graph.representations)
         }
         if !stored.writer.joinPairs.isEmpty { totals.noteJoinPairs(stored.writer.joinPairs, layout: store.layout) }
         try totals.noteTakenOneToOnes(
             stored.writer.takenOneToOnes, rows: protos.lazy.compactMap(\.row), layout: store.layout)
         for proto in protos where proto.owner != nil && proto.representation.keyRelationship == nil {
-            guard let row = proto.row, row.isNew, !proto.isNamedApartFromOwner else { continue }
-            totals.createdThroughOwners.insert(RowKey(row))
+            guard let row = proto.row, !proto.isNamedApartFromOwner else { continue }
+            let key = RowKey(row)
+            if row.isNew { totals.createdThroughOwners.insert(key) }
+            if !proto.links.isEmpty || !proto.clearedRelationships.isEmpty,
+                totals.createdThroughOwners.contains(key)
+            {
+                totals.createdWithLinks.insert(key)
+            }
         }
         guard totals.collectsRecords else { return }
         // A record met again in a later batch, at the top level or nested, shows as stored last.
@@ -515,6 +525,19 @@ extension ResponsePopulation {
             }
         }
         var totals = totals
+        if !totals.unmade.isEmpty {
+            // Rows earlier batches made that one batch would never have stored: they go, and
+            // count as never inserted (``StreamTotals/forgetDeleted(_:layout:)``).
+            let tables = store.layout.tables
+            let rows = totals.unmade.compactMap { row in
+                tables.indices.contains(row.table) ? (table: tables[row.table].name, rowID: row.rowID) : nil
+            }
+            try deleter.unmake(rows)
+            for row in rows {
+                totals.contained.remove(row.rowID, in: row.table)
+                totals.linkSpared.remove(row.rowID, in: row.table)
+            }
+        }
         // The deletes the batches' links started, once every batch is written: what any batch
         // contained stays, as in a whole response. (Most responses start none.)
         if !deleter.proposed.isEmpty {
@@ -623,6 +646,42 @@ private struct StreamTotals {
     /// through their owner's to-one (DESIGN §3.6): one batch does not store such a record when
     /// a later occurrence of its owner unlinks it (``noteLinkChanges(_:cleared:layout:)``).
     var createdThroughOwners = Set<RowKey>()
+    /// The rows of ``createdThroughOwners`` that a batch gave links of their own (a list, a
+    /// to-one, a nested record): one that a later occurrence of its owner unlinks cannot be
+    /// taken back as if never stored (``unmake(_:named:bySwitch:)``).
+    var createdWithLinks = Set<RowKey>()
+    /// The rows of ``createdThroughOwners`` that a later occurrence of their owner unlinked, in
+    /// the order met: deleted when the last batch is written, as rows one batch would never have
+    /// stored (the whole response leaves each one's `_id` unused).
+    var unmade: [RowKey] = []
+
+    /// Notes that a later occurrence of its owner unlinked `row` when it is one of
+    /// ``createdThroughOwners``: it goes at the end (``unmade``), as one batch would never have
+    /// stored it.
+    ///
+    /// - Throws: ``StreamedDivergence`` when a batch gave it links of its own, which applied in
+    ///   turn could have changed other rows that one batch leaves alone.
+    ///   Also when the unlinking is a switch of the owner's sub-entity (`bySwitch`): one batch
+    ///   takes the object a later occurrence gives there for the same record.
+    mutating func unmake(_ row: RowKey, named name: @autoclosure () -> String, bySwitch: Bool) throws {
+        guard createdThroughOwners.contains(row) else { return }
+        guard !bySwitch else {
+            throw StreamedDivergence(
+                record: name(),
+                reason:
+                    "was made by one part of the response for an object without a key that its owner's to-one related, and a later occurrence makes the owner a sub-entity without that relationship: populated in parts, a later occurrence that relates an object there again would make another record, where the whole response takes it for the same one"
+            )
+        }
+        createdThroughOwners.remove(row)
+        guard !createdWithLinks.contains(row) else {
+            throw StreamedDivergence(
+                record: name(),
+                reason:
+                    "was made, with links of its own, by one part of the response for an object without a key that its owner's to-one related, and a later occurrence of that owner unlinks it: populated in parts, its links would have changed other records, where the whole response, whose owner's last occurrence decides, does not store it"
+            )
+        }
+        unmade.append(row)
+    }
     /// Each row met, by table (its position in the layout) and `_id`: a row met in several
     /// batches counts once, for the entity it was met as last (a record whose sub-entity
     /// changes between batches is one). Compact, as it holds every row a response names.
@@ -808,7 +867,9 @@ private struct StreamTotals {
     /// - the join rows of stored owners, as they were before the population and as they are now;
     /// - each member row dropped from a stored owner's list or moved in it: its reference to the
     ///   owner and its position, before the population and now;
-    /// - each row whose reference a one-to-one's link cleared.
+    /// - each row whose reference a one-to-one's link cleared; one an earlier batch made for an
+    ///   object without a key related there is taken back at the end (``unmake(_:named:bySwitch:)``),
+    ///   unless the clearing is the switch of a row of `switched` (by `_id`) to another sub-entity.
     ///
     /// A later batch that meets such a row takes what it held before the change for its values
     /// before the population. One batch repositions in memory the members that an earlier
@@ -820,7 +881,7 @@ private struct StreamTotals {
     ///   member keeps the record it had, where in turn it would be left with none.
     mutating func noteLinkChanges(
         _ changes: [ListChange], cleared: [(table: String, column: String, value: DatabaseValue, rowIDs: [Int64])],
-        layout: StorageLayout
+        switched: Set<DatabaseValue>, layout: StorageLayout
     ) throws {
         for change in changes {
             let owner = RowKey(change.owner)
@@ -865,16 +926,12 @@ private struct StreamTotals {
         }
         for rows in cleared {
             guard let (tableIndex, column) = Self.column(rows.column, of: rows.table, in: layout) else { continue }
-            if !createdThroughOwners.isEmpty,
-                let rowID = rows.rowIDs.first(where: {
-                    createdThroughOwners.contains(RowKey(table: tableIndex, rowID: $0))
-                })
-            {
-                throw StreamedDivergence(
-                    record: "\(rows.table) _id \(rowID)",
-                    reason:
-                        "was made by one part of the response for an object without a key that its owner's to-one related, and a later occurrence of that owner unlinks it: populated in parts, it would stay, unlinked, where the whole response, whose owner's last occurrence decides, does not store it"
-                )
+            if !createdThroughOwners.isEmpty {
+                for rowID in rows.rowIDs {
+                    try unmake(
+                        RowKey(table: tableIndex, rowID: rowID), named: "\(rows.table) _id \(rowID)",
+                        bySwitch: switched.contains(rows.value))
+                }
             }
             for rowID in rows.rowIDs {
                 let reference = MemberColumn(member: RowKey(table: tableIndex, rowID: rowID), column: column)
