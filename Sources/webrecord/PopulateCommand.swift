@@ -173,7 +173,10 @@ enum PopulateCommand: Subcommand {
                 // user's request would.
                 let opened = try store ?? StoreAccess.open(location, schema: schema)
                 store = opened
-                let request = URLSource.requestOptions(for: url, population: options, fetch: fetch)
+                // What earlier sources contained is spared by the deletes this one's links start.
+                var population = options
+                population.sparedByTheRun = kept
+                let request = URLSource.requestOptions(for: url, population: population, fetch: fetch)
                 guard let pagination = paging.pagination else {
                     let result: RequestResult<Record>
                     do {
@@ -240,6 +243,7 @@ enum PopulateCommand: Subcommand {
             // batch at a time, and never kept, so that memory stays bounded whatever its size.
             var streamed = options
             streamed.returnsRecords = false
+            streamed.sparedByTheRun = kept
             do {
                 let result = try await opened.database.populate(
                     streaming: open, expectedBytes: size, entity: entity, options: streamed, reopens: reopens)

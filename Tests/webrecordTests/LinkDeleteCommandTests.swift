@@ -8,8 +8,8 @@ import WebRecord
 /// list's dropped member, a record identified by its owner that the owner unlinks, the cascade
 /// either starts) spares every record the same response contained, which the `--json`
 /// summary reports as kept and does not count as deleted. Each source is its own response:
-/// what a later source holds does not undo an earlier one's delete. In a SQLite file and in
-/// PostgreSQL.
+/// what a later source holds does not undo an earlier one's delete, and what an earlier source
+/// held is spared by a later one's. In a SQLite file and in PostgreSQL.
 @Suite struct LinkDeleteCommandTests {
     let directory: TemporaryDirectory
     let schema: String
@@ -76,6 +76,16 @@ import WebRecord
         let sources = try await populate(db, #"[{"id": 1, "children": []}]"#, #"[{"id": 2}]"#)
         #expect(sources.int("Folder", "deleted") == 1, "\(sources.object)")
         #expect(sources.int("Folder", "inserted") == 1, "\(sources.object)")
+        #expect(try await parents(db) == [1: nil, 2: nil, 4: nil])
+
+        // What an earlier source contained is spared: the second source's list drops 2, which
+        // the first holds, and 2 stays, unlinked, as one response holding both would leave it.
+        _ = try await populate(db, #"[{"id": 1, "children": [{"id": 2}]}]"#)
+        let earlier = try await populate(db, #"[{"id": 2, "name": "two"}]"#, #"[{"id": 1, "children": []}]"#)
+        #expect((earlier.int("Folder", "deleted") ?? 0) == 0, "\(earlier.object)")
+        #expect(
+            kept(earlier).first?.contains("kept Folder 2 (_id") == true
+                && kept(earlier).first?.contains("the run contained it") == true, "\(earlier.object)")
         #expect(try await parents(db) == [1: nil, 2: nil, 4: nil])
     }
 

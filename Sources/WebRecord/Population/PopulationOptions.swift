@@ -87,6 +87,12 @@ public struct PopulationOptions: Sendable {
     /// missing or null, is fatal.
     package var orphanDeletionFollows = false
 
+    /// The rows earlier responses of the same run contained (the pages before this one, the
+    /// sources before this one of a CLI run): a delete this response's links start spares them
+    /// as it spares what this response contains, so that a later page's list does not delete a
+    /// record an earlier page listed (Docs/Population.md, "Each response decides for itself").
+    package var sparedByTheRun = ContainedRows()
+
     /// Creates default options.
     public init() {}
 

@@ -77,9 +77,14 @@ struct RecordDeleter<Storage: RecordStorage> {
     /// what each cascades to, but the rows of `contained` (the response's, by
     /// ``ResponsePopulation/addContainedRows(_:to:spared:gathersSpared:)``), which are kept with a non-fatal warning: a
     /// dropped one stays unlinked from its owner (or linked, when the link is its key), and a
-    /// cascade that reaches one unlinks it. What a `deny` rule refuses stays, unlinked.
-    mutating func deleteProposed(sparing contained: ContainedRows) throws(WebRecordError) {
+    /// cascade that reaches one unlinks it. What a `deny` rule refuses stays, unlinked. So do
+    /// the rows of `earlier`, which earlier responses of the same run contained (the pages
+    /// before this one).
+    mutating func deleteProposed(
+        sparing contained: ContainedRows, andWhatTheRunContained earlier: ContainedRows = ContainedRows()
+    ) throws(WebRecordError) {
         spare(contained)
+        spare(earlier)
         let proposals = proposed
         proposed.removeAll()
         proposedRows.removeAll()
@@ -100,7 +105,9 @@ struct RecordDeleter<Storage: RecordStorage> {
             debugger.record(
                 WebRecordError(
                     .invalidEntityDescription,
-                    "kept \(name)\(key) (_id \(proposal.rowID)): the response contained it, so dropping it from "
+                    "kept \(name)\(key) (_id \(proposal.rowID)): the "
+                        + (contained.contains(proposal.rowID, in: proposal.table) ? "response" : "run")
+                        + " contained it, so dropping it from "
                         + "\(proposal.ownerEntity) _id \(proposal.ownerID)'s \(proposal.relationship) \(outcome)",
                     isFatal: false, entity: name, value: record.primaryKeyValue))
         }

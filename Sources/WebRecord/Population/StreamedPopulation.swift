@@ -541,7 +541,7 @@ extension ResponsePopulation {
         // The deletes the batches' links started, once every batch is written: what any batch
         // contained stays, as in a whole response. (Most responses start none.)
         if !deleter.proposed.isEmpty {
-            try deleter.deleteProposed(sparing: totals.linkSpared)
+            try deleter.deleteProposed(sparing: totals.linkSpared, andWhatTheRunContained: options.sparedByTheRun)
         }
         var records = totals.records
         if totals.recordsOutOfOrder {

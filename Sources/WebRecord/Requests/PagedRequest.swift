@@ -207,6 +207,8 @@ struct PagingState {
     /// The top-level records of the pages so far, to end paging when a page brings none new.
     var seenTopLevel = Set<Int64>()
     var records = 0
+    /// How many records the pages listed (their key paths' values), stored or not.
+    var listed = 0
     var total: Int?
     /// The total the first page that stated one gave, and that page (counted from 1): a later
     /// page stating another shows that the list moved.
@@ -266,6 +268,9 @@ extension RecordStore {
         // Each page is held to orphan deletion's rules (DESIGN §3.5): an unidentified record or a
         // missing key path fails the page, so the deletion after the last one never runs.
         requestOptions.population.orphanDeletionFollows = orphanOptions.deletesOrphans
+        // A delete a page's links start spares what earlier pages contained, as the orphan pass
+        // at the end does.
+        requestOptions.population.sparedByTheRun.formUnion(state.keep)
 
         let isFirst = state.index == 0
         let urn = isFirst ? sequence.urn : (state.nextURN ?? sequence.urn)
@@ -331,7 +336,9 @@ extension RecordStore {
         // By `_id`, from the population: there whether or not the options asked for the records.
         let pageRecords = result.population.topLevelRowIDs
         var end: PagingEnd?
-        let followsLinks = builtIn != nil && pagination?.followsLinks == true
+        let followsNamedPages = builtIn != nil && pagination?.followsNamedPages == true
+        let listedBefore = state.listed
+        state.listed += result.responseRecordCount ?? 0
         if index > 0, let statedTotal, let first = state.statedTotal, statedTotal != first.count {
             // The server counts another list than it did: records were added or removed while it
             // was paged, and an offset or page number now points elsewhere.
@@ -341,11 +348,23 @@ extension RecordStore {
                     .invalidResponseFormat,
                     "the list moved while it was paged: its total was \(first.count) on page \(first.page) and is \(statedTotal) on page \(index + 1); paging ends there, and records may have been skipped",
                     isFatal: false, entity: sequence.entity))
-        } else if result.responseRecordCount == 0, result.population.includedRecordCount == 0, !(named && followsLinks)
+        } else if result.responseRecordCount == 0, result.population.includedRecordCount == 0,
+            !(named && followsNamedPages)
         {
-            // (A next URL or Link still named after an empty page is followed: the server says
-            // there is more, and repeats and the page limit still end the run.)
-            end = .emptyPage
+            // (A next URL, Link or new cursor still named after an empty page is followed: the
+            // server says there is more, and repeats and the page limit still end the run.)
+            if let total = state.total, listedBefore < total {
+                // The server said it has more than the pages listed: its list shrank under the
+                // run, or the page was cut short. Not its end: nothing is an orphan.
+                end = .listMoved
+                result.debugger.record(
+                    WebRecordError(
+                        .invalidResponseFormat,
+                        "page \(index + 1) is empty, but the server stated a total of \(total) and the pages listed \(listedBefore); paging ends there, and records may have been skipped",
+                        isFatal: false, entity: sequence.entity))
+            } else {
+                end = .emptyPage
+            }
         } else if builtIn != nil, result.responseRecordCount == nil, pagination?.countsRecords == true {
             // A single object, not a list: a page or offset paginator cannot take it for a page.
             end = .uncountablePage

@@ -28,6 +28,10 @@ struct BuiltInPageManager: PageManager {
     /// Why there is no next page, when the paginator knows better than "none was named"
     /// (an empty or uncountable page, or one where nothing says whether more follow).
     package var end: End?
+    /// How many records the pages up to this one listed, for ``Pagination/pageNumber(parameter:totalKeyPath:)``
+    /// with a total: counted over the pages of the run, so that a short page before a fuller one
+    /// is not taken for the total reached.
+    var listedThrough: Int64?
     /// What was wrong with the page's next link or cursor (neither a link nor null): a paged
     /// request fails with it rather than take the page for the last one.
     var failure: WebRecordError?

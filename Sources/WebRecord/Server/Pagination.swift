@@ -63,12 +63,13 @@ public enum Pagination: Sendable, Hashable {
     /// there (or on a page with no records) fails the paged request.
     case hasMore(flagKeyPath: String, lastKeyPath: String, parameter: String)
 
-    /// Whether the kind follows links the server names (next URLs, `Link` headers), which go on
-    /// past an empty page while the server names a next one.
-    var followsLinks: Bool {
+    /// Whether the kind goes on past an empty page while the server names a next one: a next
+    /// URL, a `Link` header, or a cursor other than the one sent. (A page number or an offset
+    /// names no next page of the server's own, and a has-more flag needs the page's last record.)
+    var followsNamedPages: Bool {
         switch self {
-        case .nextURL, .linkHeader: true
-        case .cursor, .pageNumber, .offset, .hasMore: false
+        case .nextURL, .linkHeader, .cursor: true
+        case .pageNumber, .offset, .hasMore: false
         }
     }
 
@@ -176,13 +177,21 @@ public enum Pagination: Sendable, Hashable {
             // A page whose records cannot be counted is not taken for a full one.
             var more = (perPage ?? 0) != 0 && !next.overflow
             var end: BuiltInPageManager.End? = perPage == 0 ? .emptyPage : nil
+            // The records the pages up to this one listed: those the run's earlier pages listed,
+            // counted; for pages before the run's first, an estimate (below).
+            var listedThrough: Int64?
             if let total, let perPage, perPage > 0 {
-                // The pages before this one were full (the size of the previous page, or of this
-                // one): a last page shorter than the others still reaches the total.
-                let full = Int64(max(perPage, request.page?.previousPageManager?.resultsPerPage ?? perPage))
                 let earlier = current.subtractingReportingOverflow(1)
-                let before = earlier.partialValue.multipliedReportingOverflow(by: full)
+                let before: (partialValue: Int64, overflow: Bool)
+                if let counted = (request.page?.previousPageManager as? BuiltInPageManager)?.listedThrough {
+                    before = (counted, false)
+                } else {
+                    // The pages before the run's first were full (the size of this one): a last
+                    // page shorter than the others still reaches the total.
+                    before = earlier.partialValue.multipliedReportingOverflow(by: Int64(perPage))
+                }
                 let seen = before.partialValue.addingReportingOverflow(Int64(perPage))
+                if !before.overflow, !seen.overflow { listedThrough = seen.partialValue }
                 if !earlier.overflow, before.overflow || seen.overflow || seen.partialValue >= total {
                     more = false
                     end = .noNextPage
@@ -190,12 +199,14 @@ public enum Pagination: Sendable, Hashable {
             }
             if perPage == nil { end = .uncountablePage }
             let previous = current.subtractingReportingOverflow(1)
-            return BuiltInPageManager(
+            var manager = BuiltInPageManager(
                 nextPageURN: more ? request.urn : nil,
                 nextPageData: next.overflow
                     ? JSONValue?.none : Self.merging(request.data, [parameter: .integer(next.partialValue)]),
                 currentPageIndex: previous.overflow ? nil : Int(exactly: previous.partialValue),
                 totalResultsCount: total.flatMap { Int(exactly: $0) }, resultsPerPage: perPage, end: more ? nil : end)
+            manager.listedThrough = listedThrough
+            return manager
         case .offset(let parameter, let limitParameter, let limit, let totalKeyPath):
             // The offset advances by the records the page returned: a server may return fewer than
             // the limit asked (Jira caps maxResults), and a short page is not the last one.
