@@ -199,6 +199,9 @@ final class Representation {
     let requiredAttributes: [MappedAttribute]
     /// The to-one relationship forming the primary key, when the record is identified by its owner.
     let keyRelationship: MappedRelationship?
+    /// The value transformer of each of ``keyAttributes``, where it has one: a key is matched as
+    /// it is stored, transformed, so that a record is found again by the key the response gives.
+    private let keyTransforms: [AttributeTransformers.Transform?]
     private let relationshipsByName: [String: MappedRelationship]
 
     init(
@@ -253,6 +256,7 @@ final class Representation {
             keyAttributes = []
             keyRelationship = nil
         }
+        keyTransforms = keyAttributes.map { $0.transformer.flatMap(store.transformer(named:)) }
     }
 
     /// The mapped relationship named `name`.
@@ -313,22 +317,36 @@ final class Representation {
 
     /// The normalized key for a raw key value (DESIGN §3.3): each part coerced to its attribute's
     /// type, so `"5"` and `5` match. Nil when a part cannot be coerced.
+    ///
+    /// A key attribute with a value transformer is matched on the transformed value, as its
+    /// column stores it; a part the transformer refuses is no key.
     func normalizedKey(_ raw: JSONValue, coercion: ValueCoercion) -> KeyValue? {
         if keyAttributes.count == 1 {
-            return coercion.keyValue(raw, type: keyAttributes[0].type, dateFormat: keyAttributes[0].dateFormat).map {
+            guard let part = transformedKeyPart(raw, at: 0) else { return nil }
+            return coercion.keyValue(part, type: keyAttributes[0].type, dateFormat: keyAttributes[0].dateFormat).map {
                 .single($0)
             }
         }
         let parts = raw.arrayValue ?? []
         guard parts.count == keyAttributes.count, !parts.isEmpty else { return nil }
         var values: [DatabaseValue] = []
-        for (mapped, part) in zip(keyAttributes, parts) {
-            guard let value = coercion.keyValue(part, type: mapped.type, dateFormat: mapped.dateFormat) else {
+        for (index, (mapped, part)) in zip(keyAttributes, parts).enumerated() {
+            guard let part = transformedKeyPart(part, at: index),
+                let value = coercion.keyValue(part, type: mapped.type, dateFormat: mapped.dateFormat)
+            else {
                 return nil
             }
             values.append(value)
         }
         return .composite(values)
+    }
+
+    /// The key part `raw` of the key attribute at `index` as its transformer, if it has one,
+    /// makes it; nil when the transformer refuses it.
+    @inline(__always)
+    private func transformedKeyPart(_ raw: JSONValue, at index: Int) -> JSONValue? {
+        guard index < keyTransforms.count, let transform = keyTransforms[index] else { return raw }
+        return transform(raw)
     }
 
     /// The dictionary for a reference by key: the key placed at each key attribute's first key path.

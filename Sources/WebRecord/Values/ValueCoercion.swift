@@ -55,8 +55,12 @@ struct ValueCoercion: Sendable {
             // double: SQLite stores a zero without its sign, so both stores keep it as 0.
             switch value {
             case .integer(let number): return .real(Double(number))
-            case .double(let number): return .real(number + 0)
-            case .number(let text): return Double(text).flatMap { $0.isFinite ? .real($0 + 0) : nil }
+            // Not a NaN or an infinity (which a value built in code can hold): SQLite stores a
+            // NaN as NULL, and neither is a JSON number.
+            case .double(let number): return number.isFinite ? .real(number + 0) : nil
+            // Only the text of a JSON number (one built in code might be `0x10`, which `Double`
+            // would read).
+            case .number(let text): return Self.strictDouble(text).map { .real($0 + 0) }
             case .string(let text): return Self.strictDouble(text).map { .real($0 + 0) }
             default: return nil
             }
@@ -109,7 +113,10 @@ struct ValueCoercion: Sendable {
             return .text(text)
         case .json:
             // Canonical, so that two values equal as JSON are one stored value: an object's key
-            // order is no change.
+            // order is no change. A value built in code that holds what JSON cannot (a NaN, an
+            // infinity, number text that is not a number) is refused: written, it would be
+            // `null` in its place.
+            guard Self.isJSON(value) else { return nil }
             return .text(value.serialized(sortedKeys: true))
         }
     }
@@ -158,6 +165,18 @@ struct ValueCoercion: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Whether every number in `value` is one JSON can hold: no NaN or infinity, and number text
+    /// that is a JSON number. (The reader gives nothing else; a value built in code might.)
+    static func isJSON(_ value: JSONValue) -> Bool {
+        switch value {
+        case .double(let number): number.isFinite
+        case .number(let text): JSONNumberText.isJSONNumber(text)
+        case .array(let elements): elements.allSatisfy(isJSON)
+        case .object(let object): object.values.allSatisfy(isJSON)
+        case .null, .bool, .integer, .string: true
+        }
+    }
 
     static func integer(_ value: JSONValue) -> Int64? {
         switch value {
