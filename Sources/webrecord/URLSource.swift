@@ -62,9 +62,12 @@ struct URLFetchOptions {
         }
     }
 
-    /// A header that is not `Name: value`, shown up to its first space: what follows may be a secret.
+    /// A header that is not `Name: value`, shown up to its first space or colon: what follows may
+    /// be a secret (`--header "$NAME:$TOKEN"` with `NAME` unset gives `:TOKEN`).
     private static func invalid(_ header: String) -> UsageError {
-        let shown = header.firstIndex(where: \.isWhitespace).map { String(header[..<$0]) + " ..." } ?? header
+        let shown =
+            header.firstIndex(where: { $0.isWhitespace || $0 == ":" }).map { String(header[..<$0]) + " ..." }
+            ?? header
         return UsageError(message: "invalid header '\(shown)'; expected 'Name: value'", command: PopulateCommand.spec)
     }
 }

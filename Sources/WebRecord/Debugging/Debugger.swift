@@ -22,6 +22,8 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
         var retries: [WebRecordError] = []
         /// The messages of the errors ``recordOnce(_:)`` recorded.
         var onceMessages: Set<String> = []
+        /// The secret values of the request whose errors this records (``hideSecrets(_:)``).
+        var secrets: [String] = []
     }
 
     private let state = Locked(State())
@@ -87,15 +89,25 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
     /// Records an error, and logs it (as an error when fatal, a warning otherwise) unless
     /// `logged` is false. The first fatal one becomes the ``primaryError``.
     package func record(_ error: WebRecordError, logged: Bool = true) {
+        let secrets = state.withLock { $0.secrets }
+        var error = secrets.isEmpty ? error : error.hidingSecrets(secrets)
         if logged, holder == nil {
             logger.log(error.isFatal ? .error : .warning, error.description, entity: error.entity)
         }
-        var error = error
         error.debugger = nil
         state.withLock { state in
             state.errors.append(error)
             if error.isFatal, state.primaryError == nil { state.primaryError = error }
         }
+    }
+
+    /// Takes `secrets` (the values of a request's credentials, see
+    /// ``Redaction/secretValues(headers:url:)``) out of every error recorded from now on, and out
+    /// of what it logs: a server may echo a credential in a record, which a warning would quote.
+    package func hideSecrets(_ secrets: [String]) {
+        guard !secrets.isEmpty else { return }
+        state.withLock { $0.secrets += secrets }
+        holder?.hideSecrets(secrets)
     }
 
     /// Records `error` unless an error with the same message is recorded already (here, or, for

@@ -319,6 +319,26 @@ public enum Redaction {
         return self.text(result)
     }
 
+    /// `value` with each of `secrets` taken out of its strings, at any depth (a secret member's
+    /// value is redacted whole, as ``json(_:)`` does).
+    static func scrubbing(_ value: JSONValue, secrets: [String]) -> JSONValue {
+        switch value {
+        case .string(let text): .string(scrubbing(text, secrets: secrets))
+        case .number(let text): scrubbing(text, secrets: secrets) == text ? value : .string(placeholder)
+        case .object(let object):
+            .object(
+                JSONObject(
+                    object.map {
+                        (
+                            key: $0.key,
+                            value: isSecret($0.key) ? .string(placeholder) : scrubbing($0.value, secrets: secrets)
+                        )
+                    }))
+        case .array(let elements): .array(elements.map { scrubbing($0, secrets: secrets) })
+        case .null, .bool, .integer, .double: value
+        }
+    }
+
     /// The secret values a request carries, as they could come back in a server's answer: each
     /// secret header's value and its words but the scheme (`token abc` gives `token abc` and
     /// `abc`), each secret query parameter's value (encoded and decoded), and the URL's password.
@@ -330,7 +350,18 @@ public enum Redaction {
             values += words.count > 1 ? words.dropFirst() : words[...]
         }
         if let url, let components = URLComponents(url: url, resolvingAgainstBaseURL: true) {
-            if let password = components.password { values.append(password) }
+            if let password = components.password {
+                values.append(password)
+                // The transport sends the URL's user and password as Basic credentials, which a
+                // server may echo (decoded, they are the password again).
+                let credentials = Data("\(components.user ?? ""):\(password)".utf8).base64EncodedString()
+                values.append(credentials)
+                if let user = components.percentEncodedUser, let encoded = components.percentEncodedPassword,
+                    user != components.user || encoded != password
+                {
+                    values.append(Data("\(user):\(encoded)".utf8).base64EncodedString())
+                }
+            }
             for item in components.queryItems ?? [] where isSecret(item.name) {
                 guard let value = item.value else { continue }
                 values.append(value)

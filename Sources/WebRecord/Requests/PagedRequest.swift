@@ -207,6 +207,9 @@ struct PagingState {
     /// The top-level records of the pages so far, to end paging when a page brings none new.
     var seenTopLevel = Set<Int64>()
     var records = 0
+    /// The failure of a run whose last page was saved but could not name the next one: thrown
+    /// when the next page is asked for, after that page is delivered.
+    var pendingFailure: WebRecordError?
     /// How many records the pages listed (their key paths' values), stored or not.
     var listed = 0
     var total: Int?
@@ -261,6 +264,10 @@ extension RecordStore {
         of sequence: PageSequence<RecordClass>, state: inout PagingState
     ) async throws(WebRecordError) -> sending Page<RecordClass>? {
         guard !state.finished else { return nil }
+        if let failure = state.pendingFailure {
+            state.finished = true
+            throw failure
+        }
         var requestOptions = sequence.options.request
         let orphanOptions = requestOptions.population
         requestOptions.population.deleteOrphans = nil
@@ -313,13 +320,24 @@ extension RecordStore {
             : nil
         if var failure = builtIn?.failure {
             // The page is populated; what names the next one cannot be read, and is not taken
-            // for "no next page": paging stops with the error, and no orphan is deleted.
+            // for "no next page": the page is delivered, as it was saved, and paging stops with
+            // the error when the next page is asked for. No orphan is deleted.
             failure.entity = sequence.entity
-            state.finished = true
-            throw Self.naming(
+            state.pendingFailure = Self.naming(
                 page: state.index, urn: request.urn, data: request.data,
                 in: WebRecordError(failure, debugger: result.debugger), pageSaved: true,
                 deletesOrphans: orphanOptions.deletesOrphans)
+            state.records += result.population.storedRecordCount
+            let index = state.index
+            state.index += 1
+            let progress = PagingProgress(
+                pagesFetched: state.index, recordsPopulated: state.records, totalRecords: state.total,
+                elapsed: Date().timeIntervalSince(state.started))
+            sequence.options.onProgress?(progress)
+            let typed = result.typed(as: RecordClass.self)
+            return Page(
+                index: index, records: typed.records, result: typed, pageManager: builtIn, progress: progress,
+                isLast: false, end: nil, orphansDeleted: [:])
         }
         let pageManager = result.pageManager ?? builtIn
         state.keep.formUnion(result.containedRowIDs)

@@ -198,6 +198,7 @@ extension RecordStore {
         } catch {
             throw Self.failure(for: error, request: request, debugger: debugger)
         }
+        debugger.hideSecrets(response.secrets)
         debugger.setResponseObject(response.body)
         for warning in response.warnings { debugger.record(warning) }
 

@@ -52,7 +52,11 @@ extension HTTPServer {
                     .trace, "HTTP \(response.statusCode) response", entity: entity,
                     metadata: [
                         "url": Redaction.url(response.url ?? url),
-                        "headers": Redaction.headerLine(Self.headers(of: response)),
+                        // A server may echo a secret under another header's name.
+                        "headers": Redaction.scrubbing(
+                            Redaction.headerLine(Self.headers(of: response)),
+                            secrets: Redaction.secretValues(
+                                headers: urlRequest.allHTTPHeaderFields ?? [:], url: urlRequest.url)),
                         "bytes": String(data.count),
                         "seconds": String(format: "%.3f", Date().timeIntervalSince(started)),
                     ])

@@ -213,6 +213,7 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
             do {
                 var decoded = try decodeResponse(data: data, response: response, request: request)
                 decoded.warnings += warnings
+                decoded.secrets = secrets
                 return decoded
             } catch let error as WebRecordError {
                 throw error.scrubbing(secrets)

@@ -21,6 +21,9 @@ public struct ServerResponse: Sendable {
     /// Non-fatal problems met while fetching it, such as an `https` request redirected to
     /// `http`. A request records them on its ``Debugger`` as warnings.
     public var warnings: [WebRecordError] = []
+    /// The values of the credentials the request carried (set by ``HTTPServer``): the population
+    /// of the response takes them out of every warning it records, should the server echo one.
+    package var secrets: [String] = []
 
     /// Creates a response.
     ///

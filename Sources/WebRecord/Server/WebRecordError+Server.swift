@@ -133,10 +133,11 @@ extension WebRecordError {
     // MARK: Helpers
 
     /// The error with each of `secrets` (see ``Redaction/secretValues(headers:url:)``) taken out
-    /// of its message and of its transport cause's description.
+    /// of its message, its value and its problems (``hidingSecrets(_:)``) and of its transport
+    /// cause's description.
     func scrubbing(_ secrets: [String]) -> WebRecordError {
-        var error = self
-        error.message = Redaction.scrubbing(message, secrets: secrets)
+        guard !secrets.isEmpty else { return self }
+        var error = hidingSecrets(secrets)
         if let cause = cause as? TransportError {
             error.cause = TransportError(
                 code: cause.code, description: Redaction.scrubbing(cause.description, secrets: secrets))
