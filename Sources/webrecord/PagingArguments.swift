@@ -17,7 +17,7 @@ struct PagingArguments {
             guard let pagination = Self.pagination(specification: paginate) else {
                 throw UsageError(
                     message:
-                        "invalid --paginate '\(paginate)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, has-more:FLAGKEYPATH:KEYPATH:PARAM, page:PARAM[:TOTALKEYPATH] or offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]",
+                        "invalid --paginate '\(paginate)'; expected next-url:KEYPATH[:TOTALKEYPATH], link-header, cursor:KEYPATH:PARAM[:TOTALKEYPATH], has-more:FLAGKEYPATH:KEYPATH:PARAM[:TOTALKEYPATH], page:PARAM[:TOTALKEYPATH] or offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]",
                     command: PopulateCommand.spec)
             }
             self.pagination = pagination
@@ -38,8 +38,9 @@ struct PagingArguments {
 extension PagingArguments {
     /// Reads a `--paginate` value as the library's ``Pagination``.
     ///
-    /// - Parameter specification: `next-url:KEYPATH`, `link-header`, `cursor:KEYPATH:PARAM`,
-    ///   `has-more:FLAGKEYPATH:KEYPATH:PARAM`, `page:PARAM[:TOTALKEYPATH]` or
+    /// - Parameter specification: `next-url:KEYPATH[:TOTALKEYPATH]`, `link-header`,
+    ///   `cursor:KEYPATH:PARAM[:TOTALKEYPATH]`, `has-more:FLAGKEYPATH:KEYPATH:PARAM[:TOTALKEYPATH]`,
+    ///   `page:PARAM[:TOTALKEYPATH]` or
     ///   `offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]`, where LIMIT is a positive integer.
     /// - Returns: nil when the value is not one of those.
     static func pagination(specification: String) -> Pagination? {
@@ -47,12 +48,18 @@ extension PagingArguments {
         switch (parts.first, parts.count) {
         case ("next-url", 2) where !parts[1].isEmpty:
             return .nextURL(keyPath: parts[1])
+        case ("next-url", 3) where !parts[1].isEmpty && !parts[2].isEmpty:
+            return .nextURL(keyPath: parts[1], totalKeyPath: parts[2])
         case ("link-header", 1):
             return .linkHeader
         case ("cursor", 3) where !parts[1].isEmpty && !parts[2].isEmpty:
             return .cursor(keyPath: parts[1], parameter: parts[2])
+        case ("cursor", 4) where !parts[1].isEmpty && !parts[2].isEmpty && !parts[3].isEmpty:
+            return .cursor(keyPath: parts[1], parameter: parts[2], totalKeyPath: parts[3])
         case ("has-more", 4) where !parts[1].isEmpty && !parts[2].isEmpty && !parts[3].isEmpty:
             return .hasMore(flagKeyPath: parts[1], lastKeyPath: parts[2], parameter: parts[3])
+        case ("has-more", 5) where !parts[1].isEmpty && !parts[2].isEmpty && !parts[3].isEmpty && !parts[4].isEmpty:
+            return .hasMore(flagKeyPath: parts[1], lastKeyPath: parts[2], parameter: parts[3], totalKeyPath: parts[4])
         case ("page", 2) where !parts[1].isEmpty:
             return .pageNumber(parameter: parts[1])
         case ("page", 3) where !parts[1].isEmpty && !parts[2].isEmpty:

@@ -41,7 +41,7 @@ enum PopulateCommand: Subcommand {
             OptionSpec(
                 name: "--paginate", valueName: "kind",
                 help:
-                    "Follow pages from each URL source: next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, has-more:FLAGKEYPATH:KEYPATH:PARAM, page:PARAM[:TOTALKEYPATH] or offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]."
+                    "Follow pages from each URL source: next-url:KEYPATH[:TOTALKEYPATH], link-header, cursor:KEYPATH:PARAM[:TOTALKEYPATH], has-more:FLAGKEYPATH:KEYPATH:PARAM[:TOTALKEYPATH], page:PARAM[:TOTALKEYPATH] or offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]."
             ),
             OptionSpec(
                 name: "--max-pages", valueName: "n", help: "Request at most N pages per URL source (default 10000)."),

@@ -62,12 +62,13 @@ struct URLFetchOptions {
         }
     }
 
-    /// A header that is not `Name: value`, shown up to its first space or colon: what follows may
-    /// be a secret (`--header "$NAME:$TOKEN"` with `NAME` unset gives `:TOKEN`).
+    /// A header that is not `Name: value`, shown up to its first space or through its first colon:
+    /// what follows may be a secret (`--header "$NAME:$TOKEN"` with `NAME` unset gives `:TOKEN`).
     private static func invalid(_ header: String) -> UsageError {
-        let shown =
-            header.firstIndex(where: { $0.isWhitespace || $0 == ":" }).map { String(header[..<$0]) + " ..." }
-            ?? header
+        let end = header.firstIndex(where: { $0.isWhitespace || $0 == ":" }).map {
+            header[$0] == ":" ? header.index(after: $0) : $0
+        }
+        let shown = end.map { String(header[..<$0]) + " ..." } ?? header
         return UsageError(message: "invalid header '\(shown)'; expected 'Name: value'", command: PopulateCommand.spec)
     }
 }

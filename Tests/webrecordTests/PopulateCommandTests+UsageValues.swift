@@ -155,7 +155,7 @@ extension PopulateCommandTests {
         let result = try await populate(db: "s.sqlite", ["--paginate=\(value)"])
         expectUsageError(
             result,
-            "invalid --paginate '\(value)'; expected next-url:KEYPATH, link-header, cursor:KEYPATH:PARAM, has-more:FLAGKEYPATH:KEYPATH:PARAM, page:PARAM[:TOTALKEYPATH] or offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]"
+            "invalid --paginate '\(value)'; expected next-url:KEYPATH[:TOTALKEYPATH], link-header, cursor:KEYPATH:PARAM[:TOTALKEYPATH], has-more:FLAGKEYPATH:KEYPATH:PARAM[:TOTALKEYPATH], page:PARAM[:TOTALKEYPATH] or offset:PARAM:LIMITPARAM:LIMIT[:TOTALKEYPATH]"
         )
         #expect(!FileManager.default.fileExists(atPath: directory.path("s.sqlite")))
     }

@@ -428,6 +428,17 @@ extension RecordStore {
         } else if state.index >= limit {
             end = .pageLimit
         }
+        if let stated = end, stated.isComplete, let total = state.total, state.listed < total {
+            // The server says it has no more, but stated more than the pages listed: a record
+            // deleted while the run went shifted others onto pages already fetched (a next link
+            // or cursor that counts by offset), so some were never seen. None is an orphan.
+            end = .listMoved
+            result.debugger.record(
+                WebRecordError(
+                    .invalidResponseFormat,
+                    "page \(index + 1) is the last, but the server stated a total of \(total) and the pages listed \(state.listed); records may have been skipped",
+                    isFatal: false, entity: sequence.entity))
+        }
         if state.statedTotal == nil, let statedTotal { state.statedTotal = (statedTotal, index + 1) }
         state.seenTopLevel.formUnion(pageRecords)
         let isLast = end != nil
@@ -458,6 +469,10 @@ extension RecordStore {
                 deleted = try await database.deleteOrphans(
                     of: sequence.entity, keeping: state.keep, results: result.records, response: result.response.body,
                     options: orphanOptions, debugger: result.debugger)
+                // The last page's counts include them, as a single request's do.
+                for (entity, count) in deleted {
+                    result.population.changesByEntity[entity, default: ChangeCounts()].deleted += count
+                }
             }
         }
         let typed = result.typed(as: RecordClass.self)
@@ -501,10 +516,10 @@ extension RecordStore {
     /// What a pagination reads to name the next page, for a message.
     private static func whatNamesTheNextPage(_ pagination: Pagination) -> String {
         switch pagination {
-        case .nextURL(let keyPath): "no '\(keyPath)'"
+        case .nextURL(let keyPath, _): "no '\(keyPath)'"
         case .linkHeader: "no Link header"
-        case .cursor(let keyPath, _): "no '\(keyPath)'"
-        case .hasMore(let flagKeyPath, _, _): "no '\(flagKeyPath)'"
+        case .cursor(let keyPath, _, _): "no '\(keyPath)'"
+        case .hasMore(let flagKeyPath, _, _, _): "no '\(flagKeyPath)'"
         case .pageNumber, .offset: "no next page named"
         }
     }

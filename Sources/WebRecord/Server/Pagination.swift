@@ -24,8 +24,11 @@ public enum Pagination: Sendable, Hashable {
     /// The next page's URL (or URN) is in the body at a key path.
     ///
     /// Null or an empty string there is the last page. A key path that is absent from a page
-    /// holding records ends paging as ``PagingEnd/nextPageNotFound``.
-    case nextURL(keyPath: String)
+    /// holding records ends paging as ``PagingEnd/nextPageNotFound``. With `totalKeyPath`, where
+    /// each page states the list's total, a total that changes between pages, or that the pages
+    /// did not list when the last one comes, ends paging as ``PagingEnd/listMoved``: a record
+    /// deleted while the run goes shifts one the run never sees onto a page already fetched.
+    case nextURL(keyPath: String, totalKeyPath: String? = nil)
     /// The next page's URL is in the HTTP `Link` header, `rel="next"`.
     ///
     /// A `Link` header that names no next page is the last page, and so is a first page with no
@@ -36,7 +39,8 @@ public enum Pagination: Sendable, Hashable {
     ///
     /// Paging stops when the cursor is null, empty or the same as the one just sent. A cursor
     /// absent from a page holding records ends paging as ``PagingEnd/nextPageNotFound``.
-    case cursor(keyPath: String, parameter: String)
+    /// `totalKeyPath` is read as ``nextURL(keyPath:totalKeyPath:)`` reads it.
+    case cursor(keyPath: String, parameter: String, totalKeyPath: String? = nil)
     /// Pages are numbered from 1 in a query parameter. Paging stops at an empty page, or at the
     /// total when `totalKeyPath` gives it.
     case pageNumber(parameter: String, totalKeyPath: String? = nil)
@@ -60,8 +64,14 @@ public enum Pagination: Sendable, Hashable {
     /// last record of the page's list (a string or an integer). A flag of `false` is the last
     /// page. A flag that is absent or null from a page holding records ends paging as
     /// ``PagingEnd/nextPageNotFound``. A flag of `true` on a page whose last record has no key
-    /// there (or on a page with no records) fails the paged request.
-    case hasMore(flagKeyPath: String, lastKeyPath: String, parameter: String)
+    /// there (or on a page with no records) fails the paged request. `totalKeyPath` is read as
+    /// ``nextURL(keyPath:totalKeyPath:)`` reads it.
+    case hasMore(flagKeyPath: String, lastKeyPath: String, parameter: String, totalKeyPath: String? = nil)
+
+    /// The total a page states at `keyPath` (an integer that fits an `Int`), when one is given.
+    static func total(at keyPath: String?, in body: JSONValue) -> Int? {
+        keyPath.flatMap { body.value(atKeyPath: $0)?.int64Value }.flatMap { Int(exactly: $0) }
+    }
 
     /// Whether the kind goes on past an empty page while the server names a next one: a next
     /// URL, a `Link` header, or a cursor other than the one sent. (A page number or an offset
@@ -117,11 +127,11 @@ public enum Pagination: Sendable, Hashable {
     ) -> BuiltInPageManager {
         let index = request.page?.index ?? 0
         switch self {
-        case .nextURL(let keyPath):
+        case .nextURL(let keyPath, let totalKeyPath):
             let (next, failure) = Self.link(at: keyPath, in: response.body)
             var manager = BuiltInPageManager(
                 nextPageURN: next.map { Self.resolved($0, against: response.url) }, nextPageData: nil,
-                currentPageIndex: index)
+                currentPageIndex: index, totalResultsCount: Self.total(at: totalKeyPath, in: response.body))
             manager.failure = failure
             // Absent is not null: the server did not say this is the last page.
             if next == nil, failure == nil, response.body.value(atKeyPath: keyPath) == nil {
@@ -138,7 +148,7 @@ public enum Pagination: Sendable, Hashable {
             // it says nothing, where the earlier pages named their next.
             if header == nil, index > 0 { manager.end = .nextPageNotFound }
             return manager
-        case .cursor(let keyPath, let parameter):
+        case .cursor(let keyPath, let parameter, let totalKeyPath):
             var cursor: JSONValue?
             var failure: WebRecordError?
             switch response.body.value(atKeyPath: keyPath) {
@@ -156,17 +166,19 @@ public enum Pagination: Sendable, Hashable {
             var manager = BuiltInPageManager(
                 nextPageURN: cursor == nil ? nil : request.urn,
                 nextPageData: cursor.map { Self.merging(request.data, [parameter: $0]) } ?? nil,
-                currentPageIndex: index)
+                currentPageIndex: index, totalResultsCount: Self.total(at: totalKeyPath, in: response.body))
             manager.failure = failure
             // Absent is not null: the server did not say this is the last page.
             if cursor == nil, failure == nil, response.body.value(atKeyPath: keyPath) == nil {
                 manager.end = .nextPageNotFound
             }
             return manager
-        case .hasMore(let flagKeyPath, let lastKeyPath, let parameter):
-            return Self.hasMorePageManager(
+        case .hasMore(let flagKeyPath, let lastKeyPath, let parameter, let totalKeyPath):
+            var manager = Self.hasMorePageManager(
                 flagKeyPath: flagKeyPath, lastKeyPath: lastKeyPath, parameter: parameter, response: response,
                 request: request, lastRecord: lastRecord)
+            manager.totalResultsCount = Self.total(at: totalKeyPath, in: response.body)
+            return manager
         case .pageNumber(let parameter, let totalKeyPath):
             // The page number comes from the request's data and the total from the server: any
             // arithmetic on them is checked, and a page past Int64.max is never requested.

@@ -260,6 +260,60 @@ enum AdversarialPaging {
         #expect(pages.last?.end == .noNextPage)
         #expect(try storedIDs() == [1, 2])
         #expect(pages.last?.orphansDeleted == ["Item": 1])
+        // The last page's counts include the orphans deleted, as a single request's do.
+        #expect(pages.last?.result.population.changesByEntity["Item"]?.deleted == 1)
+    }
+
+    /// A record deleted while a next-link run goes (item 1, after page 1) shifts item 3, which
+    /// the server pages by offset, onto the page already fetched: the run never sees it. With a
+    /// total stated on every page, the change is `listMoved` and nothing is deleted; so is a
+    /// last page that comes before the pages listed the total. Without one, the run cannot
+    /// tell (Docs/Requests.md, "A stated total guards every kind").
+    @Test(arguments: ["next-url", "cursor", "has-more"])
+    func aStatedTotalGuardsLinkCursorAndFlagRunsAgainstARecordDeletedMeanwhile(kind: String) async throws {
+        func meta(_ total: Int, next: String?) -> JSONObject {
+            switch kind {
+            case "next-url": ["total": .integer(Int64(total)), "next": next.map { .string($0) } ?? .null]
+            case "cursor": ["total": .integer(Int64(total)), "cursor": next.map { .string($0) } ?? .null]
+            default: ["total": .integer(Int64(total)), "more": .bool(next != nil)]
+            }
+        }
+        let pagination: Pagination =
+            switch kind {
+            case "next-url": .nextURL(keyPath: "meta.next", totalKeyPath: "meta.total")
+            case "cursor": .cursor(keyPath: "meta.cursor", parameter: "after", totalKeyPath: "meta.total")
+            default:
+                .hasMore(flagKeyPath: "meta.more", lastKeyPath: "id", parameter: "after", totalKeyPath: "meta.total")
+            }
+        // The total changes between pages.
+        try seed([1, 2, 3, 4, 5])
+        loopback.route(
+            "/list",
+            [.json(body([1, 2], meta: meta(5, next: "/list?p=2"))), .json(body([4, 5], meta: meta(4, next: nil)))])
+        var (pages, error) = await run("list", options(pagination))
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(pages.last?.end == .listMoved, "\(pages.map(\.end))")
+        #expect(try storedIDs() == [1, 2, 3, 4, 5])
+        // The total stays, and the last page comes before the pages listed it.
+        loopback.route(
+            "/list",
+            [.json(body([1, 2], meta: meta(5, next: "/list?p=2"))), .json(body([4, 5], meta: meta(5, next: nil)))])
+        (pages, error) = await run("list", options(pagination))
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(pages.last?.end == .listMoved, "\(pages.map(\.end))")
+        #expect(
+            pages.last?.result.debugger.errors.contains {
+                $0.message.contains("is the last, but the server stated a total of 5 and the pages listed 4")
+            } == true)
+        #expect(try storedIDs() == [1, 2, 3, 4, 5])
+        // The pages list the total: the server's end, and the orphan goes.
+        loopback.route(
+            "/list",
+            [.json(body([2, 3], meta: meta(4, next: "/list?p=2"))), .json(body([4, 5], meta: meta(4, next: nil)))])
+        (pages, error) = await run("list", options(pagination))
+        #expect(error == nil, "\(String(describing: error))")
+        #expect(pages.last?.end == .noNextPage, "\(pages.map(\.end))")
+        #expect(try storedIDs() == [2, 3, 4, 5])
     }
 
     @Test func aLastPageThatStillNamesMoreEndsAtThePageLimitAndDeletesNothing() async throws {
