@@ -28,7 +28,8 @@ public enum Redaction {
     /// and `X-Goog-Api-Key`, and the parameters `access_token`, `refresh_token`, `id_token`,
     /// `client_secret`, `api_key`, `apikey`, `api-key`, `token`, `auth`, `auth_token`,
     /// `password`, `passwd`, `secret`, `signature`, `sig`, `oauth_token`, `oauth_token_secret`,
-    /// `oauth_signature`, `X-Amz-Signature`, `X-Amz-Credential` and `session_token`. `key` is
+    /// `oauth_signature`, `X-Amz-Signature`, `X-Amz-Credential`, `session_token` and
+    /// `private_token` (GitLab's parameter, beside its `Private-Token` header). `key` is
     /// not among them: it names ordinary data too often (a Jira issue's `key`); add it for an
     /// API that takes its key as `?key=`.
     ///
@@ -100,6 +101,7 @@ public enum Redaction {
         "access_token", "refresh_token", "id_token", "client_secret", "api_key", "apikey", "api-key", "token",
         "auth", "auth_token", "password", "passwd", "secret", "signature", "sig", "oauth_token",
         "oauth_token_secret", "oauth_signature", "x-amz-signature", "x-amz-credential", "session_token",
+        "private_token",
     ]
 
     /// Secret values shorter than this are not searched for in free text (see ``scrubbing(_:secrets:)``).

@@ -190,6 +190,11 @@ import WebRecordTesting
         ),
         ("mail me at someone@example.com", "mail me at someone@example.com"),
         ("already access_token=%3Credacted%3E", "already access_token=%3Credacted%3E"),
+        // GitLab's parameter, beside its `Private-Token` header.
+        (
+            "https://gitlab.example.com/api/v4/projects?private_token=glpat-abc",
+            "https://gitlab.example.com/api/v4/projects?private_token=<redacted>"
+        ),
         // The example of `Redaction.redacted(_:)`'s documentation.
         (
             "https://me:pw@api.example.com/posts?access_token=abc&count=20",
