@@ -79,12 +79,20 @@ package final class PostgreSQLDatabase: Sendable {
     /// - Throws: `invalidSchema` when the layout breaks one of PostgreSQL's limits (a name
     ///   longer than 63 bytes, a table wider than 1,600 columns, a key of more than 32 columns;
     ///   `webrecord lint --backend postgresql` lists them all); `storeError` when the server cannot be reached; `invalidArgument` for a
-    ///   location libpq cannot read, an empty namespace or one with a NUL character, or a
+    ///   location libpq cannot read, an empty namespace, one with a NUL character or `$user`, or a
     ///   statement timeout that is not positive or longer than 2,147,483,647 ms.
     package init(_ location: String, schema: Schema, options: Options = Options()) throws(WebRecordError) {
         guard !options.namespace.isEmpty, !options.namespace.contains("\u{0}") else {
             throw WebRecordError(
                 .invalidArgument, "a PostgreSQL schema (namespace) name must be non-empty, without a NUL character")
+        }
+        // `search_path` reads `$user`, quoted or not, as the role's own schema: the tables would
+        // go elsewhere, and the qualified names the store uses would not find them.
+        guard options.namespace != "$user" else {
+            throw WebRecordError(
+                .invalidArgument,
+                "a PostgreSQL schema (namespace) cannot be named '$user': PostgreSQL's search_path reads it as the role's own schema"
+            )
         }
         if let timeout = options.statementTimeout {
             _ = try PostgreSQLConnection.milliseconds(ofStatementTimeout: timeout)

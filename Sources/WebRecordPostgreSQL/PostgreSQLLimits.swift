@@ -7,6 +7,7 @@ import WebRecord
 ///   server, and two names that share their first 63 bytes would be one.
 /// - A table has at most 1,600 columns (`MaxHeapAttributeNumber`).
 /// - An index covers at most 32 columns (`INDEX_MAX_KEYS`).
+/// - A column cannot take the name of a system column (`xmin`, `ctid`, ...).
 ///
 /// The names checked are those ``PostgreSQLLayoutDDL`` creates: each table, column and join
 /// table of the layout, the unique indexes `_pk_<Table>` and `_pk_<Table>_<Entity>`, the indexes `_index_<Table>_<column>`
@@ -18,6 +19,9 @@ package enum PostgreSQLLimits {
     package static let maximumColumns = 1600
     /// The most columns a PostgreSQL index may cover.
     package static let maximumIndexColumns = 32
+    /// The names of PostgreSQL's system columns, which every table has and no column may take
+    /// (the store quotes its names, so only these exact spellings clash: `"XMIN"` is another name).
+    package static let systemColumns: Set<String> = ["tableoid", "xmin", "cmin", "xmax", "cmax", "ctid"]
 
     /// Every way `layout`, in the schema (namespace) `namespace` when one is given, exceeds
     /// PostgreSQL's limits: one `invalidSchema` error each, with the entity and property it
@@ -45,6 +49,13 @@ package enum PostgreSQLLimits {
             }
             for column in table.columns {
                 check(column.name, "column", entity: column.entity ?? table.name, property: column.name)
+                if systemColumns.contains(column.name) {
+                    problems.append(
+                        WebRecordError(
+                            .invalidSchema,
+                            "the column name '\(column.name)' is one of PostgreSQL's system columns (\(systemColumns.sorted().joined(separator: ", "))), which a table cannot have; rename the property",
+                            entity: column.entity ?? table.name, property: column.name))
+                }
             }
             if !table.primaryKeyColumns.isEmpty {
                 let index = "_pk_\(table.name)"

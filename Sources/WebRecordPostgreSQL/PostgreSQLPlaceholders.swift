@@ -43,6 +43,14 @@ enum PostgreSQLPlaceholders {
         return reading.text
     }
 
+    /// The keywords that end a `LIKE`'s pattern where they stand beside it (not inside its
+    /// parentheses).
+    static let patternEnds: Set<String> = [
+        "and", "or", "then", "else", "when", "end", "order", "group", "limit", "offset", "having", "union",
+        "except", "intersect", "is", "asc", "desc", "window", "returning", "from", "where", "on", "using", "fetch",
+        "for", "not",
+    ]
+
     /// The words PostgreSQL reads, unquoted, as a value of the session (`user` is
     /// `current_user`), where SQLite reads a column of that name.
     static let sessionWords: Set<String> = [
@@ -63,13 +71,45 @@ enum PostgreSQLPlaceholders {
         var lastSignificant: Unicode.Scalar?
         // Whether the word being read follows a `.` (`t.user`, `t . /* c */ user`: a column).
         var wordFollowsDot = false
+        // The parentheses open where the reading is.
+        var depth = 0
+        // With `likeAsSQLite`, a `LIKE` whose pattern is being read: the depth it is at, and
+        // where in `result` its pattern starts. SQLite's `LIKE` has no escape character, and
+        // PostgreSQL's takes a backslash for one: the pattern gets `ESCAPE ''` where it ends,
+        // unless the condition gives its own `ESCAPE`.
+        var pattern: (depth: Int, start: Int)?
+        // Where in `result` the last scalar read as SQL (not whitespace, not a comment) ends, and
+        // where it ended when the word being read started.
+        var significantEnd = 0
+        var significantEndBeforeWord = 0
+        // Ends the pattern being read, if any, at `position` of `result`: after the last scalar
+        // of the pattern read as SQL, before any whitespace or comment that follows it.
+        func endPattern(at position: Int) {
+            guard pattern != nil else { return }
+            let escape = " ESCAPE ''".unicodeScalars
+            result.insert(contentsOf: escape, at: result.index(result.startIndex, offsetBy: position))
+            if significantEnd >= position { significantEnd += escape.count }
+            pattern = nil
+        }
         // Called when the word from `start` to `end` has just been copied to `result`.
         func noteWord(_ start: Int, _ end: Int) {
             let word = String(String.UnicodeScalarView(scalars[start..<end]))
             let lowercased = word.lowercased()
+            if let open = pattern, open.depth == depth, !wordFollowsDot {
+                if lowercased == "escape" {
+                    pattern = nil
+                } else if patternEnds.contains(lowercased), significantEndBeforeWord > open.start {
+                    endPattern(at: significantEndBeforeWord)
+                }
+            }
             guard lowercased == "like" || sessionWords.contains(lowercased), !wordFollowsDot else { return }
             if lowercased == "like" {
-                if likeAsSQLite { result.insert("I", at: result.index(result.endIndex, offsetBy: -4)) }
+                if likeAsSQLite {
+                    endPattern(at: significantEndBeforeWord)
+                    result.insert("I", at: result.index(result.endIndex, offsetBy: -4))
+                    significantEnd += 1
+                    pattern = (depth, result.count)
+                }
             } else if sessionWord == nil {
                 sessionWord = word
             }
@@ -88,6 +128,7 @@ enum PostgreSQLPlaceholders {
                 if let start = wordStart { noteWord(start, index) }
                 lastSignificant = "?"
                 result += "$\(number)".unicodeScalars
+                significantEnd = result.count
                 number += 1
                 index = end
                 wordStart = nil
@@ -103,6 +144,14 @@ enum PostgreSQLPlaceholders {
                 end = blockCommentEnd(scalars, from: index)
             case "$" where wordStart == nil:
                 end = dollarQuoteEnd(scalars, from: index) ?? end
+            case "(":
+                depth += 1
+            case ")", ",", ";":
+                if let start = wordStart { noteWord(start, index) }
+                wordStart = nil
+                // A `)` closing what holds the `LIKE`, or a `,` or `;` beside it, ends its pattern.
+                if let open = pattern, open.depth == depth { endPattern(at: significantEnd) }
+                if scalar == ")" { depth -= 1 }
             default:
                 if wordStart != nil, isWordPart(scalar) {
                     word = wordStart
@@ -111,14 +160,21 @@ enum PostgreSQLPlaceholders {
                 }
             }
             if let start = wordStart, word == nil { noteWord(start, index) }
-            if word == index { wordFollowsDot = lastSignificant == "." }
+            if word == index {
+                wordFollowsDot = lastSignificant == "."
+                significantEndBeforeWord = significantEnd
+            }
             let isComment = (scalar == "-" && next == "-") || (scalar == "/" && next == "*")
-            if !isComment, !scalar.properties.isWhitespace { lastSignificant = scalars[end - 1] }
             result.append(contentsOf: scalars[index..<end])
+            if !isComment, !scalar.properties.isWhitespace {
+                lastSignificant = scalars[end - 1]
+                significantEnd = result.count
+            }
             index = end
             wordStart = word
         }
         if let start = wordStart { noteWord(start, scalars.count) }
+        endPattern(at: significantEnd)
         return (String(result), sessionWord)
     }
 

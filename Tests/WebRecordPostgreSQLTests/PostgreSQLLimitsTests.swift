@@ -50,6 +50,18 @@ import Testing
         #expect(problems.allSatisfy { $0.code == .invalidSchema && $0.entity == "Post" && $0.property == long })
     }
 
+    /// PostgreSQL's system columns are in every table: a property of that exact name is refused
+    /// before any store exists, naming it; another spelling (quoted, `XMIN` is another name) fits.
+    @Test(arguments: ["xmin", "ctid", "cmin", "cmax", "xmax", "tableoid"])
+    func aPropertyNamedLikeASystemColumnIsRefused(name: String) throws {
+        let problems = Self.problems(try Self.post(attribute: name, indexed: false))
+        #expect(problems.count == 1)
+        #expect(
+            problems.first?.message.contains("the column name '\(name)' is one of PostgreSQL's system columns") == true)
+        #expect(problems.first?.entity == "Post" && problems.first?.property == name)
+        #expect(Self.problems(try Self.post(attribute: name.uppercased(), indexed: false)).isEmpty)
+    }
+
     @Test func bytesAreCountedNotCharacters() throws {
         // 32 characters, 63 bytes: one more character of two bytes is one too many.
         let name = "n" + String(repeating: "é", count: 31)

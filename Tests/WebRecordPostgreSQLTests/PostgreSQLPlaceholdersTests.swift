@@ -133,13 +133,24 @@ import Testing
         #expect(
             try PostgreSQLPlaceholders.numberedForBothStores(
                 "text LIKE ? AND t.like = 'like' AND \"like\" not like ? -- like", from: 1)
-                == "text ILIKE $1 AND t.like = 'like' AND \"like\" not Ilike $2 -- like")
+                == "text ILIKE $1 ESCAPE '' AND t.like = 'like' AND \"like\" not Ilike $2 ESCAPE '' -- like")
         #expect(
             try PostgreSQLPlaceholders.numberedForBothStores("a ILIKE ? OR b ~~ ?", from: 1) == "a ILIKE $1 OR b ~~ $2")
         // After a comment that ends with a dot, LIKE is still the operator.
         #expect(
             try PostgreSQLPlaceholders.numberedForBothStores("-- case.\ntext LIKE ?", from: 1)
-                == "-- case.\ntext ILIKE $1")
+                == "-- case.\ntext ILIKE $1 ESCAPE ''")
+        // SQLite's LIKE has no escape character: the pattern, wherever it ends, gets ESCAPE '',
+        // unless the condition gives its own.
+        for (predicate, numbered) in [
+            ("s LIKE '%' || ? || '%' OR n = 1", "s ILIKE '%' || $1 || '%' ESCAPE '' OR n = 1"),
+            ("(s LIKE ?) AND (t NOT LIKE lower(?))", "(s ILIKE $1 ESCAPE '') AND (t NOT ILIKE lower($2) ESCAPE '')"),
+            ("s LIKE ? ESCAPE '!'", "s ILIKE $1 ESCAPE '!'"),
+            ("s LIKE ?, t", "s ILIKE $1 ESCAPE '', t"),
+            ("s LIKE 'a(b' order by s", "s ILIKE 'a(b' ESCAPE '' order by s"),
+        ] {
+            #expect(try PostgreSQLPlaceholders.numberedForBothStores(predicate, from: 1) == numbered)
+        }
         // Placeholders alone are numbered as written.
         #expect(PostgreSQLPlaceholders.numbered("text LIKE ?", from: 1) == "text LIKE $1")
     }

@@ -16,11 +16,12 @@ import Testing
                 "owner": { "destination": "Person", "optional": false }
               } },
             "Item": { "primaryKey": "sku", "attributes": { "sku": { "type": "string" }, "price": { "type": "decimal" } },
-              "relationships": { "shop": { "destination": "Shop", "inverse": "items" } } },
+              "relationships": { "shop": { "destination": "Shop", "inverse": "items" },
+                "stock": { "destination": "Stock", "inverse": "item" } } },
             "Book": { "parent": "Item", "attributes": { "isbn": { "type": "string" } } },
             "Person": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } } },
             "Stock": { "primaryKey": "item", "attributes": { "count": { "type": "integer" } },
-              "relationships": { "item": { "destination": "Item" } } }
+              "relationships": { "item": { "destination": "Item", "inverse": "stock" } } }
           }
         }
         """
@@ -57,7 +58,7 @@ import Testing
                     }
                     Shop }o--|| Person : "owner"
                     Item }o--o| Shop : "shop / items"
-                    Stock }o--o| Item : "item (key)"
+                    Item |o--o| Stock : "stock / item (key)"
                     Book |o--|| Item : "is a"
 
                 """)
@@ -79,7 +80,7 @@ import Testing
                     Stock [label="{Stock|count: integer\\l}"];
                     Shop -> Person [label="owner", arrowtail=crowodot, arrowhead=teetee];
                     Item -> Shop [label="shop / items", arrowtail=crowodot, arrowhead=teeodot];
-                    Stock -> Item [label="item (key)", arrowtail=crowodot, arrowhead=teeodot];
+                    Item -> Stock [label="stock / item (key)", arrowtail=teeodot, arrowhead=teeodot];
                     Book -> Item [label="is a", style=dashed, arrowtail=none, arrowhead=empty];
                 }
 

@@ -559,7 +559,23 @@ final class ProtoRecordBuilder {
                         : "an object or \(Self.keyDescription(representation)) primary key"))
             return nil
         }
-        if let existing = byKey[representation.keyScopeIndex][normalized] { return existing }
+        if let existing = byKey[representation.keyScopeIndex][normalized] {
+            // The record the response made of another branch (a Member, where this link holds an
+            // Admin): not what the link may hold, so nothing links to it, as for a stored one.
+            let have = existing.representation.name
+            if have != entity.name, !store.schema.entity(have, isKindOf: entity.name),
+                !store.schema.entity(entity.name, isKindOf: have)
+            {
+                debugger.record(
+                    WebRecordError(
+                        .typeMismatch,
+                        "\(relationship.map { "\($0.property.entityName).\($0.name)" } ?? entity.name) names \(existing), which the response makes a \(have), not a kind of \(entity.name); nothing is linked to it",
+                        isFatal: false, entity: relationship?.property.entityName ?? entity.name,
+                        property: relationship?.name, keyPath: keyPath, value: value))
+                return nil
+            }
+            return existing
+        }
         let proto = arena.make(
             representation: representation, dictionary: representation.referenceDictionary(for: value), parent: parent,
             isReference: true)

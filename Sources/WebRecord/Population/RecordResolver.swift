@@ -217,16 +217,21 @@ struct RecordResolver<Storage: RecordStorage> {
         // no sub-entity makes it the entity whose discriminator was read).
         let entityName = proto.representation.name
         if row.entityName != entityName, let stored = representations[row.entityName] {
-            if proto.isReference, !store.schema.entity(stored.name, isKindOf: entityName),
+            if proto.isReference || !proto.entityIsStated, !store.schema.entity(stored.name, isKindOf: entityName),
                 !store.schema.entity(entityName, isKindOf: stored.name)
             {
                 // A reference by key to a record of another branch (a Book-typed link naming a
                 // stored Film): that record is not what the link may hold, so nothing links to it.
+                // So for a record that gives no discriminator: a missing discriminator keeps the
+                // stored sub-entity (DESIGN §3.13), which the place it is given cannot hold.
+                let what =
+                    proto.isReference
+                    ? "names a stored \(stored.name), not a kind of \(entityName); nothing is linked to it"
+                    : "gives no discriminator and is a stored \(stored.name), not a kind of \(entityName); it stays a \(stored.name), not updated, and nothing is linked to it"
                 debugger.record(
                     WebRecordError(
-                        .typeMismatch,
-                        "\(proto) names a stored \(stored.name), not a kind of \(entityName); nothing is linked to it",
-                        isFatal: false, entity: entityName, value: proto.primaryKeyValue))
+                        .typeMismatch, "\(proto) \(what)", isFatal: false, entity: entityName,
+                        value: proto.primaryKeyValue))
                 proto.isRejected = true
                 return
             }

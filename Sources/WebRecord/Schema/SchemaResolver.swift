@@ -230,6 +230,22 @@ struct SchemaResolver {
                         entity, name,
                         "a sub-entity cannot be identified by a relationship it inherits from \(relationship.entityName), which is not keyed by it; declare the relationship on the sub-entity, or the key on \(relationship.entityName)"
                     )
+                } else if relationship.inverse == nil, entities[relationship.destination] != nil {
+                    // The record is found again through its owner's side of the link: without
+                    // one, each import would make it anew, and its key's unique index refuse it.
+                    problem(
+                        entity, name,
+                        "a primary key relationship needs an inverse on \(relationship.destination), by which the record it identifies is found again; declare one (\"inverse\": a to-one or to-many of \(relationship.destination))"
+                    )
+                } else if let destination = entities[relationship.destination],
+                    !Self.hasKey(destination, in: entities)
+                {
+                    // An owner with no key is a new record on every import: so would be what it
+                    // identifies, though that has a key.
+                    problem(
+                        entity, name,
+                        "a primary key relationship must lead to an entity with a primary key; \(destination.name) has none, so the records it identifies would be new on every import"
+                    )
                 } else if let inverseName = relationship.inverse,
                     let destination = entities[relationship.destination],
                     destination.primaryKey == .relationship(inverseName)
@@ -340,6 +356,19 @@ struct SchemaResolver {
                 }
             }
         }
+    }
+
+    /// Whether records of `entity` can have a primary key: it, an ancestor or a sub-entity
+    /// declares one.
+    private static func hasKey(_ entity: Entity, in entities: [String: Entity]) -> Bool {
+        var current: Entity? = entity
+        var steps = 0
+        while let candidate = current, steps < 1000 {
+            if candidate.primaryKey != nil { return true }
+            current = candidate.parentName.flatMap { entities[$0] }
+            steps += 1
+        }
+        return entities.values.contains { $0.primaryKey != nil && Self.isKind($0.name, of: entity.name, in: entities) }
     }
 
     /// The properties of the entity and its ancestors that were declared but could not be read.

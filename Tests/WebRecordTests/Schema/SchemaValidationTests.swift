@@ -585,6 +585,32 @@ import Testing
                 ),
             ]),
         Case(
+            "key relationship without an inverse",
+            entities(
+                """
+                "User": { "primaryKey": "id", "attributes": { "id": { "type": "integer" } } },
+                "Counts": { "primaryKey": "user", "relationships": { "user": { "destination": "User" } } }
+                """),
+            [
+                problem(
+                    "Counts", "user",
+                    #"a primary key relationship needs an inverse on User, by which the record it identifies is found again; declare one ("inverse": a to-one or to-many of User)"#
+                )
+            ]),
+        Case(
+            "key relationship to an entity without a key",
+            entities(
+                """
+                "User": { "attributes": { "name": { "type": "string" } }, "relationships": { "counts": { "destination": "Counts", "inverse": "user" } } },
+                "Counts": { "primaryKey": "user", "relationships": { "user": { "destination": "User", "inverse": "counts" } } }
+                """),
+            [
+                problem(
+                    "Counts", "user",
+                    "a primary key relationship must lead to an entity with a primary key; User has none, so the records it identifies would be new on every import"
+                )
+            ]),
+        Case(
             "sub-entity redefining the primary key",
             links(inward: #", "primaryKey": "name", "attributes": { "name": { "type": "string" } }"#),
             [problem("InwardLink", nil, "a sub-entity inherits its primary key; 'name' differs from Link's 'id'")]),
