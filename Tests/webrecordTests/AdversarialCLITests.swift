@@ -350,6 +350,9 @@ private let postSchemaJSON = """
         "https://alice:\(secret)@exa mple.com/x?api_key=\(secret)",
         "HTTP://alice:\(secret)@127.0.0.1:1/x?TOKEN=\(secret)",
         "http://alice:\(secret)@127.0.0.1:1/x?client_secret=\(secret)&X-Amz-Signature=\(secret)",
+        // Mistyped with one slash or none: taken for a file's path, whose error shows it.
+        "http:/alice:\(secret)@127.0.0.1/x?token=\(secret)",
+        "https:alice:\(secret)@127.0.0.1/x",
     ])
     func unusableSourceURLsNeverShowTheirSecrets(source: String) async throws {
         for level in ["none", "all"] {

@@ -104,6 +104,10 @@ public enum Redaction {
         "private_token",
     ]
 
+    /// The schemes whose URLs ``text(_:)`` reads with a user's password even when mistyped with
+    /// one slash or none after the colon (`http:/user:pass@host`).
+    static let mistypedSchemes: Set<String> = ["http", "https", "postgres", "postgresql", "ftp", "ws", "wss"]
+
     /// Secret values shorter than this are not searched for in free text (see ``scrubbing(_:secrets:)``).
     static let shortestScrubbedSecret = 4
 
@@ -222,7 +226,8 @@ public enum Redaction {
     /// Text with the secrets it may carry replaced: a `name=value` pair whose name is secret
     /// (in a URL's query or anywhere else; a value in single quotes, as libpq's conninfo writes
     /// it, to its closing quote) and the password of any `scheme://user:password@`, whatever
-    /// it holds (see ``userInformationEnd(in:endsAtWhitespace:)``).
+    /// it holds (see ``userInformationEnd(in:endsAtWhitespace:)``), or of a URL of one of
+    /// ``mistypedSchemes`` written with one slash or none (`http:/user:password@`).
     ///
     /// This is the net under messages built from other text (a server's error, a URL written
     /// into a message); messages WebRecord builds redact their parts as they build them.
@@ -237,8 +242,14 @@ public enum Redaction {
                 // password runs to the `@` that ends it, as URL parsers read it.
                 output += before
                 rest = rest[equals...]
-                if rest.hasPrefix("://"), let end = userInformationEnd(in: rest.dropFirst(3)),
-                    let colon = rest.dropFirst(3)[..<end].firstIndex(of: ":")
+                // `scheme://`, or a URL of a known scheme mistyped with one slash or none
+                // (`http:/user:pass@host`), which a tool then takes for a file's path.
+                let scheme = String(before.reversed().prefix { $0.isLetter }.reversed()).lowercased()
+                let opening =
+                    rest.hasPrefix("://")
+                    ? 3 : mistypedSchemes.contains(scheme) ? (rest.hasPrefix(":/") ? 2 : 1) : 0
+                if opening > 0, let end = userInformationEnd(in: rest.dropFirst(opening)),
+                    let colon = rest.dropFirst(opening)[..<end].firstIndex(of: ":")
                 {
                     let password = rest[rest.index(after: colon)..<end]
                     let kept = password == placeholder || password == encodedPlaceholder

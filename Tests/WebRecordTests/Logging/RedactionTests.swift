@@ -190,6 +190,10 @@ import WebRecordTesting
         ),
         ("mail me at someone@example.com", "mail me at someone@example.com"),
         ("already access_token=%3Credacted%3E", "already access_token=%3Credacted%3E"),
+        // A URL mistyped with one slash or none keeps its password out (a tool takes it for a path).
+        ("no such file: http:/alice:pw123@host/x", "no such file: http:/alice:<redacted>@host/x"),
+        ("http:alice:pw123@host/x: no such file", "http:alice:<redacted>@host/x: no such file"),
+        ("see note:alice:pw123@host", "see note:alice:pw123@host"),
         // GitLab's parameter, beside its `Private-Token` header.
         (
             "https://gitlab.example.com/api/v4/projects?private_token=glpat-abc",
