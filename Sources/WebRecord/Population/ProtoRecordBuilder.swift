@@ -563,7 +563,8 @@ final class ProtoRecordBuilder {
             // The record the response made of another branch (a Member, where this link holds an
             // Admin): not what the link may hold, so nothing links to it, as for a stored one.
             let have = existing.representation.name
-            if have != entity.name, !store.schema.entity(have, isKindOf: entity.name),
+            if existing.representation.index != representation.index,
+                !store.schema.entity(have, isKindOf: entity.name),
                 !store.schema.entity(entity.name, isKindOf: have)
             {
                 debugger.record(
