@@ -268,8 +268,12 @@ struct ModelConverter {
                     "\(property): default value \"\(text)\" is not a decimal number of at most 38 significant digits",
                     at: node)
             }
-            // Keep the model's spelling ("0.0", "1.50") when it is already a JSON number.
-            return .number(JSONNumberText.isJSONNumber(trimmed) ? trimmed : "\(value)")
+            // Keep the model's spelling ("0.0", "1.50") when it is already a JSON number. A
+            // decimal written otherwise (".5", "+1.5") is respelled digit for digit: through a
+            // double it would lose the digits past the 17th.
+            if JSONNumberText.isJSONNumber(trimmed) { return .number(trimmed) }
+            if type == .decimal, let spelled = Self.jsonSpelling(ofDecimal: trimmed) { return .number(spelled) }
+            return .number("\(value)")
         case .boolean:
             switch trimmed.lowercased() {
             case "yes", "true", "1": return .bool(true)
@@ -279,6 +283,36 @@ struct ModelConverter {
         case .date, .data, .uuid, .url, .json:
             return nil
         }
+    }
+
+    /// Whether `character` is an ASCII digit.
+    private static func isDigit(_ character: Character) -> Bool { ("0"..."9").contains(character) }
+
+    /// `text`, a decimal number as Core Data reads one (`.5`, `+1.5`, `007`, `5.`, `1.5E3`),
+    /// spelled as a JSON number with the same digits; nil when it is not written that way.
+    static func jsonSpelling(ofDecimal text: String) -> String? {
+        var rest = Substring(text)
+        var sign = ""
+        if let first = rest.first, first == "+" || first == "-" {
+            if first == "-" { sign = "-" }
+            rest = rest.dropFirst()
+        }
+        var exponent = ""
+        if let e = rest.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            let power = rest[rest.index(after: e)...]
+            let digits = power.first == "+" || power.first == "-" ? power.dropFirst() : power
+            guard !digits.isEmpty, digits.allSatisfy(Self.isDigit) else { return nil }
+            exponent = "e" + power
+            rest = rest[..<e]
+        }
+        let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let whole = parts[0]
+        let fraction = parts.count > 1 ? parts[1] : ""
+        guard !(whole.isEmpty && fraction.isEmpty), whole.allSatisfy(Self.isDigit),
+            fraction.allSatisfy(Self.isDigit)
+        else { return nil }
+        let integer = whole.drop { $0 == "0" }
+        return sign + (integer.isEmpty ? "0" : String(integer)) + (fraction.isEmpty ? "" : "." + fraction) + exponent
     }
 
     func relationship(
