@@ -33,6 +33,10 @@ struct ResolvedQuery: Sendable {
     let memberships: [(name: String, table: String, column: String, member: String, position: String?)]
     /// The key paths, each split into relationship names and an optional final attribute.
     let paths: [(relationships: [String], attribute: String?)]
+    /// Whether a changed row of the entity's table changes no record but its own: false when
+    /// the table also keeps other records' members (a tree's `parent`, whose inverse is the
+    /// parent's `children`) or is reached through a key path (`parent.name`).
+    let rowsChangeOnlyThemselves: Bool
 
     init(_ query: ObservedQuery, in database: any RecordDatabase) throws(WebRecordError) {
         if let failure = query.failure { throw failure }
@@ -53,17 +57,30 @@ struct ResolvedQuery: Sendable {
         for sort in order { try database.validateSortName(sort.name, of: entity) }
         self.order = order
         var region: Set<String> = [entity.rootName]
+        // Tables whose rows count as part of other records than their own: a change there
+        // changes records it does not name.
+        var related: Set<String> = []
         var memberships: [(String, String, String, String, String?)] = []
-        for relationship in entity.relationships {
-            switch database.layout.storage(of: relationship.name, in: entity.name) {
-            case .foreignKeyThere(let table, let column, let position)?:
-                region.insert(table)
-                memberships.append((relationship.name, table, column, "_id", position))
-            case .joinTable(let table, let selfColumn, let otherColumn, let position)?:
-                region.insert(table)
-                memberships.append((relationship.name, table, selfColumn, otherColumn, position))
-            case .foreignKeyHere?, nil:
-                break
+        // The relationships of the entity and of its sub-entities: a sub-entity's records are
+        // part of the results, with their members (a photo's tags, in an observation of media).
+        var seen: Set<String> = []
+        for kind in schema.hierarchy(from: entity.name) {
+            for relationship in kind.relationships {
+                let storage = database.layout.storage(of: relationship.name, in: kind.name)
+                switch storage {
+                case .foreignKeyThere(let table, let column, let position)?:
+                    guard seen.insert("\(table)\u{0}\(column)").inserted else { continue }
+                    region.insert(table)
+                    related.insert(table)
+                    memberships.append((relationship.name, table, column, "_id", position))
+                case .joinTable(let table, let selfColumn, let otherColumn, let position)?:
+                    guard seen.insert("\(table)\u{0}\(selfColumn)").inserted else { continue }
+                    region.insert(table)
+                    related.insert(table)
+                    memberships.append((relationship.name, table, selfColumn, otherColumn, position))
+                case .foreignKeyHere?, nil:
+                    break
+                }
             }
         }
         self.memberships = memberships.map { (name: $0.0, table: $0.1, column: $0.2, member: $0.3, position: $0.4) }
@@ -79,8 +96,11 @@ struct ResolvedQuery: Sendable {
                 {
                     relationships.append(part)
                     region.insert(destination.rootName)
+                    related.insert(destination.rootName)
                     switch database.layout.storage(of: part, in: current.name) {
-                    case .foreignKeyThere(let table, _, _)?, .joinTable(let table, _, _, _)?: region.insert(table)
+                    case .foreignKeyThere(let table, _, _)?, .joinTable(let table, _, _, _)?:
+                        region.insert(table)
+                        related.insert(table)
                     case .foreignKeyHere?, nil: break
                     }
                     current = destination
@@ -98,14 +118,16 @@ struct ResolvedQuery: Sendable {
         }
         self.paths = paths
         self.region = region
+        rowsChangeOnlyThemselves = !related.contains(entity.rootName)
     }
 
     /// Whether a change can be applied by refetching only the rows it names: it touches no
-    /// table of the region but the entity's, whose changed rows it knows, and the results have
-    /// no limit (rows leaving a limited window would bring others in). A database that knows
-    /// only which tables changed (PostgreSQL's) never names the rows.
+    /// table of the region but the entity's, whose changed rows it knows and change no other
+    /// record (``rowsChangeOnlyThemselves``), and the results have no limit (rows leaving a
+    /// limited window would bring others in). A database that knows only which tables changed
+    /// (PostgreSQL's) never names the rows.
     func rowsToRefetch(_ change: StoreChange) -> Set<Int64>? {
-        guard query.limit == nil, case .tables(let tables) = change else { return nil }
+        guard query.limit == nil, rowsChangeOnlyThemselves, case .tables(let tables) = change else { return nil }
         for (name, _) in tables where name != table && region.contains(name) { return nil }
         guard let rows = tables[table] else { return [] }
         return rows
@@ -199,10 +221,17 @@ struct ResolvedQuery: Sendable {
     /// Whether `lhs` comes before `rhs` in the results, as SQLite orders them: by each sort
     /// name's column (NULL first, numbers by value, text and blobs by their bytes), then by
     /// `_id`.
+    ///
+    /// A `decimal`, stored as text, sorts as the fetch sorts it (`SQLDialect.decimalOrderTerms`):
+    /// by its value as a real first, then by its text.
     func precedes(_ lhs: Record, _ rhs: Record) -> Bool {
         for sort in order {
-            let comparison = SQLiteOrdering.compare(
-                lhs.storedValues[sort.name] ?? .null, rhs.storedValues[sort.name] ?? .null)
+            let (left, right) = (lhs.storedValues[sort.name] ?? .null, rhs.storedValues[sort.name] ?? .null)
+            var comparison = 0
+            if entity.attribute(named: sort.name)?.type == .decimal {
+                comparison = SQLiteOrdering.compare(SQLiteOrdering.real(left), SQLiteOrdering.real(right))
+            }
+            if comparison == 0 { comparison = SQLiteOrdering.compare(left, right) }
             if comparison != 0 { return sort.ascending ? comparison < 0 : comparison > 0 }
         }
         return lhs.rowID < rhs.rowID
@@ -224,6 +253,17 @@ enum SQLiteOrdering {
         case (.text(let a), .text(let b)): return bytes(Array(a.utf8), Array(b.utf8))
         case (.blob(let a), .blob(let b)): return bytes(Array(a), Array(b))
         default: return 0
+        }
+    }
+
+    /// `CAST(value AS REAL)`: NULL stays NULL; text is the number it starts with, or 0.
+    static func real(_ value: DatabaseValue) -> DatabaseValue {
+        switch value {
+        case .null: return .null
+        case .integer(let integer): return .real(Double(integer))
+        case .real: return value
+        case .text(let text): return .real(Double(text.trimmingCharacters(in: .whitespaces)) ?? 0)
+        case .blob(let data): return .real(Double(String(decoding: data, as: UTF8.self)) ?? 0)
         }
     }
 

@@ -35,8 +35,20 @@ final class ChangeLog {
     /// Table names by the address SQLite passes them at, which is stable while the schema is:
     /// most calls find their name here without making a Swift string.
     private var names: [UnsafeRawPointer: String] = [:]
+    /// How many rows the update hook has reported, ever: a statement that changed rows while
+    /// this stayed the same wrote a table the hook does not report (``Statement/writeTargets``).
+    private(set) var hookedRows = 0
+    /// The join tables (`WITHOUT ROWID`, which SQLite's update hook never reports) whose rows
+    /// a delete from each record table cascades to (their `ON DELETE CASCADE`).
+    var cascadingJoinTables: [String: [String]] = [:]
 
-    fileprivate func record(table: UnsafePointer<CChar>, rowID: Int64) {
+    /// Counts `table` as wholly changed: its rows changed, and which is not known.
+    func recordWhole(_ table: String) {
+        rows[table] = .some(nil)
+    }
+
+    fileprivate func record(table: UnsafePointer<CChar>, rowID: Int64, deleted: Bool) {
+        hookedRows &+= 1
         let key = UnsafeRawPointer(table)
         let name: String
         if let known = names[key] {
@@ -44,6 +56,9 @@ final class ChangeLog {
         } else {
             name = String(cString: table)
             names[key] = name
+        }
+        if deleted, let joinTables = cascadingJoinTables[name] {
+            for joinTable in joinTables { recordWhole(joinTable) }
         }
         switch rows[name] {
         case .none:
@@ -74,18 +89,26 @@ final class ChangeLog {
 extension Connection {
     /// Reports every row this connection inserts, updates or deletes to `log`, until
     /// ``stopTrackingChanges()``. `log` must outlive the tracking.
+    ///
+    /// SQLite's update hook reports the rows of tables with a rowid only. A join table has
+    /// none (`WITHOUT ROWID`): a statement that changes its rows counts it as wholly changed
+    /// (``Statement/writeTargets``), and so does a delete from a record table that its rows
+    /// cascade from (``ChangeLog/cascadingJoinTables``).
     func trackChanges(into log: ChangeLog) {
         let context = Unmanaged.passUnretained(log).toOpaque()
+        trackedChanges = log
         sqlite3_update_hook(
             handle,
-            { context, _, _, table, rowID in
+            { context, operation, _, table, rowID in
                 guard let context, let table else { return }
-                Unmanaged<ChangeLog>.fromOpaque(context).takeUnretainedValue().record(table: table, rowID: rowID)
+                Unmanaged<ChangeLog>.fromOpaque(context).takeUnretainedValue()
+                    .record(table: table, rowID: rowID, deleted: operation == SQLITE_DELETE)
             }, context)
     }
 
     /// Stops reporting changes.
     func stopTrackingChanges() {
+        trackedChanges = nil
         sqlite3_update_hook(handle, nil, nil)
     }
 
@@ -93,13 +116,50 @@ extension Connection {
     /// them: SQLite empties a table without a `WHERE` in one step that no hook reports (the
     /// truncate optimization), unless the authorizer answers `SQLITE_IGNORE` for the delete.
     func reportEveryDeletedRow() {
+        reportsEveryDeletedRow = true
+    }
+
+    /// Installs the authorizer, which SQLite calls as it prepares each statement: it notes the
+    /// tables the statement writes itself (``takeWriteTargets()``), and, once
+    /// ``reportEveryDeletedRow()`` was called, turns off the truncate optimization.
+    func installAuthorizer() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_set_authorizer(
             handle,
-            { _, action, table, _, _, _ in
-                guard action == SQLITE_DELETE, let table else { return SQLITE_OK }
+            { context, action, table, _, _, trigger in
+                guard let context, let table, action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE
+                else { return SQLITE_OK }
                 // The catalog's own tables keep SQLite's usual behaviour.
-                return strncmp(table, "sqlite_", 7) == 0 ? SQLITE_OK : SQLITE_IGNORE
-            }, nil)
+                guard strncmp(table, "sqlite_", 7) != 0 else { return SQLITE_OK }
+                let connection = Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue()
+                // A trigger's writes are not the statement's own (a foreign key's action is
+                // reported by the hook, or by ``ChangeLog/cascadingJoinTables``).
+                if trigger == nil { connection.noteWriteTarget(table) }
+                return action == SQLITE_DELETE && connection.reportsEveryDeletedRow ? SQLITE_IGNORE : SQLITE_OK
+            }, context)
+    }
+
+    /// Notes a table the statement being prepared writes.
+    private func noteWriteTarget(_ table: UnsafePointer<CChar>) {
+        if let last = preparedWriteTargets.last, last.withCString({ strcmp($0, table) == 0 }) { return }
+        preparedWriteTargets.append(String(cString: table))
+    }
+
+    /// The tables the statements prepared since the last call write, forgotten here.
+    func takeWriteTargets() -> [String] {
+        defer { preparedWriteTargets = [] }
+        return preparedWriteTargets
+    }
+
+    /// The rows the update hook reported so far, when changes are tracked: read before a
+    /// statement runs, for ``noteUnreportedWrites(of:hookedBefore:)``.
+    var hookedRows: Int? { trackedChanges?.hookedRows }
+
+    /// Counts the tables `targets` as wholly changed when the statement that writes them
+    /// changed rows that the update hook did not report (a join table's).
+    func noteUnreportedWrites(of targets: [String], hookedBefore: Int?, changedRows: Int64) {
+        guard let hookedBefore, let log = trackedChanges, changedRows > 0, log.hookedRows == hookedBefore else { return }
+        for table in targets { log.recordWhole(table) }
     }
 
     /// SQLite's `PRAGMA data_version`: it changes when another connection, in this process or

@@ -14,6 +14,12 @@ public final class Connection {
     private var statementCache: [String: Statement] = [:]
     /// Called with each SQL statement run (used by test stores to count queries).
     var sqlObserver: (@Sendable (String) -> Void)?
+    /// Where the update hook reports changed rows, while changes are tracked.
+    var trackedChanges: ChangeLog?
+    /// Whether every `DELETE` deletes its rows one by one (``reportEveryDeletedRow()``).
+    var reportsEveryDeletedRow = false
+    /// The tables written by the statements prepared since ``takeWriteTargets()``.
+    var preparedWriteTargets: [String] = []
 
     /// Opens a connection.
     ///
@@ -43,6 +49,7 @@ public final class Connection {
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(max(0, min(busyTimeout * 1000, Double(Int32.max)))))
         _ = webrecord_sqlite3_db_config_defensive(db, 1)
+        installAuthorizer()
     }
 
     /// SQLite's process-wide configuration, made once before the first connection opens it.
@@ -77,7 +84,12 @@ public final class Connection {
     public func execute(_ sql: String) throws(WebRecordError) {
         sqlObserver?(sql)
         var message: UnsafeMutablePointer<CChar>?
+        let hooked = hookedRows
+        let changesBefore = sqlite3_total_changes64(handle)
+        _ = takeWriteTargets()
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        noteUnreportedWrites(
+            of: takeWriteTargets(), hookedBefore: hooked, changedRows: sqlite3_total_changes64(handle) - changesBefore)
         if code != SQLITE_OK {
             let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(message)

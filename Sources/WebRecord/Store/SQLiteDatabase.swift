@@ -316,6 +316,12 @@ extension SQLiteDatabase {
         if wanted != state.tracksChanges {
             if wanted {
                 connection.reportEveryDeletedRow()
+                var cascading: [String: [String]] = [:]
+                for join in layout.joinTables {
+                    cascading[join.ownerTable, default: []].append(join.name)
+                    if join.targetTable != join.ownerTable { cascading[join.targetTable, default: []].append(join.name) }
+                }
+                state.changeLog.cascadingJoinTables = cascading
                 connection.trackChanges(into: state.changeLog)
             } else {
                 connection.stopTrackingChanges()

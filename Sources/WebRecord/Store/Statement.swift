@@ -17,7 +17,13 @@ final class Statement {
         self.handle = statement
         self.sql = sql
         self.connection = connection
+        writeTargets = connection.takeWriteTargets()
     }
+
+    /// The tables the statement writes itself (noted by the connection's authorizer as it was
+    /// prepared): when one is a join table, which SQLite's update hook does not report, a run
+    /// that changes rows counts it as wholly changed.
+    private let writeTargets: [String]
 
     deinit {
         sqlite3_finalize(handle)
@@ -32,6 +38,9 @@ final class Statement {
     }
 
     /// Binds arguments to the `?` placeholders, in order.
+    ///
+    /// The values are read in place, through a pointer, so that binding a row copies no
+    /// string and counts no reference: SQLite copies what it keeps (`SQLITE_TRANSIENT`).
     func bind(_ arguments: some Collection<DatabaseValue>) throws(WebRecordError) {
         sqlite3_reset(handle)
         // Placeholders left unbound must read as NULL; when every one is bound below, clearing
@@ -39,35 +48,50 @@ final class Statement {
         if arguments.count < Int(sqlite3_bind_parameter_count(handle)) {
             sqlite3_clear_bindings(handle)
         }
-        for (offset, value) in arguments.enumerated() {
-            try bind(value, at: Int32(offset + 1))
+        let code =
+            arguments.withContiguousStorageIfAvailable(bindAll)
+            ?? ContiguousArray(arguments).withUnsafeBufferPointer(bindAll)
+        guard code == SQLITE_OK else {
+            throw WebRecordError.store(code: code, message: connection.errorMessage(), sql: sql)
         }
     }
 
-    private func bind(_ value: DatabaseValue, at index: Int32) throws(WebRecordError) {
-        let code: Int32
-        switch value {
-        case .null: code = sqlite3_bind_null(handle, index)
-        case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
-        case .real(let double): code = sqlite3_bind_double(handle, index, double)
+    /// Binds `values` to the placeholders from the first on; the first code that is not
+    /// `SQLITE_OK`, or `SQLITE_OK`.
+    private func bindAll(_ values: UnsafeBufferPointer<DatabaseValue>) -> Int32 {
+        guard let base = values.baseAddress else { return SQLITE_OK }
+        for offset in 0..<values.count {
+            let code = bind(base + offset, at: Int32(offset + 1))
+            guard code == SQLITE_OK else { return code }
+        }
+        return SQLITE_OK
+    }
+
+    /// Binds the value `value` points to at the placeholder `index`, read in place.
+    private func bind(_ value: UnsafePointer<DatabaseValue>, at index: Int32) -> Int32 {
+        switch value.pointee {
+        case .null: return sqlite3_bind_null(handle, index)
+        case .integer(let integer): return sqlite3_bind_int64(handle, index, integer)
+        case .real(let double): return sqlite3_bind_double(handle, index, double)
         case .text(let text):
-            var text = text
-            code = text.withUTF8 { buffer in
-                buffer.withMemoryRebound(to: CChar.self) { chars in
-                    sqlite3_bind_text64(
-                        handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), sqlite3_uint64(chars.count),
-                        webrecord_sqlite3_transient(), UInt8(SQLITE_UTF8))
-                }
-            }
+            if let code = text.utf8.withContiguousStorageIfAvailable({ bindText($0, at: index) }) { return code }
+            var copy = text
+            return copy.withUTF8 { bindText($0, at: index) }
         case .blob(let data):
-            code = data.withUnsafeBytes { buffer in
+            return data.withUnsafeBytes { buffer in
                 sqlite3_bind_blob64(
                     handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buffer.count),
                     webrecord_sqlite3_transient())
             }
         }
-        guard code == SQLITE_OK else {
-            throw WebRecordError.store(code: code, message: connection.errorMessage(), sql: sql)
+    }
+
+    /// Binds UTF-8 text at the placeholder `index`; SQLite copies it.
+    private func bindText(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32) -> Int32 {
+        bytes.withMemoryRebound(to: CChar.self) { chars in
+            sqlite3_bind_text64(
+                handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), sqlite3_uint64(chars.count),
+                webrecord_sqlite3_transient(), UInt8(SQLITE_UTF8))
         }
     }
 
@@ -75,10 +99,15 @@ final class Statement {
     func execute(_ arguments: some Collection<DatabaseValue>) throws(WebRecordError) {
         try bind(arguments)
         connection.sqlObserver?(sql)
+        let hooked = writeTargets.isEmpty ? nil : connection.hookedRows
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
             if code != SQLITE_ROW { throw stepError(code) }
+        }
+        if hooked != nil {
+            connection.noteUnreportedWrites(
+                of: writeTargets, hookedBefore: hooked, changedRows: sqlite3_changes64(connection.handle))
         }
         sqlite3_reset(handle)
     }
@@ -92,11 +121,16 @@ final class Statement {
         try bind(arguments)
         connection.sqlObserver?(sql)
         defer { sqlite3_reset(handle) }
+        let hooked = writeTargets.isEmpty ? nil : connection.hookedRows
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else { throw stepError(code) }
             try body(self)
+        }
+        if hooked != nil {
+            connection.noteUnreportedWrites(
+                of: writeTargets, hookedBefore: hooked, changedRows: sqlite3_changes64(connection.handle))
         }
     }
 
