@@ -59,7 +59,7 @@ package struct LayoutMigrationPlan {
                     continue
                 }
                 statements += ddl.createStatements(for: table)
-                storedTables[table.name] = Self.describe(table)
+                storedTables[table.name] = Self.describe(table, holdsSubentities: Self.holdsSubentities(table, in: layout))
                 continue
             }
             var columns = old["columns"]?.objectValue ?? [:]
@@ -70,20 +70,31 @@ package struct LayoutMigrationPlan {
                 )
             }
             // A store recorded before sub-entity keys were has none recorded: each key is added.
+            // One that records them (an empty record included) records every key its entities
+            // had, so an entity it knew that has none recorded had no key of its own.
             let oldSubentityKeys = old["subentityKeys"]?.objectValue
             for key in table.subentityKeys {
                 let oldColumns = oldSubentityKeys?[key.entity]?.arrayValue?.compactMap(\.stringValue)
                 if let oldColumns, oldColumns != key.columns {
                     changes.append(
                         "\(key.entity): primary key changed from \(Self.list(oldColumns)) to \(Self.list(key.columns))")
+                } else if oldColumns == nil, oldSubentityKeys != nil, storedEntities[key.entity] != nil {
+                    changes.append("\(key.entity): primary key changed from (none) to \(Self.list(key.columns))")
                 } else if !existingIndexes.contains(key.indexName(table: table.name)) {
                     let statement = ddl.uniqueIndexStatement(for: key, table: table.name)
                     statements.append(statement)
                     addedKeyIndexes[statement] = "\(key.entity).\(key.columns.joined(separator: "+"))"
                 }
             }
+            // The key of an entity the schema no longer has stays recorded, as the entity does
+            // ("Removed: kept"); one the schema still has, without its key, changed its key.
+            var keptKeys: [String: JSONValue] = [:]
             for (entity, columns) in (oldSubentityKeys ?? [:]).sorted(by: { $0.key < $1.key })
             where !table.subentityKeys.contains(where: { $0.entity == entity }) {
+                guard layout.entityTables[entity] != nil else {
+                    keptKeys[entity] = columns
+                    continue
+                }
                 let oldColumns = columns.arrayValue?.compactMap(\.stringValue) ?? []
                 changes.append("\(entity): primary key changed from \(Self.list(oldColumns)) to (none)")
             }
@@ -108,7 +119,11 @@ package struct LayoutMigrationPlan {
             statements += ddl.indexStatements(for: table, onlyColumns: Set(missingIndexes))
             var updated = old
             updated["columns"] = .object(columns)
-            if !table.subentityKeys.isEmpty { updated["subentityKeys"] = Self.describeSubentityKeys(table) }
+            if Self.holdsSubentities(table, in: layout) || !table.subentityKeys.isEmpty || !keptKeys.isEmpty {
+                var keys = Self.describeSubentityKeys(table).objectValue ?? [:]
+                for (entity, columns) in keptKeys { keys[entity] = columns }
+                updated["subentityKeys"] = .object(keys)
+            }
             storedTables[table.name] = .object(updated)
         }
         for join in layout.joinTables {
@@ -178,14 +193,23 @@ package struct LayoutMigrationPlan {
     /// whose record names no form keeps milliseconds (`2012-11-21T02:33:42.000Z`).
     static let dateForm = "nanoseconds"
 
-    private static func describe(_ table: StorageLayout.Table) -> JSONValue {
+    /// Whether `table` holds the records of more than one entity (a hierarchy): its record
+    /// then names every sub-entity key, an empty one included, so that a key a sub-entity gains
+    /// later is told from a store recorded before sub-entity keys were.
+    private static func holdsSubentities(_ table: StorageLayout.Table, in layout: StorageLayout) -> Bool {
+        layout.entityTables.values.lazy.filter { $0 == table.name }.dropFirst().first != nil
+    }
+
+    private static func describe(_ table: StorageLayout.Table, holdsSubentities: Bool) -> JSONValue {
         var columns = JSONObject()
         for column in table.columns { columns[column.name] = .string(column.signature) }
         var description: JSONObject = [
             "columns": .object(columns),
             "primaryKey": .array(table.primaryKeyColumns.map { .string($0) }),
         ]
-        if !table.subentityKeys.isEmpty { description["subentityKeys"] = describeSubentityKeys(table) }
+        if holdsSubentities || !table.subentityKeys.isEmpty {
+            description["subentityKeys"] = describeSubentityKeys(table)
+        }
         return .object(description)
     }
 

@@ -161,12 +161,10 @@ private struct RecordExporter {
     mutating func export(_ entity: Entity) throws(WebRecordError) -> JSONValue {
         let hierarchy = schema.hierarchy(from: entity.name)
         let names = hierarchy.map(\.name)
+        // By entity, a root's too: rows of an entity the schema no longer has are not read.
         var sql = "SELECT * FROM \(quote(entity.rootName))"
-        var arguments: [DatabaseValue] = []
-        if !entity.isRoot {
-            sql += " WHERE \"_entity\" IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
-            arguments = names.map { .text($0) }
-        }
+        sql += " WHERE \"_entity\" IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        let arguments: [DatabaseValue] = names.map { .text($0) }
         sql += " ORDER BY \"_id\""
         let records = try queries.records(sql, arguments)
         let tableKeys = try keys(ofTable: entity.rootName)

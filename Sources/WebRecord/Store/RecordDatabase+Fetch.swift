@@ -187,11 +187,12 @@ extension RecordDatabase {
     ) throws(WebRecordError) -> (String, [DatabaseValue]) {
         var conditions: [String] = []
         var values: [DatabaseValue] = []
+        // Always by entity, a root's whole hierarchy included: the table may hold the rows of
+        // an entity the schema no longer has, which are kept and no longer read (StorageLayout.md,
+        // "Removed: kept").
         let names = includingSubentities ? schema.hierarchy(from: entity.name).map(\.name) : [entity.name]
-        if !entity.isRoot || !includingSubentities {
-            conditions.append("\"_entity\" IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))")
-            values += names.map { .text($0) }
-        }
+        conditions.append("\"_entity\" IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))")
+        values += names.map { .text($0) }
         if let predicate {
             // On a line of its own: a `--` comment ending the predicate ends with it.
             conditions.append("(\(predicate)\n)")
@@ -213,24 +214,29 @@ extension RecordDatabase {
             throw WebRecordError.unknownProperty(name, entity: record.entity.name)
         }
         let table = quote(destination.rootName)
+        // Only records of the destination's hierarchy: a related row of an entity the schema no
+        // longer has is kept and no longer read (StorageLayout.md, "Removed: kept").
+        let kinds = schema.hierarchy(from: destination.name).map { DatabaseValue.text($0.name) }
+        let isKind = "\"_entity\" IN (\(Array(repeating: "?", count: kinds.count).joined(separator: ", ")))"
         var sql: String
         switch storage {
         case .foreignKeyHere(let column, _):
             guard case .integer(let target)? = record.storedValues[column] else { return [] }
             return try withQueries { queries throws(WebRecordError) in
-                try queries.records("SELECT * FROM \(table) WHERE \"_id\" = ?", [.integer(target)])
+                try queries.records("SELECT * FROM \(table) WHERE \"_id\" = ? AND \(isKind)", [.integer(target)] + kinds)
             }
         case .foreignKeyThere(_, let column, let position):
-            sql = "SELECT * FROM \(table) WHERE \(quote(column)) = ?"
+            sql = "SELECT * FROM \(table) WHERE \(quote(column)) = ? AND \(isKind)"
             sql += " ORDER BY " + (position.map { "\(dialect.orderTerm(quote($0))), " } ?? "") + "\"_id\""
         case .joinTable(let join, let selfColumn, let otherColumn, let position):
             sql =
-                "SELECT d.* FROM \(table) d JOIN \(quote(join)) j ON j.\(quote(otherColumn)) = d.\"_id\" WHERE j.\(quote(selfColumn)) = ?"
+                "SELECT d.* FROM \(table) d JOIN \(quote(join)) j ON j.\(quote(otherColumn)) = d.\"_id\" WHERE j.\(quote(selfColumn)) = ? AND d.\(isKind)"
             sql += " ORDER BY " + (position.map { "\(dialect.orderTerm("j." + quote($0))), " } ?? "") + "d.\"_id\""
         }
         if let limit { sql += " LIMIT \(max(0, limit))" }
         let query = sql
-        return try withQueries { queries throws(WebRecordError) in try queries.records(query, [.integer(record.rowID)])
+        return try withQueries { queries throws(WebRecordError) in
+            try queries.records(query, [.integer(record.rowID)] + kinds)
         }
     }
 }
