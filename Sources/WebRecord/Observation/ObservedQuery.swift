@@ -223,13 +223,13 @@ struct ResolvedQuery: Sendable {
     /// `_id`.
     ///
     /// A `decimal`, stored as text, sorts as the fetch sorts it (`SQLDialect.decimalOrderTerms`):
-    /// by its value as a real first, then by its text.
+    /// by its exact value first (``DecimalOrder``), then by its text.
     func precedes(_ lhs: Record, _ rhs: Record) -> Bool {
         for sort in order {
             let (left, right) = (lhs.storedValues[sort.name] ?? .null, rhs.storedValues[sort.name] ?? .null)
             var comparison = 0
-            if entity.attribute(named: sort.name)?.type == .decimal {
-                comparison = SQLiteOrdering.compare(SQLiteOrdering.real(left), SQLiteOrdering.real(right))
+            if entity.attribute(named: sort.name)?.type == .decimal, case .text(let a) = left, case .text(let b) = right {
+                comparison = DecimalOrder.compare(a, b)
             }
             if comparison == 0 { comparison = SQLiteOrdering.compare(left, right) }
             if comparison != 0 { return sort.ascending ? comparison < 0 : comparison > 0 }
@@ -253,17 +253,6 @@ enum SQLiteOrdering {
         case (.text(let a), .text(let b)): return bytes(Array(a.utf8), Array(b.utf8))
         case (.blob(let a), .blob(let b)): return bytes(Array(a), Array(b))
         default: return 0
-        }
-    }
-
-    /// `CAST(value AS REAL)`: NULL stays NULL; text is the number it starts with, or 0.
-    static func real(_ value: DatabaseValue) -> DatabaseValue {
-        switch value {
-        case .null: return .null
-        case .integer(let integer): return .real(Double(integer))
-        case .real: return value
-        case .text(let text): return .real(Double(text.trimmingCharacters(in: .whitespaces)) ?? 0)
-        case .blob(let data): return .real(Double(String(decoding: data, as: UTF8.self)) ?? 0)
         }
     }
 

@@ -50,6 +50,14 @@ public final class Connection {
         sqlite3_busy_timeout(db, Int32(max(0, min(busyTimeout * 1000, Double(Int32.max)))))
         _ = webrecord_sqlite3_db_config_defensive(db, 1)
         installAuthorizer()
+        sqlite3_create_collation_v2(
+            db, DecimalOrder.collation, SQLITE_UTF8, nil,
+            { _, leftCount, left, rightCount, right in
+                Int32(
+                    DecimalOrder.compare(
+                        UnsafeRawBufferPointer(start: left, count: Int(leftCount)),
+                        UnsafeRawBufferPointer(start: right, count: Int(rightCount))))
+            }, nil)
     }
 
     /// SQLite's process-wide configuration, made once before the first connection opens it.

@@ -66,12 +66,16 @@ package enum SQLDialect: Sendable {
 
     /// The `ORDER BY` terms that sort by the decimal column `column` by value: PostgreSQL's
     /// `numeric` column sorts so; SQLite keeps a decimal as its canonical text, which sorts
-    /// `10` before `9`, so it sorts by the text's value as a double, then by the text for the
-    /// decimals a double cannot tell apart (beyond about 15 significant digits).
+    /// `10` before `9`, so it sorts with the `webrecord_decimal` collation, which compares the
+    /// texts by their exact value (``DecimalOrder``), then by the text for equal values
+    /// written differently.
     func decimalOrderTerms(_ column: String, ascending: Bool) -> [String] {
         switch self {
         case .sqlite:
-            [orderTerm("CAST(\(column) AS REAL)", ascending: ascending), orderTerm(column, ascending: ascending)]
+            [
+                orderTerm("\(column) COLLATE \(DecimalOrder.collation)", ascending: ascending),
+                orderTerm(column, ascending: ascending),
+            ]
         case .postgreSQL: [orderTerm(column, ascending: ascending)]
         }
     }
