@@ -145,14 +145,16 @@ import WebRecordModelImport
     @Test func negativeFractionalUnixSecondsExportTheirExactInstant() throws {
         let store = try Self.store()
         try Self.populate(
-            store, Self.json(#"[{"id": 1, "at": -1.25}, {"id": 2, "at": -0.000000001}, {"id": 3, "at": -62167219200}]"#),
+            store,
+            Self.json(#"[{"id": 1, "at": -1.25}, {"id": 2, "at": -0.000000001}, {"id": 3, "at": -62167219200}]"#),
             entity: "Thing")
         let things = try Self.exported(store, "Thing")
-        #expect(things.map { $0["at"] } == [
-            .string("1969-12-31T23:59:58.750000000Z"),
-            .string("1969-12-31T23:59:59.999999999Z"),
-            .string("0000-01-01T00:00:00.000000000Z"),
-        ])
+        #expect(
+            things.map { $0["at"] } == [
+                .string("1969-12-31T23:59:58.750000000Z"),
+                .string("1969-12-31T23:59:59.999999999Z"),
+                .string("0000-01-01T00:00:00.000000000Z"),
+            ])
     }
 
     /// Dates are kept only for the years 0000–9999 (SchemaFormat.md): an offset that moves the
@@ -226,10 +228,11 @@ import WebRecordModelImport
             ),
             entity: "Thing")
         let ids = try Self.exported(store, "Thing").map { $0["id"] }
-        #expect(ids == [
-            .integer(-9_223_372_036_854_775_808), .integer(-5), .integer(9), .integer(10),
-            .integer(9_007_199_254_740_992), .integer(9_007_199_254_740_993), .integer(9_223_372_036_854_775_807),
-        ])
+        #expect(
+            ids == [
+                .integer(-9_223_372_036_854_775_808), .integer(-5), .integer(9), .integer(10),
+                .integer(9_007_199_254_740_992), .integer(9_007_199_254_740_993), .integer(9_223_372_036_854_775_807),
+            ])
     }
 
     @Test func recordsSortByDateKeyChronologicallyWhateverTheirZone() throws {
@@ -241,12 +244,13 @@ import WebRecordModelImport
             ),
             entity: "Stamp")
         let keys = try Self.exported(store, "Stamp").map { $0["at"] }
-        #expect(keys == [
-            .string("2024-01-01T06:00:00.500000000Z"),
-            .string("2024-01-01T06:30:00.000000000Z"),
-            .string("2024-01-01T06:59:59.999999999Z"),
-            .string("2024-01-01T07:00:00.000000000Z"),
-        ])
+        #expect(
+            keys == [
+                .string("2024-01-01T06:00:00.500000000Z"),
+                .string("2024-01-01T06:30:00.000000000Z"),
+                .string("2024-01-01T06:59:59.999999999Z"),
+                .string("2024-01-01T07:00:00.000000000Z"),
+            ])
     }
 
     @Test func recordsSortByDecimalKeyNumericallyToTheLastDigit() throws {
@@ -263,14 +267,15 @@ import WebRecordModelImport
                 """#),
             entity: "Price")
         let keys = try Self.exported(store, "Price").map { $0["value"] }
-        #expect(keys == [
-            .string("-1"),
-            .string("0.00000000000000000000000000000000000001"),
-            .string("0.00000000000000000000000000000000000002"),
-            .string("9.5"), .string("10"), .string("100.25"),
-            .string("12345678901234567890123456789012345677"),
-            .string("12345678901234567890123456789012345678"),
-        ])
+        #expect(
+            keys == [
+                .string("-1"),
+                .string("0.00000000000000000000000000000000000001"),
+                .string("0.00000000000000000000000000000000000002"),
+                .string("9.5"), .string("10"), .string("100.25"),
+                .string("12345678901234567890123456789012345677"),
+                .string("12345678901234567890123456789012345678"),
+            ])
     }
 
     @Test func toManyMembersKeepResponseOrderWhenOrderedAndByteOrderOtherwise() throws {
@@ -331,13 +336,15 @@ import WebRecordModelImport
                 }
                 """#, fileName: "Items.json")
         let store = try RecordStore(inMemory: schema)
-        try Self.populate(store, Self.json(#"[{"id": 2, "title": "B", "isbn": "978", "cover": {"url": "/c.png"}}]"#), entity: "Book")
+        try Self.populate(
+            store, Self.json(#"[{"id": 2, "title": "B", "isbn": "978", "cover": {"url": "/c.png"}}]"#), entity: "Book")
         try Self.populate(store, Self.json(#"[{"id": 1, "title": "I"}]"#), entity: "Item")
         let items = try #require(try store.exportJSON(entity: "Item").arrayValue)
-        #expect(items.map { $0.serialized() } == [
-            #"{"_entity":"Item","id":1,"title":"I","cover":null}"#,
-            #"{"_entity":"Book","id":2,"title":"B","isbn":"978","cover":null}"#,
-        ])
+        #expect(
+            items.map { $0.serialized() } == [
+                #"{"_entity":"Item","id":1,"title":"I","cover":null}"#,
+                #"{"_entity":"Book","id":2,"title":"B","isbn":"978","cover":null}"#,
+            ])
         let books = try #require(try store.exportJSON(entity: "Book").arrayValue)
         #expect(books.map { $0.serialized() } == [#"{"id":2,"title":"B","isbn":"978","cover":null}"#])
         let covers = try #require(try store.exportJSON(entity: "Cover").arrayValue)

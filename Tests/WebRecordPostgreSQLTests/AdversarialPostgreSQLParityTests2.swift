@@ -105,7 +105,9 @@ struct AdversarialPostgreSQLParityTests2 {
     /// ordered ones in response order; and Docs/SchemaFormat.md: strings are keys "byte for byte,
     /// with no Unicode normalization" (`é` as one code point and as `e` plus a combining accent
     /// are two records). Both stores must print the same bytes.
-    @Test("Exports of unicode, composite, owner-keyed, self-inverse, ordered and sub-entity records are byte for byte the same")
+    @Test(
+        "Exports of unicode, composite, owner-keyed, self-inverse, ordered and sub-entity records are byte for byte the same"
+    )
     func exportParity() async throws {
         let directory = try TemporaryDirectory()
         var exports: [String: [String: [UInt8]]] = [:]
@@ -260,7 +262,8 @@ struct AdversarialPostgreSQLParityTests2 {
             var iterator = store.observe("Price", orderBy: [.ascending("amount")]).makeAsyncIterator()
             var found: [String] = []
             found.append(Self.line(try #require(try await iterator.next())))
-            _ = try await store.populate(try Self.json(#"[{"id": 8, "amount": 9.99999999999999999995}]"#), entity: "Price")
+            _ = try await store.populate(
+                try Self.json(#"[{"id": 8, "amount": 9.99999999999999999995}]"#), entity: "Price")
             found.append(Self.line(try #require(try await iterator.next())))
             lines[label] = found
             #expect(
@@ -463,7 +466,9 @@ struct AdversarialPostgreSQLParityTests2 {
             } catch {
                 Issue.record("\(label): \(error)")
             }
-            let values = try store.fetch("Number", orderBy: [.ascending("id")]).map { $0.jsonValue("value")?.doubleValue }
+            let values = try store.fetch("Number", orderBy: [.ascending("id")]).map {
+                $0.jsonValue("value")?.doubleValue
+            }
             #expect(
                 values == [5e-324, 2.2250738585072014e-308, 1.7976931348623157e308, -5e-324, 1e-320], "\(label)")
             exports[label] = try store.exportJSON(entity: "Number").serializedBytes()

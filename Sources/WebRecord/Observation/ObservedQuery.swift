@@ -228,7 +228,8 @@ struct ResolvedQuery: Sendable {
         for sort in order {
             let (left, right) = (lhs.storedValues[sort.name] ?? .null, rhs.storedValues[sort.name] ?? .null)
             var comparison = 0
-            if entity.attribute(named: sort.name)?.type == .decimal, case .text(let a) = left, case .text(let b) = right {
+            if entity.attribute(named: sort.name)?.type == .decimal, case .text(let a) = left, case .text(let b) = right
+            {
                 comparison = DecimalOrder.compare(a, b)
             }
             if comparison == 0 { comparison = SQLiteOrdering.compare(left, right) }

@@ -127,7 +127,8 @@ extension Connection {
         sqlite3_set_authorizer(
             handle,
             { context, action, table, _, _, trigger in
-                guard let context, let table, action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE
+                guard let context, let table,
+                    action == SQLITE_INSERT || action == SQLITE_UPDATE || action == SQLITE_DELETE
                 else { return SQLITE_OK }
                 // The catalog's own tables keep SQLite's usual behaviour.
                 guard strncmp(table, "sqlite_", 7) != 0 else { return SQLITE_OK }
@@ -158,7 +159,9 @@ extension Connection {
     /// Counts the tables `targets` as wholly changed when the statement that writes them
     /// changed rows that the update hook did not report (a join table's).
     func noteUnreportedWrites(of targets: [String], hookedBefore: Int?, changedRows: Int64) {
-        guard let hookedBefore, let log = trackedChanges, changedRows > 0, log.hookedRows == hookedBefore else { return }
+        guard let hookedBefore, let log = trackedChanges, changedRows > 0, log.hookedRows == hookedBefore else {
+            return
+        }
         for table in targets { log.recordWhole(table) }
     }
 

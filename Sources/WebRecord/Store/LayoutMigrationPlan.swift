@@ -59,7 +59,8 @@ package struct LayoutMigrationPlan {
                     continue
                 }
                 statements += ddl.createStatements(for: table)
-                storedTables[table.name] = Self.describe(table, holdsSubentities: Self.holdsSubentities(table, in: layout))
+                storedTables[table.name] = Self.describe(
+                    table, holdsSubentities: Self.holdsSubentities(table, in: layout))
                 continue
             }
             var columns = old["columns"]?.objectValue ?? [:]

@@ -223,7 +223,8 @@ extension RecordDatabase {
         case .foreignKeyHere(let column, _):
             guard case .integer(let target)? = record.storedValues[column] else { return [] }
             return try withQueries { queries throws(WebRecordError) in
-                try queries.records("SELECT * FROM \(table) WHERE \"_id\" = ? AND \(isKind)", [.integer(target)] + kinds)
+                try queries.records(
+                    "SELECT * FROM \(table) WHERE \"_id\" = ? AND \(isKind)", [.integer(target)] + kinds)
             }
         case .foreignKeyThere(_, let column, let position):
             sql = "SELECT * FROM \(table) WHERE \(quote(column)) = ? AND \(isKind)"

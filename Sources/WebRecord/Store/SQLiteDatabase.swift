@@ -319,7 +319,9 @@ extension SQLiteDatabase {
                 var cascading: [String: [String]] = [:]
                 for join in layout.joinTables {
                     cascading[join.ownerTable, default: []].append(join.name)
-                    if join.targetTable != join.ownerTable { cascading[join.targetTable, default: []].append(join.name) }
+                    if join.targetTable != join.ownerTable {
+                        cascading[join.targetTable, default: []].append(join.name)
+                    }
                 }
                 state.changeLog.cascadingJoinTables = cascading
                 connection.trackChanges(into: state.changeLog)

@@ -91,7 +91,8 @@ enum DecimalOrder {
     /// The digit at `index` among the integer digits and then the fraction digits.
     private static func byte(at index: Int, of parsed: Parsed) -> UInt8 {
         index < parsed.integerCount
-            ? parsed.bytes[parsed.integerStart + index] : parsed.bytes[parsed.fractionStart + index - parsed.integerCount]
+            ? parsed.bytes[parsed.integerStart + index]
+            : parsed.bytes[parsed.fractionStart + index - parsed.integerCount]
     }
 
     /// Negative when `lhs` sorts first, zero when they are equal, positive otherwise.
@@ -126,7 +127,9 @@ enum DecimalOrder {
     /// `compare(_:_:)` of two texts.
     static func compare(_ lhs: String, _ rhs: String) -> Int {
         var (lhs, rhs) = (lhs, rhs)
-        return lhs.withUTF8 { left in rhs.withUTF8 { right in compare(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right)) } }
+        return lhs.withUTF8 { left in
+            rhs.withUTF8 { right in compare(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right)) }
+        }
     }
 
     /// The bytes' order (SQLite's `BINARY`).

@@ -119,7 +119,8 @@ enum AdversarialObservationSupport {
         _ = directory
         let plain = PopulationOptions()
         _ = try await store.populate(
-            try A.json(#"{"data": [{"id": 1}, {"id": 2}, {"id": 3, "parent": {"id": 1}}]}"#), entity: "Node", options: plain)
+            try A.json(#"{"data": [{"id": 1}, {"id": 2}, {"id": 3, "parent": {"id": 1}}]}"#), entity: "Node",
+            options: plain)
         var iterator = store.observe("Node", orderBy: [.ascending("id")]).makeAsyncIterator()
         _ = try await iterator.next()
 
@@ -141,7 +142,8 @@ enum AdversarialObservationSupport {
         _ = directory
         let plain = PopulationOptions()
         _ = try await store.populate(
-            try A.json(#"{"data": [{"id": 1}, {"id": 2}, {"id": 3, "parent": {"id": 1}}]}"#), entity: "Node", options: plain)
+            try A.json(#"{"data": [{"id": 1}, {"id": 2}, {"id": 3, "parent": {"id": 1}}]}"#), entity: "Node",
+            options: plain)
         let two = try #require(try store.fetchOne("Node", primaryKey: 2)?.rowID)
         var iterator = store.observe("Node", orderBy: [.ascending("id")]).makeAsyncIterator()
         _ = try await iterator.next()
@@ -162,10 +164,12 @@ enum AdversarialObservationSupport {
         _ = directory
         let plain = PopulationOptions()
         _ = try await store.populate(
-            try A.json(#"{"data": [{"id": 1}, {"id": 2}, {"id": 3, "parent": {"id": 1}}]}"#), entity: "Node", options: plain)
+            try A.json(#"{"data": [{"id": 1}, {"id": 2}, {"id": 3, "parent": {"id": 1}}]}"#), entity: "Node",
+            options: plain)
         var iterator = store.observe("Node", orderBy: [.ascending("id")], limit: 10).makeAsyncIterator()
         _ = try await iterator.next()
-        _ = try await store.populate(try A.json(#"{"data": [{"id": 3, "parent": {"id": 2}}]}"#), entity: "Node", options: plain)
+        _ = try await store.populate(
+            try A.json(#"{"data": [{"id": 3, "parent": {"id": 2}}]}"#), entity: "Node", options: plain)
         let next = try #require(try await iterator.next())
         let changes = try #require(next.changes)
         #expect(
@@ -181,7 +185,8 @@ enum AdversarialObservationSupport {
     @Test func anInsertedDecimalIsPlacedByValueNotByText() async throws {
         let (store, directory) = try A.makeStore(A.priceSchemaJSON, file: "prices.sqlite")
         _ = directory
-        _ = try await store.populate(try A.json(#"[{"id": 1, "price": "9"}, {"id": 2, "price": "20"}]"#), entity: "Item")
+        _ = try await store.populate(
+            try A.json(#"[{"id": 1, "price": "9"}, {"id": 2, "price": "20"}]"#), entity: "Item")
         var iterator = store.observe("Item", orderBy: [.ascending("price")]).makeAsyncIterator()
         let initial = try #require(try await iterator.next())
         #expect(A.ids(initial.records) == [1, 2])
@@ -216,7 +221,8 @@ enum AdversarialObservationSupport {
     @Test func anInsertedDecimalWithALimitIsPlacedByValue() async throws {
         let (store, directory) = try A.makeStore(A.priceSchemaJSON, file: "prices.sqlite")
         _ = directory
-        _ = try await store.populate(try A.json(#"[{"id": 1, "price": "9"}, {"id": 2, "price": "20"}]"#), entity: "Item")
+        _ = try await store.populate(
+            try A.json(#"[{"id": 1, "price": "9"}, {"id": 2, "price": "20"}]"#), entity: "Item")
         var iterator = store.observe("Item", orderBy: [.ascending("price")], limit: 10).makeAsyncIterator()
         _ = try await iterator.next()
         _ = try await store.populate(try A.json(#"[{"id": 3, "price": "10"}]"#), entity: "Item")
@@ -289,7 +295,9 @@ enum AdversarialObservationSupport {
         let next = try #require(try await iterator.next())
         #expect(next.records.map { $0["name"] as String? } == ["a", "b"])
         #expect(next.changes?.insertions == [1])
-        #expect(next.changes?.modifications == [.init(old: 0, new: 0)], "label a gained photo 2: \(String(describing: next.changes))")
+        #expect(
+            next.changes?.modifications == [.init(old: 0, new: 0)],
+            "label a gained photo 2: \(String(describing: next.changes))")
     }
 
     /// A record deleted in SQL takes its join rows with it (`ON DELETE CASCADE`): the label on
@@ -307,7 +315,9 @@ enum AdversarialObservationSupport {
         _ = try await store.populate(try A.json(#"[{"name": "b"}]"#), entity: "Label")
         let next = try #require(try await iterator.next())
         #expect(next.changes?.insertions == [1])
-        #expect(next.changes?.modifications == [.init(old: 0, new: 0)], "label a lost photo 1: \(String(describing: next.changes))")
+        #expect(
+            next.changes?.modifications == [.init(old: 0, new: 0)],
+            "label a lost photo 1: \(String(describing: next.changes))")
         #expect(next.records.first?.relatedRecords("photos", as: Record.self).isEmpty == true)
     }
 
@@ -331,9 +341,13 @@ enum AdversarialObservationSupport {
             _ = try await store.populate(try A.json(#"[{"name": "c\#(round)"}]"#), entity: "Label")
             _ = try await store.populate(try A.json(#"[{"id": \#(10 + round), "kind": "photo"}]"#), entity: "Media")
             let label = try #require(try await labels.next())
-            #expect(label.changes?.modifications == [.init(old: round, new: round)], "round \(round): \(String(describing: label.changes))")
+            #expect(
+                label.changes?.modifications == [.init(old: round, new: round)],
+                "round \(round): \(String(describing: label.changes))")
             let photo = try #require(try await photos.next())
-            #expect(photo.changes?.modifications == [.init(old: 0, new: 0)], "round \(round): \(String(describing: photo.changes))")
+            #expect(
+                photo.changes?.modifications == [.init(old: 0, new: 0)],
+                "round \(round): \(String(describing: photo.changes))")
         }
     }
 
@@ -342,7 +356,8 @@ enum AdversarialObservationSupport {
     @Test func aSubentitySwitchIsAModificationInTheParentAndAnInsertionInTheChild() async throws {
         let (store, directory) = try A.makeStore(A.mediaSchemaJSON, file: "media.sqlite")
         _ = directory
-        _ = try await store.populate(try A.json(#"[{"id": 1, "kind": "plain"}, {"id": 2, "kind": "photo"}]"#), entity: "Media")
+        _ = try await store.populate(
+            try A.json(#"[{"id": 1, "kind": "plain"}, {"id": 2, "kind": "photo"}]"#), entity: "Media")
         var media = store.observe("Media", orderBy: [.ascending("id")]).makeAsyncIterator()
         var photos = store.observe("Photo", orderBy: [.ascending("id")]).makeAsyncIterator()
         _ = try await media.next()

@@ -105,7 +105,10 @@ import Testing
         }
         // A default is applied when a record is created (Population.md, "Defaults"): the
         // stored posts were not created by the re-sync.
-        #expect(try store.rows("SELECT \"views\", \"summary\", \"category\" FROM \"Post\"").allSatisfy { $0 == [.null, .null, .null] })
+        #expect(
+            try store.rows("SELECT \"views\", \"summary\", \"category\" FROM \"Post\"").allSatisfy {
+                $0 == [.null, .null, .null]
+            })
         let post = try #require(try store.fetchOne("Post", primaryKey: 1))
         #expect(post.related("author")?["name"] as String? == "Ann")
         #expect(post.relatedRecords("comments", as: Record.self).map { $0["id"] as Int64? } == [10, 11])
@@ -133,10 +136,12 @@ import Testing
         let store = try RecordStore(path: path, schema: Self.posts(withDrafts: true))
         let result = try store.populate(
             Self.response(
-                #"[{ "id": 1, "title": "Published" }, { "id": 2, "kind": "draft", "title": "Unfinished", "words": 5 }]"#),
+                #"[{ "id": 1, "title": "Published" }, { "id": 2, "kind": "draft", "title": "Unfinished", "words": 5 }]"#
+            ),
             entity: "Post")
         #expect(result.changes.inserted == 2)
-        #expect(try store.rows("SELECT \"_entity\" FROM \"Post\" ORDER BY \"_id\"") == [[.text("Post")], [.text("Draft")]])
+        #expect(
+            try store.rows("SELECT \"_entity\" FROM \"Post\" ORDER BY \"_id\"") == [[.text("Post")], [.text("Draft")]])
     }
 
     /// "Removed: kept. An entity ... that the schema no longer has keeps its table or column,
@@ -208,12 +213,15 @@ import Testing
             let store = try RecordStore(path: path, schema: Schema(json: subentityKeySchemaJSON))
             _ = try store.populate(Self.response(subentityKeyFamilyJSON), entity: "Human")
         }
-        let opened = webRecordError { try RecordStore(path: path, schema: Schema(json: Self.familyWithoutChildrenJSON)) }
+        let opened = webRecordError {
+            try RecordStore(path: path, schema: Schema(json: Self.familyWithoutChildrenJSON))
+        }
         #expect(opened == nil, "refused: \(opened?.message ?? "")")
         let store = try? RecordStore(path: path, schema: Schema(json: Self.familyWithoutChildrenJSON))
-        #expect((try? store?.fetch("Parent", orderBy: [.ascending("parentID")]))?.map { $0["name"] as String? } == [
-            "Dad", "Grandpa",
-        ])
+        #expect(
+            (try? store?.fetch("Parent", orderBy: [.ascending("parentID")]))?.map { $0["name"] as String? } == [
+                "Dad", "Grandpa",
+            ])
     }
 
     static func humans(childKey: Bool) throws -> Schema {
@@ -245,7 +253,9 @@ import Testing
         let before = try FileSnapshot(path: path)
         let error = webRecordError { try RecordStore(path: path, schema: Self.humans(childKey: true)) }
         #expect(error?.code == .incompatibleStore)
-        #expect(error?.message.contains("Child: primary key changed from (none) to childID") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("Child: primary key changed from (none) to childID") == true,
+            "\(String(describing: error))")
         #expect(try FileSnapshot(path: path) == before)
     }
 
@@ -366,7 +376,8 @@ import Testing
             #expect(try store.populate(Self.response(body), entity: "Link").changes.inserted == 2)
         }
         let store = try RecordStore(path: path, schema: links(issueOnSubentity: true))
-        let resync = try store.populate(Self.response(#"[{ "id": 1, "kind": "inward", "issue": "A-1" }]"#), entity: "Link")
+        let resync = try store.populate(
+            Self.response(#"[{ "id": 1, "kind": "inward", "issue": "A-1" }]"#), entity: "Link")
         #expect(resync.changes.unchanged == 1)
         #expect(resync.changes.updated == 0)
         #expect(try store.fetchOne("Link", primaryKey: 1)?["issue"] as String? == "A-1")

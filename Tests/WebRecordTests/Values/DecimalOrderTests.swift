@@ -28,7 +28,9 @@ import Testing
     }
 
     @Test func equalValuesWrittenDifferentlyCompareEqual() {
-        for (left, right) in [("1.50", "1.5"), ("0", "-0.000"), ("007", "7"), ("1e2", "100"), ("+5", "5"), (".5", "0.5")] {
+        for (left, right) in [
+            ("1.50", "1.5"), ("0", "-0.000"), ("007", "7"), ("1e2", "100"), ("+5", "5"), (".5", "0.5"),
+        ] {
             #expect(DecimalOrder.compare(left, right) == 0, "\(left) \(right)")
         }
         #expect(DecimalOrder.compare("1.0000000000000000000000000000000000001", "1") > 0)
