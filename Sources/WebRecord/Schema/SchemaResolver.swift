@@ -281,6 +281,9 @@ struct SchemaResolver {
                     entity, relationship.name, "inverse '\(inverseName)' does not exist on \(destination.name)\(hint)")
                 continue
             }
+            // An inverse too broken to read (an unknown destination) is reported where it is
+            // declared, once, and not again here (SchemaFormat.md, "Validation").
+            if entities[inverse.destination] == nil, byName[inverse.destination] == nil { continue }
             guard let inverseOfInverse = inverse.inverse else {
                 problem(
                     entity, relationship.name,

@@ -66,6 +66,12 @@ import Testing
             entities(#""Post": { "relationships": { "author": { "destination": "Auther" } } }, "Author": {}"#),
             [problem("Post", "author", "unknown destination 'Auther' (did you mean 'Author'?)")]),
         Case(
+            "unknown destination, reported once: the inverse that names it is not reported again",
+            entities(
+                #""Item": { "relationships": { "publisher": { "destination": "Publsher", "inverse": "items" } } }, "Publisher": { "relationships": { "items": { "destination": "Item", "toMany": true, "inverse": "publisher" } } }"#
+            ),
+            [problem("Item", "publisher", "unknown destination 'Publsher' (did you mean 'Publisher'?)")]),
+        Case(
             "unknown destination, nothing close",
             entities(#""Post": { "relationships": { "tags": { "destination": "Keyword", "toMany": true } } }"#),
             [problem("Post", "tags", "unknown destination 'Keyword'")]),
