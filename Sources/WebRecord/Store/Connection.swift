@@ -40,8 +40,9 @@ public final class Connection {
         var db: OpaquePointer?
         let code = sqlite3_open_v2(path, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            var message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
+            if let missing = Self.missingDirectory(of: path) { message = "the directory '\(missing)' does not exist" }
             throw WebRecordError.store(code: code, message: "cannot open '\(path)': \(message)", sql: nil)
         }
         handle = db
@@ -68,6 +69,16 @@ public final class Connection {
     /// refused and changes nothing. (SQLite's configuration is not made for threads: something
     /// else initializing SQLite on another thread at the very moment of this call races it.)
     private static let configured: Bool = webrecord_sqlite3_config_no_memstatus() == SQLITE_OK
+
+    /// The directory a file path names that does not exist, if any: what a store's file cannot
+    /// be made in. Nil for an in-memory database, a URI, or a path whose directory exists.
+    static func missingDirectory(of path: String) -> String? {
+        guard path != ":memory:", !path.hasPrefix("file:") else { return nil }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard !directory.isEmpty else { return nil }
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) ? nil : directory
+    }
 
     /// Creates an empty file at `path` with `mode`, whatever the umask, unless something is
     /// there already.

@@ -24,6 +24,20 @@ import Testing
         #expect(info[1][3] == .integer(1))
     }
 
+    /// A store in a directory that does not exist: the error names the directory, and nothing
+    /// is made.
+    @Test func aMissingDirectoryIsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("no/such/store.sqlite")
+        let error = try await #require(throws: WebRecordError.self) {
+            let store = try RecordStore(path: path, schema: StoreSchemas.blog())
+            try store.write { _ in }
+        }
+        #expect(error.code == .storeError)
+        #expect(error.message.contains("the directory '\(directory.path("no/such"))' does not exist"), "\(error)")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("no")))
+    }
+
     @Test func columnTypesFollowTheAttributeTypes() throws {
         let directory = try TemporaryDirectory()
         let store = try RecordStore(path: directory.path(), schema: StoreSchemas.samples())
