@@ -68,6 +68,18 @@ package final class PostgreSQLRecordTransaction: RecordStorageTransaction {
     /// The statement names the layout's own foreign keys (``foreignKeyNames()``), read from the
     /// catalog at the first batch's end, not `ALL`: a constraint someone else put on these
     /// tables keeps its own timing, and one checked at once (`INITIALLY IMMEDIATE`) stays so.
+    /// `LOCK TABLE ... IN EXCLUSIVE MODE`: waits for every other transaction that wrote the
+    /// table or locked rows of it (a worker's lookups, `FOR NO KEY UPDATE`) to end, and keeps
+    /// others from doing either until this one ends; plain reads go on. Under `READ COMMITTED`
+    /// the orphan pass's next statement then sees what they committed: without it, a record
+    /// another worker inserted after the pass's read was kept while the records that worker
+    /// updated were deleted, an end no order of the two populations gives. Two workers that
+    /// wait on each other this way are a deadlock, which the server breaks and the population
+    /// retries.
+    package func excludeOtherWriters(of table: String) throws(WebRecordError) {
+        _ = try connection.execute("LOCK TABLE \(pgQuote(database.namespace)).\(pgQuote(table)) IN EXCLUSIVE MODE")
+    }
+
     package func endBatch() throws(WebRecordError) {
         if checkStatement == nil {
             checkStatement = Self.checkingStatement(try foreignKeyNames())

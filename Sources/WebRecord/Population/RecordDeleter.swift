@@ -251,6 +251,9 @@ struct OrphanDeletion<Storage: RecordStorage> {
         guard options.deleteOrphans != nil || options.orphanDeletion != nil else { return }
         let rule = options.deleteOrphans ?? .all
         let names = store.schema.hierarchy(from: entity.name).map(\.name)
+        // Another worker's records, written after this population began, are orphans too (or
+        // not yet there): the pass runs as if the populations had run one after the other.
+        try transaction.excludeOtherWriters(of: entity.rootName)
         let candidates = try transaction.records(
             of: names, in: entity.rootName, where: rule.predicate, arguments: rule.arguments.map(\.databaseValue)
         ).filter { !keep.contains($0.rowID, in: entity.rootName) }

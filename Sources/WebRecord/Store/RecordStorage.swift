@@ -205,6 +205,13 @@ package protocol RecordStorageTransaction {
     /// may check them now rather than at the commit. A store that checks them at the commit
     /// does nothing.
     func endBatch() throws(WebRecordError)
+
+    /// Called before the orphan pass reads the records of `table` it may delete: from then on
+    /// until the transaction ends, no other writer may change the table, so that the pass sees
+    /// every record another writer committed and deletes none that one changes after it read.
+    /// A store whose writers take turns (SQLite's) does nothing; one whose writers run at once
+    /// waits for the others' open transactions on the table, and makes later ones wait.
+    func excludeOtherWriters(of table: String) throws(WebRecordError)
 }
 
 extension RecordStorageTransaction {
@@ -215,6 +222,9 @@ extension RecordStorageTransaction {
 
     /// Nothing: references are checked at the commit.
     package func endBatch() throws(WebRecordError) {}
+
+    /// Nothing: one writer at a time.
+    package func excludeOtherWriters(of table: String) throws(WebRecordError) {}
 }
 
 /// Throws unless `values` holds whole rows of `width` values each, for `table`: what
