@@ -221,12 +221,15 @@ extension WebRecordError {
             isFatal: false, entity: entity, keyPath: keyPath, value: value)
     }
 
+    /// A refused value: the value of a secret property or key path (`token`, `auth.password`)
+    /// is kept and shown as `<redacted>`, as a secret member of the response is.
     static func typeMismatch(
         entity: String, property: String, keyPath: String?, value: JSONValue, expected: String
     ) -> WebRecordError {
-        WebRecordError(
-            .typeMismatch, "expected \(expected), got \(value.typeName) \(excerpt(of: value))",
-            isFatal: false, entity: entity, property: property, keyPath: keyPath, value: value)
+        let shown = shown(value, of: property, keyPath)
+        return WebRecordError(
+            .typeMismatch, "expected \(expected), got \(value.typeName) \(excerpt(of: shown))",
+            isFatal: false, entity: entity, property: property, keyPath: keyPath, value: shown)
     }
 
     static func emptyResultSet(entity: String, keyPath: String?) -> WebRecordError {
@@ -307,8 +310,21 @@ extension WebRecordError {
 
     /// A short, single-line rendering of a value for messages (at most 60 characters).
     static func excerpt(of value: JSONValue) -> String {
-        let text = value.serialized()
+        let text = Redaction.json(value).serialized()
         if text.count <= 60 { return text }
         return String(text.prefix(57)) + "..."
+    }
+
+    /// Whether the value of a property or key path is a secret: one of its names is a secret
+    /// name (``Redaction/secretNames``), as a response's member is.
+    static func holdsSecret(_ names: String?...) -> Bool {
+        names.contains { name in
+            name.map { $0.split(separator: ".").contains { Redaction.isSecret(String($0)) } } ?? false
+        }
+    }
+
+    /// `value`, or the redaction placeholder when it is the value of a secret (``holdsSecret(_:)``).
+    static func shown(_ value: JSONValue, of names: String?...) -> JSONValue {
+        names.contains { holdsSecret($0) } ? .string(Redaction.placeholder) : value
     }
 }

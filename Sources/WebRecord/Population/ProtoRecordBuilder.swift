@@ -853,10 +853,20 @@ final class ProtoRecordBuilder {
                     choices.append(OccurrenceMerge.Choice(attribute: mapped, found: earlier))
                     continue
                 }
+                if reports, !mapped.accepts(earlier.value, coercion: coercion, store: store) {
+                    // Replaced, it is never stored, but it was refused all the same (decision
+                    // 10): reported here, once, as the later value is where it is prepared.
+                    debugger.record(
+                        .typeMismatch(
+                            entity: proto.representation.name, property: mapped.name, keyPath: earlier.keyPath,
+                            value: earlier.value,
+                            expected:
+                                "\(mapped.type.withArticle) (a duplicate of \(proto) with a later value, which wins)"))
+                }
                 if reports {
                     store.logger.log(
                         .debug,
-                        "duplicate record in response: '\(later.keyPath)' changes from \(WebRecordError.excerpt(of: earlier.value)) to \(WebRecordError.excerpt(of: later.value)); the later value wins",
+                        "duplicate record in response: '\(later.keyPath)' changes from \(WebRecordError.excerpt(of: WebRecordError.shown(earlier.value, of: later.keyPath))) to \(WebRecordError.excerpt(of: WebRecordError.shown(later.value, of: later.keyPath))); the later value wins",
                         entity: proto.representation.name)
                 }
             }
