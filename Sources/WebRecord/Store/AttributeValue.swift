@@ -72,7 +72,9 @@ extension Double: AttributeValue {
 extension Decimal: AttributeValue {
     public init?(storedValue: DatabaseValue, type: AttributeType) {
         switch storedValue {
-        case .text(let text):
+        // A decimal's text only, as `Int64` and `Double` read it: a string that looks like a
+        // number is a string.
+        case .text(let text) where type == .decimal:
             guard let value = DecimalCoding.decimal(from: text) else { return nil }
             self = value
         case .integer(let number): self = Decimal(number)

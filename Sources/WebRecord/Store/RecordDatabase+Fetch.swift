@@ -75,16 +75,18 @@ extension RecordDatabase {
         }
         order.append("\"_id\" ASC")
         sql += " ORDER BY " + order.joined(separator: ", ")
+        // A negative limit is none returned (SQLite would take it for no limit at all), and a
+        // negative offset skips nothing, on both stores.
         if let limit {
             sql += " LIMIT ?"
-            values.append(.integer(Int64(limit)))
+            values.append(.integer(Int64(max(0, limit))))
             if let offset {
                 sql += " OFFSET ?"
-                values.append(.integer(Int64(offset)))
+                values.append(.integer(Int64(max(0, offset))))
             }
         } else if let offset {
             sql += dialect.offsetWithoutLimit
-            values.append(.integer(Int64(offset)))
+            values.append(.integer(Int64(max(0, offset))))
         }
         return (sql, values)
     }
@@ -114,8 +116,11 @@ extension RecordDatabase {
         orderBy: [SortOrder] = [], limit: Int? = nil, offset: Int? = nil
     ) throws(WebRecordError) -> [T] {
         let name = recordClasses.entityName(registeredFor: type) ?? type.entityName
+        // Every record fetched is of the entity `T` stands for: an instance of another class
+        // (the plain `Record` of a class that is not registered) is made a `T` from its row, as
+        // navigation makes one.
         return try fetch(name, where: predicate, arguments: arguments, orderBy: orderBy, limit: limit, offset: offset)
-            .compactMap { $0 as? T }
+            .map { $0 as? T ?? T(row: $0.storedRow) }
     }
 
     /// Counts records of an entity (sub-entities included) matching a predicate.
@@ -221,11 +226,10 @@ extension RecordDatabase {
         var sql: String
         switch storage {
         case .foreignKeyHere(let column, _):
-            guard case .integer(let target)? = record.storedValues[column] else { return [] }
-            return try withQueries { queries throws(WebRecordError) in
-                try queries.records(
-                    "SELECT * FROM \(table) WHERE \"_id\" = ? AND \(isKind)", [.integer(target)] + kinds)
-            }
+            // The key as the store holds it now, not as the record was read: a record read
+            // before a later write sees the latest committed state, as the other side does.
+            sql =
+                "SELECT d.* FROM \(table) d WHERE d.\"_id\" = (SELECT o.\(quote(column)) FROM \(quote(record.entity.rootName)) o WHERE o.\"_id\" = ?) AND d.\(isKind)"
         case .foreignKeyThere(_, let column, let position):
             sql = "SELECT * FROM \(table) WHERE \(quote(column)) = ? AND \(isKind)"
             sql += " ORDER BY " + (position.map { "\(dialect.orderTerm(quote($0))), " } ?? "") + "\"_id\""

@@ -43,10 +43,14 @@ final class Statement {
     /// string and counts no reference: SQLite copies what it keeps (`SQLITE_TRANSIENT`).
     func bind(_ arguments: some Collection<DatabaseValue>) throws(WebRecordError) {
         sqlite3_reset(handle)
-        // Placeholders left unbound must read as NULL; when every one is bound below, clearing
-        // them first is wasted work (it showed in profiles of large populations).
-        if arguments.count < Int(sqlite3_bind_parameter_count(handle)) {
-            sqlite3_clear_bindings(handle)
+        // A placeholder left unbound would read as NULL and match nothing, silently: too few
+        // arguments are an error, as too many are (SQLite's own range error, below).
+        let placeholders = Int(sqlite3_bind_parameter_count(handle))
+        if arguments.count < placeholders {
+            throw WebRecordError(
+                .invalidArgument,
+                "the statement has \(placeholders) placeholder\(placeholders == 1 ? "" : "s") and \(arguments.count) argument\(arguments.count == 1 ? " was" : "s were") given: \(sql)"
+            )
         }
         let code =
             arguments.withContiguousStorageIfAvailable(bindAll)

@@ -23,9 +23,11 @@ import WebRecordTesting
                 "BEGIN IMMEDIATE",
                 "INSERT INTO \"Tag\" (\"_entity\", \"name\") VALUES (?, ?)",
                 "COMMIT",
-                "SELECT * FROM \"Tag\" ORDER BY \"_id\" ASC",
-                "SELECT * FROM \"Tag\" ORDER BY \"_id\" ASC",
-                "SELECT count(*) FROM \"Tag\"",
+                // Every read names the schema's entities, a root's too: the table may keep the
+                // rows of an entity the schema no longer has (StorageLayout.md, "Removed: kept").
+                "SELECT * FROM \"Tag\" WHERE \"_entity\" IN (?) ORDER BY \"_id\" ASC",
+                "SELECT * FROM \"Tag\" WHERE \"_entity\" IN (?) ORDER BY \"_id\" ASC",
+                "SELECT count(*) FROM \"Tag\" WHERE \"_entity\" IN (?)",
             ])
         #expect(test.statements(matching: "select").count == 3)
         #expect(test.statements(matching: "INSERT").count == 1)
@@ -60,6 +62,6 @@ import WebRecordTesting
         #expect(test.store.path == nil)
         test.resetStatements()
         #expect(try test.store.count("Post") == 0)
-        #expect(test.statements == ["SELECT count(*) FROM \"Post\""])
+        #expect(test.statements == ["SELECT count(*) FROM \"Post\" WHERE \"_entity\" IN (?)"])
     }
 }
