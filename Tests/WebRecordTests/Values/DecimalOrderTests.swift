@@ -5,6 +5,18 @@ import Testing
 /// The exact order of decimal text that SQLite's `webrecord_decimal` collation and
 /// observations use (`DecimalOrder`), beyond a double's precision.
 @Suite struct DecimalOrderTests {
+    /// An in-memory store of prices, populated with `response`.
+    static func prices(_ response: String) async throws -> RecordStore {
+        let schema = try Schema(
+            json: #"""
+                {"entities": {"Price": {"primaryKey": "id",
+                  "attributes": {"id": {"type": "integer"}, "amount": {"type": "decimal"}}}}}
+                """#)
+        let store = try RecordStore(inMemory: schema)
+        _ = try await store.populate(try JSONReader().read(response), entity: "Price")
+        return store
+    }
+
     @Test func sortsByExactValue() {
         let ascending = [
             "garbage-not-a-number-sorts-last",
@@ -40,18 +52,11 @@ import Testing
     }
 
     /// SQLite sorts a decimal column with the collation, so two decimals one double holds sort
-    /// by value, in a fetch and in the observation that places a changed record.
+    /// by value in a fetch.
     @Test func aFetchSortsDecimalsADoubleCannotTellApart() async throws {
-        let schema = try Schema(
-            json: #"""
-                {"entities": {"Price": {"primaryKey": "id",
-                  "attributes": {"id": {"type": "integer"}, "amount": {"type": "decimal"}}}}}
-                """#)
-        let store = try RecordStore(inMemory: schema)
-        _ = try await store.populate(
-            try JSONReader().read(
-                #"[{"id": 1, "amount": "10.000000000000000001"}, {"id": 2, "amount": "9.9999999999999999999"}, {"id": 3, "amount": "10"}]"#
-            ), entity: "Price")
+        let store = try await Self.prices(
+            #"[{"id": 1, "amount": "10.000000000000000001"}, {"id": 2, "amount": "9.9999999999999999999"}, {"id": 3, "amount": "10"}]"#
+        )
         let ascending = try store.fetch("Price", orderBy: [.ascending("amount")]).map { $0["id"] as Int64? }
         #expect(ascending == [2, 3, 1])
         let descending = try store.fetch("Price", orderBy: [.descending("amount")]).map { $0["id"] as Int64? }
@@ -62,15 +67,8 @@ import Testing
 extension DecimalOrderTests {
     /// PostgreSQL.md: a condition compares decimals by exact value on SQLite with the collation.
     @Test func aConditionComparesByValueWithTheCollation() async throws {
-        let schema = try Schema(
-            json: #"""
-                {"entities": {"Price": {"primaryKey": "id",
-                  "attributes": {"id": {"type": "integer"}, "amount": {"type": "decimal"}}}}}
-                """#)
-        let store = try RecordStore(inMemory: schema)
-        _ = try await store.populate(
-            try JSONReader().read(#"[{"id": 1, "amount": "10.000000000000000001"}, {"id": 2, "amount": "9.5"}]"#),
-            entity: "Price")
+        let store = try await Self.prices(
+            #"[{"id": 1, "amount": "10.000000000000000001"}, {"id": 2, "amount": "9.5"}]"#)
         let above = try store.fetch(
             "Price", where: #""amount" COLLATE webrecord_decimal > ?"#, arguments: ["10"]
         ).map { $0["id"] as Int64? }
