@@ -12,6 +12,7 @@ final class Statement {
         var statement: OpaquePointer?
         let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard code == SQLITE_OK, let statement else {
+            _ = connection.takeWriteTargets()  // none is this statement's to keep
             throw WebRecordError.store(code: code, message: connection.errorMessage(), sql: sql)
         }
         self.handle = statement
