@@ -125,6 +125,10 @@ struct RecordDeleter<Storage: RecordStorage> {
         var queue: [(String, Int64)] = [(table, rowID)]
         var planned = Set<String>()
         var kept: [(table: String, rowID: Int64, from: String, fromID: Int64, relationship: String)] = []
+        // A `deny` rule refuses the delete while a related record would remain: those the same
+        // delete removes (a comment's issue, when the cascade goes issue to comments) do not
+        // count, so they are checked once the whole plan is known.
+        var denials: [(entity: String, rowID: Int64, relationship: String, table: String, related: [Int64])] = []
         while let (currentTable, currentID) = queue.popLast() {
             let token = "\(currentTable)#\(currentID)"
             guard !gone.contains(token), planned.insert(token).inserted else { continue }
@@ -150,15 +154,23 @@ struct RecordDeleter<Storage: RecordStorage> {
                 }
                 guard !related.isEmpty else { continue }
                 if relationship.deleteRule == .deny {
-                    debugger.record(
-                        WebRecordError(
-                            .invalidEntityDescription,
-                            "not deleted: \(relationship.name) has the deny rule and \(related.count) related record(s)",
-                            isFatal: false, entity: entityName, property: relationship.name, value: .integer(currentID))
-                    )
-                    return false
+                    denials.append((entityName, currentID, relationship.name, destinationTable, related))
+                    continue
                 }
                 queue += related.map { (destinationTable, $0) }
+            }
+        }
+        let deleting = Set(plan.map { "\($0.table)#\($0.rowID)" })
+        for denial in denials {
+            let remaining = denial.related.filter { !deleting.contains("\(denial.table)#\($0)") }
+            guard remaining.isEmpty else {
+                debugger.record(
+                    WebRecordError(
+                        .invalidEntityDescription,
+                        "not deleted: \(denial.relationship) has the deny rule and \(remaining.count) related record(s)",
+                        isFatal: false, entity: denial.entity, property: denial.relationship,
+                        value: .integer(denial.rowID)))
+                return false
             }
         }
         try warnKept(kept)

@@ -249,7 +249,7 @@ extension ResponsePopulation {
         var deleter = RecordDeleter(store: store, transaction: transaction, debugger: debugger)
         // Across batches only, and where no other writer can change a row between two of them.
         var repeats = RepeatedRecords(isEnabled: !whole && store.holdsTheRowsItFinds)
-        var switches = SwitchedSubentities(isEnabled: !whole)
+        var switches = SwitchedSubentities(isEnabled: !whole, options: options)
         if !whole {
             // New rows take their `_id`s in turn across the batches, as in one response: from
             // after the largest `_id` each table had when the population began, whatever a batch

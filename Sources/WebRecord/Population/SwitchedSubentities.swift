@@ -63,8 +63,13 @@ struct SwitchedSubentities {
         var value: DatabaseValue
     }
 
-    init(isEnabled: Bool) {
+    /// The options of the population: the merge rule a relationship is applied with is theirs
+    /// (``PopulationOptions/mergePolicies``), not only the schema's.
+    let options: PopulationOptions
+
+    init(isEnabled: Bool, options: PopulationOptions) {
         self.isEnabled = isEnabled
+        self.options = options
     }
 
     /// For the stored rows of `protos` that values are kept for, once their attributes are
@@ -118,7 +123,8 @@ struct SwitchedSubentities {
         for mapped in proto.representation.relationships where ids.contains(mapped.id) {
             let replaces =
                 !mapped.isToMany
-                || (mapped.property.mergePolicy == .replace && mapped.property.deleteRule != .cascade
+                || (options.mergePolicy(of: mapped.property, on: proto.representation.entity) == .replace
+                    && mapped.property.deleteRule != .cascade
                     && !mapped.identifiesDestination)
             let setsWhole: Bool
             if mapped.isToMany {
