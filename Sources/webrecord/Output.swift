@@ -25,15 +25,37 @@ enum Output {
 
     /// Writes `text` and a newline to standard output at once, unbuffered.
     ///
-    /// - Returns: false when standard output is closed (a pipe whose reader went away).
+    /// - Returns: false when standard output is closed (a pipe whose reader went away) or
+    ///   refused the bytes; the latter is kept for ``writeFailure``.
     static func writeLine(_ text: String) -> Bool {
         var bytes = Array(text.utf8)
         bytes.append(UInt8(ascii: "\n"))
+        return write(bytes, to: STDOUT_FILENO)
+    }
+
+    /// Why standard output refused what was written to it (a full disk: `ENOSPC`), if it did;
+    /// nil when every write went through, or when its reader went away (`EPIPE`, a closed pipe:
+    /// `webrecord export | head`), which is no failure of the command.
+    static var writeFailure: String? { failure.withLock { $0 } }
+
+    private static let failure = Locked<String?>(nil)
+
+    /// Writes every byte to `descriptor`, retrying an interrupted write.
+    ///
+    /// - Returns: false when a write failed; a failure other than a closed pipe is kept for
+    ///   ``writeFailure`` (standard output's only).
+    private static func write(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
         var written = 0
         while written < bytes.count {
-            let count = bytes[written...].withUnsafeBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            let count = bytes[written...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return false }
+            guard count > 0 else {
+                let code = count < 0 ? errno : ENOSPC
+                if descriptor == STDOUT_FILENO, code != EPIPE {
+                    failure.withLock { $0 = $0 ?? String(cString: strerror(code)) }
+                }
+                return false
+            }
             written += count
         }
         return true
@@ -51,6 +73,6 @@ enum Output {
 
     private static func write(_ data: Data, to handle: FileHandle) {
         guard !data.isEmpty else { return }
-        try? handle.write(contentsOf: data)
+        _ = write(Array(data), to: handle.fileDescriptor)
     }
 }

@@ -34,7 +34,13 @@ struct Tool {
 
     static func main() async {
         // `run` returns only after every store it opened is closed (and its WAL checkpointed).
-        let status = await run(Array(CommandLine.arguments.dropFirst()))
+        var status = await run(Array(CommandLine.arguments.dropFirst()))
+        // A result standard output refused (a full disk) is lost: no success, whatever the
+        // command made of it.
+        if let failure = Output.writeFailure {
+            Output.err("\(name): error: standard output: \(failure); the output is incomplete\n")
+            if status == ExitStatus.success { status = ExitStatus.failure }
+        }
         exit(status)
     }
 
@@ -106,6 +112,11 @@ struct Tool {
             return ExitStatus.success
         default:
             if first.hasPrefix("-") {
+                // Help wins over the mistakes around it, as a subcommand's does.
+                if arguments.contains(where: { $0 == "-h" || $0 == "--help" }) {
+                    Output.out(helpText)
+                    return ExitStatus.success
+                }
                 throw UsageError(message: CommandLineParser.unknownOptionMessage(first, command: nil), command: nil)
             }
             guard let command = command(named: first) else { throw unknownSubcommand(first) }
