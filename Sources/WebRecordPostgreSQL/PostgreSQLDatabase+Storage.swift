@@ -87,8 +87,6 @@ extension PostgreSQLDatabase: RecordReading {
         let result = try connection.execute(sql, arguments)
         var records: [Record] = []
         records.reserveCapacity(result.rows.count)
-        // The layout's columns of the rows' table: another schema's columns are not the record's.
-        var known: Set<String>?
         for row in result.rows {
             var values: [String: DatabaseValue] = [:]
             values.reserveCapacity(result.columnNames.count)
@@ -104,9 +102,6 @@ extension PostgreSQLDatabase: RecordReading {
             guard let entity = schema.entity(named: entityName) else {
                 throw WebRecordError(.incompatibleStore, "row \(rowID) names an unknown entity '\(entityName)'")
             }
-            let columns = known ?? layout.columnNames(ofTable: entity.rootName)
-            known = columns
-            values = values.filter { columns.contains($0.key) }
             records.append(record(of: recordClass(for: entity.name), entity: entity, rowID: rowID, values: values))
         }
         return records

@@ -112,9 +112,10 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
         let oldExtras = extras
         let oldByID = byID
         let newByID = Dictionary(read.records.map { ($0.rowID, $0) }, uniquingKeysWith: { first, _ in first })
+        let query = self.query
         let changed: (Int64) -> Bool = { id in
             guard let old = oldByID[id], let new = newByID[id] else { return false }
-            return old.storedValues != new.storedValues || oldExtras[id] != read.extras[id]
+            return !query.hasSameValues(old, new) || oldExtras[id] != read.extras[id]
         }
         // A record at an `_id` another record had, with another key, is not that record: SQLite
         // gives a new row the largest `_id` plus one, so the last row's `_id` comes back after
@@ -184,7 +185,7 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
                 moved.append((place.index, entry.index))
             }
             if let previous = byID[entry.record.rowID],
-                previous.storedValues != entry.record.storedValues
+                !query.hasSameValues(previous, entry.record)
                     || extras[entry.record.rowID] != read.extras[entry.record.rowID]
             {
                 changes.modifications.append(ChangeSet.Modification(old: place.index, new: entry.index))

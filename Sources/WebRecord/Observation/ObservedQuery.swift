@@ -33,6 +33,10 @@ struct ResolvedQuery: Sendable {
     let memberships: [(name: String, table: String, column: String, member: String, position: String?)]
     /// The key paths, each split into relationship names and an optional final attribute.
     let paths: [(relationships: [String], attribute: String?)]
+    /// The columns the layout gives the entity's table: what a change of a record compares.
+    /// A column another schema added to the file (another process's migration) is in a
+    /// record's ``Record/storedValues``, and changes none of it.
+    let columns: Set<String>
     /// Whether a changed row of the entity's table changes no record but its own: false when
     /// the table also keeps other records' members (a tree's `parent`, whose inverse is the
     /// parent's `children`) or is reached through a key path (`parent.name`).
@@ -119,6 +123,12 @@ struct ResolvedQuery: Sendable {
         self.paths = paths
         self.region = region
         rowsChangeOnlyThemselves = !related.contains(entity.rootName)
+        columns = database.layout.columnNames(ofTable: entity.rootName)
+    }
+
+    /// Whether two reads of a record hold the same values in the layout's columns.
+    func hasSameValues(_ old: Record, _ new: Record) -> Bool {
+        columns.allSatisfy { old.storedValues[$0] == new.storedValues[$0] }
     }
 
     /// Whether a change can be applied by refetching only the rows it names: it touches no

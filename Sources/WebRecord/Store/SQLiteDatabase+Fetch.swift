@@ -57,27 +57,21 @@ extension SQLiteDatabase {
         let statement = try connection.cachedStatement(sql)
         let names = (0..<statement.columnCount).map { statement.columnName($0) }
         var result: [Record] = []
-        // The layout's columns of the rows' table: another schema's columns are not the record's.
-        var known: Set<String>?
         try statement.forEachRow(arguments) { row throws(WebRecordError) in
+            var values: [String: DatabaseValue] = [:]
+            values.reserveCapacity(names.count)
             var rowID: Int64 = 0
             var entityName = ""
             for (index, name) in names.enumerated() {
+                let value = row.value(at: index)
                 switch name {
-                case "_id": if case .integer(let id) = row.value(at: index) { rowID = id }
-                case "_entity": if case .text(let text) = row.value(at: index) { entityName = text }
-                default: break
+                case "_id": if case .integer(let id) = value { rowID = id }
+                case "_entity": if case .text(let text) = value { entityName = text }
+                default: values[name] = value
                 }
             }
             guard let entity = schema.entity(named: entityName) else {
                 throw WebRecordError(.incompatibleStore, "row \(rowID) names an unknown entity '\(entityName)'")
-            }
-            let columns = known ?? layout.columnNames(ofTable: entity.rootName)
-            known = columns
-            var values: [String: DatabaseValue] = [:]
-            values.reserveCapacity(names.count)
-            for (index, name) in names.enumerated() where name != "_id" && name != "_entity" && columns.contains(name) {
-                values[name] = row.value(at: index)
             }
             result.append(makeRecord(entity: entity, rowID: rowID, values: values))
         }

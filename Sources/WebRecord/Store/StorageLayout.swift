@@ -141,9 +141,9 @@ package struct StorageLayout: Sendable, Equatable {
     /// The table named `name`, if the layout has one.
     package func table(named name: String) -> Table? { tables.first { $0.name == name } }
 
-    /// The names of the columns the layout gives the table `name`: what a record read from it
-    /// holds. A column another schema added to the same file (a newer version of the app, a
-    /// migration by another process) is not the record's, and is left out.
+    /// The names of the columns the layout gives the table `name`. A column another schema added
+    /// to the same file (a newer version of the app, a migration by another process) is not
+    /// among them.
     package func columnNames(ofTable name: String) -> Set<String> {
         Set(table(named: name)?.columns.map(\.name) ?? [])
     }
