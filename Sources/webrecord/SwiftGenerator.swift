@@ -32,7 +32,8 @@ struct SwiftGenerator {
     /// The namespace enum's name: the schema files' names in upper camel case, then `Records`.
     let namespace: String
     /// The qualified spelling of each library type the generated code names, where an entity's
-    /// class would otherwise shadow it (`Foundation.Date` when an entity is named `Date`).
+    /// class or the base class would otherwise shadow it (`Foundation.Date` when an entity, or
+    /// the class given with `--base-class`, is named `Date`).
     private let typeSpelling: [String: String]
 
     /// Whether `name` is the name of a class this generator writes (or its namespace's).
@@ -61,7 +62,10 @@ struct SwiftGenerator {
         namespace = Self.unique((stem.isEmpty ? "Schema" : stem) + "Records", in: &used)
         var spelling: [String: String] = [:]
         for (module, types) in Self.libraryTypes {
-            for type in types { spelling[type] = used.contains(type) ? "\(module).\(type)" : type }
+            // Shadowed by a class the generator writes, or by the user's base class.
+            for type in types {
+                spelling[type] = used.contains(type) || baseClass == type ? "\(module).\(type)" : type
+            }
         }
         typeSpelling = spelling
     }
