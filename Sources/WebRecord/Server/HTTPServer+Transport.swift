@@ -325,11 +325,19 @@ final class HTTPTransfer: Sendable {
             if code == .cancelled { return .failure(.cancelled(entity: entity)) }
             if code == .timedOut { return .failure(.timedOut(url: url, after: timeout)) }
             if let http, (200..<300).contains(http.statusCode) {
-                let length = HTTPServer.headers(of: http).first {
-                    $0.key.caseInsensitiveCompare("Content-Length") == .orderedSame
-                }?.value
+                let headers = HTTPServer.headers(of: http)
+                func header(_ name: String) -> String? {
+                    headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+                }
+                // A body whose Content-Encoding does not decode arrived whole, or may have: it is
+                // not said to be cut short.
+                if let encoding = header("Content-Encoding"), WebRecordError.isDecodingFailure(error) {
+                    return .failure(.undecodableBody(url: http.url ?? url, encoding: encoding, cause: error))
+                }
                 return .failure(
-                    .truncatedBody(url: http.url ?? url, received: body.count, expectedLength: length, cause: error))
+                    .truncatedBody(
+                        url: http.url ?? url, received: body.count, expectedLength: header("Content-Length"),
+                        cause: error))
             }
             if http == nil, WebRecordError.isHeaderLimit(error) { return .failure(.headersTooLarge(error, url: url)) }
             return .failure(.transportFailure(error, url: url))

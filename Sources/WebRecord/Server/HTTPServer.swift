@@ -345,7 +345,14 @@ open class HTTPServer: Server, CustomStringConvertible, CustomReflectable, @unch
             let body = try JSONReader().read(data)
             return ServerResponse(body: body, headers: headers, statusCode: status, url: url)
         } catch {
-            throw WebRecordError.invalidJSON(error, source: Redaction.url(url))
+            var failure = WebRecordError.invalidJSON(error, source: Redaction.url(url))
+            // A body with no Content-Length (chunked, or ended by the close) that ends inside its
+            // JSON was most likely cut short: the transport cannot always tell.
+            let hasLength = headers.keys.contains { $0.caseInsensitiveCompare("Content-Length") == .orderedSame }
+            if !hasLength, error.message.contains("unexpected end of input") {
+                failure.message += "; the body, sent without a Content-Length, was likely cut short"
+            }
+            throw failure
         }
     }
 

@@ -65,6 +65,24 @@ extension WebRecordError {
         return WebRecordError(.invalidResponseFormat, message, cause: TransportError(cause))
     }
 
+    /// The body did not decode as its `Content-Encoding` says (`gzip` over plain text, a
+    /// corrupt stream).
+    static func undecodableBody(url: URL?, encoding: String, cause: any Error) -> WebRecordError {
+        WebRecordError(
+            .invalidResponseFormat,
+            "the response body from \(redacted(url)) does not decode as its Content-Encoding '\(encoding.prefix(40))' says: \(Redaction.text(describe(cause)))",
+            cause: TransportError(cause))
+    }
+
+    /// Whether `error` is the transport's failure to decode a body's content encoding.
+    static func isDecodingFailure(_ error: any Error) -> Bool {
+        if let code = (error as? URLError)?.code, code == .cannotDecodeContentData || code == .cannotDecodeRawData {
+            return true
+        }
+        let text = "\(error)".lowercased()
+        return text.contains("unencoding") || text.contains("content encoding")
+    }
+
     /// The response's content type is not JSON.
     static func notJSON(contentType: String, url: URL?, body: Data) -> WebRecordError {
         var message = "expected a JSON response from \(redacted(url)), got Content-Type '\(contentType)'"
