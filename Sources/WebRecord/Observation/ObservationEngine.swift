@@ -143,7 +143,10 @@ final class ObservationEngine<RecordClass: Record>: @unchecked Sendable {
     /// Refetches the rows `rows` and places them in the results (see ``refresh(after:)``).
     private func refresh(rows: Set<Int64>) async throws(WebRecordError) -> Delivery? {
         let read = try await read(rowIDs: rows)
-        dataVersion = read.version
+        // The version is not taken from this read: it may hold another connection's commit,
+        // made next to the one announced, which only the rows this read names would then stand
+        // for. Kept as it was, the next check (``externalCommitHappened()``) reads the results
+        // whole, and a commit of another connection is delivered, not lost.
         // The changed records as they were, by old index.
         let old = rows.compactMap { id in byID[id].map { (index: index(of: $0, in: records), record: $0) } }
             .sorted { $0.index < $1.index }
