@@ -236,7 +236,7 @@ struct AdversarialConcurrencyTests {
         #expect(
             Self.serialWitness(of: first, tasks: tasks, rounds: rounds) != nil, "the graph is no population's: \(first)"
         )
-        stores.forEach { $0.close() }
+        for store in stores { store.close() }
         let reopened = try RecordStore(path: path, schema: Self.schema())
         #expect(try Self.graph(reopened) == first)
         #expect(try Reliability.integrity(reopened) == ["ok"])
