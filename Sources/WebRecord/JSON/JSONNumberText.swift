@@ -18,11 +18,16 @@ package enum JSONNumberText {
     /// as number strings are written; nil for anything else (`"+-5"`, `"1.2.3"`, `"0x10"`,
     /// `"1e"`, `""`).
     package static func parts(of text: String) -> Parts? {
+        parts(utf8: Array(text.utf8)[...])
+    }
+
+    /// ``parts(of:)`` of a number's UTF-8 bytes.
+    package static func parts(utf8 bytes: ArraySlice<UInt8>) -> Parts? {
         var negative = false
         var digits: [UInt8] = []
         var exponent = 0
         var sawDigit = false
-        var utf8 = Array(text.utf8)[...]
+        var utf8 = bytes
         if let first = utf8.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
             negative = first == UInt8(ascii: "-")
             utf8 = utf8.dropFirst()

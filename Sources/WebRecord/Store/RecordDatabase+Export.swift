@@ -163,7 +163,7 @@ private struct RecordExporter {
         let names = hierarchy.map(\.name)
         // By entity, a root's too: rows of an entity the schema no longer has are not read.
         var sql = "SELECT * FROM \(quote(entity.rootName))"
-        sql += " WHERE \"_entity\" IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))"
+        sql += " WHERE \"_entity\" IN (\(sqlPlaceholders(names.count)))"
         let arguments: [DatabaseValue] = names.map { .text($0) }
         sql += " ORDER BY \"_id\""
         let records = try queries.records(sql, arguments)

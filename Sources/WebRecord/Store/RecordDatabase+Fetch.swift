@@ -196,7 +196,7 @@ extension RecordDatabase {
         // an entity the schema no longer has, which are kept and no longer read (StorageLayout.md,
         // "Removed: kept").
         let names = includingSubentities ? schema.hierarchy(from: entity.name).map(\.name) : [entity.name]
-        conditions.append("\"_entity\" IN (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))")
+        conditions.append("\"_entity\" IN (\(sqlPlaceholders(names.count)))")
         values += names.map { .text($0) }
         if let predicate {
             // On a line of its own: a `--` comment ending the predicate ends with it.
@@ -222,7 +222,7 @@ extension RecordDatabase {
         // Only records of the destination's hierarchy: a related row of an entity the schema no
         // longer has is kept and no longer read (StorageLayout.md, "Removed: kept").
         let kinds = schema.hierarchy(from: destination.name).map { DatabaseValue.text($0.name) }
-        let isKind = "\"_entity\" IN (\(Array(repeating: "?", count: kinds.count).joined(separator: ", ")))"
+        let isKind = "\"_entity\" IN (\(sqlPlaceholders(kinds.count)))"
         var sql: String
         switch storage {
         case .foreignKeyHere(let column, _):
