@@ -86,8 +86,9 @@ struct Marshaler {
 
     // MARK: - Attributes
 
-    /// Sets the attributes the dictionary holds; for a new row, the defaults of the rest.
-    func populateAttributes(of proto: ProtoRecord) {
+    /// Sets the attributes the dictionary holds; for a new row, the defaults of the rest. With
+    /// `onlyColumns`, only the attributes kept in those columns.
+    func populateAttributes(of proto: ProtoRecord, onlyColumns: Set<Int>? = nil) {
         guard let row = proto.row else { return }
         let representation = proto.representation
         row.entityName = representation.name
@@ -98,6 +99,7 @@ struct Marshaler {
         // none is retained for its turn.
         representation.attributes.withUnsafeBufferPointer { attributes in
             for index in attributes.indices {
+                if let onlyColumns, !onlyColumns.contains(attributes[index].column) { continue }
                 Unmanaged.passUnretained(attributes[index])._withUnsafeGuaranteedRef { mapped in
                     switch prepared?[index]
                         ?? Self.prepare(mapped, in: dictionary ?? proto.dictionary, coercion: coercion)

@@ -14,6 +14,8 @@ enum OccurrenceMerge {
     struct Choice {
         let attribute: Representation.MappedAttribute
         let found: Representation.Found
+        /// Whether the value is the later occurrence's.
+        var isLater = false
     }
 
     /// `earlier` with the members of `later` merged in at every depth: two objects under one key

@@ -93,6 +93,7 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         /// -1 when none are (not yet, or the dictionary or the entity changed since).
         var preparedAt = -1
         var completedAt = 0
+        var attributeTimes: [Int] = []
     }
 
     /// The batch's proto-records, which hold this one's fields.
@@ -266,6 +267,25 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         get { fields.pointee.isNewThere }
         nonmutating set { fields.pointee.isNewThere = newValue }
     }
+    /// For each column of the record's table, the occurrence whose value of the attribute
+    /// kept there the merged dictionary holds (``ProtoRecordBuilder``); empty while every
+    /// attribute the dictionary holds was given by the latest occurrence (``lastGiven``), as
+    /// when a record occurs once or is repeated as is. Two proto-records that turn out to be
+    /// one record (one named by key, one without a key where it is related) are populated
+    /// attribute by attribute from the one whose occurrence gave each last
+    /// (``ResponsePopulation/populateSharedRow(_:with:)``).
+    var attributeTimes: [Int] {
+        get { fields.pointee.attributeTimes }
+        nonmutating set { fields.pointee.attributeTimes = newValue }
+    }
+
+    /// The occurrence that gave the value the merged dictionary holds for the attribute kept in
+    /// `column` (``attributeTimes``).
+    func attributeTime(column: Int) -> Int {
+        let times = fields.pointee.attributeTimes
+        return times.indices.contains(column) ? times[column] : fields.pointee.lastGiven
+    }
+
     /// What ``RepeatedRecords`` made of the record in the batch being stored: 0 nothing, -1 a
     /// top-level record, `n` > 0 the `n`th record taken as written, `-n - 1` a child of it.
     var repeatMark: Int {

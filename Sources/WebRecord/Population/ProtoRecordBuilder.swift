@@ -300,13 +300,19 @@ final class ProtoRecordBuilder {
         let proto: ProtoRecord
         occurrences += 1
         if let earlier {
+            let givenBefore = earlier.lastGiven
             earlier.lastGiven = occurrences
             if namedApart { earlier.isNamedApartFromOwner = true }
             // The same record repeated as is (a user on each of their posts): its nested records
             // were merged and its relationships set from these very values already, unless an
             // occurrence in between changed one of them: then this later occurrence's values
             // win again (DESIGN §3.7), and its nested records are merged once more.
-            let outcome = merge(dictionary, into: earlier, as: representation, stated: entityIsStated)
+            let outcome = merge(
+                dictionary, into: earlier, as: representation, stated: entityIsStated,
+                times: (
+                    earlier: { earlier.attributeTimes.isEmpty ? givenBefore : earlier.attributeTime(column: $0) },
+                    later: { _ in self.occurrences }
+                ))
             if earlier.completedAt == .max, isComplete(earlier) { earlier.completedAt = occurrences }
             if outcome == .identical,
                 earlier.linkedAfterChanges == changes
@@ -606,11 +612,15 @@ final class ProtoRecordBuilder {
     ) {
         let (later, laterRepresentation, laterIsStated) = (proto.dictionary, proto.representation, proto.entityIsStated)
         let wasReference = proto.isReference
+        // What earlier batches gave is older than any occurrence of this batch.
+        let (laterTimes, laterGiven) = (proto.attributeTimes, proto.lastGiven)
         proto.become(representation)
         proto.dictionary = earlier
         proto.isReference = false
         proto.entityIsStated = stated
-        _ = merge(later, into: proto, as: wasReference ? representation : laterRepresentation, stated: laterIsStated)
+        _ = merge(
+            later, into: proto, as: wasReference ? representation : laterRepresentation, stated: laterIsStated,
+            times: (earlier: { _ in 0 }, later: { laterTimes.indices.contains($0) ? laterTimes[$0] : laterGiven }))
         if laterIsStated { proto.entityIsStated = true }
     }
 
@@ -677,7 +687,8 @@ final class ProtoRecordBuilder {
     /// value that names no sub-entity, DESIGN §3.13) decides it, as a later value does; one that
     /// does not (a short copy without the discriminator) keeps the earlier, more specific one.
     private func merge(
-        _ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation, stated: Bool
+        _ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation, stated: Bool,
+        times: (earlier: (Int) -> Int, later: (Int) -> Int)
     ) -> MergeOutcome {
         let wasReference = proto.isReference
         if representation !== proto.representation {
@@ -699,6 +710,8 @@ final class ProtoRecordBuilder {
         // The common case in real streams: the same record repeated as is (a user on each of
         // their posts). Nothing to merge, and no copy of the dictionary's storage.
         if proto.dictionary == dictionary {
+            // Every attribute the dictionary holds is given again.
+            proto.attributeTimes = []
             guard wasReference else { return .identical }
             changes += 1
             return .merged
@@ -708,6 +721,7 @@ final class ProtoRecordBuilder {
         // `fields` never hides the full copy's `fields.created`).
         let earlierDictionary = proto.dictionary
         let choices = mergeChoices(dictionary, over: earlierDictionary, of: proto, reports: true)
+        noteTimes(of: choices, in: proto, times: times)
         // Everything else is merged key by key at every depth; then each attribute is made to
         // read what was chosen for it.
         var merged = OccurrenceMerge.mergedObjects(earlierDictionary, dictionary)
@@ -715,6 +729,20 @@ final class ProtoRecordBuilder {
         proto.dictionary = merged
         changes += 1
         return .merged
+    }
+
+    /// Notes, for each attribute of `choices`, the occurrence whose value the merge kept
+    /// (``ProtoRecord/attributeTimes``): the later one's where it won, else the earlier one's.
+    private func noteTimes(
+        of choices: [OccurrenceMerge.Choice], in proto: ProtoRecord, times: (earlier: (Int) -> Int, later: (Int) -> Int)
+    ) {
+        guard let width = proto.representation.table?.columns.count else { return }
+        var noted = [Int](repeating: 0, count: width)
+        for choice in choices where noted.indices.contains(choice.attribute.column) {
+            let column = choice.attribute.column
+            noted[column] = choice.isLater ? times.later(column) : times.earlier(column)
+        }
+        proto.attributeTimes = noted
     }
 
     /// `parent` as a primary-key injection is given it: with every occurrence met so far merged,
@@ -870,7 +898,7 @@ final class ProtoRecordBuilder {
                         entity: proto.representation.name)
                 }
             }
-            choices.append(OccurrenceMerge.Choice(attribute: mapped, found: later))
+            choices.append(OccurrenceMerge.Choice(attribute: mapped, found: later, isLater: true))
         }
         return choices
     }

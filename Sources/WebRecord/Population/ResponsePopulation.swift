@@ -324,8 +324,12 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         marshaler.includedFrom = graph.builder.includedFrom
         // The proto-records that share a row, by row, found once for the three steps that need them.
         let sharing = sharesRows ? Marshaler.protosByRow(protos) : [:]
-        for proto in sharesRows ? Self.attributeOrder(resolving, sharing: sharing) : resolving {
-            marshaler.populateAttributes(of: proto)
+        if sharesRows {
+            for (proto, columns) in attributeTurns(resolving, sharing: sharing, coercion: graph.coercion) {
+                marshaler.populateAttributes(of: proto, onlyColumns: columns)
+            }
+        } else {
+            for proto in resolving { marshaler.populateAttributes(of: proto) }
         }
         if !stubs.isEmpty { Self.giveDefaults(to: resolving, stubs: stubs) }
         let superseded = Self.supersededLinks(sharing)
@@ -497,22 +501,57 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
     }
 
-    /// The proto-records in the order their attributes are populated: the graph's, except that
-    /// the proto-records sharing one row (RecordResolver) are populated together, the one the
-    /// response gave last, last, so that its values win as a later value does (DESIGN §3.7).
-    /// `sharing` is ``Marshaler/protosByRow(_:)`` of `protos`.
-    static func attributeOrder(_ protos: [ProtoRecord], sharing: [RowState: [ProtoRecord]]) -> [ProtoRecord] {
-        var ordered: [ProtoRecord] = []
-        ordered.reserveCapacity(protos.count)
+    /// The proto-records in the order their attributes are populated, each with the columns it
+    /// sets (nil: all): the graph's, except that the proto-records sharing one row
+    /// (RecordResolver) are populated together, in the order the response gave them last, and
+    /// each sets only the attributes whose value it holds from a later occurrence than the
+    /// others (``ProtoRecord/attributeTimes``), so that each attribute takes the value the
+    /// response gave last, as occurrences merged in turn do (DESIGN §3.7): a later value wins,
+    /// an absent one changes nothing, and one the attribute refuses loses to an earlier valid
+    /// one. The last of them sets the defaults of a new row. `sharing` is
+    /// ``Marshaler/protosByRow(_:)`` of `protos`.
+    func attributeTurns(
+        _ protos: [ProtoRecord], sharing: [RowState: [ProtoRecord]], coercion: ValueCoercion
+    ) -> [(proto: ProtoRecord, columns: Set<Int>?)] {
+        var turns: [(proto: ProtoRecord, columns: Set<Int>?)] = []
+        turns.reserveCapacity(protos.count)
         for proto in protos {
             guard let row = proto.row, let group = sharing[row] else {
-                ordered.append(proto)
+                turns.append((proto, nil))
                 continue
             }
             guard group[0] == proto else { continue }
-            ordered += group.sorted { $0.lastGiven < $1.lastGiven }
+            let ordered = group.sorted { $0.lastGiven < $1.lastGiven }
+            var winners: [Int: ProtoRecord] = [:]
+            var columns = Set<Int>()
+            for member in ordered {
+                for mapped in member.representation.attributes { columns.insert(mapped.column) }
+            }
+            for column in columns {
+                var best: (proto: ProtoRecord, time: Int, accepted: Bool)?
+                for member in ordered {
+                    guard let mapped = member.representation.attributes.first(where: { $0.column == column }),
+                        let value = mapped.firstValue(in: member.dictionary)
+                    else { continue }
+                    let time = member.attributeTime(column: column)
+                    let accepted = mapped.accepts(value, coercion: coercion, store: store)
+                    if let current = best,
+                        current.accepted && !accepted
+                            || current.accepted == accepted
+                                && current.time > time
+                    {
+                        continue
+                    }
+                    best = (member, time, accepted)
+                }
+                // Absent from all of them: the last sets a new row's default.
+                winners[column] = best?.proto ?? ordered[ordered.count - 1]
+            }
+            for member in ordered {
+                turns.append((member, Set(winners.lazy.filter { $0.value == member }.map(\.key))))
+            }
         }
-        return ordered
+        return turns
     }
 
     /// Gives the new rows the `_id`s the store reserves for them, in the order the response first
