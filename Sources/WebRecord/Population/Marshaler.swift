@@ -18,6 +18,11 @@ struct Marshaler {
     /// The members a list of the batch took from another record: stored, and naming another
     /// owner before the batch (``takenMembers``).
     private(set) var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
+    /// The one-to-ones kept in the holder's row that a row of the batch took from another row
+    /// of the batch, whose earlier claim loses it in memory: a later batch that lets go of one
+    /// diverges from one batch as a take from a stored row does
+    /// (``PopulationWriter/takenOneToOnes``).
+    private(set) var takenOneToOnes: [(table: String, column: String, holder: Int64, value: DatabaseValue)] = []
     /// The stored members a list of the batch took from another owner (the table of both, and
     /// that owner's `_id`), whose lists lose them: ``lostMembers``, once wired.
     private var takenFrom: [(ownerTable: Int, owner: Int64, member: RowState, column: Int)] = []
@@ -214,9 +219,10 @@ struct Marshaler {
             // record: stored, it would have no key (decision: unlinked, such a record goes). One
             // without a key of its own keeps its `_id`, unused, as a stream does whose earlier
             // batch stored it: the later batch that unlinks it deletes that row
-            // (`StreamTotals.unmade`). (One its owner keys is the record a later occurrence of
-            // the owner names again: a stream finds its row by that key.)
-            if proto.representation.keyRelationship == nil, let row = proto.row,
+            // (`StreamTotals.unmade`). A new one its owner keys keeps its `_id` too: a stream
+            // whose earlier batch stored it deletes that row at the end, and a later batch that
+            // gives the owner the record again stores it with that `_id` (``UnlinkedChildIDs``).
+            if let row = proto.row, proto.representation.keyRelationship == nil || row.isNew,
                 unstoredRows.insert(row).inserted
             {
                 proto.unstoredTable = row.table.name
@@ -413,13 +419,16 @@ struct Marshaler {
     private mutating func claim(
         _ value: Int64, in table: TablePlan, column: Int, positionColumn: Int?, columnName: String,
         by holder: RowState?,
-        clearsStore: Bool
+        clearsStore: Bool, notesTake: Bool = false
     ) {
         let key = Claimed(table: table.index, column: column, value: value)
         if let previous = claims[key] {
             if let earlier = previous.holder, earlier != holder, earlier.values[column] == .integer(value) {
                 earlier.values[column] = .null
                 if let positionColumn { earlier.values[positionColumn] = .null }
+                if notesTake, let holder {
+                    takenOneToOnes.append((table.name, columnName, holder.rowID, .integer(value)))
+                }
             }
             claims[key]?.holder = holder
             if clearsStore { claims[key]?.clearsStore = true }
@@ -540,7 +549,7 @@ struct Marshaler {
                     // Neither keeps another partner among the rows of the batch either.
                     claim(
                         target.rowID, in: row.table, column: column, positionColumn: nil, columnName: columnName,
-                        by: row, clearsStore: false)
+                        by: row, clearsStore: false, notesTake: true)
                     claim(
                         row.rowID, in: row.table, column: column, positionColumn: nil, columnName: columnName,
                         by: target, clearsStore: false)
@@ -570,7 +579,7 @@ struct Marshaler {
             if let target, isOneToOne {
                 claim(
                     target.rowID, in: row.table, column: column, positionColumn: positionColumn, columnName: columnName,
-                    by: row, clearsStore: changes && !target.isNew)
+                    by: row, clearsStore: changes && !target.isNew, notesTake: true)
             }
         case .foreignKeyThere(let table, let column, let positionColumn, let columnName, let positionColumnName):
             var rows = members.compactMap(\.row)
@@ -596,10 +605,9 @@ struct Marshaler {
                     if before != .integer(row.rowID) {
                         target.values[column] = .integer(row.rowID)
                         unlinksOthers = !row.isNew
-                        // Taken from the record it named before the batch.
-                        if !target.isNew, !before.isNull, target.originalValue(at: column) == before {
-                            takenMembers.append((row, target, column))
-                        }
+                        // Taken from the record it named before the batch, or from one of the
+                        // batch that claimed it before.
+                        if !before.isNull { takenMembers.append((row, target, column)) }
                     }
                 } else {
                     unlinksOthers = cleared && !row.isNew
@@ -627,6 +635,11 @@ struct Marshaler {
                 if !member.isNew, case .integer(let from)? = member.originalValue(at: column), from != row.rowID {
                     takenMembers.append((row, member, column))
                     takenFrom.append((row.table.index, from, member, column))
+                } else if let claimed = memberLinks[Claimed(table: table.index, column: column, value: member.rowID)],
+                    let owner = claimed.owner, owner != row.rowID
+                {
+                    // Taken from another list of the batch that gave it before.
+                    takenMembers.append((row, member, column))
                 }
                 member.values[column] = .integer(row.rowID)
                 if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }

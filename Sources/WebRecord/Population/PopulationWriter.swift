@@ -25,6 +25,30 @@ struct PopulationWriter<Storage: RecordStorage> {
     /// cleared, as it moved to another row: rows the batch may not hold, which a later batch that
     /// meets one again must not take for unlinked before the population.
     private(set) var clearedRows: [(table: String, column: String, value: DatabaseValue, rowIDs: [Int64])] = []
+    /// The rows of the batch (``writeRows(_:)``), and, once a link needs them, their `_id`s by
+    /// table: their values in memory are what they end with.
+    private var batchRows: [RowState] = []
+    /// What the batch's pairings of one-to-ones that are their own inverse did
+    /// (``notePairings()``).
+    private var pairings = Pairings()
+
+    /// The rows pairings unlinked, in turn, and the link each row ends with after them.
+    private struct Pairings {
+        var unlinked: [(table: String, column: String, rowID: Int64, held: DatabaseValue, taker: Int64?)] = []
+        var final: [String: [Int64: DatabaseValue]] = [:]
+
+        mutating func note(
+            _ rows: [(rowID: Int64, held: DatabaseValue)], row: Int64, partner: Int64?, table: String, column: String
+        ) {
+            for unlinked in rows {
+                let taker = partner.flatMap { unlinked.held == .integer($0) ? row : nil }
+                self.unlinked.append((table, column, unlinked.rowID, unlinked.held, taker))
+                final[table, default: [:]][unlinked.rowID] = .null
+            }
+            final[table, default: [:]][row] = partner.map { .integer($0) } ?? .null
+            if let partner { final[table, default: [:]][partner] = .integer(row) }
+        }
+    }
     /// The one-to-ones a row of the batch took from rows it does not hold: the row that holds it
     /// now (`holder`, in `column` of `table`) and the row held (`value`).
     private(set) var takenOneToOnes: [(table: String, column: String, holder: Int64, value: DatabaseValue)] = []
@@ -48,6 +72,7 @@ struct PopulationWriter<Storage: RecordStorage> {
     /// New rows are grouped by table, in the order each table is first met, so each table's
     /// rows go in together; so are the stored rows whose values changed.
     mutating func writeRows(_ rows: [RowState]) throws(WebRecordError) {
+        batchRows = rows
         var inserted = TableGroups()
         var updated = TableGroups()
         for row in rows {
@@ -94,6 +119,7 @@ struct PopulationWriter<Storage: RecordStorage> {
     mutating func writeLinks(_ operations: [LinkOperation], deleter: inout RecordDeleter<Storage>)
         throws(WebRecordError)
     {
+        defer { notePairings() }
         for operation in operations {
             switch operation {
             case .clearOthers(let table, let column, let value, let keep):
@@ -171,10 +197,31 @@ struct PopulationWriter<Storage: RecordStorage> {
                     mirroredMembers.insert(member)
                 }
             case .pairReferences(let table, let column, let row, let partner):
-                if try transaction.pairReferences(in: table, column: column, row: row, partner: partner) {
-                    touchedOtherRows = true
-                }
+                let outcome = try transaction.pairReferences(in: table, column: column, row: row, partner: partner)
+                if outcome.changed { touchedOtherRows = true }
+                pairings.note(outcome.unlinked, row: row, partner: partner, table: table, column: column)
             }
+        }
+    }
+
+    /// Reports, once the batch's links are written, the rows the pairings of one-to-ones that are
+    /// their own inverse unlinked and that end unlinked in the store but not in memory, as a
+    /// one-to-one's clearing reports the rows it clears (``clearedRows``): rows outside the
+    /// batch, and rows of the batch that no pairing the batch wired named (a pairing that a
+    /// later one of the batch undoes unlinks a row only until that one is written). And the
+    /// partners the batch took from rows outside it (``takenOneToOnes``).
+    private mutating func notePairings() {
+        guard !pairings.unlinked.isEmpty else { return }
+        var held: [String: [Int64: RowState]] = [:]
+        for row in batchRows { held[row.table.name, default: [:]][row.rowID] = row }
+        for unlinked in pairings.unlinked {
+            guard pairings.final[unlinked.table]?[unlinked.rowID] == .null else { continue }
+            if let row = held[unlinked.table]?[unlinked.rowID] {
+                guard let column = row.table.columnIndex[unlinked.column], !row.values[column].isNull else { continue }
+            } else if let taker = unlinked.taker, pairings.final[unlinked.table]?[taker] == unlinked.held {
+                takenOneToOnes.append((unlinked.table, unlinked.column, taker, unlinked.held))
+            }
+            clearedRows.append((unlinked.table, unlinked.column, unlinked.held, [unlinked.rowID]))
         }
     }
 

@@ -290,6 +290,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
         /// The members other owners lost to those lists (``Marshaler/lostMembers()``).
         var lostMembers: [(ownerTable: Int, owner: Int64, member: RowState, column: Int)] = []
+        /// The one-to-ones rows of the batch took from others of the batch
+        /// (``Marshaler/takenOneToOnes``).
+        var takenOneToOnes: [(table: String, column: String, holder: Int64, value: DatabaseValue)] = []
         /// The stored rows of the records named only inside records not stored for want of a key
         /// (``ProtoRecordBuilder/namedOnly``), by table.
         var namedRows: [String: [Int64]] = [:]
@@ -302,8 +305,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     ///   not be stored now (a whole response) rather than over all batches (a streamed one).
     func store(
         _ graph: Graph, in transaction: Storage.Transaction, deleter: inout RecordDeleter<Storage>,
-        repeats: inout RepeatedRecords, switches: inout SwitchedSubentities, checksStored: Bool,
-        stubs: Set<RowKey> = []
+        repeats: inout RepeatedRecords, switches: inout SwitchedSubentities, unlinkedIDs: inout UnlinkedChildIDs,
+        checksStored: Bool, stubs: Set<RowKey> = []
     ) throws -> StoredGraph {
         let (debugger, representations) = (graph.debugger, graph.representations)
         let protos = graph.builder.protoRecords
@@ -337,7 +340,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         // What an earlier batch kept of a record's other sub-entities (DESIGN §3.13), once the
         // records that cannot be stored are known: a link to one of them leaves what is there.
         try switches.restore(resolving, coercion: graph.coercion, store: store)
+        unlinkedIDs.give(to: protos)
         try numberNewRows(protos, in: transaction)
+        unlinkedIDs.keep(protos)
         let dropped = graph.topLevel.filter { $0.row == nil }
         if checksStored {
             try requireStored(
@@ -376,7 +381,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 || sharesRows || switched)
         return StoredGraph(
             writer: writer, gainedMembers: gained, takenMembers: marshaler.takenMembers,
-            lostMembers: marshaler.lostMembers(),
+            lostMembers: marshaler.lostMembers(), takenOneToOnes: marshaler.takenOneToOnes,
             namedRows: try Self.storedRows(of: graph.builder.namedOnly, in: transaction))
     }
 

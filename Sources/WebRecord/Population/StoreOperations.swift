@@ -385,18 +385,21 @@ extension RecordStorageTransaction {
     /// partner of either is unlinked). A nil `partner` unlinks `row` and its partner. Only a
     /// row whose link differs is written.
     ///
-    /// - Returns: whether any row changed.
+    /// - Returns: whether any row changed, and the other rows unlinked, each with the `_id` it
+    ///   held (`row`'s, or `partner`'s: then `row` took `partner` from it).
     func pairReferences(in table: String, column: String, row: Int64, partner: Int64?) throws(WebRecordError)
-        -> Bool
+        -> (changed: Bool, unlinked: [(rowID: Int64, held: DatabaseValue)])
     {
         let pair = partner.map { $0 == row ? [row] : [row, $0] } ?? [row]
         let members = Set(pair)
         // A previous partner of either is unlinked.
         var cleared: [DatabaseValue] = []
+        var unlinked: [(rowID: Int64, held: DatabaseValue)] = []
         let holders = try values(of: ["_id", column], in: table, where: [column], areIn: KeyTuples(rowIDs: pair))
         for holder in holders.sorted(by: { Self.rowID($0) < Self.rowID($1) }) {
             guard holder.count == 2, case .integer(let id) = holder[0], !members.contains(id) else { continue }
             cleared += [.null, .integer(id), holder[1]]
+            unlinked.append((id, holder[1]))
         }
         var changed = false
         if !cleared.isEmpty {
@@ -415,7 +418,7 @@ extension RecordStorageTransaction {
         if !written.isEmpty {
             changed = try update(table, set: [column], where: ["_id"], values: written) > 0 || changed
         }
-        return changed
+        return (changed, unlinked)
     }
 
     // MARK: - Deleting

@@ -250,6 +250,7 @@ extension ResponsePopulation {
         // Across batches only, and where no other writer can change a row between two of them.
         var repeats = RepeatedRecords(isEnabled: !whole && store.holdsTheRowsItFinds)
         var switches = SwitchedSubentities(isEnabled: !whole, options: options)
+        var unlinkedIDs = UnlinkedChildIDs()
         if !whole {
             // New rows take their `_id`s in turn across the batches, as in one response: from
             // after the largest `_id` each table had when the population began, whatever a batch
@@ -267,7 +268,7 @@ extension ResponsePopulation {
                 let proposedBefore = deleter.proposed.count
                 let stored = try store(
                     graph, in: transaction, deleter: &deleter, repeats: &repeats, switches: &switches,
-                    checksStored: whole, stubs: totals.stubRows)
+                    unlinkedIDs: &unlinkedIDs, checksStored: whole, stubs: totals.stubRows)
                 if proposedBefore > 0 {
                     // A record identified by its owner that an earlier batch's link dropped, and
                     // this batch's owner links again, stays: the owner's last occurrence decides.
@@ -462,7 +463,8 @@ extension ResponsePopulation {
         }
         if !stored.writer.joinPairs.isEmpty { totals.noteJoinPairs(stored.writer.joinPairs, layout: store.layout) }
         try totals.noteTakenOneToOnes(
-            stored.writer.takenOneToOnes, rows: protos.lazy.compactMap(\.row), layout: store.layout)
+            stored.writer.takenOneToOnes + stored.takenOneToOnes, rows: protos.lazy.compactMap(\.row),
+            layout: store.layout)
         for proto in protos where proto.owner != nil && proto.representation.keyRelationship == nil {
             guard let row = proto.row, !proto.isNamedApartFromOwner else { continue }
             let key = RowKey(row)
