@@ -176,18 +176,10 @@ struct PostgreSQLOracleParityTests {
     }
 
     struct Generator {
-        var state: UInt64
+        var random: SeededRandom
         let profile: Profile
 
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+        mutating func below(_ bound: Int) -> Int { random.next(below: bound) }
         mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
         mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
 
@@ -616,7 +608,7 @@ struct PostgreSQLOracleParityTests {
         var failures = 0
         var reported = 0
         for seed in seeds {
-            var generator = Generator(state: UInt64(seed), profile: profile)
+            var generator = Generator(random: SeededRandom(seed: UInt64(seed)), profile: profile)
             let syncs = generator.syncs()
             for run in runs(seed) {
                 guard try await firstDifference(syncs, run: run, postgreSQLStore: store) != nil else { continue }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebRecordTesting
 
 @testable import WebRecord
 
@@ -729,17 +730,9 @@ struct OracleSyncTests2 {
     // MARK: - Generating sequences
 
     struct Generator {
-        var state: UInt64
+        var random: SeededRandom
 
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+        mutating func below(_ bound: Int) -> Int { random.next(below: bound) }
         mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
         mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
 
@@ -1000,7 +993,7 @@ struct OracleSyncTests2 {
         var failures = 0
         var compared = 0
         for seed in 1...400 {
-            var generator = Generator(state: UInt64(seed))
+            var generator = Generator(random: SeededRandom(seed: UInt64(seed)))
             let syncs = generator.syncs()
             var model = Model()
             if syncs.allSatisfy({ Self.apply($0, to: &model) != nil }) { compared += 1 }
