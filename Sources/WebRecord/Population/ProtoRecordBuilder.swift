@@ -342,9 +342,20 @@ final class ProtoRecordBuilder {
             protoRecords.append(proto)
             if let rawKey, keyWasInjected {
                 // An injected key is written into the dictionary so the key attribute is stored.
+                // At the first of the key's candidate key paths, which a `null` given there
+                // would otherwise win over.
                 let parts = representation.keyAttributes.count == 1 ? [rawKey] : (rawKey.arrayValue ?? [])
                 for (mapped, part) in zip(representation.keyAttributes, parts) {
-                    proto.dictionary[mapped.name] = part
+                    guard let first = mapped.keyPaths.first else {
+                        proto.dictionary[mapped.name] = part
+                        continue
+                    }
+                    OccurrenceMerge.place(
+                        [
+                            OccurrenceMerge.Choice(
+                                attribute: mapped, found: Representation.Found(value: part, path: first))
+                        ],
+                        in: &proto.dictionary)
                 }
             }
         }
@@ -830,6 +841,29 @@ final class ProtoRecordBuilder {
         guard let earlierParents else { return }
         for proto in protoRecords where !proto.representation.relationships.isEmpty {
             guard let identity = ParentIdentity(proto) else { continue }
+            // What an object without a key under each to-one will be in the batches after this
+            // one, as the record's latest occurrence leaves it (decision 6): the record it names
+            // by key, nothing after a `null` (a new record), or a new record made here.
+            for link in proto.links where !link.relationship.isToMany {
+                let under = ParentIdentity.under(identity, relationship: link.relationship.id)
+                guard let member = link.members.first else {
+                    earlierParents.forget(under)
+                    continue
+                }
+                if let key = member.normalizedKey {
+                    earlierParents.alias(under, to: .key(ScopedKey(member, key)))
+                } else if member.isNewThere {
+                    earlierParents.forget(under)
+                }
+            }
+            // An object without a key that its owner's latest occurrence no longer relates is
+            // nothing a later batch can name.
+            if proto.normalizedKey == nil, let owner = proto.owner,
+                let link = owner.proto.links.first(where: { $0.relationship.id == owner.relationship.id }),
+                !link.members.contains(proto)
+            {
+                continue
+            }
             earlierParents.note(identity, dictionary: proto.dictionary, primaryKeyValue: proto.primaryKeyValue) {
                 mergedDictionary(proto.dictionary, over: $0, of: proto)
             }
@@ -969,8 +1003,32 @@ final class InjectionParents {
         self.capacity = capacity
     }
 
+    /// The record an object without a key under a to-one is, by the owner's identity and the
+    /// relationship (``ParentIdentity/under(_:relationship:)``), where the owner's latest
+    /// occurrence named a record by key there.
+    private var aliases: [ParentIdentity: ParentIdentity] = [:]
+
+    /// `identity`, or the record it stands for (``aliases``).
+    private func resolved(_ identity: ParentIdentity) -> ParentIdentity { aliases[identity] ?? identity }
+
+    /// Notes that an object without a key under `under` is the record `record` from now on.
+    func alias(_ under: ParentIdentity, to record: ParentIdentity) {
+        aliases[under] = record
+        kept[under] = nil
+        remembered[under.hashValue] = nil
+    }
+
+    /// Forgets what earlier batches gave the object under `under`: nothing is related there any
+    /// more, and a later object without a key there is a new record.
+    func forget(_ under: ParentIdentity) {
+        aliases[under] = nil
+        kept[under] = nil
+        remembered[under.hashValue] = nil
+    }
+
     /// What earlier batches gave the record `identity`; nil when none gave it.
     func earlier(_ identity: ParentIdentity) -> Earlier? {
+        let identity = resolved(identity)
         if let found = kept[identity] { return .kept(found.dictionary, primaryKeyValue: found.primaryKeyValue) }
         return remembered[identity.hashValue].map { .remembered($0) }
     }
@@ -981,6 +1039,7 @@ final class InjectionParents {
         _ identity: ParentIdentity, dictionary: JSONObject, primaryKeyValue: JSONValue?,
         merging: (JSONObject) -> JSONObject
     ) {
+        let identity = resolved(identity)
         if let found = kept[identity] {
             kept[identity] = (merging(found.dictionary), found.primaryKeyValue)
         } else if let hash = remembered[identity.hashValue] {
