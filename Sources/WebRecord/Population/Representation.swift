@@ -444,6 +444,9 @@ struct SubentitySelector {
     func choice(for dictionary: JSONObject, startingAt entity: Entity) -> Choice? {
         var choice = Choice(entity: entity)
         var steps = 0
+        // The entities whose discriminator a record class's choice took the place of: read again
+        // below the entity chosen, it would overrule the choice.
+        var replaced: [String] = []
         while steps < 64 {
             steps += 1
             let current = choice.entity
@@ -451,7 +454,13 @@ struct SubentitySelector {
                 current.subentityNames.isEmpty
                 ? nil : store.recordClass(for: current.name).subentityName(for: dictionary, of: current)
             var name = hook
-            if name == nil, let discriminator = Self.governingDiscriminator(of: current, in: schema) {
+            if hook != nil, let declaring = Self.governingDeclaration(of: current, in: schema) {
+                replaced.append(declaring)
+            }
+            if name == nil, let declaring = Self.governingDeclaration(of: current, in: schema),
+                !replaced.contains(declaring),
+                let discriminator = schema.entity(named: declaring)?.subentityDiscriminator
+            {
                 switch discriminated(dictionary, by: discriminator) {
                 case .entity(let named):
                     name = named
@@ -483,10 +492,15 @@ struct SubentitySelector {
 
     /// The discriminator declared on `entity` or, failing that, on its nearest ancestor.
     static func governingDiscriminator(of entity: Entity, in schema: Schema) -> SubentityDiscriminator? {
+        governingDeclaration(of: entity, in: schema).flatMap { schema.entity(named: $0)?.subentityDiscriminator }
+    }
+
+    /// The name of the entity that declares ``governingDiscriminator(of:in:)``.
+    static func governingDeclaration(of entity: Entity, in schema: Schema) -> String? {
         var current: Entity? = entity
         var steps = 0
         while let candidate = current, steps < 64 {
-            if let discriminator = candidate.subentityDiscriminator { return discriminator }
+            if candidate.subentityDiscriminator != nil { return candidate.name }
             current = candidate.parentName.flatMap { schema.entity(named: $0) }
             steps += 1
         }
