@@ -138,7 +138,7 @@ package struct StoreFile: Sendable {
     ///   nothing yet. The switch writes the file's first page; for a file that holds nothing,
     ///   a rollback journal on disk has nothing to restore, so the switch keeps its journal in
     ///   memory, and costs one write and one sync of the file instead of also a journal file,
-    ///   its sync and its directory's (about 12 ms of a new store's first import).
+    ///   its sync and its directory's (Docs/Performance.md measures them).
     func enableWAL(on connection: Connection, createdEmpty: Bool = false) throws(WebRecordError) {
         let deadline = Date().addingTimeInterval(options.busyTimeout)
         while true {
