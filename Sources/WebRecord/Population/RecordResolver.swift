@@ -45,6 +45,9 @@ struct RecordResolver<Storage: RecordStorage> {
         var stored = StoredRows(
             keyed: keyed.keys.allSatisfy { representations[$0]?.rootName == $0 }
                 ? keyed : Dictionary(grouping: keyed.values.joined(), by: \.representation.rootName))
+        // The one-to-one links the response gives, by the row they name, for the records
+        // related there without a key (below).
+        let claims = Self.oneToOneClaims(in: protoRecords, through: Self.relatedThereOneToOnes(owned))
         // Owned records resolve in rounds: each round, those whose owners are resolved.
         var pending = owned
         while !pending.isEmpty {
@@ -54,7 +57,7 @@ struct RecordResolver<Storage: RecordStorage> {
                 break
             }
             pending.removeAll { $0.owner?.proto.row != nil }
-            try resolveByOwner(ready, stored: &stored)
+            try resolveByOwner(ready, stored: &stored, claims: claims)
         }
         return stored.sharesRows
     }
@@ -96,7 +99,9 @@ struct RecordResolver<Storage: RecordStorage> {
 
     // MARK: - By owner
 
-    private func resolveByOwner(_ protos: [ProtoRecord], stored: inout StoredRows) throws(WebRecordError) {
+    private func resolveByOwner(
+        _ protos: [ProtoRecord], stored: inout StoredRows, claims: [RowState: [OneToOneClaim]]
+    ) throws(WebRecordError) {
         // Group by (child table, owner relationship); only owners already stored can have a child
         // stored. Each mapped relationship's group is found once, by the relationship's number,
         // so that no proto-record hashes names.
@@ -157,6 +162,10 @@ struct RecordResolver<Storage: RecordStorage> {
             func match(_ found: TableRow, ownerID: Int64) {
                 guard let proto = byOwner[ownerID] else { return }
                 let known = stored.row(in: plan, rowID: found.rowID)
+                // Related there in the store, but taken by another record of the response before
+                // this occurrence: as the occurrences applied in turn have it, nothing is related
+                // there any more, and the object is a new record (decision 6).
+                if let known, Self.isTaken(known, before: proto, claims: claims) { return }
                 let more = moreByOwner.isEmpty ? [] : moreByOwner[ownerID] ?? []
                 if known != nil || !more.isEmpty { stored.sharesRows = true }
                 let row =
@@ -191,6 +200,61 @@ struct RecordResolver<Storage: RecordStorage> {
                 }
             }
         }
+    }
+
+    /// Whether `row`, the record the store relates to the owner of `proto` (an object without a
+    /// key, related there), was named through the same one-to-one by another record of the
+    /// response before `proto`'s occurrence: that record took it from the owner.
+    private static func isTaken(_ row: RowState, before proto: ProtoRecord, claims: [RowState: [OneToOneClaim]]) -> Bool
+    {
+        guard proto.normalizedKey == nil, proto.representation.keyRelationship == nil, let owner = proto.owner,
+            Self.isOneToOne(owner.relationship), let found = claims[row]
+        else { return false }
+        return found.contains { claim in
+            claim.relationship == owner.relationship.id && claim.owner != owner.proto && claim.at < proto.firstGiven
+        }
+    }
+
+    /// Whether `mapped`, a to-one, is one-to-one: its destination relates back to one record.
+    private static func isOneToOne(_ mapped: Representation.MappedRelationship) -> Bool {
+        guard !mapped.isToMany else { return false }
+        switch mapped.link {
+        case .foreignKeyHere(_, _, _, let isOneToOne)?: return isOneToOne
+        case .foreignKeyThere?: return true
+        default: return false
+        }
+    }
+
+    /// A one-to-one link of the response: the record that gives it, the relationship and the
+    /// occurrence that gave it.
+    typealias OneToOneClaim = (owner: ProtoRecord, relationship: Int, at: Int)
+
+    /// The one-to-ones through which `owned` holds objects without a key, related there.
+    private static func relatedThereOneToOnes(_ owned: [ProtoRecord]) -> Set<Int> {
+        var relationships = Set<Int>()
+        for proto in owned where proto.normalizedKey == nil && proto.representation.keyRelationship == nil {
+            guard let owner = proto.owner, isOneToOne(owner.relationship) else { continue }
+            relationships.insert(owner.relationship.id)
+        }
+        return relationships
+    }
+
+    /// The links of `protos` through `relationships` to records that have rows, by those rows.
+    private static func oneToOneClaims(
+        in protos: [ProtoRecord], through relationships: Set<Int>
+    ) -> [RowState: [OneToOneClaim]] {
+        var claims: [RowState: [OneToOneClaim]] = [:]
+        guard !relationships.isEmpty else { return claims }
+        for proto in protos {
+            let links = proto.links
+            for link in links.indices where relationships.contains(links[link].relationship.id) {
+                for member in links[link].members {
+                    guard let row = member.row else { continue }
+                    claims[row, default: []].append((proto, links[link].relationship.id, links[link].givenAt))
+                }
+            }
+        }
+        return claims
     }
 
     /// How the child rows of a set of owners are found, or nil when the layout keeps no link.
