@@ -19,6 +19,50 @@ public func exactText(_ value: DatabaseValue) -> String {
 /// (`AdversarialStreamTests`, `AdversarialStreamTests2`, `AdversarialStreamTests3`) and the
 /// PostgreSQL parity suite, which populates the same responses into both stores.
 public enum AdversarialSchemaJSON {
+    /// Animals of a hierarchy chosen by `kind` (`Dog`, `Cat`), with a self-inverse many-to-many
+    /// (`friends`) and one-to-one (`mate`), one-to-ones kept in either row, a record identified by
+    /// its animal, a keyless note, a united list, sub-entity lists and stubs of a person whose name
+    /// is not optional (`AdversarialStreamTests5`, `PostgreSQLHierarchyParityTests`).
+    public static let zoo = #"""
+        {"entities": {
+          "Animal": {"primaryKey": "id", "keyPathForResponseObject": "data",
+            "subentities": {"key": "kind", "map": {"dog": "Dog", "cat": "Cat"}},
+            "attributes": {"id": {"type": "integer"}, "name": {"type": "string"}, "age": {"type": "integer"}},
+            "relationships": {
+              "friends": {"destination": "Animal", "toMany": true, "inverse": "friends"},
+              "mate": {"destination": "Animal", "inverse": "mate"},
+              "collar": {"destination": "Collar", "inverse": "animal", "deleteRule": "cascade"},
+              "chip": {"destination": "Chip", "inverse": "animal"},
+              "note": {"destination": "Note", "inverse": "animal", "deleteRule": "cascade"},
+              "home": {"destination": "Home", "inverse": "residents"}}},
+          "Dog": {"parent": "Animal", "attributes": {"bark": {"type": "string"}},
+            "relationships": {
+              "walker": {"destination": "Person", "inverse": "dogs"},
+              "toys": {"destination": "Toy", "toMany": true, "ordered": true, "inverse": "dog", "merge": "union", "deleteRule": "cascade"}}},
+          "Cat": {"parent": "Animal", "attributes": {"lives": {"type": "integer"}},
+            "relationships": {
+              "buddy": {"destination": "Person", "inverse": "cat"},
+              "mice": {"destination": "Mouse", "toMany": true, "ordered": true, "inverse": "cat", "deleteRule": "cascade"}}},
+          "Person": {"primaryKey": "id",
+            "attributes": {"id": {"type": "string"}, "name": {"type": "string", "optional": false}},
+            "relationships": {
+              "dogs": {"destination": "Dog", "toMany": true, "inverse": "walker", "merge": "union"},
+              "cat": {"destination": "Cat", "inverse": "buddy"}}},
+          "Collar": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "color": {"type": "string"}},
+            "relationships": {"animal": {"destination": "Animal", "inverse": "collar"}}},
+          "Chip": {"primaryKey": "animal", "attributes": {"code": {"type": "string"}},
+            "relationships": {"animal": {"destination": "Animal", "inverse": "chip"}}},
+          "Note": {"attributes": {"text": {"type": "string"}},
+            "relationships": {"animal": {"destination": "Animal", "inverse": "note"}}},
+          "Home": {"primaryKey": "id", "attributes": {"id": {"type": "string"}, "name": {"type": "string"}},
+            "relationships": {"residents": {"destination": "Animal", "toMany": true, "inverse": "home", "merge": "union"}}},
+          "Toy": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "label": {"type": "string"}, "slot": {"type": "integer"}},
+            "relationships": {"dog": {"destination": "Dog", "inverse": "toys"}}},
+          "Mouse": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "size": {"type": "integer"}},
+            "relationships": {"cat": {"destination": "Cat", "inverse": "mice"}}}
+        }}
+        """#
+
     /// Posts with a user (with owner-keyed counts), tags, labels, a keyless cover, and attributes read
     /// through numeric, dotted and escaped key paths.
     public static let blog = #"""

@@ -25,46 +25,8 @@ struct PostgreSQLHierarchyParityTests {
 
     // MARK: - The schema
 
-    /// `AdversarialStreamTests5.zooJSON`.
-    static let zooJSON = #"""
-        {"entities": {
-          "Animal": {"primaryKey": "id", "keyPathForResponseObject": "data",
-            "subentities": {"key": "kind", "map": {"dog": "Dog", "cat": "Cat"}},
-            "attributes": {"id": {"type": "integer"}, "name": {"type": "string"}, "age": {"type": "integer"}},
-            "relationships": {
-              "friends": {"destination": "Animal", "toMany": true, "inverse": "friends"},
-              "mate": {"destination": "Animal", "inverse": "mate"},
-              "collar": {"destination": "Collar", "inverse": "animal", "deleteRule": "cascade"},
-              "chip": {"destination": "Chip", "inverse": "animal"},
-              "note": {"destination": "Note", "inverse": "animal", "deleteRule": "cascade"},
-              "home": {"destination": "Home", "inverse": "residents"}}},
-          "Dog": {"parent": "Animal", "attributes": {"bark": {"type": "string"}},
-            "relationships": {
-              "walker": {"destination": "Person", "inverse": "dogs"},
-              "toys": {"destination": "Toy", "toMany": true, "ordered": true, "inverse": "dog", "merge": "union", "deleteRule": "cascade"}}},
-          "Cat": {"parent": "Animal", "attributes": {"lives": {"type": "integer"}},
-            "relationships": {
-              "buddy": {"destination": "Person", "inverse": "cat"},
-              "mice": {"destination": "Mouse", "toMany": true, "ordered": true, "inverse": "cat", "deleteRule": "cascade"}}},
-          "Person": {"primaryKey": "id",
-            "attributes": {"id": {"type": "string"}, "name": {"type": "string", "optional": false}},
-            "relationships": {
-              "dogs": {"destination": "Dog", "toMany": true, "inverse": "walker", "merge": "union"},
-              "cat": {"destination": "Cat", "inverse": "buddy"}}},
-          "Collar": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "color": {"type": "string"}},
-            "relationships": {"animal": {"destination": "Animal", "inverse": "collar"}}},
-          "Chip": {"primaryKey": "animal", "attributes": {"code": {"type": "string"}},
-            "relationships": {"animal": {"destination": "Animal", "inverse": "chip"}}},
-          "Note": {"attributes": {"text": {"type": "string"}},
-            "relationships": {"animal": {"destination": "Animal", "inverse": "note"}}},
-          "Home": {"primaryKey": "id", "attributes": {"id": {"type": "string"}, "name": {"type": "string"}},
-            "relationships": {"residents": {"destination": "Animal", "toMany": true, "inverse": "home", "merge": "union"}}},
-          "Toy": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "label": {"type": "string"}, "slot": {"type": "integer"}},
-            "relationships": {"dog": {"destination": "Dog", "inverse": "toys"}}},
-          "Mouse": {"primaryKey": "id", "attributes": {"id": {"type": "integer"}, "size": {"type": "integer"}},
-            "relationships": {"cat": {"destination": "Cat", "inverse": "mice"}}}
-        }}
-        """#
+    /// The schema `AdversarialStreamTests5` uses (`AdversarialSchemaJSON.zoo`).
+    static let zooJSON = AdversarialSchemaJSON.zoo
 
     static let zoo = P.schema(zooJSON)
 
