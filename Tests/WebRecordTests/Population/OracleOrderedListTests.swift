@@ -540,18 +540,17 @@ struct OracleOrderedListTests {
     @Test("random ordered-list responses end the same streamed at 1, 64 and 300 bytes as whole")
     func randomResponsesEndTheSameStreamed() async throws {
         var failures: [String] = []
-        for seed in 0..<200 {
+        // Seed 1087 shrinks to the known difference `unionMemberTakenByAnotherOwnerInALaterBatch`
+        // asserts (Docs/Population.md, "Known difference: positions left by a union list's later
+        // take"); every other seed must end the same.
+        for seed in 0..<200 where seed != 87 {
             var random = SeededRandom(seed: UInt64(1_000 + seed))
             let syncs = Self.generate(&random)
             guard try await Self.firstStreamDifference(syncs) != nil else { continue }
             let small = try await Self.shrink(syncs) { try await Self.firstStreamDifference($0) != nil }
             failures.append("seed \(1_000 + seed):\n" + (try await Self.firstStreamDifference(small) ?? "?"))
         }
-        // A known difference (Docs/Population.md, "Known difference: positions left by a union
-        // list's later take"): the seeds that differ leave the same order with other positions.
-        withKnownIssue("a union list's positions after a later batch takes a member", isIntermittent: true) {
-            #expect(failures.isEmpty, "\(failures.count) of 200 seeds differ; the first:\n\(failures.first ?? "")")
-        }
+        #expect(failures.isEmpty, "\(failures.count) of 199 seeds differ; the first:\n\(failures.first ?? "")")
     }
 
     // MARK: - Focused cases the comparison found
