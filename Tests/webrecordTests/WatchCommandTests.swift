@@ -60,6 +60,31 @@ import Testing
         #expect(result.stderr == "")
     }
 
+    /// CLI.md, `watch`: a decimal column holds text on SQLite, so `--where` compares it as text
+    /// unless it names the `webrecord_decimal` collation, which the watch's connection knows.
+    @Test func aDecimalConditionComparesValuesThroughTheCollation() async throws {
+        let schema = try directory.write(
+            "prices.json",
+            """
+            {"entities": {"Item": {"primaryKey": "id",
+              "attributes": {"id": {"type": "integer"}, "price": {"type": "decimal"}}}}}
+            """)
+        let source = try directory.write("prices-1.json", #"[{"id": 1, "price": "10.00"}, {"id": 2, "price": "2.5"}]"#)
+        let populated = try await CLI.run(
+            ["populate", "--schema", schema, "--db", storePath, "--entity", "Item", source])
+        #expect(populated.status == 0, "\(populated)")
+        for (condition, count) in [(#""price" > ?"#, 0), (#""price" COLLATE webrecord_decimal > ?"#, 1)] {
+            let watching = try ChildProcess.Running(
+                try CLI.executable(),
+                ["watch", "--schema", schema, "--db", storePath, "--entity", "Item", "--where", condition, "--arg", "3"])
+            #expect(await watching.waitForOutput("{\"count\":\(count)}\n"), "\(condition): \(watching.stdout)")
+            kill(watching.process.processIdentifier, SIGINT)
+            let result = try await watching.wait()
+            #expect(result.status == 0, "\(result)")
+            #expect(result.stdoutLines == [#"{"count":\#(count)}"#], "\(condition)")
+        }
+    }
+
     @Test func aRecordKeyedByItsOwnerAndDeletedWithItIsNamedByTheOwnersKey() async throws {
         let schema = try directory.write(
             "owners.json",

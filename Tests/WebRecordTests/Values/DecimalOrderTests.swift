@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import WebRecord
@@ -73,5 +74,22 @@ extension DecimalOrderTests {
             "Price", where: #""amount" COLLATE webrecord_decimal > ?"#, arguments: ["10"]
         ).map { $0["id"] as Int64? }
         #expect(above == [1])
+    }
+
+    /// Records.md, "Decimals compare as text on SQLite": without the collation, a condition
+    /// compares the canonical text, whatever the argument's type; with it, the exact values,
+    /// for a `Decimal`, an integer and a string argument alike.
+    @Test func aConditionWithoutTheCollationComparesText() async throws {
+        let store = try await Self.prices(#"[{"id": 1, "amount": "10.00"}, {"id": 2, "amount": "2.5"}]"#)
+        let arguments: [any DatabaseValueConvertible] = [Decimal(3), 3, "3"]
+        for argument in arguments {
+            let asText = try store.fetch("Price", where: #""amount" > ?"#, arguments: [argument])
+                .map { $0["id"] as Int64? }
+            #expect(asText == [], "\(argument): '10' and '2.5' both sort before '3' as text")
+            let byValue = try store.fetch(
+                "Price", where: #""amount" COLLATE webrecord_decimal > ?"#, arguments: [argument]
+            ).map { $0["id"] as Int64? }
+            #expect(byValue == [1], "\(argument)")
+        }
     }
 }
