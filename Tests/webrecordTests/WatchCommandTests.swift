@@ -76,7 +76,10 @@ import Testing
         for (condition, count) in [(#""price" > ?"#, 0), (#""price" COLLATE webrecord_decimal > ?"#, 1)] {
             let watching = try ChildProcess.Running(
                 try CLI.executable(),
-                ["watch", "--schema", schema, "--db", storePath, "--entity", "Item", "--where", condition, "--arg", "3"])
+                [
+                    "watch", "--schema", schema, "--db", storePath, "--entity", "Item", "--where", condition, "--arg",
+                    "3",
+                ])
             #expect(await watching.waitForOutput("{\"count\":\(count)}\n"), "\(condition): \(watching.stdout)")
             kill(watching.process.processIdentifier, SIGINT)
             let result = try await watching.wait()
