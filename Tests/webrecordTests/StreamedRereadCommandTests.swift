@@ -6,9 +6,11 @@ import WebRecord
 /// `webrecord populate` streams a file in batches of about 2 MB. A new record that the first
 /// batch cannot store (it lacks its non-optional `title`) and that the last batch names again
 /// keeps what its first occurrence gave: when that occurrence gave values, and a to-one kept in
-/// its row to a stored record, the stream carries them to the later batch, from a file or from
-/// standard input alike; when a record of its batch links to it, the command reads a file
-/// again whole, and refuses standard input, which it cannot read again, writing nothing.
+/// its row to a stored record, and when a record of its batch links to it through a to-one kept
+/// in that record's row, the stream carries them to the later batch, from a file or from
+/// standard input alike; when that record occurs again in the last batch too, the command
+/// reads a file again whole, and refuses standard input, which it cannot read again, writing
+/// nothing.
 @Suite struct StreamedRereadCommandTests {
     let directory: TemporaryDirectory
 
@@ -25,9 +27,13 @@ import WebRecord
         """
 
     /// What item 1's first occurrence links: nothing, a parent, or (`linkedTo`) nothing, with
-    /// item 2 of the same batch naming item 1 as its parent.
+    /// item 2 of the same batch naming item 1 as its parent; `linkedToAndNamedAgain` also
+    /// names item 2 again, without a parent, next to item 1's last occurrence.
     enum Links: CaseIterable, Sendable {
-        case none, parent, linkedTo
+        case none, parent, linkedTo, linkedToAndNamedAgain
+
+        /// Whether item 2 names item 1 as its parent.
+        var linksToFirst: Bool { self == .linkedTo || self == .linkedToAndNamedAgain }
     }
 
     /// Item 1 first without its title, then 3,000 items of about 1 KB (over one batch), then
@@ -36,9 +42,10 @@ import WebRecord
         let padding = String(repeating: "p", count: 1_000)
         var items = [links == .parent ? #"{"id": 1, "body": "first", "parent": 2}"# : #"{"id": 1, "body": "first"}"#]
         for id in 2...3_001 {
-            let parent = links == .linkedTo && id == 2 ? #", "parent": 1"# : ""
+            let parent = links.linksToFirst && id == 2 ? #", "parent": 1"# : ""
             items.append(#"{"id": \#(id), "title": "t\#(id)", "body": "\#(padding)"\#(parent)}"#)
         }
+        if links == .linkedToAndNamedAgain { items.append(#"{"id": 2, "title": "t2"}"#) }
         items.append(#"{"id": 1, "title": "completed"}"#)
         return Data(("{\"data\": [" + items.joined(separator: ",\n") + "]}").utf8)
     }
@@ -73,7 +80,7 @@ import WebRecord
         #expect(parent?["id"] as Int64? == (links == .parent ? 2 : nil), "\(String(describing: parent))")
         let second = try #require(try store.fetchOne("Item", primaryKey: 2))
         let secondParent: Record? = second.related("parent")
-        #expect(secondParent?["id"] as Int64? == (links == .linkedTo ? 1 : nil))
+        #expect(secondParent?["id"] as Int64? == (links.linksToFirst ? 1 : nil))
     }
 
     @Test(arguments: Links.allCases)
@@ -87,9 +94,10 @@ import WebRecord
         try expectCompleted(result, links: links)
     }
 
-    /// What the first occurrence gave, values and a to-one to a stored record, is carried to
-    /// the last batch: nothing needs reading again, so standard input works as a file does.
-    @Test(arguments: [Links.none, .parent])
+    /// What the first occurrence gave, values and a to-one to a stored record, and the to-one
+    /// item 2 gave it, are carried to the last batch: nothing needs reading again, so standard
+    /// input works as a file does.
+    @Test(arguments: [Links.none, .parent, .linkedTo])
     func standardInputKeepsWhatTheFirstOccurrenceGave(links: Links) async throws {
         let result = try await populate("-", input: Self.response(links))
 
@@ -97,7 +105,7 @@ import WebRecord
     }
 
     @Test func standardInputCannotBeReadAgainAndWritesNothing() async throws {
-        let result = try await populate("-", input: Self.response(.linkedTo))
+        let result = try await populate("-", input: Self.response(.linkedToAndNamedAgain))
 
         #expect(result.status != 0, "\(result)")
         #expect(result.stderr.contains("occurs again later in the response"), "\(result)")

@@ -684,6 +684,22 @@ final class ProtoRecordBuilder {
         }
     }
 
+    /// Names the record with the key `key`, of `representation`, by key (it occurs nowhere
+    /// else in this batch), and gives it the to-one `relationship` to `member`: the link an
+    /// earlier batch's occurrence of that record set to `member`'s record, which that batch
+    /// dropped as incomplete and this one names again. The link is given before any occurrence
+    /// of this batch, as one batch gives the earlier occurrence. Returns false when the key
+    /// names no such record.
+    func linkDeferred(
+        _ key: JSONValue, of representation: Representation, relationship id: Int, to member: ProtoRecord
+    ) -> Bool {
+        guard let mapped = representation.relationships.first(where: { $0.id == id }),
+            let holder = reference(key, to: representation, parent: nil, keyPath: mapped.name)
+        else { return false }
+        holder.setLink(mapped, member: member)
+        return true
+    }
+
     /// What a merge found.
     private enum MergeOutcome {
         case identical

@@ -36,8 +36,10 @@ extension ResponsePopulation {
     /// response merges the occurrences first, and may store the record with what each gave. So
     /// what they gave is carried to the later batch, with the links that can be carried (a
     /// to-one kept in the record's row to a stored record, through a relationship that claims
-    /// nothing; a child the relationship identifies). When a dropped record has another link,
-    /// or a record of its batch links to it, the streamed population is rolled back where it
+    /// nothing; a child the relationship identifies), and with the to-ones that records of its
+    /// batch set to it, kept in their rows, which claim nothing (``StreamTotals/IncomingLink``).
+    /// When a dropped record has another link, or another link to it, the streamed population
+    /// is rolled back where it
     /// occurs again and, when `open` can open the response again (a file), the response is read
     /// whole and populated as one; otherwise (standard input) it fails with an
     /// `invalidResponseFormat` that says why.
@@ -811,8 +813,33 @@ private struct StreamTotals {
         let description: String
         /// The links its occurrences set, given again by the batch that names it.
         let links: [ProtoRecordBuilder.CarriedLink]
+        /// The to-ones that records of its batches set to it (``IncomingLink``), given again by
+        /// the batch that names it.
+        let incoming: [IncomingLink]
         /// Its identity, for a record that can no longer be carried (``droppedIdentities``).
         let identity: RecordIdentity
+    }
+
+    /// A to-one that a stored record (the holder) set to a record its batch dropped as
+    /// incomplete and carried: kept in the holder's row, to a record whose inverse, if any, is
+    /// an unordered to-many, so that it claims nothing another record's link could take away.
+    /// That batch left the holder's to-one as it was; the batch that names the carried record
+    /// again gives the holder the link again, by key, before its own occurrences, as one batch
+    /// applies the holder's occurrence before them (``applyCarried(to:debugger:)``).
+    struct IncomingLink {
+        /// The holder's key, in its scope.
+        let holder: ScopedKey
+        /// The holder's key as its occurrence gave it.
+        let holderKey: JSONValue
+        /// The entity the holder was stored as: its representation's position.
+        let holderRepresentation: Int
+        /// The holder's relationship (``Representation/MappedRelationship/id``).
+        let relationship: Int
+        /// The relationship's inverse, if any, which the batch that names the carried record
+        /// again must not set.
+        let inverse: String?
+        /// The holder's row.
+        let row: RowKey
     }
 
     /// The rows that the links of records in ``carried`` name, with the records: a batch that
@@ -822,6 +849,12 @@ private struct StreamTotals {
     /// the record's link when its last occurrence is given, as the batch that names it again
     /// does.)
     private var carriedTargets: [RowKey: [ScopedKey]] = [:]
+    /// The records of ``carried`` that hold an ``IncomingLink`` to them, by the holder's key and
+    /// by its row: a later batch that names the holder, or whose links change its row, could
+    /// set that to-one otherwise than the link given again would. Such a record is then read
+    /// again whole when it occurs again.
+    private var carriedHolders: [ScopedKey: [ScopedKey]] = [:]
+    private var carriedHolderRows: [RowKey: [ScopedKey]] = [:]
     /// The rows a batch inserted for records it named only by key, which no batch has given
     /// data since (``noteStubs(_:)``).
     private(set) var stubRows = Set<RowKey>()
@@ -900,6 +933,7 @@ private struct StreamTotals {
                 let ownerID = DatabaseValue.integer(change.owner.rowID)
                 for row in rows {
                     let member = RowKey(table: tableIndex, rowID: row.rowID)
+                    if !carriedHolderRows.isEmpty { uncarryHolder(row: member) }
                     let reference = MemberColumn(member: member, column: referenceColumn)
                     var takenEarlier = false
                     if let taken = takenBy[reference], taken.owner == change.owner.rowID, taken.batch < batch {
@@ -936,6 +970,7 @@ private struct StreamTotals {
                 }
             }
             for rowID in rows.rowIDs {
+                if !carriedHolderRows.isEmpty { uncarryHolder(row: RowKey(table: tableIndex, rowID: rowID)) }
                 let reference = MemberColumn(member: RowKey(table: tableIndex, rowID: rowID), column: column)
                 if let taken = takenBy[reference], taken.batch < batch, DatabaseValue.integer(taken.owner) == rows.value
                 {
@@ -1035,33 +1070,38 @@ private struct StreamTotals {
     /// and may have stored the record with what each gave, where the batches, applied in turn,
     /// lose what the first gave.
     ///
-    /// A record identified by key that nothing in its batch links to, whose occurrences gave
-    /// values and links that can be carried (``carriedLinks(of:)``), is carried instead: a
-    /// later batch that names it merges what it gave beneath its own occurrences, as one batch
-    /// would (``applyCarried(to:debugger:)``). Other links, or links to it, could be undone in
-    /// between by records of other batches, which one batch would have applied after them:
-    /// those still read the response again.
+    /// A record identified by key, whose occurrences gave values and links that can be carried
+    /// (``carriedLinks(of:)``), and to which the records of its batch link only through to-ones
+    /// that can be given again (``IncomingLink``), is carried instead: a later batch that names
+    /// it merges what it gave beneath its own occurrences, and gives those to-ones again, as
+    /// one batch would (``applyCarried(to:debugger:)``). Other links, or other links to it,
+    /// could be undone in between by records of other batches, which one batch would have
+    /// applied after them: those still read the response again.
     mutating func noteDropped(_ protos: [ProtoRecord]) throws {
         // Nothing to look up until a batch has dropped a record: most responses never do.
-        var linked: Set<ProtoRecord>?
+        var linked: LinksNaming?
         for proto in protos where proto.isDroppedIncomplete || !droppedIdentities.isEmpty {
             guard let identity = RecordIdentity(proto) else { continue }
             if droppedIdentities.contains(identity) {
                 throw StreamedDivergence(record: proto.description)
             }
             guard proto.isDroppedIncomplete else { continue }
-            let members = linked ?? Self.members(of: protos)
-            linked = members
+            let naming = linked ?? LinksNaming(protos)
+            linked = naming
             if let key = proto.normalizedKey, proto.clearedRelationships.isEmpty,
-                !members.contains(proto), let links = Self.carriedLinks(of: proto)
+                let incoming = naming.incomingLinks(to: proto), let links = Self.carriedLinks(of: proto)
             {
                 let scoped = ScopedKey(proto, key)
                 carried[scoped] = Carried(
                     representation: proto.representation.index, entityIsStated: proto.entityIsStated,
                     dictionary: proto.dictionary, rowID: proto.reservedRowID, primaryKeyValue: proto.primaryKeyValue,
                     description: proto.description,
-                    links: links.carried, identity: identity)
+                    links: links.carried, incoming: incoming, identity: identity)
                 for target in links.targets { carriedTargets[target, default: []].append(scoped) }
+                for link in incoming {
+                    carriedHolders[link.holder, default: []].append(scoped)
+                    carriedHolderRows[link.row, default: []].append(scoped)
+                }
             } else {
                 newlyDropped.append(identity)
             }
@@ -1118,18 +1158,90 @@ private struct StreamTotals {
         }
     }
 
-    /// Every proto-record a link of `protos` names.
-    private static func members(of protos: [ProtoRecord]) -> Set<ProtoRecord> {
-        var members = Set<ProtoRecord>()
-        for proto in protos {
-            for link in proto.links {
-                for member in link.members { members.insert(member) }
-                for given in link.earlier {
-                    for member in given { members.insert(member) }
+    /// The links of a batch's proto-records, by the proto-record they name.
+    private struct LinksNaming {
+        /// Each proto-record a link names, with the records whose links name it and how.
+        private var naming: [ProtoRecord: [(holder: ProtoRecord, link: ProtoRecord.Link)]] = [:]
+        /// The proto-records that an occurrence a later one superseded named
+        /// (``ProtoRecord/Link/earlier``).
+        private var superseded = Set<ProtoRecord>()
+
+        init(_ protos: [ProtoRecord]) {
+            for proto in protos {
+                for link in proto.links {
+                    for member in link.members { naming[member, default: []].append((proto, link)) }
+                    for given in link.earlier {
+                        for member in given { superseded.insert(member) }
+                    }
                 }
             }
         }
-        return members
+
+        /// The links to `proto`, a record dropped as incomplete, as they can be given again
+        /// by a later batch (``IncomingLink``); nil when one cannot be: a link through a
+        /// to-many, a one-to-one, an ordered list back, a relationship that is its own
+        /// inverse, a to-one kept in the other row or identifying its destination, from a
+        /// record that is not stored or not identified by key, or a superseded occurrence.
+        func incomingLinks(to proto: ProtoRecord) -> [IncomingLink]? {
+            guard !superseded.contains(proto) else { return nil }
+            guard let links = naming[proto] else { return [] }
+            var incoming: [IncomingLink] = []
+            for (holder, link) in links {
+                let mapped = link.relationship
+                guard !mapped.isToMany, !mapped.isSymmetric, !mapped.identifiesDestination,
+                    case .foreignKeyHere? = mapped.link, link.members.count == 1, holder != proto,
+                    let row = holder.row, row.switchedFrom == nil, !holder.isDroppedIncomplete,
+                    let key = holder.normalizedKey, let keyValue = holder.primaryKeyValue
+                else { return nil }
+                if let inverse = mapped.inverse {
+                    guard let back = proto.representation.relationship(named: inverse), back.isToMany,
+                        !back.property.isOrdered
+                    else { return nil }
+                }
+                incoming.append(
+                    IncomingLink(
+                        holder: ScopedKey(holder, key), holderKey: keyValue,
+                        holderRepresentation: holder.representation.index, relationship: mapped.id,
+                        inverse: mapped.inverse, row: RowKey(row)))
+            }
+            return incoming
+        }
+    }
+
+    /// Stops carrying the records that a stored record's to-one names (``carriedHolders``)
+    /// when this batch names that record: its occurrence could set the to-one otherwise, or a
+    /// list back could take it. A carried record this batch names too is read again whole.
+    private mutating func uncarryNamedHolders(in builder: ProtoRecordBuilder) throws {
+        let named = carriedHolders.filter { builder.proto(withKey: $0.key.key, scope: $0.key.scope) != nil }
+        for (holder, records) in named {
+            carriedHolders[holder] = nil
+            for key in records {
+                guard let record = carried[key] else { continue }
+                if let proto = builder.proto(withKey: key.key, scope: key.scope) {
+                    throw StreamedDivergence(
+                        record: proto.description,
+                        reason:
+                            "was not stored where it first occurs, as it lacks a non-optional value, and occurs again later in the response together with a record that linked to it there: populated in parts, that link given again could end otherwise than in the whole response"
+                    )
+                }
+                uncarry(key, record)
+            }
+        }
+    }
+
+    /// Stops carrying the records whose ``IncomingLink`` the row `row` holds: a batch's links
+    /// changed the row.
+    private mutating func uncarryHolder(row: RowKey) {
+        guard let records = carriedHolderRows.removeValue(forKey: row) else { return }
+        for key in records {
+            if let record = carried[key] { uncarry(key, record) }
+        }
+    }
+
+    /// Stops carrying `record`: it is read again whole when it occurs again.
+    private mutating func uncarry(_ key: ScopedKey, _ record: Carried) {
+        carried[key] = nil
+        droppedIdentities.insert(record.identity)
     }
 
     /// Merges what earlier batches gave each carried record (``noteDropped(_:)``) that this
@@ -1143,6 +1255,7 @@ private struct StreamTotals {
     ///   this batch's schema, which cannot happen within one population.
     mutating func applyCarried(to builder: ProtoRecordBuilder, debugger: Debugger) throws {
         guard !carried.isEmpty else { return }
+        if !carriedHolders.isEmpty { try uncarryNamedHolders(in: builder) }
         // Whichever is fewer is looked up in the other: the records carried, or the batch's.
         let protos = builder.protoRecords
         var found: [(ScopedKey, ProtoRecord)] = []
@@ -1168,9 +1281,46 @@ private struct StreamTotals {
                 into: proto)
             if let key = record.primaryKeyValue { proto.primaryKeyValue = key }
             try builder.linkCarried(record.links, from: record.dictionary, into: proto)
+            try giveIncoming(record, to: proto, key: key, in: builder)
             proto.reservedRowID = record.rowID
             let warning = Marshaler.incompleteWarningStart(record.description)
             debugger.withdrawWarning { $0.message.hasPrefix(warning) }
+        }
+    }
+
+    /// Gives `proto`, a carried record this batch names again, the to-ones that records of
+    /// earlier batches set to it (``IncomingLink``): each holder, which this batch does not
+    /// name (``uncarryNamedHolders(in:)``), is named by key and given the link before this
+    /// batch's occurrences, as one batch applies the holder's occurrence first.
+    ///
+    /// - Throws: ``StreamedDivergence`` when this batch sets the relationship back from the
+    ///   carried record (its list of holders), which one batch would apply after the holders'
+    ///   links, where the store no longer lists them as its members; or when a holder cannot be
+    ///   named again, which cannot happen within one population.
+    private mutating func giveIncoming(
+        _ record: Carried, to proto: ProtoRecord, key: ScopedKey, in builder: ProtoRecordBuilder
+    ) throws {
+        for link in record.incoming {
+            if let inverse = link.inverse,
+                proto.clearedRelationships.contains(inverse)
+                    || proto.links.contains(where: { $0.relationship.name == inverse })
+            {
+                throw StreamedDivergence(
+                    record: proto.description,
+                    reason:
+                        "was not stored where it first occurs, as it lacks a non-optional value, and occurs again later in the response with its list '\(inverse)' of the records that link to it: populated in parts, that list could end otherwise than in the whole response"
+                )
+            }
+            let representations = builder.representations.all
+            guard representations.indices.contains(link.holderRepresentation),
+                builder.linkDeferred(
+                    link.holderKey, of: representations[link.holderRepresentation], relationship: link.relationship,
+                    to: proto)
+            else { throw StreamedDivergence(record: proto.description) }
+            carriedHolders[link.holder]?.removeAll { $0 == key }
+            if carriedHolders[link.holder]?.isEmpty == true { carriedHolders[link.holder] = nil }
+            carriedHolderRows[link.row]?.removeAll { $0 == key }
+            if carriedHolderRows[link.row]?.isEmpty == true { carriedHolderRows[link.row] = nil }
         }
     }
 

@@ -970,14 +970,15 @@ import WebRecordTesting
         }
     }
 
-    /// A record dropped as incomplete that its batch links to, or with another link (a
-    /// one-to-one, whose member another record may claim in between; a to-many), is not
-    /// carried: what other batches give in between could undo those links, where one batch
-    /// would apply them after. A stream that cannot be read again refuses it; a file is read
-    /// again.
+    /// A record dropped as incomplete that its batch links to, where the record that links to
+    /// it occurs again in a later batch, or with another link (a one-to-one, whose member
+    /// another record may claim in between; a to-many), is not carried: what other batches give
+    /// in between could undo those links, where one batch would apply them after. A stream that
+    /// cannot be read again refuses it; a file is read again.
     @Test func aDroppedRecordWithLinksIsReadAgainWhole() async throws {
         for text in [
-            #"{"data": [{"id": 6, "title": "u", "repostOf": {"id": 5, "body": "x"}}, {"id": 5, "title": "t"}]}"#,
+            #"{"data": [{"id": 6, "title": "u", "repostOf": {"id": 5, "body": "x"}}, {"id": 6, "title": "v"}, {"id": 5, "title": "t"}]}"#,
+            #"{"data": [{"id": 6, "title": "u", "repostOf": {"id": 5, "body": "x"}}, {"id": 7, "title": "w", "reposts": [6]}, {"id": 5, "title": "t"}]}"#,
             #"{"data": [{"id": 5, "body": "x", "attachment": {"id": 405}}, {"id": 5, "title": "t"}]}"#,
             #"{"data": [{"id": 5, "body": "x", "tags": ["t1"]}, {"id": 5, "title": "t"}]}"#,
         ] {
@@ -1013,7 +1014,8 @@ import WebRecordTesting
             try JSONReader().read(#"{"data": [{"id": 1, "title": "a"}]}"#), entity: "Post")
         let before = try dumpContent(test.store)
         let data = Data(
-            #"{"data": [{"id": 6, "title": "u", "repostOf": {"id": 5, "body": "x"}}, {"id": 5, "title": "t"}]}"#.utf8)
+            #"{"data": [{"id": 6, "title": "u", "repostOf": {"id": 5, "body": "x"}}, {"id": 6, "title": "v"}, {"id": 5, "title": "t"}]}"#
+                .utf8)
         var opened = 0
         let error = await #expect(throws: WebRecordError.self) {
             _ = try await ResponsePopulation(store: test.store.sqlite!).populate(
