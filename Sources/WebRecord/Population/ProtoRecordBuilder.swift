@@ -900,11 +900,24 @@ final class ProtoRecordBuilder {
     /// over `earlier`: the later value where it is present, and valid or the earlier one is not;
     /// otherwise the earlier. With `reports`, a valid earlier value kept over an invalid later
     /// one is a warning, and a value that changes is logged.
+    ///
+    /// The attributes of the other entities of its hierarchy are merged too
+    /// (``Representation/hierarchyAttributes``): occurrences that do not state the entity
+    /// (`{"id": 1, "rate": 1.5}`, then `{"id": 1, "rate": true}`) may be of a record the store
+    /// or a later occurrence makes an entity with that attribute, whose refused later value
+    /// must not replace the valid earlier one either. Nothing is reported for them: the record
+    /// may end as an entity without them, whose response merely holds those members.
     private func mergeChoices(
-        _ later: JSONObject, over earlier: JSONObject, of proto: ProtoRecord, reports: Bool
+        _ later: JSONObject, over earlier: JSONObject, of proto: ProtoRecord, reports reportsOwn: Bool
     ) -> [OccurrenceMerge.Choice] {
         var choices: [OccurrenceMerge.Choice] = []
-        for mapped in proto.representation.attributes {
+        let representation = proto.representation
+        let own = representation.attributes.count
+        let attributes =
+            representation.hierarchyAttributes.isEmpty
+            ? representation.attributes : representation.attributes + representation.hierarchyAttributes
+        for (position, mapped) in attributes.enumerated() {
+            let reports = reportsOwn && position < own
             let earlier = mapped.value(in: earlier)
             guard let later = mapped.value(in: later) else {
                 if let earlier { choices.append(OccurrenceMerge.Choice(attribute: mapped, found: earlier)) }

@@ -186,6 +186,11 @@ final class Representation {
     /// The plan of the entity's table.
     let table: TablePlan?
     let attributes: [MappedAttribute]
+    /// The attributes that other entities of this one's hierarchy declare and this one does
+    /// not, one per column (the first entity's, in schema order): a record met as this entity
+    /// may end as another, which a later occurrence or the store decides, and its occurrences
+    /// are merged for those too (``ProtoRecordBuilder``). Set once, by the ``RepresentationSet``.
+    fileprivate(set) var hierarchyAttributes: [MappedAttribute] = []
 
     /// The attribute stored in `column` of the table, if this entity has it.
     func attribute(atColumn column: Int) -> MappedAttribute? {
@@ -387,6 +392,15 @@ final class RepresentationSet {
             Representation(
                 entity: entity, index: index, store: store, plans: plans, coercion: coercion, entityIndex: byName,
                 relationshipIDs: relationshipIDs)
+        }
+        for representation in all
+        where representation.hasSubentities || representation.rootIndex != representation.index {
+            var columns = Set(representation.attributes.map(\.column))
+            for other in all where other.rootIndex == representation.rootIndex && other.index != representation.index {
+                for attribute in other.attributes where columns.insert(attribute.column).inserted {
+                    representation.hierarchyAttributes.append(attribute)
+                }
+            }
         }
     }
 

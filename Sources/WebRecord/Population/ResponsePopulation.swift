@@ -306,7 +306,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     func store(
         _ graph: Graph, in transaction: Storage.Transaction, deleter: inout RecordDeleter<Storage>,
         repeats: inout RepeatedRecords, switches: inout SwitchedSubentities, unlinkedIDs: inout UnlinkedChildIDs,
-        checksStored: Bool, stubs: Set<RowKey> = []
+        checksStored: Bool, stubs: Set<RowKey> = [], insertedEarlier: ((RowKey) -> Bool)? = nil
     ) throws -> StoredGraph {
         let (debugger, representations) = (graph.debugger, graph.representations)
         let protos = graph.builder.protoRecords
@@ -334,7 +334,10 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         } else {
             for proto in resolving { marshaler.populateAttributes(of: proto) }
         }
-        if !stubs.isEmpty { Self.giveDefaults(to: resolving, stubs: stubs) }
+        if !stubs.isEmpty { giveDefaults(to: resolving, stubs: stubs, coercion: graph.coercion) }
+        if let insertedEarlier {
+            giveSwitchedDefaults(to: resolving, insertedEarlier: insertedEarlier, coercion: graph.coercion)
+        }
         let superseded = Self.supersededLinks(sharing)
         marshaler.dropIncompleteRecords(protos, superseded: superseded, sharing: sharing)
         // What an earlier batch kept of a record's other sub-entities (DESIGN §3.13), once the
@@ -410,13 +413,44 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// by key (`stubs`), and whose data this batch gives, the defaults of the attributes the data
     /// lacks, as one batch gives a new record them: the stub may have been another entity of
     /// the hierarchy, without those attributes.
-    static func giveDefaults(to protos: [ProtoRecord], stubs: Set<RowKey>) {
+    func giveDefaults(to protos: [ProtoRecord], stubs: Set<RowKey>, coercion: ValueCoercion) {
         for proto in protos where !proto.isReference {
             guard let row = proto.row, !row.isNew, stubs.contains(RowKey(row)) else { continue }
             for mapped in proto.representation.attributes where row.values[mapped.column].isNull {
-                guard let stored = mapped.storedDefault, mapped.firstValue(in: proto.dictionary) == nil else {
-                    continue
-                }
+                guard let stored = mapped.storedDefault, lacksValue(mapped, in: proto.dictionary, coercion: coercion)
+                else { continue }
+                row.set(stored, at: mapped.column)
+            }
+        }
+    }
+
+    /// Whether `dictionary` gives `mapped` no value that it accepts: none, or one it refuses,
+    /// which leaves a new record the attribute's default (``Marshaler``). A `null` it accepts is
+    /// a value.
+    private func lacksValue(
+        _ mapped: Representation.MappedAttribute, in dictionary: JSONObject, coercion: ValueCoercion
+    ) -> Bool {
+        guard let found = mapped.firstValue(in: dictionary) else { return true }
+        return !mapped.accepts(found, coercion: coercion, store: store)
+    }
+
+    /// Gives the rows an earlier batch of a streamed response inserted, and that this batch
+    /// switches to another sub-entity, the defaults of the attributes the new entity has and the
+    /// one it was has not, where the row holds no value and this batch gives none: one batch
+    /// merges the occurrences and creates the record as the entity it ends as, with that
+    /// entity's defaults. (A value an earlier batch gave for such an attribute is given back
+    /// after this, by ``SwitchedSubentities/restore(_:coercion:store:)``.)
+    func giveSwitchedDefaults(
+        to protos: [ProtoRecord], insertedEarlier: (RowKey) -> Bool, coercion: ValueCoercion
+    ) {
+        for proto in protos where !proto.isReference {
+            guard let row = proto.row, !row.isNew, let earlier = row.switchedFrom, insertedEarlier(RowKey(row)) else {
+                continue
+            }
+            for mapped in proto.representation.attributes where row.values[mapped.column].isNull {
+                guard let stored = mapped.storedDefault, earlier.attribute(atColumn: mapped.column) == nil,
+                    lacksValue(mapped, in: proto.dictionary, coercion: coercion)
+                else { continue }
                 row.set(stored, at: mapped.column)
             }
         }

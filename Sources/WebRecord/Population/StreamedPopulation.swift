@@ -270,7 +270,8 @@ extension ResponsePopulation {
                 let proposedBefore = deleter.proposed.count
                 let stored = try store(
                     graph, in: transaction, deleter: &deleter, repeats: &repeats, switches: &switches,
-                    unlinkedIDs: &unlinkedIDs, checksStored: whole, stubs: totals.stubRows)
+                    unlinkedIDs: &unlinkedIDs, checksStored: whole, stubs: totals.stubRows,
+                    insertedEarlier: whole ? nil : { [totals] in totals.wasInserted($0) })
                 if proposedBefore > 0 {
                     // A record identified by its owner that an earlier batch's link dropped, and
                     // this batch's owner links again, stays: the owner's last occurrence decides.
@@ -1338,7 +1339,7 @@ private struct StreamTotals {
                 continue
             }
             guard !stubRows.isEmpty, !row.isNew, stubRows.remove(RowKey(row)) != nil else { continue }
-            // Defaults are given as to a new row (``ResponsePopulation/giveDefaults(to:stubs:)``).
+            // Defaults are given as to a new row (``ResponsePopulation/giveDefaults(to:stubs:coercion:)``).
             if let missing = proto.representation.attributes.first(where: {
                 !$0.isOptional && row.values[$0.column].isNull
             }) {
@@ -1470,6 +1471,11 @@ private struct StreamTotals {
             return value.value
         }
         return now
+    }
+
+    /// Whether an earlier batch inserted the row `key`.
+    func wasInserted(_ key: RowKey) -> Bool {
+        statuses.indices.contains(key.table) && RowStatus(packed: statuses[key.table][key.rowID])?.status == .inserted
     }
 
     /// Whether a batch met the row `key` (and the population did not delete it).

@@ -243,12 +243,13 @@ struct SwitchedSubentities {
             var values = kept[key] ?? []
             let dictionary = proto.dictionary
             for attribute in attributes where current.attribute(atColumn: attribute.column) == nil {
-                guard let found = attribute.value(in: dictionary) else { continue }
-                // The later value wins; one the attribute refuses leaves nothing to keep.
+                // The later value wins; one the attribute refuses leaves an earlier valid one
+                // kept, as a refused later value never replaces a valid earlier one (decision 7).
+                guard let found = attribute.value(in: dictionary),
+                    let value = attribute.storedValue(found.value, coercion: coercion, store: store)
+                else { continue }
                 values.removeAll { $0.column == attribute.column }
-                if let value = attribute.storedValue(found.value, coercion: coercion, store: store) {
-                    values.append(Kept(source: .attribute(attribute), column: attribute.column, value: value))
-                }
+                values.append(Kept(source: .attribute(attribute), column: attribute.column, value: value))
             }
             if let previous = row.switchedFrom {
                 for mapped in previous.attributes
