@@ -266,7 +266,10 @@ extension ResponsePopulation {
                 defer { written(graph) }
                 // What building the batch recorded comes in its turn, before what writing it does.
                 graph.builder.debugger.releaseHeld()
-                if !whole { try totals.applyCarried(to: graph.builder, debugger: debugger) }
+                if !whole {
+                    try totals.requireNoObjectWithoutKeyForDropped(in: graph.builder)
+                    try totals.applyCarried(to: graph.builder, debugger: debugger)
+                }
                 let proposedBefore = deleter.proposed.count
                 let stored = try store(
                     graph, in: transaction, deleter: &deleter, repeats: &repeats, switches: &switches,
@@ -285,7 +288,11 @@ extension ResponsePopulation {
                 try add(
                     graph, stored: stored, to: &totals, entity: entity,
                     sparesLinks: !whole || !deleter.proposed.isEmpty)
-                if !whole { try totals.noteStubs(graph.builder.protoRecords) }
+                if !whole {
+                    try totals.noteStubs(graph.builder.protoRecords)
+                    try totals.noteHoldersMetWithoutKey(graph.builder.protoRecords)
+                    try totals.requireSwitchedRowsComplete(graph.builder.protoRecords)
+                }
                 if !whole {
                     // The rows were made here: freed here too, not by the reader's thread,
                     // whose frees into this thread's heap would wait for its lock (the graph's
@@ -856,6 +863,14 @@ private struct StreamTotals {
     /// again whole when it occurs again.
     private var carriedHolders: [ScopedKey: [ScopedKey]] = [:]
     private var carriedHolderRows: [RowKey: [ScopedKey]] = [:]
+    /// The holders' rows that the batch being written gave an ``IncomingLink`` again
+    /// (``giveIncoming(_:to:key:in:)``).
+    private var givenHolderRows = Set<RowKey>()
+    /// The to-ones (``Representation/MappedRelationship/id``) that stored records, by key, set
+    /// to a record their batch dropped as incomplete: an object without a key that a later
+    /// batch relates there is, in one batch, that record (decision 6), which the stream did not
+    /// store (``requireNoObjectWithoutKeyForDropped(in:)``).
+    private var droppedLinkHolders: [ScopedKey: [Int]] = [:]
     /// The rows a batch inserted for records it named only by key, which no batch has given
     /// data since (``noteStubs(_:)``).
     private(set) var stubRows = Set<RowKey>()
@@ -1089,6 +1104,9 @@ private struct StreamTotals {
             guard proto.isDroppedIncomplete else { continue }
             let naming = linked ?? LinksNaming(protos)
             linked = naming
+            for (holder, relationship) in naming.toOneHolders(of: proto) {
+                droppedLinkHolders[holder, default: []].append(relationship)
+            }
             if let key = proto.normalizedKey, proto.clearedRelationships.isEmpty,
                 let incoming = naming.incomingLinks(to: proto), let links = Self.carriedLinks(of: proto)
             {
@@ -1175,6 +1193,17 @@ private struct StreamTotals {
                         for member in given { superseded.insert(member) }
                     }
                 }
+            }
+        }
+
+        /// The stored records identified by key whose to-one names `proto`, by key, with the
+        /// relationship (``Representation/MappedRelationship/id``).
+        func toOneHolders(of proto: ProtoRecord) -> [(holder: ScopedKey, relationship: Int)] {
+            (naming[proto] ?? []).compactMap { holder, link in
+                guard !link.relationship.isToMany, holder.row != nil, let key = holder.normalizedKey else {
+                    return nil
+                }
+                return (ScopedKey(holder, key), link.relationship.id)
             }
         }
 
@@ -1318,10 +1347,83 @@ private struct StreamTotals {
                     link.holderKey, of: representations[link.holderRepresentation], relationship: link.relationship,
                     to: proto)
             else { throw StreamedDivergence(record: proto.description) }
+            givenHolderRows.insert(link.row)
             carriedHolders[link.holder]?.removeAll { $0 == key }
             if carriedHolders[link.holder]?.isEmpty == true { carriedHolders[link.holder] = nil }
             carriedHolderRows[link.row]?.removeAll { $0 == key }
             if carriedHolderRows[link.row]?.isEmpty == true { carriedHolderRows[link.row] = nil }
+        }
+    }
+
+    /// Throws ``StreamedDivergence`` when the batch relates an object without a key through a
+    /// to-one that an earlier batch's occurrence of the same record set to a record that batch
+    /// dropped as incomplete (``droppedLinkHolders``): one batch takes the object for that
+    /// record, related there so far (decision 6), and merges the two, where the stream, which
+    /// did not store it, would take the object for what the store relates there. A batch that
+    /// sets the to-one otherwise (to a record by key, or `null`) ends that.
+    mutating func requireNoObjectWithoutKeyForDropped(in builder: ProtoRecordBuilder) throws {
+        guard !droppedLinkHolders.isEmpty else { return }
+        for (holder, relationships) in droppedLinkHolders {
+            guard let proto = builder.proto(withKey: holder.key, scope: holder.scope) else { continue }
+            var watched = relationships
+            for link in proto.links where watched.contains(link.relationship.id) {
+                if link.members.contains(where: { $0.normalizedKey == nil }) {
+                    throw StreamedDivergence(
+                        record: "\(proto).\(link.relationship.name)",
+                        reason:
+                            "named a record that was not stored where it first occurs, as it lacks a non-optional value, and occurs again later in the response as an object without a key, which the whole response takes for that record: populated in parts, it would be taken for another"
+                    )
+                }
+                watched.removeAll { $0 == link.relationship.id }
+            }
+            let cleared = proto.clearedRelationships
+            if !cleared.isEmpty {
+                watched.removeAll { id in
+                    proto.representation.relationships.contains { $0.id == id && cleared.contains($0.name) }
+                }
+            }
+            droppedLinkHolders[holder] = watched.isEmpty ? nil : watched
+        }
+    }
+
+    /// Notes the rows of holders (``IncomingLink``) that the batch met through an object without
+    /// a key (related there, decision 6), which no lookup by key finds: such an object can set
+    /// the holder's to-one otherwise than the link given again. The records carried for them are
+    /// read again when they occur again.
+    ///
+    /// - Throws: ``StreamedDivergence`` when the batch gave such a holder its link again too:
+    ///   one batch would apply the object after it.
+    mutating func noteHoldersMetWithoutKey(_ protos: [ProtoRecord]) throws {
+        defer { givenHolderRows.removeAll(keepingCapacity: true) }
+        guard !carriedHolderRows.isEmpty || !givenHolderRows.isEmpty else { return }
+        for proto in protos where proto.normalizedKey == nil {
+            guard let row = proto.row else { continue }
+            let key = RowKey(row)
+            if givenHolderRows.contains(key) {
+                throw StreamedDivergence(
+                    record: "\(row.entityName) _id \(row.rowID)",
+                    reason:
+                        "links to a record that was not stored where it first occurs, as it lacks a non-optional value, and is related again through an object without a key where that record occurs again later in the response: populated in parts, its link could end otherwise than in the whole response"
+                )
+            }
+            uncarryHolder(row: key)
+        }
+    }
+
+    /// Throws ``StreamedDivergence`` when the batch makes a row an earlier batch inserted another
+    /// sub-entity, which lacks a value for one of its non-optional attributes: one batch merges
+    /// the occurrences and does not store such a new record (decision 5), where the batches,
+    /// applied in turn, keep the row.
+    mutating func requireSwitchedRowsComplete(_ protos: [ProtoRecord]) throws {
+        for proto in protos where proto.row?.switchedFrom != nil {
+            guard let row = proto.row, wasInserted(RowKey(row)),
+                let missing = proto.representation.requiredAttributes.first(where: { row.values[$0.column].isNull })
+            else { continue }
+            throw StreamedDivergence(
+                record: proto.description,
+                reason:
+                    "was stored where it first occurs, and occurs again later in the response as \(proto.representation.name) without a value for its non-optional attribute '\(missing.name)': populated in parts, it would stay stored, where the whole response does not store it"
+            )
         }
     }
 
