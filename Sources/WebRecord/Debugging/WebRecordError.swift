@@ -215,9 +215,15 @@ extension WebRecordError {
         WebRecordError(.undefinedServer, "no server is registered for entity '\(entity)'", entity: entity)
     }
 
-    static func missingPrimaryKey(entity: String, keyPath: String?, value: JSONValue? = nil) -> WebRecordError {
-        WebRecordError(
-            .missingPrimaryKey, "record has no primary key\(keyPath.map { " at '\($0)'" } ?? ""); it is not stored",
+    /// A record that cannot be identified: `where` says which (`at index 3 of the list`, `in
+    /// Post(5).user`), and an object's excerpt, secrets redacted, shows it.
+    static func missingPrimaryKey(
+        entity: String, keyPath: String?, value: JSONValue? = nil, where place: String? = nil
+    ) -> WebRecordError {
+        let shown = value.flatMap { $0.objectValue == nil ? nil : " (\(excerpt(of: $0)))" } ?? ""
+        return WebRecordError(
+            .missingPrimaryKey,
+            "record\(place.map { " \($0)" } ?? "") has no primary key\(keyPath.map { " at '\($0)'" } ?? "")\(shown); it is not stored",
             isFatal: false, entity: entity, keyPath: keyPath, value: value)
     }
 

@@ -275,7 +275,10 @@ final class ProtoRecordBuilder {
             debugger.record(
                 .missingPrimaryKey(
                     entity: representation.entity.name, keyPath: keyPath(representation.entity),
-                    value: .object(original)))
+                    value: .object(original),
+                    where: parent.map { "in \($0).\(relationship?.name ?? "")" }
+                        ?? (relationship == nil && depth == 1 && includedFrom == .max
+                            ? "at index \(topLevelIndex) of the list" : nil)))
             if parent == nil, relationship == nil { noteUnidentifiedTopLevel(.object(original)) }
             noteNamed(in: dictionary, representation: representation, depth: depth)
             return nil

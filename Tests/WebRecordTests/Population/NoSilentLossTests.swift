@@ -178,6 +178,10 @@ func makeSilentLossStore() throws -> RecordingStore {
         let result = try test.store.populate(json(#"[{"id": 3, "title": "c"}, {"title": "no id"}]"#), entity: "Issue")
         #expect(result.changes.inserted == 1)
         #expect(result.debugger.contains(.missingPrimaryKey))
+        // The warning says which record: its place in the list, and what it holds.
+        let warning = try #require(result.debugger.errors.first { $0.code == .missingPrimaryKey })
+        #expect(warning.message.contains("at index 1 of the list"), "\(warning.message)")
+        #expect(warning.message.contains(#"{"title":"no id"}"#), "\(warning.message)")
     }
 
     @Test func aKeyThatIsNotAValidKeyCountsAsUnidentified() throws {
@@ -351,6 +355,8 @@ func makeSilentLossStore() throws -> RecordingStore {
         ] {
             let result = try test.store.populate(json(#"[{"id": 11, "parent": \#(nested)}]"#), entity: "Unit")
             #expect(result.debugger.contains(.missingPrimaryKey), "\(nested)")
+            let warning = result.debugger.errors.first { $0.code == .missingPrimaryKey }
+            #expect(warning?.message.contains("in Unit(11).parent") == true, "\(String(describing: warning))")
             let one = try #require(try test.store.fetchOne("Unit", primaryKey: 1), "unit 1 lost its key: \(nested)")
             #expect(one["name"] as String? == "one", "\(nested)")
             #expect(try test.store.fetchOne("Unit", primaryKey: 11)?.related("parent")?["id"] as Int? == 1, "\(nested)")

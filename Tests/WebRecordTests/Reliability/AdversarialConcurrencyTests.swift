@@ -872,8 +872,12 @@ struct AdversarialConcurrencyTests {
             }
         }
         #expect(mismatches == [])
-        #expect(try store.count("Post", where: "text = ?", arguments: ["shared"]) == 800)
-        #expect(try store.count("User") == 4)
+        // The shared records are there once any request succeeded, and only then: on a loaded
+        // machine every request of every round can be cancelled before it commits.
+        let succeeded = outcomes.succeeded > 0
+        #expect(
+            try store.count("Post", where: "text = ?", arguments: ["shared"]) == (succeeded ? 800 : 0), "\(outcomes)")
+        #expect(try store.count("User") == (succeeded ? 4 : 0), "\(outcomes)")
         #expect(try Reliability.integrity(store) == ["ok"])
         print("[adversarial] batches: \(outcomes)")
     }
