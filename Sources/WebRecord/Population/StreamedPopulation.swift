@@ -1242,7 +1242,10 @@ private struct StreamTotals {
     /// when this batch names that record: its occurrence could set the to-one otherwise, or a
     /// list back could take it. A carried record this batch names too is read again whole.
     private mutating func uncarryNamedHolders(in builder: ProtoRecordBuilder) throws {
-        let named = carriedHolders.filter { builder.proto(withKey: $0.key.key, scope: $0.key.scope) != nil }
+        let named = carriedHolders.filter { holder, _ in
+            guard let proto = builder.proto(withKey: holder.key, scope: holder.scope) else { return false }
+            return !Self.onlyNamesByKey(proto, in: builder.protoRecords)
+        }
         for (holder, records) in named {
             carriedHolders[holder] = nil
             for key in records {
@@ -1255,6 +1258,19 @@ private struct StreamTotals {
                     )
                 }
                 uncarry(key, record)
+            }
+        }
+    }
+
+    /// Whether `proto` is a reference by key that changes nothing: no data, no link of its own,
+    /// and no list of `protos` claims it as a member (a to-many, whose inverse could be the
+    /// holder's to-one). Such a holder keeps its ``IncomingLink``, as one batch gives a
+    /// reference to a record met before nothing.
+    private static func onlyNamesByKey(_ proto: ProtoRecord, in protos: [ProtoRecord]) -> Bool {
+        guard proto.isReference, proto.links.isEmpty, proto.clearedRelationships.isEmpty else { return false }
+        return !protos.contains { other in
+            other.links.contains { link in
+                (link.relationship.isToMany || link.relationship.isSymmetric) && link.members.contains(proto)
             }
         }
     }

@@ -402,6 +402,23 @@ import WebRecordTesting
         try await Self.expectEqualOrRefused(list, after: Self.repostedEarlier)
     }
 
+    /// The holder named only by key in between, or together with the record's last occurrence
+    /// (a reference changes nothing, in one batch too): the link is carried, and the stream is
+    /// not refused; a reference that a list claims (`"posts": [1]`) could move the holder, and is.
+    @Test func aHolderNamedOnlyByKeyKeepsItsCarriedLink() async throws {
+        for list in [
+            #"[{"id": 1, "user": {"id": 5, "handle": "h"}}, {"id": 3, "quoted": 1}, {"id": 2, "user": {"id": 5, "name": "N"}}]"#,
+            #"[{"id": 1, "user": {"id": 5, "handle": "h"}}, {"id": 3, "quoted": 1, "user": {"id": 5, "name": "N"}}]"#,
+        ] {
+            let refused = try await Self.expectEqualOrRefused(list)
+            #expect(refused.allSatisfy { !$0 }, "\(list): \(refused)")
+        }
+        let claimed =
+            #"[{"id": 1, "user": {"id": 5, "handle": "h"}}, {"id": 3, "user": {"id": 7, "name": "Y", "posts": [1, 3]}}, {"id": 2, "user": {"id": 5, "name": "N"}}]"#
+        let refused = try await Self.expectEqualOrRefused(claimed)
+        #expect(refused.first == true, "\(refused)")
+    }
+
     /// The holder reached without a key in between, through another post's `repostOf`, which
     /// sets its `user` to null or to another user: one batch ends with that later link, so the
     /// stream, which meets the holder's row without a key, must not give it the carried link
