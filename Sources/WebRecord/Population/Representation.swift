@@ -187,9 +187,10 @@ final class Representation {
     let table: TablePlan?
     let attributes: [MappedAttribute]
     /// The attributes that other entities of this one's hierarchy declare and this one does
-    /// not, one per column (the first entity's, in schema order): a record met as this entity
-    /// may end as another, which a later occurrence or the store decides, and its occurrences
-    /// are merged for those too (``ProtoRecordBuilder``). Set once, by the ``RepresentationSet``.
+    /// not, one per column (the first entity's, in schema order), but for those reading a key
+    /// path another attribute of the hierarchy reads: a record met as this entity may end as
+    /// another, which a later occurrence or the store decides, and its occurrences are merged
+    /// for those too (``ProtoRecordBuilder``). Set once, by the ``RepresentationSet``.
     fileprivate(set) var hierarchyAttributes: [MappedAttribute] = []
 
     /// The attribute stored in `column` of the table, if this entity has it.
@@ -393,11 +394,32 @@ final class RepresentationSet {
                 entity: entity, index: index, store: store, plans: plans, coercion: coercion, entityIndex: byName,
                 relationshipIDs: relationshipIDs)
         }
+        // Key paths that two attributes of one hierarchy read (a circle's `size` and a square's):
+        // one dictionary cannot hold a value chosen for each, so those are merged as the record's
+        // own entity reads them only.
+        var sharedPaths: [Int: Set<String>] = [:]
+        for root in Set(all.map(\.rootIndex)) {
+            var seen: [String: Int] = [:]
+            var shared = Set<String>()
+            for representation in all where representation.rootIndex == root {
+                for attribute in representation.attributes {
+                    for path in attribute.keyPaths.map(\.text) {
+                        if let column = seen[path], column != attribute.column { shared.insert(path) }
+                        seen[path] = attribute.column
+                    }
+                }
+            }
+            sharedPaths[root] = shared
+        }
         for representation in all
         where representation.hasSubentities || representation.rootIndex != representation.index {
+            let shared = sharedPaths[representation.rootIndex] ?? []
             var columns = Set(representation.attributes.map(\.column))
             for other in all where other.rootIndex == representation.rootIndex && other.index != representation.index {
-                for attribute in other.attributes where columns.insert(attribute.column).inserted {
+                for attribute in other.attributes
+                where !attribute.keyPaths.contains(where: { shared.contains($0.text) })
+                    && columns.insert(attribute.column).inserted
+                {
                     representation.hierarchyAttributes.append(attribute)
                 }
             }

@@ -1,0 +1,567 @@
+import Foundation
+import Testing
+import WebRecordTesting
+
+@testable import WebRecord
+
+/// Streamed population of records in hierarchies (Docs/Population.md, "Large responses: streamed
+/// population"): whatever the batch size, a stream read once must leave the store that the whole
+/// response leaves, row for row (`_id`s, counts, records and failure included), or refuse with
+/// the documented message, write nothing, and equal the whole response when read again.
+///
+/// The schema has a three-level hierarchy (`Shape`, `Circle`, `Disc`) with two siblings
+/// (`Square`, `Tile`) whose attributes share the key path `size` with different types, crossing
+/// candidate key path lists (`tone`, `look.tone`), a non-optional attribute with a default
+/// (`Disc.thickness`) and one without (`Tile.grout`), relationships only a sub-entity has, and an
+/// abstract hierarchy (`Media`) whose sub-entities share the key path `len`.
+@Suite struct AdversarialHierarchyStreamTests {
+    static let schemaJSON = """
+        {
+          "version": 1,
+          "entities": {
+            "Shape": {
+              "primaryKey": "id",
+              "keyPathForResponseObject": "data",
+              "subentities": {
+                "key": "kind", "map": { "circle": "Circle", "square": "Square", "disc": "Disc", "tile": "Tile" }
+              },
+              "attributes": {
+                "id": { "type": "integer" },
+                "name": { "type": "string" },
+                "color": { "type": "string", "default": "grey" }
+              },
+              "relationships": { "owner": { "destination": "Person", "inverse": "shapes" } }
+            },
+            "Circle": {
+              "parent": "Shape",
+              "attributes": {
+                "radius": { "type": "double", "key": "size" },
+                "filled": { "type": "boolean", "optional": false, "default": false },
+                "tone": { "type": "string", "key": ["tone", "look.tone"] }
+              }
+            },
+            "Disc": {
+              "parent": "Circle",
+              "attributes": {
+                "thickness": { "type": "integer", "optional": false, "default": 2, "key": ["t", "dims.t"] }
+              },
+              "relationships": { "maker": { "destination": "Person", "inverse": "made" } }
+            },
+            "Square": {
+              "parent": "Shape",
+              "attributes": {
+                "side": { "type": "integer", "key": "size", "default": 9 },
+                "shade": { "type": "string", "key": ["look.tone", "tone"] }
+              },
+              "relationships": { "holder": { "destination": "Person", "inverse": "held" } }
+            },
+            "Tile": {
+              "parent": "Shape",
+              "attributes": {
+                "label": { "type": "string", "key": "size" },
+                "grout": { "type": "string", "optional": false }
+              }
+            },
+            "Person": {
+              "primaryKey": "id",
+              "keyPathForResponseObject": "data",
+              "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
+              "relationships": {
+                "shapes": { "destination": "Shape", "toMany": true, "inverse": "owner" },
+                "held": { "destination": "Square", "toMany": true, "inverse": "holder" },
+                "made": { "destination": "Disc", "toMany": true, "inverse": "maker" },
+                "favorite": { "destination": "Disc" }
+              }
+            },
+            "Media": {
+              "primaryKey": "id",
+              "keyPathForResponseObject": "data",
+              "abstract": true,
+              "subentities": { "key": "kind", "map": { "song": "Song", "clip": "Clip" } },
+              "attributes": { "id": { "type": "integer" }, "title": { "type": "string" } }
+            },
+            "Song": {
+              "parent": "Media",
+              "attributes": { "length": { "type": "integer", "key": "len", "optional": false, "default": 60 } }
+            },
+            "Clip": { "parent": "Media", "attributes": { "fps": { "type": "integer", "key": "len" } } }
+          }
+        }
+        """
+
+    static let schema: Schema = {
+        do {
+            return try Schema(json: schemaJSON, fileName: "AdversarialHierarchy.json")
+        } catch {
+            preconditionFailure("the schema must load: \(error)")
+        }
+    }()
+
+    static let batchSizes = [1, 40, 200, 1 << 20]
+
+    /// Whether `failure` is a stream's documented refusal.
+    static func isRefusal(_ failure: String) -> Bool {
+        failure.contains("occurs again later in the response") || failure.contains("Populate the response whole")
+    }
+
+    /// The store without the layout's metadata, for messages.
+    static func shown(_ store: PopulatedStore) -> String {
+        (store.failure.map { "failure: \($0)\n" } ?? "") + "counts: \(store.counts)\nrecords: \(store.recordIDs)\n"
+            + store.rows.filter { !$0.hasPrefix("_webrecord_metadata") }.joined(separator: "\n")
+    }
+
+    /// `list` populated as `entity` records into a store that holds `earlier`: whole
+    /// (`batchBytes` nil), or streamed in batches of `batchBytes` bytes from a reader opened
+    /// once, unless `reopens`.
+    static func outcome(
+        of list: String, after earlier: String, entity: String, batchBytes: Int?, reopens: Bool = false
+    ) async throws -> PopulatedStore {
+        try await PopulatedStore.populating(
+            #"{"data": \#(list)}"#, after: #"{"data": \#(earlier)}"#, schema: schema, entity: entity,
+            batchBytes: batchBytes, reopens: reopens)
+    }
+
+    /// The first difference between the whole response and a stream of it, or nil: a stream
+    /// equals the whole response, or refuses, writes nothing and equals it when read again.
+    static func difference(_ list: String, after earlier: String = "[]", entity: String = "Shape") async throws
+        -> String?
+    {
+        let whole = try await outcome(of: list, after: earlier, entity: entity, batchBytes: nil)
+        let before = try await outcome(of: "[]", after: earlier, entity: entity, batchBytes: nil)
+        for batchBytes in batchSizes {
+            let streamed = try await outcome(of: list, after: earlier, entity: entity, batchBytes: batchBytes)
+            if let failure = streamed.failure, isRefusal(failure), whole.failure.map(isRefusal) != true {
+                if streamed.rows != before.rows {
+                    return "batches of \(batchBytes) bytes: a refused stream wrote\n\(shown(streamed))"
+                }
+                let again = try await outcome(
+                    of: list, after: earlier, entity: entity, batchBytes: batchBytes, reopens: true)
+                if again != whole {
+                    return "batches of \(batchBytes) bytes, read again:\n\(shown(again))\nwhole:\n\(shown(whole))"
+                }
+                continue
+            }
+            if streamed != whole {
+                return "batches of \(batchBytes) bytes:\n\(shown(streamed))\nwhole:\n\(shown(whole))"
+            }
+        }
+        return nil
+    }
+
+    static func expectEqualOrRefused(
+        _ list: String, after earlier: String = "[]", entity: String = "Shape",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        if let difference = try await difference(list, after: earlier, entity: entity) {
+            Issue.record("\(difference)\nearlier: \(earlier)\nresponse: \(list)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The named columns of record `id` once `list` is populated whole into a store that holds
+    /// `earlier`, as text (`'Circle'`, `NULL`, `2`).
+    static func stored(
+        _ list: String, after earlier: String = "[]", entity: String = "Shape", table: String = "Shape",
+        id: Int64 = 1, columns: [String]
+    ) async throws -> [String: String] {
+        let store = try RecordStore(inMemory: schema)
+        _ = try await store.populate(try JSONReader().read(#"{"data": \#(earlier)}"#), entity: entity)
+        _ = try await store.populate(try JSONReader().read(#"{"data": \#(list)}"#), entity: entity)
+        let names = ["_entity"] + columns
+        let row = try await store.read { connection in
+            try connection.rows(
+                "SELECT \(names.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \"\(table)\" WHERE id = ?",
+                [.integer(id)]
+            ).first
+        }
+        guard let row else { return [:] }
+        return Dictionary(uniqueKeysWithValues: zip(names, row.map(\.description)))
+    }
+
+    // MARK: - Documented values, whole and streamed
+
+    /// Decision 7: "a later value the attribute would refuse ... never replaces a valid earlier
+    /// one", for "the attributes of every entity of the record's hierarchy"; "the later valid
+    /// value wins". Sibling sub-entities read one key path (`size`) as different types. Where the
+    /// record's own entity reads the key path, its own choice holds, whole and streamed; where
+    /// only the other entities' attributes read it, one dictionary cannot hold each one's choice,
+    /// and the whole response keeps the later value for all of them (a known difference,
+    /// Docs/Population.md, "Known difference: a key path two entities of a hierarchy read").
+    @Test(
+        "a key path two sub-entities read keeps each one's valid value",
+        arguments: [
+            // A circle's radius 3 then 1.5: the later valid value.
+            (
+                #"[{"id": 1, "kind": "circle", "size": 3}, {"id": 1, "kind": "circle", "size": 1.5}]"#, "Shape",
+                "radius", "1.5", false
+            ),
+            (#"[{"id": 2, "size": 3}, {"id": 2, "kind": "disc", "size": 1.5}]"#, "Shape", "radius", "1.5", false),
+            // A null the radius takes, then 1.5.
+            (#"[{"id": 1, "size": null}, {"id": 1, "kind": "disc", "size": 1.5}]"#, "Shape", "radius", "1.5", false),
+            // The radius keeps 1.5 where the record stays a circle.
+            (
+                #"[{"id": 1, "kind": "circle", "size": 1.5}, {"id": 1, "size": "big"}, {"id": 1, "name": "n"}]"#,
+                "Shape", "radius", "1.5", false
+            ),
+            // A square's side 4, then a circle's radius 2.5 (which an integer refuses), then a
+            // square again: the side stays 4.
+            (
+                #"[{"id": 1, "kind": "square", "size": 4}, {"id": 1, "kind": "circle", "size": 2.5}, {"id": 1, "kind": "square"}]"#,
+                "Shape", "side", "4", true
+            ),
+            (
+                #"[{"id": 1, "kind": "square", "size": 4}, {"id": 2}, {"id": 1, "kind": "circle", "size": 2.5}, {"id": 3}, {"id": 1, "kind": "square"}]"#,
+                "Shape", "side", "4", true
+            ),
+            // "big", which the radius refuses, is the later valid value of the tile's label.
+            (
+                #"[{"id": 1, "kind": "circle", "size": 1.5}, {"id": 1, "size": "big"}, {"id": 1, "kind": "tile", "grout": "g"}]"#,
+                "Shape", "label", "'big'", true
+            ),
+            // A clip's null fps, which the song's non-optional length refuses: the song keeps 200.
+            (
+                #"[{"id": 1, "kind": "song", "len": 200}, {"id": 1, "kind": "clip", "len": null}, {"id": 1, "kind": "song"}]"#,
+                "Media", "length", "200", true
+            ),
+        ])
+    func sharedKeyPathKeepsEachValidValue(
+        list: String, entity: String, column: String, value: String, known: Bool
+    ) async throws {
+        let id: Int64 = list.hasPrefix(#"[{"id": 2"#) ? 2 : 1
+        let whole = try await Self.stored(list, entity: entity, table: entity, id: id, columns: [column])
+        if known {
+            await withKnownIssue("the whole response merges a key path two sub-entities read into one value") {
+                #expect(whole[column] == value, "\(whole)")
+                try await Self.expectEqualOrRefused(list, entity: entity)
+            }
+        } else {
+            #expect(whole[column] == value, "\(whole)")
+            try await Self.expectEqualOrRefused(list, entity: entity)
+        }
+    }
+
+    /// A record switched A → B → A keeps what A was given, as one batch does; a refused value in
+    /// between does not replace it (decision 7, "A sub-entity that changes between batches:
+    /// attributes kept").
+    @Test(
+        "a record switched and switched back keeps its values",
+        arguments: [
+            (
+                #"[{"id": 1, "kind": "disc", "t": 7}, {"id": 1, "kind": "square", "t": "x"}, {"id": 1, "kind": "disc"}]"#,
+                "thickness", "7"
+            ),
+            (
+                #"[{"id": 1, "kind": "disc", "t": 7}, {"id": 1, "kind": "square", "t": null}, {"id": 1, "kind": "disc"}]"#,
+                "thickness", "7"
+            ),
+            (
+                #"[{"id": 1, "kind": "square", "t": 5}, {"id": 1, "t": "x"}, {"id": 1, "kind": "disc"}]"#,
+                "thickness", "5"
+            ),
+            (
+                #"[{"id": 1, "kind": "square", "dims": {"t": 5}}, {"id": 1, "t": "x"}, {"id": 1, "kind": "disc"}]"#,
+                "thickness", "5"
+            ),
+            (
+                #"[{"id": 1, "kind": "disc", "t": 3}, {"id": 1, "kind": "blob"}, {"id": 1, "kind": "disc"}]"#,
+                "thickness", "3"
+            ),
+            (
+                #"[{"id": 1, "kind": "circle", "grout": "g"}, {"id": 1, "grout": null}, {"id": 1, "kind": "tile"}]"#,
+                "grout", "'g'"
+            ),
+            (
+                #"[{"id": 1, "kind": "circle", "grout": "g"}, {"id": 2}, {"id": 1, "grout": 7}, {"id": 1, "kind": "tile"}]"#,
+                "grout", "'7'"
+            ),
+            (
+                #"[{"id": 1, "kind": "square", "look": {"tone": "blue"}}, {"id": 1, "tone": "red"}, {"id": 1, "kind": "circle"}]"#,
+                "tone", "'red'"
+            ),
+            (
+                #"[{"id": 1, "kind": "circle", "tone": "red", "look": {"tone": "blue"}}, {"id": 1, "kind": "square"}]"#,
+                "shade", "'blue'"
+            ),
+        ])
+    func switchedBackKeepsValues(list: String, column: String, value: String) async throws {
+        let whole = try await Self.stored(list, columns: [column])
+        #expect(whole[column] == value, "\(whole)")
+        try await Self.expectEqualOrRefused(list)
+    }
+
+    /// "A record an earlier batch of the population inserted with data, that a later batch makes
+    /// another sub-entity: it gets the defaults of the attributes the new entity has and the
+    /// earlier one had not", also two levels down, and where the value given is refused.
+    @Test(
+        "a record made a deeper sub-entity later gets its defaults",
+        arguments: [
+            (#"[{"id": 1}, {"id": 1, "kind": "disc"}]"#, "2", "0"),
+            (#"[{"id": 1, "kind": "circle", "filled": true}, {"id": 2}, {"id": 1, "kind": "disc"}]"#, "2", "1"),
+            (#"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "disc", "t": "x"}]"#, "2", "0"),
+            (#"[{"id": 1, "kind": "tile", "grout": "g"}, {"id": 1, "kind": "disc", "t": null}]"#, "2", "0"),
+            (#"[{"id": 1, "kind": "square"}, {"id": 1, "kind": "disc", "t": "x", "dims": {"t": 5}}]"#, "2", "0"),
+            (#"[{"id": 1, "kind": "blob"}, {"id": 1, "filled": "no"}, {"id": 1, "kind": "disc"}]"#, "2", "0"),
+        ])
+    func deeperSubentityDefaults(list: String, thickness: String, filled: String) async throws {
+        let whole = try await Self.stored(list, columns: ["thickness", "filled", "color"])
+        #expect(
+            whole == ["_entity": "'Disc'", "thickness": thickness, "filled": filled, "color": "'grey'"], "\(whole)")
+        try await Self.expectEqualOrRefused(list)
+    }
+
+    /// Stubs named by key, as the root (`Person.shapes`) or as a sub-entity (`Person.favorite`,
+    /// whose destination is `Disc`), given data later: defaults where the data lacks the value or
+    /// gives one refused ("A stub given its data later: defaults").
+    @Test(
+        "a stub given its data later gets the defaults",
+        arguments: [
+            #"[{"id": 2, "kind": "square", "holder": {"id": 7, "favorite": 1}}, {"id": 1, "kind": "disc"}]"#,
+            #"[{"id": 2, "kind": "square", "holder": {"id": 7, "favorite": 1}}, {"id": 1, "kind": "disc", "t": "x"}]"#,
+            #"[{"id": 2, "owner": {"id": 7, "shapes": [1, 2]}}, {"id": 1, "kind": "disc", "t": "x"}]"#,
+            #"[{"id": 2, "owner": {"id": 7, "shapes": [1, 2]}}, {"id": 1, "kind": "disc", "filled": null}]"#,
+            #"[{"id": 2, "owner": {"id": 7, "made": [1]}}, {"id": 1, "kind": "disc", "dims": {"t": "x"}}]"#,
+        ])
+    func stubDefaults(list: String) async throws {
+        let whole = try await Self.stored(list, columns: ["thickness", "filled", "color"])
+        #expect(whole == ["_entity": "'Disc'", "thickness": "2", "filled": "0", "color": "'grey'"], "\(whole)")
+        try await Self.expectEqualOrRefused(list)
+    }
+
+    /// A stub made through a relationship whose destination is `Disc`, whose data comes as a
+    /// top-level `Shape` that states no kind: the whole response makes it a `Shape` (the
+    /// reference's entity is dropped), a stream keeps the `Disc` its earlier batch stored ("a
+    /// missing or `null` discriminator keeps the stored sub-entity"), with other rows and counts.
+    @Test(
+        "a stub of a sub-entity given its data as the root",
+        arguments: [
+            #"[{"id": 2, "kind": "square", "holder": {"id": 7, "favorite": 1}}, {"id": 1}]"#,
+            #"[{"id": 2, "kind": "square", "holder": {"id": 7, "favorite": 1}}, {"id": 1, "t": "x"}]"#,
+            #"[{"id": 2, "owner": {"id": 7, "made": [1]}}, {"id": 1, "dims": {"t": "x"}}]"#,
+            #"[{"id": 1, "owner": {"id": 7, "made": [3, 2]}}, {"id": 3}]"#,
+        ])
+    func stubOfASubentityGivenItsDataAsTheRoot(list: String) async throws {
+        await withKnownIssue("the whole response makes a stub of a sub-entity the root when its data states no kind") {
+            try await Self.expectEqualOrRefused(list)
+        }
+    }
+
+    /// A record that a list whose destination is `Square` (`Person.held`) names, and that the
+    /// response makes another sub-entity: the whole response keeps the square's `holder` in the
+    /// row of a `Tile` or a `Circle`, which has no such relationship, where a stream clears it as
+    /// any sub-entity change does (decision 13, "its card attributes and relationships cleared").
+    @Test(
+        "a record a list to a sub-entity names, made another sub-entity",
+        arguments: [
+            #"[{"id": 2, "owner": {"id": 7, "held": [1]}}, {"id": 1, "kind": "tile", "grout": "g"}]"#,
+            #"[{"id": 1, "kind": "square", "holder": {"id": 7, "held": [1, 2]}}, {"id": 2, "kind": "circle"}, {"id": 1, "kind": "circle"}, {"id": 2, "kind": "square"}]"#,
+        ])
+    func listToASubentityNamesARecordMadeAnother(list: String) async throws {
+        let whole = try await Self.stored(list, columns: ["holder"])
+        await withKnownIssue("the whole response keeps a sub-entity's to-one in the row of another sub-entity") {
+            #expect(whole["holder"] == "NULL", "\(whole)")
+            try await Self.expectEqualOrRefused(list)
+        }
+    }
+
+    /// The abstract hierarchy: `Song.length` (non-optional, default 60) and `Clip.fps` read `len`.
+    @Test(
+        "an abstract hierarchy whose sub-entities read one key path",
+        arguments: [
+            (#"[{"id": 1, "kind": "clip", "len": 24}, {"id": 1, "kind": "song"}]"#, "24"),
+            (#"[{"id": 1, "kind": "clip", "len": 24}, {"id": 2, "kind": "song"}, {"id": 1, "kind": "song"}]"#, "24"),
+            (#"[{"id": 1, "kind": "song"}, {"id": 1, "kind": "clip", "len": "x"}, {"id": 1, "kind": "song"}]"#, "60"),
+            (#"[{"id": 1, "kind": "clip"}, {"id": 2, "kind": "song"}, {"id": 1, "kind": "song", "len": "x"}]"#, "60"),
+        ])
+    func abstractHierarchy(list: String, length: String) async throws {
+        let whole = try await Self.stored(list, entity: "Media", table: "Media", columns: ["length"])
+        #expect(whole == ["_entity": "'Song'", "length": length], "\(whole)")
+        try await Self.expectEqualOrRefused(list, entity: "Media")
+    }
+
+    /// A reference by key through `Person.favorite` (destination `Disc`) to a record that the
+    /// response gave earlier as another entity. Decision 13: "A reference by key to a stored
+    /// record of another branch ... links nothing". A `Tile` an earlier batch stored is linked by
+    /// the stream, where the whole response links nothing; a plain `Shape` given earlier is
+    /// linked by the whole response, where the stream links nothing.
+    @Test(
+        "a reference by key to a sub-entity naming a record given as another entity",
+        arguments: [
+            ("[]", #"[{"id": 1, "kind": "tile", "grout": "h"}, {"id": 1, "owner": {"id": 8, "favorite": 1}}]"#),
+            (
+                #"[{"id": 2, "kind": null, "color": "red", "holder": {"id": 7}}, {"id": 3, "kind": "tile"}]"#,
+                #"[{"id": 1}, {"id": 3, "owner": {"id": 8, "held": [1, 1], "favorite": 1}}]"#
+            ),
+        ])
+    func referenceToASubentityNamingAnotherEntity(earlier: String, list: String) async throws {
+        await withKnownIssue("a reference by key to a sub-entity links a record of another entity in one mode only") {
+            try await Self.expectEqualOrRefused(list, after: earlier)
+        }
+    }
+
+    // MARK: - Equal, or refused as documented
+
+    static let earlierStores = [
+        "[]",
+        #"[{"id": 1, "kind": "circle", "size": 1.5, "tone": "t"}, {"id": 2, "kind": "square", "size": 3, "holder": {"id": 7}}, {"id": 3, "kind": "disc", "t": 4, "maker": {"id": 8}}]"#,
+    ]
+
+    @Test(arguments: [
+        // A record whose sub-entity changes A -> B -> A with values, at three levels.
+        #"[{"id": 1, "kind": "disc", "t": 7, "size": 2}, {"id": 1, "kind": "square", "size": 3}, {"id": 1, "kind": "disc"}]"#,
+        #"[{"id": 1, "kind": "disc"}, {"id": 1, "kind": "circle"}, {"id": 1, "kind": "disc"}]"#,
+        #"[{"id": 1, "kind": "circle", "size": 2.5}, {"id": 1, "kind": "square", "size": 3}, {"id": 1, "kind": "circle"}]"#,
+        // A record made a sub-entity without a non-optional value later, or given it by another.
+        #"[{"id": 1, "kind": "circle"}, {"id": 9}, {"id": 1, "kind": "tile"}]"#,
+        #"[{"id": 1, "kind": "circle", "grout": "g"}, {"id": 9}, {"id": 1, "kind": "tile"}]"#,
+        #"[{"id": 1, "kind": "circle", "grout": "g"}, {"id": 9}, {"id": 1, "grout": null}, {"id": 1, "kind": "tile"}]"#,
+        #"[{"id": 1, "kind": "tile", "grout": "g"}, {"id": 1, "kind": "circle"}, {"id": 9}, {"id": 1, "kind": "tile"}]"#,
+        #"[{"id": 1, "kind": "tile", "grout": "g"}, {"id": 1, "kind": "circle", "grout": null}, {"id": 9}, {"id": 1, "kind": "tile"}]"#,
+        #"[{"id": 1, "kind": "tile", "grout": "g"}, {"id": 1, "kind": "blob"}, {"id": 9}, {"id": 1, "kind": "tile"}]"#,
+        // Relationships only a sub-entity has.
+        #"[{"id": 1, "kind": "square", "holder": {"id": 7, "name": "p"}}, {"id": 1, "kind": "circle"}, {"id": 1, "kind": "square"}]"#,
+        #"[{"id": 1, "kind": "disc", "maker": {"id": 7}}, {"id": 1, "kind": "circle"}, {"id": 1, "kind": "disc"}]"#,
+        #"[{"id": 1, "kind": "disc", "maker": {"id": 7}}, {"id": 1, "kind": "square", "holder": 7}, {"id": 1, "kind": "disc", "maker": null}]"#,
+        // Stubs through a relationship to a sub-entity, switched by their data.
+        #"[{"id": 2, "owner": {"id": 7, "favorite": 1}}, {"id": 1, "kind": "square", "size": 3}]"#,
+        #"[{"id": 2, "owner": {"id": 7, "favorite": 1, "made": [1]}}, {"id": 1, "kind": "circle"}, {"id": 1, "kind": "disc", "t": "x"}]"#,
+        // Shared key paths across batches.
+        #"[{"id": 1, "kind": "tile", "grout": "g", "size": "big"}, {"id": 1, "kind": "circle", "size": 1}, {"id": 1, "kind": "square"}, {"id": 1, "kind": "tile"}]"#,
+        #"[{"id": 1, "kind": "square", "size": 3}, {"id": 1, "size": "x"}, {"id": 1, "kind": "tile", "grout": "g"}, {"id": 1, "kind": "square"}]"#,
+        #"[{"id": 1, "kind": "circle", "size": 1.5}, {"id": 1, "size": null}, {"id": 1, "kind": "square"}]"#,
+        #"[{"id": 1, "kind": "circle", "tone": "a"}, {"id": 1, "look": {"tone": "b"}}, {"id": 1, "kind": "square", "tone": "c"}, {"id": 1, "kind": "circle"}]"#,
+    ])
+    func equalOrRefused(list: String) async throws {
+        for earlier in Self.earlierStores {
+            try await Self.expectEqualOrRefused(list, after: earlier)
+        }
+    }
+
+    // MARK: - Random responses
+
+    /// Random shapes of ids 1 to 3 whose occurrences state a kind or not, and give values for
+    /// each sub-entity's attributes, valid, refused, `null` or absent; some name others by key
+    /// through a person's lists and to-ones.
+    struct Generator {
+        var random: SeededRandom
+
+        mutating func chance(_ percent: Int) -> Bool { random.next(below: 100) < percent }
+
+        mutating func pick(_ choices: [String]) -> String { choices[random.next(below: choices.count)] }
+
+        mutating func person() -> String {
+            var members = ["\"id\": \(7 + random.next(below: 2))"]
+            if chance(40) { members.append("\"name\": \"p\(random.next(below: 2))\"") }
+            if chance(20) {
+                let ids = (0..<random.next(below: 3)).map { _ in "\(1 + random.next(below: 3))" }
+                members.append("\"\(pick(["shapes", "held", "made"]))\": [\(ids.joined(separator: ", "))]")
+            }
+            if chance(20) { members.append("\"favorite\": \(1 + random.next(below: 3))") }
+            return "{" + members.joined(separator: ", ") + "}"
+        }
+
+        mutating func shape() -> [String] {
+            var members = ["\"id\": \(1 + random.next(below: 3))"]
+            if chance(60) {
+                members.append(
+                    "\"kind\": " + pick(["\"circle\"", "\"square\"", "\"disc\"", "\"tile\"", "\"blob\"", "null"]))
+            }
+            if chance(45) { members.append("\"size\": " + pick(["1.5", "3", "\"big\"", "null", "4"])) }
+            if chance(35) {
+                members.append("\"\(pick(["t", "t", "dims"]))\": " + pick(["5", "\"x\"", "null", "{\"t\": 6}"]))
+            }
+            if chance(35) { members.append("\"grout\": " + pick(["\"g\"", "\"h\"", "null", "{}"])) }
+            if chance(20) { members.append("\"tone\": " + pick(["\"a\"", "null"])) }
+            if chance(20) { members.append("\"look\": {\"tone\": " + pick(["\"b\"", "null"]) + "}") }
+            if chance(20) { members.append("\"filled\": " + pick(["true", "\"no\"", "null"])) }
+            if chance(15) { members.append("\"color\": " + pick(["\"red\"", "null"])) }
+            if chance(12) { members.append("\"holder\": " + (chance(30) ? "null" : person())) }
+            if chance(12) { members.append("\"maker\": " + (chance(30) ? "null" : person())) }
+            if chance(12) { members.append("\"owner\": " + person()) }
+            return members
+        }
+
+        mutating func response(count: Int) -> [[String]] {
+            var shapes: [[String]] = []
+            for _ in 0..<count {
+                if !shapes.isEmpty, chance(10) {
+                    shapes.append(shapes[random.next(below: shapes.count)])
+                } else {
+                    shapes.append(shape())
+                }
+            }
+            return shapes
+        }
+    }
+
+    static func text(_ shapes: [[String]]) -> String {
+        "[" + shapes.map { "{" + $0.joined(separator: ", ") + "}" }.joined(separator: ", ") + "]"
+    }
+
+    /// Smaller responses than `shapes`: a record left out, or a member of one (never its `id`).
+    static func smaller(_ shapes: [[String]]) -> [[[String]]] {
+        var variants: [[[String]]] = []
+        for index in shapes.indices {
+            var fewer = shapes
+            fewer.remove(at: index)
+            variants.append(fewer)
+        }
+        for index in shapes.indices {
+            for member in shapes[index].indices.dropFirst() {
+                var fewer = shapes
+                fewer[index].remove(at: member)
+                variants.append(fewer)
+            }
+        }
+        return variants
+    }
+
+    static func shrink(_ shapes: [[String]], earlier: String) async throws -> [[String]] {
+        var current = shapes
+        var progress = true
+        while progress {
+            progress = false
+            for variant in smaller(current) where try await difference(text(variant), after: earlier) != nil {
+                current = variant
+                progress = true
+                break
+            }
+        }
+        return current
+    }
+
+    /// Seeds whose response shows a known issue, found by ``randomShapes()``.
+    static let seedsWithKnownIssues: Set<UInt64> = [2, 22, 77, 81, 139, 182, 246, 278, 287]
+
+    @Test func randomShapes() async throws {
+        var failures: [String] = []
+        var known: [UInt64] = []
+        for seed in UInt64(1)...UInt64(300) {
+            var generator = Generator(random: SeededRandom(seed: seed &* 7_919))
+            var earlier =
+                generator.chance(40) ? Self.text(generator.response(count: 1 + generator.random.next(below: 3))) : "[]"
+            if try await Self.outcome(of: earlier, after: "[]", entity: "Shape", batchBytes: nil).failure != nil {
+                earlier = "[]"
+            }
+            let shapes = generator.response(count: 2 + generator.random.next(below: 6))
+            guard try await Self.difference(Self.text(shapes), after: earlier) != nil else { continue }
+            if Self.seedsWithKnownIssues.contains(seed) {
+                known.append(seed)
+                continue
+            }
+            if failures.count < 3 {
+                let minimal = try await Self.shrink(shapes, earlier: earlier)
+                let shown = try await Self.difference(Self.text(minimal), after: earlier) ?? "(no longer fails)"
+                failures.append("seed \(seed), shrunk to \(Self.text(minimal)) after \(earlier):\n\(shown)")
+            } else {
+                failures.append("seed \(seed)")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) seeds differ:\n\(failures.joined(separator: "\n\n"))")
+        if !known.isEmpty {
+            withKnownIssue(
+                "a key path two sub-entities read, a stub of a sub-entity given its data as the root, or a reference by key to a sub-entity naming another entity"
+            ) {
+                Issue.record("seeds \(known) differ")
+            }
+        }
+    }
+}
