@@ -722,8 +722,16 @@ final class ProtoRecordBuilder {
     ) -> MergeOutcome {
         let wasReference = proto.isReference
         if representation !== proto.representation {
-            if proto.isReference || schema.entity(representation.entity.name, isKindOf: proto.entity.name) {
+            if schema.entity(representation.entity.name, isKindOf: proto.entity.name) {
                 proto.become(representation)
+            } else if proto.isReference {
+                // A reference names the record as its relationship's destination (a `Disc`):
+                // data that states its entity, or names another branch, decides; data of a more
+                // general entity that states none keeps the reference's, as a missing
+                // discriminator keeps a stored record's sub-entity (DESIGN §3.13).
+                if stated || !schema.entity(proto.entity.name, isKindOf: representation.entity.name) {
+                    proto.become(representation)
+                }
             } else if stated || !schema.entity(proto.entity.name, isKindOf: representation.entity.name) {
                 // Two branches of the hierarchy for one record, or a later occurrence that states
                 // a more general entity: the later occurrence wins, as a later value does, and
