@@ -1347,9 +1347,14 @@ private struct StreamTotals {
         _ record: Carried, to proto: ProtoRecord, key: ScopedKey, in builder: ProtoRecordBuilder
     ) throws {
         for link in record.incoming {
+            // A list back merged by `union` only adds: applied after the links given again, as
+            // one batch applies it after the holders' occurrences, it keeps them.
             if let inverse = link.inverse,
                 proto.clearedRelationships.contains(inverse)
-                    || proto.links.contains(where: { $0.relationship.name == inverse })
+                    || proto.links.contains(where: {
+                        $0.relationship.name == inverse
+                            && builder.options.mergePolicy(of: $0.relationship.property, on: proto.entity) != .union
+                    })
             {
                 throw StreamedDivergence(
                     record: proto.description,

@@ -314,6 +314,19 @@ import WebRecordTesting
         try await Self.expectEqualOrRefused(list, after: earlier)
     }
 
+    /// The completing copy's list back merged by union only adds: the link is carried, and the
+    /// stream is not refused, into an empty store or one that holds the post with another user.
+    @Test func aListBackMergedByUnionOnTheCompletingCopyIsCarried() async throws {
+        var options = PopulationOptions()
+        options.mergePolicies["User.posts"] = .union
+        let list =
+            #"[{"id": 1, "user": {"id": 5, "handle": "h"}}, {"id": 2, "user": {"id": 5, "name": "N", "posts": [2]}}]"#
+        for earlier in ["[]", #"[{"id": 1, "title": "a", "user": {"id": 9, "name": "Z"}}]"#] {
+            let refused = try await Self.expectEqualOrRefused(list, after: earlier, options: options)
+            #expect(refused.allSatisfy { !$0 }, "\(earlier): \(refused)")
+        }
+    }
+
     /// A list back given by the holder's stored user in between, under `replace`, dropping the
     /// holder from it.
     @Test func theStoredUsersListDropsTheHolderInBetween() async throws {
