@@ -54,6 +54,11 @@ struct PopulationWriter<Storage: RecordStorage> {
     private(set) var takenOneToOnes: [(table: String, column: String, holder: Int64, value: DatabaseValue)] = []
     /// Whether a link operation changed rows the population does not hold (so snapshots may be stale).
     private(set) var touchedOtherRows = false
+    /// The ordered lists kept on their members that the batch wrote for a stored owner, in turn:
+    /// merged by union, with the members listed (`listed`), whose members not listed it moved
+    /// after them; or replaced (`listed` nil). A streamed population moves the members not
+    /// listed again once every batch is written (``StreamTotals/noteOrderedLists(_:)``).
+    private(set) var orderedLists: [OrderedList] = []
     /// The join tables of relationships that are their own inverse given mirrored rows so far:
     /// there, a row inserted by this population may already have join rows.
     private var mirroredJoinTables = Set<String>()
@@ -237,6 +242,12 @@ struct PopulationWriter<Storage: RecordStorage> {
         // A new owner has no members stored, unless rows of the batch named it before its list
         // (``Marshaler``'s replaced lists in response order).
         guard !owner.isNew || heldMembers else { return }
+        if let positionColumn {
+            orderedLists.append(
+                OrderedList(
+                    owner: owner.rowID, table: table, column: column, positionColumn: positionColumn,
+                    listed: replace ? nil : members))
+        }
         if replace {
             let cascades = deleteRule == .cascade
             let clears = !(cascades && identifies)
@@ -286,6 +297,17 @@ struct PopulationWriter<Storage: RecordStorage> {
                 owner: owner, relationship: relationship,
                 change: .members(table: table, column: column, positionColumn: positionColumn, rows: members)))
     }
+}
+
+/// An ordered list kept on its members that a batch wrote (``PopulationWriter/orderedLists``): the
+/// owner's `_id`, the members' table, the column that names the owner, the position column, and
+/// for a list merged by union the members it listed, in order (nil for a replaced list).
+struct OrderedList {
+    let owner: Int64
+    let table: String
+    let column: String
+    let positionColumn: String
+    let listed: [Int64]?
 }
 
 /// Rows grouped by table, tables in the order first met, rows in their order within each.

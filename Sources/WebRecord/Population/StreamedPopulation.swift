@@ -472,6 +472,7 @@ extension ResponsePopulation {
             try Self.unmakeUnlinkedInOwnersRows(protos, totals: &totals, in: graph.representations)
         }
         if !stored.writer.joinPairs.isEmpty { totals.noteJoinPairs(stored.writer.joinPairs, layout: store.layout) }
+        if !stored.writer.orderedLists.isEmpty { totals.noteOrderedLists(stored.writer.orderedLists) }
         try totals.noteTakenOneToOnes(
             stored.writer.takenOneToOnes + stored.takenOneToOnes, rows: protos.lazy.compactMap(\.row),
             layout: store.layout)
@@ -537,6 +538,19 @@ extension ResponsePopulation {
             }
         }
         var totals = totals
+        if !whole {
+            // A member of an ordered list merged by union that a later batch took from its owner
+            // leaves the members moved after the listed ones where one batch, which moves them
+            // once every row is written, leaves none.
+            for (list, positionColumn, listed) in totals.unionListsBeforeTheLastBatch {
+                let moves = try transaction.moveMembers(
+                    of: list.owner, in: list.table, column: list.column, positionColumn: positionColumn, after: listed)
+                if !moves.isEmpty {
+                    totals.noteMovedAgain(
+                        moves, table: list.table, positionColumn: positionColumn, layout: store.layout)
+                }
+            }
+        }
         if !totals.unmade.isEmpty {
             // Rows earlier batches made that one batch would never have stored: they go, and
             // count as never inserted (``StreamTotals/forgetDeleted(_:layout:)``).
@@ -747,6 +761,58 @@ private struct StreamTotals {
     private var memberColumns: [RowKey: [Int]] = [:]
     /// The positions of members that a later batch moved in their list (``noteLinkChanges(_:cleared:layout:)``).
     private var movedColumns = Set<MemberColumn>()
+    /// The latest ordered list merged by union that a batch wrote for each stored owner, with the
+    /// members it listed and the batch (``noteOrderedLists(_:)``).
+    private(set) var unionLists: [UnionList: (positionColumn: String, listed: [Int64], batch: Int)] = [:]
+
+    /// An owner's ordered list kept on its members: the members' table, the column that names
+    /// the owner, and the owner's `_id`.
+    struct UnionList: Hashable, Comparable {
+        let table: String
+        let column: String
+        let owner: Int64
+
+        static func < (lhs: UnionList, rhs: UnionList) -> Bool {
+            (lhs.table, lhs.column, lhs.owner) < (rhs.table, rhs.column, rhs.owner)
+        }
+    }
+
+    /// Keeps the ordered lists a batch wrote (``PopulationWriter/orderedLists``): the latest list
+    /// merged by union of each owner, which a replaced list supersedes (an empty union list adds
+    /// nothing, and leaves the one before).
+    mutating func noteOrderedLists(_ lists: [OrderedList]) {
+        for list in lists {
+            let key = UnionList(table: list.table, column: list.column, owner: list.owner)
+            guard let listed = list.listed else {
+                unionLists[key] = nil
+                continue
+            }
+            if !listed.isEmpty { unionLists[key] = (list.positionColumn, listed, batch) }
+        }
+    }
+
+    /// The ordered lists merged by union that a batch wrote and a later batch may have taken
+    /// members of: their members not listed are moved after the listed ones again once every
+    /// batch is written, as one batch moves them after its rows are written
+    /// (``StoreOperations/moveMembers(of:in:column:positionColumn:after:)``).
+    var unionListsBeforeTheLastBatch: [(list: UnionList, positionColumn: String, listed: [Int64])] {
+        unionLists.filter { $0.value.batch < batch }.sorted { $0.key < $1.key }.map {
+            ($0.key, $0.value.positionColumn, $0.value.listed)
+        }
+    }
+
+    /// Follows the positions that moving the members not listed again changed
+    /// (``unionListsBeforeTheLastBatch``), as a batch's moves are followed.
+    mutating func noteMovedAgain(
+        _ moves: [(id: Int64, from: Int64, to: Int64)], table: String, positionColumn: String, layout: StorageLayout
+    ) {
+        guard let (tableIndex, column) = Self.column(positionColumn, of: table, in: layout) else { return }
+        for move in moves {
+            follow(
+                MemberColumn(member: RowKey(table: tableIndex, rowID: move.id), column: column),
+                before: .integer(move.from), after: .integer(move.to), moved: true)
+        }
+    }
     /// The batch that first gave each member column in ``memberValues`` to an owner, by number.
     private var gainedIn: [MemberColumn: Int] = [:]
     /// The member columns a list took from another record, with the owner and the batch
