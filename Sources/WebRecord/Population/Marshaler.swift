@@ -536,11 +536,23 @@ struct Marshaler {
         let cleared =
             (!proto.clearedRelationships.isEmpty && proto.clearedRelationships.contains(mapped.name))
             || (members.isEmpty && !set.members.isEmpty)
+        // Members that end the batch as an entity without the inverse (a `Tile` in a list of
+        // `Square`s whose `holder` is the inverse): looked at only where a sub-entity declares
+        // the inverse.
+        let lacking =
+            mapped.subentityInverseID == nil || mapped.identifiesDestination
+            ? [] : lackingInverse(members, of: mapped)
         switch link {
         case .foreignKeyHere(let column, let positionColumn, let columnName, let isOneToOne):
-            let target = members.first { $0.row != nil }?.row
+            var target = members.first { $0.row != nil }?.row
             // Named, but not stored (dropped as incomplete): the link keeps what it was.
             if target == nil, !members.isEmpty { return }
+            if let held = target, lacking.contains(held) {
+                // Linked, then cleared by the member's switch, as when applied in turn: a row
+                // that named it already is left to that switch, which clears it and counts it.
+                if row.values[column] == .integer(held.rowID) { return }
+                target = nil
+            }
             let value: DatabaseValue = target.map { .integer($0.rowID) } ?? .null
             if mapped.isSymmetric {
                 // Its own inverse: the partner links back, and neither keeps another partner.
@@ -598,9 +610,15 @@ struct Marshaler {
                 }
             }
             if !mapped.isToMany {
-                let target = rows.first
+                var target = rows.first
                 var unlinksOthers = false
-                if let target {
+                // Linked, then cleared by the member's switch: the record holds none, and no
+                // other row holds it either (a one-to-one's claim).
+                let dropped = target.map { lacking.contains($0) } ?? false
+                if dropped {
+                    target = nil
+                    unlinksOthers = !row.isNew
+                } else if let target {
                     let before = target.values[column]
                     if before != .integer(row.rowID) {
                         target.values[column] = .integer(row.rowID)
@@ -614,7 +632,7 @@ struct Marshaler {
                 }
                 if !mapped.identifiesDestination {
                     // A one-to-one kept in the other row: that row holds this one, and no other.
-                    guard target != nil || cleared else { return }
+                    guard target != nil || cleared || dropped else { return }
                     claim(
                         row.rowID, in: table, column: column, positionColumn: nil, columnName: columnName, by: target,
                         clearsStore: unlinksOthers)
@@ -630,6 +648,16 @@ struct Marshaler {
                         identifies: true, relationship: mapped.name, destination: mapped.property.destination))
                 return
             }
+            if !lacking.isEmpty {
+                // Each keeps its position, as when applied in turn: the member's switch clears
+                // its link, not the others' positions.
+                var kept: [RowState] = []
+                for (position, member) in rows.enumerated() where !lacking.contains(member) {
+                    if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }
+                    kept.append(member)
+                }
+                rows = kept
+            }
             for (position, member) in rows.enumerated() {
                 if !row.isNew { joined.append(Membership(owner: row, member: member, column: column)) }
                 if !member.isNew, case .integer(let from)? = member.originalValue(at: column), from != row.rowID {
@@ -642,7 +670,7 @@ struct Marshaler {
                     takenMembers.append((row, member, column))
                 }
                 member.values[column] = .integer(row.rowID)
-                if let positionColumn { member.values[positionColumn] = .integer(Int64(position)) }
+                if let positionColumn, lacking.isEmpty { member.values[positionColumn] = .integer(Int64(position)) }
                 noteMemberLink(member, table: table.index, column: column, owner: row.rowID, at: set.givenAt)
             }
             let relationship = mapped.property
@@ -661,7 +689,8 @@ struct Marshaler {
                     identifies: mapped.identifiesDestination, relationship: mapped.name,
                     destination: relationship.destination))
         case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
-            let rows = members.compactMap(\.row)
+            var rows = members.compactMap(\.row)
+            if !lacking.isEmpty { rows.removeAll { lacking.contains($0) } }
             let relationship = mapped.property
             let policy = appliedPolicy(set, of: proto)
             operations.append(
@@ -678,6 +707,24 @@ struct Marshaler {
                         replace: policy == .replace))
             }
         }
+    }
+
+    /// The rows of `members` that end the batch as an entity of the destination's hierarchy
+    /// without `mapped`'s inverse (``Representation/MappedRelationship/subentityInverseID``):
+    /// nothing links them there, as when the occurrences are applied in turn and the member's
+    /// switch clears what its earlier sub-entity had (DESIGN §3.13), whatever the merge order.
+    /// Each is noted in ``unwiredLinks`` under the inverse, so that a stream whose later batch
+    /// makes the member an entity with it again, without setting it, reads the response again.
+    private mutating func lackingInverse(
+        _ members: [ProtoRecord], of mapped: Representation.MappedRelationship
+    ) -> Set<RowState> {
+        guard let inverse = mapped.subentityInverseID else { return [] }
+        var lacking = Set<RowState>()
+        for member in members where !member.representation.hasRelationship(id: inverse) {
+            guard let row = member.row, lacking.insert(row).inserted else { continue }
+            unwiredLinks.append((row, inverse))
+        }
+        return lacking
     }
 
     /// The merge rule a to-many's list is applied with: its own, except that a list with an

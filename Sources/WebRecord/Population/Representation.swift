@@ -128,14 +128,19 @@ final class Representation {
         /// Whether the relationship is its own inverse (``Schema/isSelfInverse(_:)``), so each
         /// link is written on both records.
         let isSymmetric: Bool
+        /// The ``id`` of the inverse when a sub-entity of the destination's hierarchy declares it
+        /// (`Person.held`, whose inverse is `Square.holder`), so that a record of that hierarchy
+        /// may end as an entity without it (a `Tile`): nil otherwise, the common case.
+        let subentityInverseID: Int?
 
         init(
             property: Relationship, id: Int, destination: Int?, link: Link?, identifiesDestination: Bool,
-            isSymmetric: Bool = false
+            isSymmetric: Bool = false, subentityInverseID: Int? = nil
         ) {
             self.property = property
             self.identifiesDestination = identifiesDestination
             self.isSymmetric = isSymmetric
+            self.subentityInverseID = subentityInverseID
             self.keyPaths = property.keyPaths.map(JSONKeyPath.init)
             self.name = property.name
             self.isToMany = property.isToMany
@@ -242,7 +247,8 @@ final class Representation {
                 destination: entityIndex[relationship.destination],
                 link: Self.link(for: relationship, of: entity, store: store, plans: plans),
                 identifiesDestination: store.schema.identifiesDestination(of: relationship),
-                isSymmetric: store.schema.isSelfInverse(relationship))
+                isSymmetric: store.schema.isSelfInverse(relationship),
+                subentityInverseID: Self.subentityInverseID(of: relationship, in: store.schema, ids: relationshipIDs))
         }
         self.relationships = relationships
         var byName: [String: MappedRelationship] = [:]
@@ -263,6 +269,24 @@ final class Representation {
             keyRelationship = nil
         }
         keyTransforms = keyAttributes.map { $0.transformer.flatMap(store.transformer(named:)) }
+    }
+
+    /// The id of `relationship`'s inverse when an entity below the root of the destination's
+    /// hierarchy declares it (``MappedRelationship/subentityInverseID``).
+    private static func subentityInverseID(
+        of relationship: Relationship, in schema: Schema, ids: [String: Int]
+    ) -> Int? {
+        guard let inverseName = relationship.inverse,
+            let inverse = schema.entity(named: relationship.destination)?.relationship(named: inverseName),
+            let declaring = schema.entity(named: inverse.entityName), !declaring.isRoot
+        else { return nil }
+        return ids[RepresentationSet.qualifiedName(inverse)]
+    }
+
+    /// Whether a record of this entity has the relationship whose ``MappedRelationship/id`` is
+    /// `id`.
+    func hasRelationship(id: Int) -> Bool {
+        relationships.contains { $0.id == id }
     }
 
     /// The mapped relationship named `name`.
