@@ -582,7 +582,7 @@ struct Marshaler {
             {
                 noteMemberLink(
                     row, table: row.table.index, column: column, owner: target?.rowID,
-                    at: max(set.givenAt, proto.completedAt))
+                    at: max(set.givenAtInTurn, proto.completedAt))
             }
             if changes {
                 row.values[column] = value

@@ -47,16 +47,36 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         /// where the latest names a record that is not stored, the link is what the one before
         /// left it, as when the occurrences are applied in turn (``Marshaler/wire(_:of:)``).
         var earlier: [[ProtoRecord]] = []
+        /// The occurrence that gave each of ``earlier`` last (its ``givenAt`` then), in its order.
+        var earlierGivenAt: [Int] = []
 
         /// The members to wire: ``members``, or, for a to-one whose members none is stored,
         /// what the latest earlier occurrence left it that is (`[]` for a `null`); nil when
         /// no occurrence gave a stored record or a `null` (the link keeps what is stored).
-        var membersInTurn: [ProtoRecord]? {
+        var membersInTurn: [ProtoRecord]? { inTurn?.members }
+
+        /// When the link is wired (``membersInTurn``): ``givenAt``, or, when it falls back on an
+        /// earlier occurrence, the occurrence that gave that one. Applied in turn, the later
+        /// occurrence that names a record not stored changes nothing, so the link is what that
+        /// earlier occurrence set, and what came after it decides against it: a list given after
+        /// it that leaves the record out drops it, and another record's list or one-to-one given
+        /// after it takes the record or its target (decision 7, the claim named last).
+        var givenAtInTurn: Int {
+            // The common path (one occurrence, or none naming a record that is not stored).
+            guard !earlier.isEmpty else { return givenAt }
+            return inTurn?.givenAt ?? givenAt
+        }
+
+        /// ``membersInTurn`` and the occurrence that gave them (``givenAtInTurn``).
+        private var inTurn: (members: [ProtoRecord], givenAt: Int)? {
             guard !relationship.isToMany, !members.isEmpty, !members.contains(where: { $0.row != nil }) else {
-                return members
+                return (members, givenAt)
             }
-            for given in earlier.reversed() where given.isEmpty || given.contains(where: { $0.row != nil }) {
-                return given
+            for position in earlier.indices.reversed()
+            where earlier[position].isEmpty || earlier[position].contains(where: { $0.row != nil }) {
+                return (
+                    earlier[position], earlierGivenAt.indices.contains(position) ? earlierGivenAt[position] : givenAt
+                )
             }
             return nil
         }
@@ -329,6 +349,7 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == relationship.id {
             if !relationship.isToMany {
                 fields.pointee.links[index].earlier.append(fields.pointee.links[index].members)
+                fields.pointee.links[index].earlierGivenAt.append(fields.pointee.links[index].givenAt)
             }
             fields.pointee.links[index].members = members
             fields.pointee.links[index].isPartial = partial
@@ -389,11 +410,15 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         let fields = self.fields
         let lastGiven = fields.pointee.lastGiven
         for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == relationship.id {
+            let givenBefore = fields.pointee.links[index].givenAt
             fields.pointee.links[index].givenAt = lastGiven
             fields.pointee.links[index].memberTimes = []
             let members = fields.pointee.links[index].members
             if members.count == 1, members[0] == member, !fields.pointee.links[index].isPartial { return }
-            if !relationship.isToMany { fields.pointee.links[index].earlier.append(members) }
+            if !relationship.isToMany {
+                fields.pointee.links[index].earlier.append(members)
+                fields.pointee.links[index].earlierGivenAt.append(givenBefore)
+            }
             fields.pointee.links[index].members = [member]
             fields.pointee.links[index].isPartial = false
             return

@@ -502,14 +502,19 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     ///
     /// The links a record's first occurrence gave are in that order already, the graph's; only
     /// those a later occurrence gave again (a record repeated, a stub given its data) are sorted,
-    /// and merged in among them.
+    /// and merged in among them. A to-one whose latest occurrence names a record that is not
+    /// stored is wired where the earlier occurrence it falls back on gave it
+    /// (``ProtoRecord/Link/givenAtInTurn``), as that later occurrence changes nothing when the
+    /// occurrences are applied in turn: the lists and claims given after that earlier one come
+    /// after it.
     static func wireInOrderGiven(
         _ protos: [ProtoRecord], superseded: Set<LinkKey>, with marshaler: inout Marshaler
     ) {
         var later: [(givenAt: Int, proto: ProtoRecord, link: Int)] = []
         for proto in protos where proto.row != nil {
-            for (index, link) in proto.links.enumerated() where link.givenAt != proto.firstGiven {
-                later.append((link.givenAt, proto, index))
+            for (index, link) in proto.links.enumerated() {
+                let givenAt = link.givenAtInTurn
+                if givenAt != proto.firstGiven { later.append((givenAt, proto, index)) }
             }
         }
         let wires = { (proto: ProtoRecord, link: ProtoRecord.Link) in
@@ -526,8 +531,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             .map(\.element)
         var next = 0
         for proto in protos where proto.row != nil {
-            for link in proto.links where link.givenAt == proto.firstGiven {
-                while next < later.count, later[next].givenAt < link.givenAt {
+            for link in proto.links where link.givenAtInTurn == proto.firstGiven {
+                while next < later.count, later[next].givenAt < proto.firstGiven {
                     let (_, owner, index) = later[next]
                     if wires(owner, owner.links[index]) { marshaler.wire(owner.links[index], of: owner) }
                     next += 1
