@@ -100,23 +100,26 @@ struct Marshaler {
         let isNew = row.isNew
         let prepared = proto.preparedValues
         let dictionary = prepared == nil ? proto.dictionary : nil
+        // Values chosen apart from the dictionary, for attributes whose key paths meet: rare.
+        let shared = prepared == nil ? proto.sharedValues : nil
         // The representation holds its attributes until it is released, after the population:
         // none is retained for its turn.
         representation.attributes.withUnsafeBufferPointer { attributes in
             for index in attributes.indices {
                 if let onlyColumns, !onlyColumns.contains(attributes[index].column) { continue }
                 Unmanaged.passUnretained(attributes[index])._withUnsafeGuaranteedRef { mapped in
-                    switch prepared?[index]
-                        ?? Self.prepare(mapped, in: dictionary ?? proto.dictionary, coercion: coercion)
-                    {
+                    let value =
+                        prepared?[index]
+                        ?? (shared == nil
+                            ? Self.prepare(mapped, in: dictionary ?? proto.dictionary, coercion: coercion)
+                            : Self.prepare(mapped, value: proto.value(of: mapped), coercion: coercion))
+                    switch value {
                     case .value(let stored):
                         row.set(stored, at: mapped.column)
                     case .absent:
                         if isNew, let stored = mapped.storedDefault { row.set(stored, at: mapped.column) }
                     case .reported:
-                        populate(
-                            mapped, of: representation.name, in: row, from: dictionary ?? proto.dictionary, isNew: isNew
-                        )
+                        populate(mapped, of: representation.name, in: row, found: proto.found(mapped), isNew: isNew)
                     }
                 }
             }
@@ -141,24 +144,31 @@ struct Marshaler {
     static func prepare(
         _ mapped: Representation.MappedAttribute, in dictionary: JSONObject, coercion: ValueCoercion
     ) -> PreparedValue {
-        guard let value = mapped.firstValue(in: dictionary) else { return .absent }
+        prepare(mapped, value: mapped.firstValue(in: dictionary), coercion: coercion)
+    }
+
+    /// What `mapped` takes from `value`, the value a record gives it (nil: none).
+    static func prepare(
+        _ mapped: Representation.MappedAttribute, value: JSONValue?, coercion: ValueCoercion
+    ) -> PreparedValue {
+        guard let value else { return .absent }
         guard mapped.transformer == nil, !value.isNull || mapped.isOptional,
             let stored = coercion.storedValue(value, type: mapped.type, dateFormat: mapped.dateFormat)
         else { return .reported }
         return .value(stored)
     }
 
-    /// Sets one attribute of `row` from `dictionary` (the record's, of the entity `entity`) that
-    /// needs a value transformer or gives a value the attribute refuses (reported): the value
-    /// transformed and coerced, or for a new row whose dictionary gives a value the attribute
-    /// refuses, its default: a refused value leaves the attribute as if absent, as it leaves a
-    /// stored row's value as it was. The key path a value was found at is looked up again
-    /// only for a message.
+    /// Sets one attribute of `row` from `found`, the value the record (of the entity `entity`)
+    /// gives it (``ProtoRecord/found(_:)``), that needs a value transformer or that the attribute
+    /// refuses (reported): the value transformed and coerced, or for a new row given a value the
+    /// attribute refuses, its default: a refused value leaves the attribute as if absent, as it
+    /// leaves a stored row's value as it was.
     private func populate(
-        _ mapped: Representation.MappedAttribute, of entity: String, in row: RowState, from dictionary: JSONObject,
-        isNew: Bool
+        _ mapped: Representation.MappedAttribute, of entity: String, in row: RowState,
+        found: Representation.Found?, isNew: Bool
     ) {
-        guard var value = mapped.firstValue(in: dictionary) else { return }
+        guard let found else { return }
+        var value = found.value
         // A value refused below leaves the attribute as if absent.
         var accepted = false
         defer {
@@ -172,13 +182,13 @@ struct Marshaler {
                     WebRecordError(
                         .invalidEntityDescription, "no value transformer is registered as '\(name)'",
                         isFatal: false,
-                        entity: entity, property: mapped.name, keyPath: mapped.foundKeyPath(in: dictionary)))
+                        entity: entity, property: mapped.name, keyPath: found.keyPath))
                 return
             }
             guard let transformed = transform(value) else {
                 debugger.record(
                     .typeMismatch(
-                        entity: entity, property: mapped.name, keyPath: mapped.foundKeyPath(in: dictionary),
+                        entity: entity, property: mapped.name, keyPath: found.keyPath,
                         value: value, expected: "a value transformer '\(name)' accepts"))
                 return
             }
@@ -188,14 +198,14 @@ struct Marshaler {
             debugger.record(
                 WebRecordError(
                     .typeMismatch, "null for a non-optional attribute; the stored value is kept", isFatal: false,
-                    entity: entity, property: mapped.name, keyPath: mapped.foundKeyPath(in: dictionary),
+                    entity: entity, property: mapped.name, keyPath: found.keyPath,
                     value: value))
             return
         }
         guard let stored = coercion.storedValue(value, type: mapped.type, dateFormat: mapped.dateFormat) else {
             debugger.record(
                 .typeMismatch(
-                    entity: entity, property: mapped.name, keyPath: mapped.foundKeyPath(in: dictionary), value: value,
+                    entity: entity, property: mapped.name, keyPath: found.keyPath, value: value,
                     expected: coercion.refusal(value, type: mapped.type, dateFormat: mapped.dateFormat)))
             return
         }
@@ -297,7 +307,7 @@ struct Marshaler {
     /// what its key paths held (null, a value that was refused, or nothing).
     private static func missingValueReason(_ proto: ProtoRecord, _ attribute: Representation.MappedAttribute) -> String
     {
-        let found = attribute.value(in: proto.dictionary).map { ($0.keyPath, $0.value) }
+        let found = proto.found(attribute).map { ($0.keyPath, $0.value) }
         let name = attribute.name
         switch found {
         case nil:

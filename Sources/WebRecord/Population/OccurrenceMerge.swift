@@ -8,7 +8,9 @@
 /// (Jira's `fields`) fills what it gives and hides nothing the full copy gave.
 ///
 /// The merged dictionary is then what the marshaler reads: each attribute's key paths find in
-/// it the value the merge chose, at the key path it came from.
+/// it the value the merge chose, at the key path it came from. Where two attributes' key paths
+/// meet (``Representation/sharedAttributes``), one dictionary cannot hold a value chosen for
+/// each: those values are kept beside it (``ProtoRecord/sharedValues``) and read there.
 enum OccurrenceMerge {
     /// The value the merge chose for one attribute, and where it is placed.
     struct Choice {

@@ -299,6 +299,42 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         nonmutating set { fields.pointee.attributeTimes = newValue }
     }
 
+    /// For a record whose hierarchy has attributes whose key paths meet
+    /// (``Representation/sharedAttributes``), once occurrences of it were merged: the value
+    /// chosen for each of those attributes, in their order (nil where none gave one). One
+    /// dictionary holds one value at a key path; these hold each attribute's own (DESIGN §3.7).
+    /// Nil otherwise: each attribute reads its value in ``dictionary``. Kept beside the arena's
+    /// fields, so that no other record pays for them.
+    var sharedValues: [Representation.SharedValue?]? {
+        get { arena.sharedValues.isEmpty ? nil : arena.sharedValues[index] }
+        nonmutating set {
+            fields.pointee.preparedAt = -1
+            arena.sharedValues[index] = newValue
+        }
+    }
+
+    /// The value the record gives `mapped`, an attribute of its hierarchy, with the key path it
+    /// was found at: the one chosen for it (``sharedValues``), or the first of its candidates
+    /// present in ``dictionary``.
+    func found(_ mapped: Representation.MappedAttribute) -> Representation.Found? {
+        if let shared = sharedValues, let position = representation.sharedPositions[mapped.column],
+            shared.indices.contains(position)
+        {
+            return shared[position]?.found(as: mapped)
+        }
+        return mapped.value(in: dictionary)
+    }
+
+    /// The value the record gives `mapped` (``found(_:)`` without the path).
+    func value(of mapped: Representation.MappedAttribute) -> JSONValue? {
+        if !arena.sharedValues.isEmpty, let shared = arena.sharedValues[index],
+            let position = representation.sharedPositions[mapped.column], shared.indices.contains(position)
+        {
+            return shared[position]?.value
+        }
+        return mapped.firstValue(in: dictionary)
+    }
+
     /// The occurrence that gave the value the merged dictionary holds for the attribute kept in
     /// `column` (``attributeTimes``).
     func attributeTime(column: Int) -> Int {
@@ -460,6 +496,9 @@ final class ProtoRecordArena {
     /// The attribute values the reading thread prepared, every record's one after another
     /// (``ProtoRecord/preparedValues``).
     @exclusivity(unchecked) fileprivate(set) var prepared = BatchColumn<Marshaler.PreparedValue>()
+    /// The values chosen for the attributes whose key paths meet, of the records that have them
+    /// (``ProtoRecord/sharedValues``), by position: empty for most batches.
+    @exclusivity(unchecked) fileprivate(set) var sharedValues: [Int: [Representation.SharedValue?]] = [:]
 
     deinit {
         fields.removeAll()
@@ -485,6 +524,7 @@ final class ProtoRecordArena {
     func removeAll() {
         fields.removeAll(keepingCapacity: true)
         prepared.removeAll(keepingCapacity: true)
+        sharedValues.removeAll()
     }
 
     /// Prepares every record's attribute values (``Marshaler/prepare(_:in:coercion:)``), once the
@@ -500,9 +540,17 @@ final class ProtoRecordArena {
                     guard !attributes.isEmpty else { return }
                     record.pointee.preparedAt = prepared.count
                     let dictionary = record.pointee.dictionary
+                    let shared = sharedValues.isEmpty ? nil : sharedValues[index]
                     for position in attributes.indices {
                         Unmanaged.passUnretained(attributes[position])._withUnsafeGuaranteedRef { mapped in
-                            prepared.append(Marshaler.prepare(mapped, in: dictionary, coercion: coercion))
+                            if let shared, let chosen = representation.sharedPositions[mapped.column],
+                                shared.indices.contains(chosen)
+                            {
+                                prepared.append(
+                                    Marshaler.prepare(mapped, value: shared[chosen]?.value, coercion: coercion))
+                            } else {
+                                prepared.append(Marshaler.prepare(mapped, in: dictionary, coercion: coercion))
+                            }
                         }
                     }
                 }

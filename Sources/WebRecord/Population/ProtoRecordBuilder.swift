@@ -622,18 +622,22 @@ final class ProtoRecordBuilder {
     /// (a more specific one, or a stated one, wins). A batch that names the record only by key
     /// changes nothing, as a reference to a record met before does in one batch.
     func mergeEarlier(
-        _ earlier: JSONObject, as representation: Representation, stated: Bool, into proto: ProtoRecord
+        _ earlier: JSONObject, shared earlierShared: [Representation.SharedValue?]?, as representation: Representation,
+        stated: Bool, into proto: ProtoRecord
     ) {
         let (later, laterRepresentation, laterIsStated) = (proto.dictionary, proto.representation, proto.entityIsStated)
+        let laterShared = proto.sharedValues
         let wasReference = proto.isReference
         // What earlier batches gave is older than any occurrence of this batch.
         let (laterTimes, laterGiven) = (proto.attributeTimes, proto.lastGiven)
         proto.become(representation)
         proto.dictionary = earlier
+        proto.sharedValues = earlierShared
         proto.isReference = false
         proto.entityIsStated = stated
         _ = merge(
-            later, into: proto, as: wasReference ? representation : laterRepresentation, stated: laterIsStated,
+            later, shared: laterShared, into: proto, as: wasReference ? representation : laterRepresentation,
+            stated: laterIsStated,
             times: (earlier: { _ in 0 }, later: { laterTimes.indices.contains($0) ? laterTimes[$0] : laterGiven }))
         if laterIsStated { proto.entityIsStated = true }
     }
@@ -647,14 +651,14 @@ final class ProtoRecordBuilder {
         /// A to-one to a record the relationship identifies (a child without a key of its
         /// own): built again from the carried dictionary, keeping the `_id` it was given
         /// (``ProtoRecord/reservedRowID``).
-        case child(relationship: Int, rowID: Int64?)
+        case child(relationship: Int, rowID: Int64?, shared: [Representation.SharedValue?]?)
     }
 
     /// Gives `proto` the links its record's dropped occurrences in earlier batches set, beneath
     /// what this batch's occurrences set, as one batch applies the occurrences in turn: a
     /// relationship this batch sets (or sets to `null`) keeps this batch's link, as a later
     /// value does, and a child it gives again has the earlier child's values merged beneath
-    /// its own. Call after ``mergeEarlier(_:as:stated:into:)``; `dictionary` is what the
+    /// its own. Call after ``mergeEarlier(_:shared:as:stated:into:)``; `dictionary` is what the
     /// earlier occurrences gave.
     func linkCarried(_ links: [CarriedLink], from dictionary: JSONObject, into proto: ProtoRecord)
         throws(WebRecordError)
@@ -670,17 +674,21 @@ final class ProtoRecordBuilder {
                         key, to: representations.all[index], parent: proto, keyPath: mapped.name, via: mapped)
                 else { continue }
                 proto.setLink(mapped, member: member)
-            case .child(let id, let rowID):
+            case .child(let id, let rowID, let shared):
                 guard let mapped = representation.relationships.first(where: { $0.id == id }),
                     !proto.clearedRelationships.contains(mapped.name),
                     case .object(let earlier)? = mapped.value(in: dictionary)?.value
                 else { continue }
                 // Given again by this batch: the earlier child's values beneath; else the earlier child.
                 if let given = proto.links.first(where: { $0.relationship.id == id })?.members.first {
-                    mergeEarlier(earlier, as: given.representation, stated: given.entityIsStated, into: given)
+                    mergeEarlier(
+                        earlier, shared: shared, as: given.representation, stated: given.entityIsStated, into: given)
                 } else {
                     try linkRelationships(
                         of: proto, in: dictionary, only: mapped, representation: representation, owner: nil, depth: 1)
+                    if let shared {
+                        proto.links.first(where: { $0.relationship.id == id })?.members.first?.sharedValues = shared
+                    }
                 }
                 proto.links.first(where: { $0.relationship.id == id })?.members.first?.reservedRowID = rowID
             }
@@ -716,9 +724,14 @@ final class ProtoRecordBuilder {
     /// A later occurrence that states its entity (its discriminator is present, including a
     /// value that names no sub-entity, DESIGN §3.13) decides it, as a later value does; one that
     /// does not (a short copy without the discriminator) keeps the earlier, more specific one.
+    ///
+    /// `laterShared` is what the later occurrences chose for the attributes whose key paths meet
+    /// (``ProtoRecord/sharedValues``), when `dictionary` is itself occurrences merged (a
+    /// batch's, beneath which ``mergeEarlier(_:shared:as:stated:into:)`` merges what earlier
+    /// batches gave); nil for one occurrence.
     private func merge(
-        _ dictionary: JSONObject, into proto: ProtoRecord, as representation: Representation, stated: Bool,
-        times: (earlier: (Int) -> Int, later: (Int) -> Int)
+        _ dictionary: JSONObject, shared laterShared: [Representation.SharedValue?]? = nil, into proto: ProtoRecord,
+        as representation: Representation, stated: Bool, times: (earlier: (Int) -> Int, later: (Int) -> Int)
     ) -> MergeOutcome {
         let wasReference = proto.isReference
         if representation !== proto.representation {
@@ -747,9 +760,17 @@ final class ProtoRecordBuilder {
         proto.isReference = false
         // The common case in real streams: the same record repeated as is (a user on each of
         // their posts). Nothing to merge, and no copy of the dictionary's storage.
-        if proto.dictionary == dictionary {
-            // Every attribute the dictionary holds is given again.
-            proto.attributeTimes = []
+        if proto.dictionary == dictionary, laterShared == nil {
+            if proto.sharedValues == nil {
+                // Every attribute the dictionary holds is given again.
+                proto.attributeTimes = []
+            } else {
+                // Given again, an attribute whose key path another reads may take the value
+                // chosen for that other one: each is chosen again, the dictionary left as it is.
+                let merged = mergeChoices(dictionary, over: dictionary, of: proto, reports: false)
+                noteTimes(of: merged.choices + merged.apart, in: proto, times: times)
+                proto.sharedValues = merged.shared
+            }
             guard wasReference else { return .identical }
             changes += 1
             return .merged
@@ -758,13 +779,15 @@ final class ProtoRecordBuilder {
         // the earlier value, wherever the later one puts the keys around it (a short copy's
         // `fields` never hides the full copy's `fields.created`).
         let earlierDictionary = proto.dictionary
-        let choices = mergeChoices(dictionary, over: earlierDictionary, of: proto, reports: true)
-        noteTimes(of: choices, in: proto, times: times)
+        let merged = mergeChoices(
+            dictionary, over: earlierDictionary, of: proto, reports: true, laterShared: laterShared)
+        noteTimes(of: merged.apart.isEmpty ? merged.choices : merged.choices + merged.apart, in: proto, times: times)
         // Everything else is merged key by key at every depth; then each attribute is made to
         // read what was chosen for it.
-        var merged = OccurrenceMerge.mergedObjects(earlierDictionary, dictionary)
-        OccurrenceMerge.place(choices, in: &merged)
-        proto.dictionary = merged
+        var mergedDictionary = OccurrenceMerge.mergedObjects(earlierDictionary, dictionary)
+        OccurrenceMerge.place(merged.choices, in: &mergedDictionary)
+        proto.dictionary = mergedDictionary
+        if let shared = merged.shared { proto.sharedValues = shared }
         changes += 1
         return .merged
     }
@@ -812,8 +835,13 @@ final class ProtoRecordBuilder {
     /// it takes (``ProtoRecord/completedAt``).
     private func isComplete(_ proto: ProtoRecord) -> Bool {
         let dictionary = proto.dictionary
+        let shared = proto.sharedValues
         return proto.representation.requiredAttributes.allSatisfy { mapped in
-            switch Marshaler.prepare(mapped, in: dictionary, coercion: coercion) {
+            let prepared =
+                shared == nil
+                ? Marshaler.prepare(mapped, in: dictionary, coercion: coercion)
+                : Marshaler.prepare(mapped, value: proto.value(of: mapped), coercion: coercion)
+            switch prepared {
             case .value(let stored): return !stored.isNull
             case .absent: return false
             // A value transformer's result, or a refused value, is known only when set.
@@ -903,7 +931,7 @@ final class ProtoRecordBuilder {
     private func mergedDictionary(_ later: JSONObject, over earlier: JSONObject, of proto: ProtoRecord) -> JSONObject {
         guard later != earlier else { return later }
         var merged = OccurrenceMerge.mergedObjects(earlier, later)
-        OccurrenceMerge.place(mergeChoices(later, over: earlier, of: proto, reports: false), in: &merged)
+        OccurrenceMerge.place(mergeChoices(later, over: earlier, of: proto, reports: false).choices, in: &merged)
         return merged
     }
 
@@ -918,63 +946,105 @@ final class ProtoRecordBuilder {
     /// or a later occurrence makes an entity with that attribute, whose refused later value
     /// must not replace the valid earlier one either. Nothing is reported for them: the record
     /// may end as an entity without them, whose response merely holds those members.
+    ///
+    /// The attributes of the hierarchy whose key paths meet (``Representation/sharedAttributes``)
+    /// are chosen each for itself, as the occurrences applied in turn leave each column: the
+    /// earlier value is what was chosen for the attribute before (``ProtoRecord/sharedValues``),
+    /// the later one what `laterShared` holds for it, if anything, and the choices are
+    /// returned as `shared` (nil for a hierarchy without such attributes). Those of the
+    /// record's own entity are placed in the dictionary too, as it reads them; the others
+    /// (`apart`) are not: one dictionary cannot hold every one's value.
     private func mergeChoices(
-        _ later: JSONObject, over earlier: JSONObject, of proto: ProtoRecord, reports reportsOwn: Bool
-    ) -> [OccurrenceMerge.Choice] {
+        _ later: JSONObject, over earlier: JSONObject, of proto: ProtoRecord, reports reportsOwn: Bool,
+        laterShared: [Representation.SharedValue?]? = nil
+    ) -> (choices: [OccurrenceMerge.Choice], apart: [OccurrenceMerge.Choice], shared: [Representation.SharedValue?]?) {
         var choices: [OccurrenceMerge.Choice] = []
         let representation = proto.representation
         let own = representation.attributes.count
         let attributes =
             representation.hierarchyAttributes.isEmpty
             ? representation.attributes : representation.attributes + representation.hierarchyAttributes
-        for (position, mapped) in attributes.enumerated() {
+        // Rare: attributes whose key paths meet. Each is chosen apart.
+        let sharedAttributes = representation.sharedAttributes
+        let earlierShared = sharedAttributes.isEmpty ? nil : proto.sharedValues
+        var shared: [Representation.SharedValue?] = []
+        var chosenApart: [OccurrenceMerge.Choice] = []
+        if !sharedAttributes.isEmpty {
+            shared = [Representation.SharedValue?](repeating: nil, count: sharedAttributes.count)
+        }
+        let apart = sharedAttributes.filter { representation.attribute(atColumn: $0.column) == nil }
+        for (position, mapped) in (apart.isEmpty ? attributes : attributes + apart).enumerated() {
             let reports = reportsOwn && position < own
-            let earlier = mapped.value(in: earlier)
-            guard let later = mapped.value(in: later) else {
-                if let earlier { choices.append(OccurrenceMerge.Choice(attribute: mapped, found: earlier)) }
-                continue
-            }
-            if let earlier, earlier.value == later.value {
-                // The same value, wherever each found it: nothing to move.
-                choices.append(OccurrenceMerge.Choice(attribute: mapped, found: earlier))
-                continue
-            }
-            if let earlier {
-                if !mapped.accepts(later.value, coercion: coercion, store: store),
-                    mapped.accepts(earlier.value, coercion: coercion, store: store)
-                {
-                    if reports {
-                        debugger.record(
-                            .typeMismatch(
-                                entity: proto.representation.name, property: mapped.name, keyPath: later.keyPath,
-                                value: later.value,
-                                expected:
-                                    "\(mapped.type.withArticle) (a duplicate of \(proto) with a valid earlier value, which is kept)"
-                            ))
-                    }
-                    choices.append(OccurrenceMerge.Choice(attribute: mapped, found: earlier))
-                    continue
+            let isApart = position >= attributes.count
+            var earlierFound = mapped.value(in: earlier)
+            var laterFound = mapped.value(in: later)
+            let sharedPosition = sharedAttributes.isEmpty ? nil : representation.sharedPositions[mapped.column]
+            if let sharedPosition {
+                if let earlierShared, earlierShared.indices.contains(sharedPosition) {
+                    earlierFound = earlierShared[sharedPosition]?.found(as: mapped)
                 }
-                if reports, !mapped.accepts(earlier.value, coercion: coercion, store: store) {
-                    // Replaced, it is never stored, but it was refused all the same (decision
-                    // 10): reported here, once, as the later value is where it is prepared.
+                if let laterShared, laterShared.indices.contains(sharedPosition) {
+                    laterFound = laterShared[sharedPosition]?.found(as: mapped)
+                }
+            }
+            guard
+                let choice = choose(
+                    mapped, earlier: earlierFound, later: laterFound, of: proto, reports: reports)
+            else { continue }
+            if let sharedPosition, shared.indices.contains(sharedPosition) {
+                shared[sharedPosition] = Representation.SharedValue(choice.found, of: mapped)
+            }
+            if isApart { chosenApart.append(choice) } else { choices.append(choice) }
+        }
+        return (choices, chosenApart, sharedAttributes.isEmpty ? nil : shared)
+    }
+
+    /// The value `mapped` keeps of `earlier` and `later`, what two occurrences of `proto`'s
+    /// record give it (``mergeChoices(_:over:of:reports:laterShared:)``); nil when neither gives one.
+    private func choose(
+        _ mapped: Representation.MappedAttribute, earlier: Representation.Found?, later: Representation.Found?,
+        of proto: ProtoRecord, reports: Bool
+    ) -> OccurrenceMerge.Choice? {
+        guard let later else {
+            return earlier.map { OccurrenceMerge.Choice(attribute: mapped, found: $0) }
+        }
+        if let earlier, earlier.value == later.value {
+            // The same value, wherever each found it: nothing to move.
+            return OccurrenceMerge.Choice(attribute: mapped, found: earlier)
+        }
+        if let earlier {
+            if !mapped.accepts(later.value, coercion: coercion, store: store),
+                mapped.accepts(earlier.value, coercion: coercion, store: store)
+            {
+                if reports {
                     debugger.record(
                         .typeMismatch(
-                            entity: proto.representation.name, property: mapped.name, keyPath: earlier.keyPath,
-                            value: earlier.value,
+                            entity: proto.representation.name, property: mapped.name, keyPath: later.keyPath,
+                            value: later.value,
                             expected:
-                                "\(mapped.type.withArticle) (a duplicate of \(proto) with a later value, which wins)"))
+                                "\(mapped.type.withArticle) (a duplicate of \(proto) with a valid earlier value, which is kept)"
+                        ))
                 }
-                if reports {
-                    store.logger.log(
-                        .debug,
-                        "duplicate record in response: '\(later.keyPath)' changes from \(WebRecordError.excerpt(of: WebRecordError.shown(earlier.value, of: later.keyPath))) to \(WebRecordError.excerpt(of: WebRecordError.shown(later.value, of: later.keyPath))); the later value wins",
-                        entity: proto.representation.name)
-                }
+                return OccurrenceMerge.Choice(attribute: mapped, found: earlier)
             }
-            choices.append(OccurrenceMerge.Choice(attribute: mapped, found: later, isLater: true))
+            if reports, !mapped.accepts(earlier.value, coercion: coercion, store: store) {
+                // Replaced, it is never stored, but it was refused all the same (decision
+                // 10): reported here, once, as the later value is where it is prepared.
+                debugger.record(
+                    .typeMismatch(
+                        entity: proto.representation.name, property: mapped.name, keyPath: earlier.keyPath,
+                        value: earlier.value,
+                        expected:
+                            "\(mapped.type.withArticle) (a duplicate of \(proto) with a later value, which wins)"))
+            }
+            if reports {
+                store.logger.log(
+                    .debug,
+                    "duplicate record in response: '\(later.keyPath)' changes from \(WebRecordError.excerpt(of: WebRecordError.shown(earlier.value, of: later.keyPath))) to \(WebRecordError.excerpt(of: WebRecordError.shown(later.value, of: later.keyPath))); the later value wins",
+                    entity: proto.representation.name)
+            }
         }
-        return choices
+        return OccurrenceMerge.Choice(attribute: mapped, found: later, isLater: true)
     }
 
     private func keyPath(_ entity: Entity) -> String? {

@@ -10,7 +10,7 @@
 ///
 /// A record is taken as written only where that cannot differ from applying it again:
 /// - it is nested (not a top-level record), identified by key, of an entity with no parent and
-///   no sub-entities, and given with data, its occurrences in the batch merged into exactly the
+///   no sub-entities and no two attributes whose key paths meet, and given with data, its occurrences in the batch merged into exactly the
 ///   dictionary written last for its key, as the same entity;
 /// - its only relationships are to its own children: records identified by it (their owner),
 ///   or reached without a key through its to-one, each of an entity with no hierarchy, with no
@@ -332,9 +332,13 @@ struct RepeatedRecords {
         Row(table: row.table.index, rowID: row.rowID, entityName: row.entityName, values: Array(row.values))
     }
 
-    /// An entity with no parent and no sub-entities: its records cannot change entity.
+    /// An entity with no parent and no sub-entities (its records cannot change entity), and no
+    /// two attributes whose key paths meet.
     private static func isPlain(_ representation: Representation) -> Bool {
+        // Attributes whose key paths meet are chosen apart from the dictionary
+        // (``Representation/sharedAttributes``): an equal dictionary may hold other values.
         !representation.isDiscriminated && representation.entity.parentName == nil
+            && representation.sharedAttributes.isEmpty
     }
 
     /// Whether a child's row holds a value in a key attribute, by which another record could name

@@ -197,6 +197,42 @@ final class Representation {
     /// another, which a later occurrence or the store decides, and its occurrences are merged
     /// for those too (``ProtoRecordBuilder``). Set once, by the ``RepresentationSet``.
     fileprivate(set) var hierarchyAttributes: [MappedAttribute] = []
+    /// The attributes of this entity's hierarchy (this entity's own included) whose key paths
+    /// meet another attribute's, one per column: the same key path (a circle's `size` as its
+    /// radius, a square's as its side), or one inside the other (`dims` and `dims.t`). One
+    /// dictionary holds one value there, so the value the occurrences of a record choose for
+    /// each of them is kept apart (``ProtoRecord/sharedValues``), and read in its place. The
+    /// same for every entity of the hierarchy; empty for most. Set once, by the
+    /// ``RepresentationSet``.
+    fileprivate(set) var sharedAttributes: [MappedAttribute] = []
+    /// The position in ``sharedAttributes`` of the attribute kept in each column that has one.
+    fileprivate(set) var sharedPositions: [Int: Int] = [:]
+
+    /// A value the occurrences of a record chose for one of ``sharedAttributes``, and the
+    /// position, among the attribute's candidate key paths, of the one it was found at: plain
+    /// values, so that a streamed population carries them to a later batch, whose
+    /// representations are its own.
+    struct SharedValue: Equatable {
+        let value: JSONValue
+        let keyPath: Int
+
+        init(value: JSONValue, keyPath: Int) {
+            self.value = value
+            self.keyPath = keyPath
+        }
+
+        /// `found`, a value of `mapped` found at one of its candidate key paths.
+        init(_ found: Found, of mapped: MappedAttribute) {
+            value = found.value
+            keyPath = mapped.keyPaths.firstIndex { $0 === found.path } ?? 0
+        }
+
+        /// The value as `mapped`, the attribute it was chosen for, finds it.
+        func found(as mapped: MappedAttribute) -> Found? {
+            guard mapped.keyPaths.indices.contains(keyPath) else { return nil }
+            return Found(value: value, path: mapped.keyPaths[keyPath])
+        }
+    }
 
     /// The attribute stored in `column` of the table, if this entity has it.
     func attribute(atColumn column: Int) -> MappedAttribute? {
@@ -418,32 +454,53 @@ final class RepresentationSet {
                 entity: entity, index: index, store: store, plans: plans, coercion: coercion, entityIndex: byName,
                 relationshipIDs: relationshipIDs)
         }
-        // Key paths that two attributes of one hierarchy read (a circle's `size` and a square's):
-        // one dictionary cannot hold a value chosen for each, so those are merged as the record's
-        // own entity reads them only.
-        var sharedPaths: [Int: Set<String>] = [:]
+        // Key paths that two attributes of one hierarchy read (a circle's `size` and a square's),
+        // or one of which is inside the other (`dims` and `dims.t`): one dictionary cannot hold a
+        // value chosen for each, so those attributes' chosen values are kept apart, and merged
+        // into the dictionary as the record's own entity reads them only.
+        var sharedByRoot: [Int: [Representation.MappedAttribute]] = [:]
         for root in Set(all.map(\.rootIndex)) {
-            var seen: [String: Int] = [:]
-            var shared = Set<String>()
+            var byColumn: [Int: Representation.MappedAttribute] = [:]
+            var columnOrder: [Int] = []
+            var columnsOfPath: [String: Set<Int>] = [:]
             for representation in all where representation.rootIndex == root {
-                for attribute in representation.attributes {
-                    for path in attribute.keyPaths.map(\.text) {
-                        if let column = seen[path], column != attribute.column { shared.insert(path) }
-                        seen[path] = attribute.column
-                    }
+                for attribute in representation.attributes where byColumn[attribute.column] == nil {
+                    byColumn[attribute.column] = attribute
+                    columnOrder.append(attribute.column)
+                    for path in attribute.keyPaths { columnsOfPath[path.text, default: []].insert(attribute.column) }
                 }
             }
-            sharedPaths[root] = shared
+            var shared = Set<Int>()
+            for (path, columns) in columnsOfPath {
+                if columns.count > 1 { shared.formUnion(columns) }
+                // Each key path around this one (`dims` for `dims.t`), read by another column.
+                var prefix = path[...]
+                while let dot = prefix.lastIndex(of: ".") {
+                    prefix = prefix[..<dot]
+                    guard let outer = columnsOfPath[String(prefix)], outer != columns || columns.count > 1 else {
+                        continue
+                    }
+                    shared.formUnion(outer)
+                    shared.formUnion(columns)
+                }
+            }
+            guard !shared.isEmpty else { continue }
+            sharedByRoot[root] = columnOrder.filter(shared.contains).compactMap { byColumn[$0] }
+        }
+        for representation in all {
+            guard let shared = sharedByRoot[representation.rootIndex] else { continue }
+            representation.sharedAttributes = shared
+            for (position, attribute) in shared.enumerated() {
+                representation.sharedPositions[attribute.column] = position
+            }
         }
         for representation in all
         where representation.hasSubentities || representation.rootIndex != representation.index {
-            let shared = sharedPaths[representation.rootIndex] ?? []
+            let shared = representation.sharedPositions
             var columns = Set(representation.attributes.map(\.column))
             for other in all where other.rootIndex == representation.rootIndex && other.index != representation.index {
                 for attribute in other.attributes
-                where !attribute.keyPaths.contains(where: { shared.contains($0.text) })
-                    && columns.insert(attribute.column).inserted
-                {
+                where shared[attribute.column] == nil && columns.insert(attribute.column).inserted {
                     representation.hierarchyAttributes.append(attribute)
                 }
             }

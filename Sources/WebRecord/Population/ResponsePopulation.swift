@@ -417,20 +417,20 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         for proto in protos where !proto.isReference {
             guard let row = proto.row, !row.isNew, stubs.contains(RowKey(row)) else { continue }
             for mapped in proto.representation.attributes where row.values[mapped.column].isNull {
-                guard let stored = mapped.storedDefault, lacksValue(mapped, in: proto.dictionary, coercion: coercion)
+                guard let stored = mapped.storedDefault, lacksValue(mapped, of: proto, coercion: coercion)
                 else { continue }
                 row.set(stored, at: mapped.column)
             }
         }
     }
 
-    /// Whether `dictionary` gives `mapped` no value that it accepts: none, or one it refuses,
+    /// Whether `proto` gives `mapped` (``ProtoRecord/value(of:)``) no value that it accepts: none, or one it refuses,
     /// which leaves a new record the attribute's default (``Marshaler``). A `null` it accepts is
     /// a value.
     private func lacksValue(
-        _ mapped: Representation.MappedAttribute, in dictionary: JSONObject, coercion: ValueCoercion
+        _ mapped: Representation.MappedAttribute, of proto: ProtoRecord, coercion: ValueCoercion
     ) -> Bool {
-        guard let found = mapped.firstValue(in: dictionary) else { return true }
+        guard let found = proto.value(of: mapped) else { return true }
         return !mapped.accepts(found, coercion: coercion, store: store)
     }
 
@@ -449,7 +449,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             }
             for mapped in proto.representation.attributes where row.values[mapped.column].isNull {
                 guard let stored = mapped.storedDefault, earlier.attribute(atColumn: mapped.column) == nil,
-                    lacksValue(mapped, in: proto.dictionary, coercion: coercion)
+                    lacksValue(mapped, of: proto, coercion: coercion)
                 else { continue }
                 row.set(stored, at: mapped.column)
             }
@@ -575,7 +575,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 var best: (proto: ProtoRecord, time: Int, accepted: Bool)?
                 for member in ordered {
                     guard let mapped = member.representation.attributes.first(where: { $0.column == column }),
-                        let value = mapped.firstValue(in: member.dictionary)
+                        let value = member.value(of: mapped)
                     else { continue }
                     let time = member.attributeTime(column: column)
                     let accepted = mapped.accepts(value, coercion: coercion, store: store)

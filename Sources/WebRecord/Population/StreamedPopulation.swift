@@ -878,6 +878,8 @@ private struct StreamTotals {
         let entityIsStated: Bool
         /// Its occurrences merged (``ProtoRecord/dictionary``).
         let dictionary: JSONObject
+        /// What they chose for the attributes whose key paths meet (``ProtoRecord/sharedValues``).
+        let sharedValues: [Representation.SharedValue?]?
         /// The `_id` it keeps (``ProtoRecord/reservedRowID``).
         let rowID: Int64?
         /// Its key as its first occurrence gave it (``ProtoRecord/primaryKeyValue``), which
@@ -1179,7 +1181,8 @@ private struct StreamTotals {
                 let scoped = ScopedKey(proto, key)
                 carried[scoped] = Carried(
                     representation: proto.representation.index, entityIsStated: proto.entityIsStated,
-                    dictionary: proto.dictionary, rowID: proto.reservedRowID, primaryKeyValue: proto.primaryKeyValue,
+                    dictionary: proto.dictionary, sharedValues: proto.sharedValues, rowID: proto.reservedRowID,
+                    primaryKeyValue: proto.primaryKeyValue,
                     description: proto.description,
                     links: links.carried, incoming: incoming, identity: identity)
                 for target in links.targets { carriedTargets[target, default: []].append(scoped) }
@@ -1216,7 +1219,8 @@ private struct StreamTotals {
                 guard member.normalizedKey == nil, member.links.isEmpty, member.clearedRelationships.isEmpty else {
                     return nil
                 }
-                carried.append(.child(relationship: mapped.id, rowID: member.reservedRowID))
+                carried.append(
+                    .child(relationship: mapped.id, rowID: member.reservedRowID, shared: member.sharedValues))
             } else if case .foreignKeyHere? = mapped.link, let row = member.row, member.normalizedKey != nil,
                 let key = member.primaryKeyValue,
                 mapped.inverse.map({ member.representation.relationship(named: $0)?.isToMany == true }) ?? true
@@ -1361,7 +1365,7 @@ private struct StreamTotals {
     /// then ends as in one batch, stored with the `_id` it kept if it is complete now, or
     /// dropped again. The warning that dropped it earlier is withdrawn: this batch's outcome
     /// replaces it. A batch that names the record as another entity of its hierarchy merges
-    /// into it as one later occurrence does (``ProtoRecordBuilder/mergeEarlier(_:as:stated:into:)``).
+    /// into it as one later occurrence does (``ProtoRecordBuilder/mergeEarlier(_:shared:as:stated:into:)``).
     ///
     /// - Throws: ``StreamedDivergence`` when the entity the record was carried as is not in
     ///   this batch's schema, which cannot happen within one population.
@@ -1389,8 +1393,8 @@ private struct StreamTotals {
                 throw StreamedDivergence(record: proto.description)
             }
             builder.mergeEarlier(
-                record.dictionary, as: representations[record.representation], stated: record.entityIsStated,
-                into: proto)
+                record.dictionary, shared: record.sharedValues, as: representations[record.representation],
+                stated: record.entityIsStated, into: proto)
             if let key = record.primaryKeyValue { proto.primaryKeyValue = key }
             try builder.linkCarried(record.links, from: record.dictionary, into: proto)
             try giveIncoming(record, to: proto, key: key, in: builder)

@@ -86,15 +86,12 @@ struct SwitchedSubentities {
             if !lost.isEmpty { try requireNothingLost(proto, row: row) }
             guard var values = kept[RowKey(row)] else { continue }
             let current = proto.representation
-            let dictionary = proto.dictionary
             try values.removeAll { entry in
                 switch entry.source {
                 case .attribute:
                     guard let mapped = current.attribute(atColumn: entry.column) else { return false }
                     // A value the batch gives and the attribute refuses leaves the row's, which is the kept one.
-                    if mapped.value(in: dictionary).map({ !mapped.accepts($0.value, coercion: coercion, store: store) })
-                        ?? true
-                    {
+                    if proto.value(of: mapped).map({ !mapped.accepts($0, coercion: coercion, store: store) }) ?? true {
                         row.set(entry.value, at: mapped.column)
                     }
                 case .relationship(let id):
@@ -241,12 +238,11 @@ struct SwitchedSubentities {
             guard let row = proto.row, let attributes = hierarchies[current.rootIndex] else { continue }
             let key = RowKey(row)
             var values = kept[key] ?? []
-            let dictionary = proto.dictionary
             for attribute in attributes where current.attribute(atColumn: attribute.column) == nil {
                 // The later value wins; one the attribute refuses leaves an earlier valid one
                 // kept, as a refused later value never replaces a valid earlier one (decision 7).
-                guard let found = attribute.value(in: dictionary),
-                    let value = attribute.storedValue(found.value, coercion: coercion, store: store)
+                guard let found = proto.value(of: attribute),
+                    let value = attribute.storedValue(found, coercion: coercion, store: store)
                 else { continue }
                 values.removeAll { $0.column == attribute.column }
                 values.append(Kept(source: .attribute(attribute), column: attribute.column, value: value))
