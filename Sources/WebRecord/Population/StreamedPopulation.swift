@@ -759,8 +759,11 @@ private struct StreamTotals {
     private var memberValues: [MemberColumn: (original: DatabaseValue?, latest: DatabaseValue)] = [:]
     /// The member columns of ``memberValues`` by member row, to follow their latest values.
     private var memberColumns: [RowKey: [Int]] = [:]
-    /// The positions of members that a later batch moved in their list (``noteLinkChanges(_:cleared:layout:)``).
-    private var movedColumns = Set<MemberColumn>()
+    /// The member columns a batch's links changed in the store (``noteLinkChanges(_:cleared:layout:)``):
+    /// a member's reference to its owner cleared, or its position moved, after the rows of the
+    /// batch were compared. A row met unchanged counts as updated when one ends otherwise than
+    /// before the population (``endsChangedByLinks(_:)``).
+    private var linkedColumns = Set<MemberColumn>()
     /// The latest ordered list merged by union that a batch wrote for each stored owner, with the
     /// members it listed and the batch (``noteOrderedLists(_:)``).
     private(set) var unionLists: [UnionList: (positionColumn: String, listed: [Int64], batch: Int)] = [:]
@@ -810,7 +813,7 @@ private struct StreamTotals {
         for move in moves {
             follow(
                 MemberColumn(member: RowKey(table: tableIndex, rowID: move.id), column: column),
-                before: .integer(move.from), after: .integer(move.to), moved: true)
+                before: .integer(move.from), after: .integer(move.to))
         }
     }
     /// The batch that first gave each member column in ``memberValues`` to an owner, by number.
@@ -991,9 +994,10 @@ private struct StreamTotals {
     ///   unless the clearing is the switch of a row of `switched` (by `_id`) to another sub-entity.
     ///
     /// A later batch that meets such a row takes what it held before the change for its values
-    /// before the population. One batch repositions in memory the members that an earlier
-    /// occurrence of the list named, and a member moved in a later batch counts as one batch
-    /// counts it: updated, if it was met and ends elsewhere (``movedColumns``).
+    /// before the population. A row the response names whose reference or position a link
+    /// changes, in this batch (after its values were compared) or a later one, counts as it
+    /// ends in the store: updated if it ends otherwise than before the population
+    /// (``linkedColumns``), whole and streamed alike.
     ///
     /// - Throws: ``StreamedDivergence`` when a list drops a member that an earlier batch gave
     ///   it from another record: one batch wires only the list's latest occurrence, so the
@@ -1035,10 +1039,10 @@ private struct StreamTotals {
                                 "is given to \(change.owner.entityName) _id \(change.owner.rowID) by one part of the response, from the record it named, and dropped by a later occurrence of that list: populated in parts, it would name no record, where the whole response, which takes only the list's latest occurrence, leaves it with the record it named"
                         )
                     }
-                    follow(reference, before: ownerID, after: row.cleared ? .null : ownerID, moved: false)
+                    follow(reference, before: ownerID, after: row.cleared ? .null : ownerID)
                     let position = positionIndex.map { MemberColumn(member: member, column: $0) }
                     if let position {
-                        follow(position, before: row.positionBefore, after: row.positionAfter, moved: !row.cleared)
+                        follow(position, before: row.positionBefore, after: row.positionAfter)
                     }
                     ownerMembers[owner, default: []].append((reference, position))
                 }
@@ -1064,7 +1068,7 @@ private struct StreamTotals {
                             "is taken by a one-to-one from another record in one part of the response and let go of in a later one: populated in parts, no record would hold it, where the whole response, which takes only the link's latest occurrence, leaves it with the record it named"
                     )
                 }
-                follow(reference, before: rows.value, after: .null, moved: false)
+                follow(reference, before: rows.value, after: .null)
             }
         }
     }
@@ -1080,9 +1084,8 @@ private struct StreamTotals {
     }
 
     /// Follows a column that a link changed from `before` to `after` in a row the batch may not
-    /// hold: a member's reference to its owner, or its position (`moved`, when the member stays
-    /// in the list).
-    private mutating func follow(_ column: MemberColumn, before: DatabaseValue, after: DatabaseValue, moved: Bool) {
+    /// hold: a member's reference to its owner, or its position.
+    private mutating func follow(_ column: MemberColumn, before: DatabaseValue, after: DatabaseValue) {
         let key = column.member
         if memberValues[column] == nil {
             memberValues[column] = (originalValue(of: key, at: column.column, now: before), after)
@@ -1091,14 +1094,13 @@ private struct StreamTotals {
             memberValues[column]?.latest = after
         }
         guard before != after else { return }
-        if moved { movedColumns.insert(column) }
+        linkedColumns.insert(column)
         if let values = changed[key], values.latest.indices.contains(column.column) {
-            // Changed by a batch before. One batch wires only the latest occurrence of a list,
-            // which supersedes the earlier ones', and moves in memory the members they named:
-            // a member the later list moves ends where it moves it; one it unlinks, or a
-            // one-to-one's later link unlinks, as it was before the population (the link
-            // unlinks it in the store only).
-            changed[key]?.latest[column.column] = moved ? after : values.original[column.column]
+            // Changed by this batch, before its links ran, or by one before: the link changed the
+            // row in the store after that, so it ends as the link leaves it (a member a later
+            // list moves, where it moves it; one a list drops, or a one-to-one's later link
+            // takes its target from, unlinked), whatever its values in memory.
+            changed[key]?.latest[column.column] = after
             return
         }
         if statuses.indices.contains(key.table), let status = RowStatus(packed: statuses[key.table][key.rowID]),
@@ -1676,13 +1678,15 @@ private struct StreamTotals {
         statuses.indices.contains(key.table) && RowStatus(packed: statuses[key.table][key.rowID]) != nil
     }
 
-    /// Whether a row a batch met unchanged ends elsewhere in a list, moved there by a later
-    /// batch, as one batch moves it in memory.
-    private func endsMoved(_ key: RowKey) -> Bool {
-        guard !movedColumns.isEmpty, let columns = memberColumns[key] else { return false }
+    /// Whether a row a batch met unchanged ends, in a column a link changed in the store after
+    /// the row was compared (``linkedColumns``), otherwise than before the population: moved
+    /// elsewhere in a list, or unlinked by a list that drops it or a one-to-one that takes its
+    /// target.
+    private func endsChangedByLinks(_ key: RowKey) -> Bool {
+        guard !linkedColumns.isEmpty, let columns = memberColumns[key] else { return false }
         return columns.contains { column in
             let member = MemberColumn(member: key, column: column)
-            guard movedColumns.contains(member), let values = memberValues[member] else { return false }
+            guard linkedColumns.contains(member), let values = memberValues[member] else { return false }
             return values.original != values.latest
         }
     }
@@ -1749,7 +1753,8 @@ private struct StreamTotals {
                 var status = row.status
                 let entity = entityNames[Int(row.entity)]
                 if status == .unchanged,
-                    endsMoved(RowKey(table: table, rowID: rowID)) || lostMembers(RowKey(table: table, rowID: rowID))
+                    endsChangedByLinks(RowKey(table: table, rowID: rowID))
+                        || lostMembers(RowKey(table: table, rowID: rowID))
                 {
                     status = .updated
                 }

@@ -271,8 +271,8 @@ extension AdversarialStreamTests5 {
         }
     }
 
-    /// Docs/Population.md: "one that a later batch's list (or a one-to-one's later link) unlinks
-    /// counts as it was before the population". Animal 3, stored without a mate, is linked by
+    /// Docs/Population.md: a row that a later batch's list or a one-to-one's later link unlinks
+    /// "counts as its row ends". Animal 3, stored without a mate, is linked by
     /// animal 4's first occurrence and unlinked by its second (`null`); animal 6 is taken by 4
     /// and 4 is then claimed by 3. Each ends as stored, unchanged whole; streamed a record a
     /// batch it counts as updated (`Animal`, or `Dog` when it is a dog).

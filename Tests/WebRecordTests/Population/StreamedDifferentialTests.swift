@@ -1295,9 +1295,8 @@ import WebRecordTesting
 
     /// A record's lists that one batch changes in rows it does not hold and a later batch sets
     /// back count as one batch counts them, in every batching: the owner whose list ends as it
-    /// began is unchanged; a member a later occurrence's list moves counts itself, and one it
-    /// unlinks counts as it was before the population (one batch wires only the latest
-    /// occurrence's list, and unlinks in the store only).
+    /// began is unchanged; a member a later occurrence's list moves or unlinks counts itself, as
+    /// its row ends (one batch wires only the latest occurrence's list).
     @Test(arguments: [
         // Join rows, ordered and not, changed and set back.
         (
@@ -1345,11 +1344,11 @@ import WebRecordTesting
             #"{"data": [{"id": 9, "comments": [{"id": 1092, "body": "c"}]}, {"id": 9, "comments": []}]}"#,
             "Comment +1 ~0 =0 -0, Post +0 ~0 =1 -0"
         ),
-        // A member unlinked, given back, then unlinked again.
+        // A member unlinked, given back, then unlinked again: it ends unlinked, and counts updated.
         (
             #"{"data": [{"id": 1, "title": "a", "comments": [{"id": 1010}]}]}"#,
             #"{"data": [{"id": 1, "comments": []}, {"id": 1, "comments": [{"id": 1010}]}, {"id": 1, "comments": [{"id": 1011}]}]}"#,
-            "Comment +1 ~0 =1 -0, Post +0 ~1 =0 -0"
+            "Comment +1 ~1 =0 -0, Post +0 ~1 =0 -0"
         ),
         // A record identified by its owner, which one batch creates and a later one unlinks:
         // never stored, and its owner unchanged, as in one batch.
