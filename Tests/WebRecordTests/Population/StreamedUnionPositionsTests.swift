@@ -79,30 +79,6 @@ struct StreamedUnionPositionsTests {
 
     /// Owner 1's `uu` items and their positions after `list`, in the documented order.
     static func owner1(_ list: String, after earlier: String, batchBytes: Int?) async throws -> [[Int?]] {
-        let store = try RecordStore(inMemory: schema)
-        _ = try await store.populate(try JSONReader().read(earlier), entity: "Owner")
-        if let batchBytes {
-            let data = Data(list.utf8)
-            let population = ResponsePopulation(store: try #require(store.sqlite), options: PopulationOptions())
-            let open: (String?) throws(WebRecordError) -> JSONStreamReader = { keyPath in
-                JSONStreamReader(data: data, keyPath: keyPath, batchByteLimit: batchBytes)
-            }
-            _ = try await population.populate(streaming: open, entity: "Owner", reopens: true)
-        } else {
-            _ = try await store.populate(try JSONReader().read(list), entity: "Owner")
-        }
-        return try await store.read { connection in
-            try connection.rows(
-                """
-                SELECT i."id", i."_position_uOwner" FROM "Item" i JOIN "Owner" o ON o."_id" = i."uOwner"
-                WHERE o."id" = 1 ORDER BY i."_position_uOwner", i."_id"
-                """
-            ).map { row in
-                row.map { value -> Int? in
-                    if case .integer(let number) = value { return Int(number) }
-                    return nil
-                }
-            }
-        }
+        try await OracleOrderedListTests.unionPositions([earlier], then: list, batchBytes: batchBytes, owner: 1)
     }
 }
