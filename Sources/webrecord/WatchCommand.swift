@@ -140,9 +140,18 @@ enum WatchCommand: Subcommand {
         }
         switch ended {
         case .success: return ExitStatus.success
+        // Ended by SIGINT or a closed pipe: the cancellation may reach the observation inside
+        // one of its reads, which then fails as cancelled instead of ending the iteration.
+        case .failure(let error) where task.isCancelled && isCancellation(error): return ExitStatus.success
         case .failure(let error as WebRecordError): throw Failure("\(path): \(StoreAccess.describe(error))")
         case .failure(let error): throw Failure("\(path): \(error)")
         }
+    }
+
+    /// Whether `error` is a cancellation: Swift's, or WebRecord's `cancelled`.
+    private static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        return (error as? WebRecordError)?.code == .cancelled
     }
 
     /// A record's key as `export` prints it: its primary-key value, or its `_id` when the entity
