@@ -527,8 +527,14 @@ struct Marshaler {
     }
 
     /// Wires one relationship the response set on `proto`.
-    mutating func wire(_ set: ProtoRecord.Link, of proto: ProtoRecord) {
+    mutating func wire(_ given: ProtoRecord.Link, of proto: ProtoRecord) {
         guard let row = proto.row else { return }
+        var set = given
+        if !given.judged.isEmpty {
+            // Only where a reference by key named a record of a hierarchy with sub-entities.
+            guard let kept = judged(given, of: proto) else { return }
+            set = kept
+        }
         // A sub-entity chosen after the link was set inherits the relationship and its storage;
         // one that lacks it relates nothing there (DESIGN §3.13), as when the occurrences are
         // applied in turn and the switch clears what the earlier sub-entity had.
@@ -717,6 +723,63 @@ struct Marshaler {
                         replace: policy == .replace))
             }
         }
+    }
+
+    /// `set` without the members that a reference by key named as a record of another branch
+    /// of the hierarchy (DESIGN §3.13: a `Disc`-typed link naming a stored `Tile` links nothing):
+    /// each judged, once its record is resolved, against the entity it had when the reference
+    /// was given (``ProtoRecord/Link/judged``): the stored one, which a missing discriminator
+    /// keeps, or, for a new record, the response's. A to-many so refused is applied as additions
+    /// only, as a list with a refused element is; a to-one is what an earlier occurrence left it
+    /// (nil: nothing to wire, the stored link stands).
+    private func judged(_ set: ProtoRecord.Link, of proto: ProtoRecord) -> ProtoRecord.Link? {
+        let required = set.relationship.property.destination
+        var refused = Set<ProtoRecord>()
+        for (member, fitsResponse) in set.judged where !refused.contains(member) {
+            guard let row = member.row else { continue }
+            let fits: Bool
+            let what: String
+            if row.isNew {
+                (fits, what) = (fitsResponse, "which the response makes a \(member.entity.name)")
+            } else {
+                let stored = row.switchedFrom?.name ?? row.entityName
+                fits =
+                    stored == required || store.schema.entity(stored, isKindOf: required)
+                    || store.schema.entity(required, isKindOf: stored)
+                what = "a stored \(stored)"
+            }
+            guard !fits else { continue }
+            refused.insert(member)
+            debugger.record(
+                WebRecordError(
+                    .typeMismatch,
+                    "\(set.relationship.property.entityName).\(set.relationship.name) of \(proto) names \(member.named), \(what), not a kind of \(required); nothing is linked to it",
+                    isFatal: false, entity: set.relationship.property.entityName, property: set.relationship.name,
+                    value: member.primaryKeyValue))
+        }
+        guard !refused.isEmpty else { return set }
+        var kept = set
+        kept.judged = []
+        if set.relationship.isToMany {
+            let positions = set.members.indices.filter { !refused.contains(set.members[$0]) }
+            kept.members = positions.map { set.members[$0] }
+            if !set.memberTimes.isEmpty { kept.memberTimes = positions.map { set.memberTimes[$0] } }
+            kept.isPartial = true
+            return kept
+        }
+        guard set.members.contains(where: { refused.contains($0) }) else { return set }
+        // Applied in turn, the occurrence that named the refused record changed nothing.
+        for position in set.earlier.indices.reversed()
+        where set.earlier[position].isEmpty
+            || set.earlier[position].contains(where: { $0.row != nil && !refused.contains($0) })
+        {
+            kept.members = set.earlier[position]
+            kept.givenAt = set.earlierGivenAt.indices.contains(position) ? set.earlierGivenAt[position] : set.givenAt
+            kept.earlier = []
+            kept.earlierGivenAt = []
+            return kept
+        }
+        return nil
     }
 
     /// The rows of `members` that end the batch as an entity of the destination's hierarchy

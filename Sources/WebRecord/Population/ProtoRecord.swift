@@ -38,6 +38,12 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         /// ``members``' order (empty: every member at ``givenAt``). A member only an earlier
         /// occurrence named was claimed then: another record that claims it after that keeps it.
         var memberTimes: [Int] = []
+        /// The members a reference by key named through a relationship to a sub-entity while no
+        /// occurrence before it had stated the record's entity (DESIGN §3.13), with whether the
+        /// entity the response had made of it then may be linked there: each is judged once its
+        /// record is resolved, against the stored entity, or that verdict for a new record
+        /// (``Marshaler/judged(_:of:)``). Empty outside hierarchies with sub-entities.
+        var judged: [(member: ProtoRecord, fitsResponse: Bool)] = []
 
         /// The occurrence that named the member at `position` last.
         func givenAt(member position: Int) -> Int {
@@ -100,6 +106,7 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         var lastGiven = 0
         var firstGiven = 0
         var entityIsStated = false
+        var givenAs: Representation?
         var isRejected = false
         var isDroppedIncomplete = false
         var unstoredTable: String?
@@ -176,6 +183,14 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
     var isReference: Bool {
         get { fields.pointee.isReference }
         nonmutating set { fields.pointee.isReference = newValue }
+    }
+    /// For a record a reference by key named as its relationship's destination (a `Disc`), whose
+    /// data the response then gave, stating no entity, as a more general one (a `Shape`): the
+    /// most specific entity the data was given as. A stored record keeps its sub-entity when it
+    /// is a kind of that one (DESIGN §3.13), whatever the reference named.
+    var givenAs: Representation? {
+        get { fields.pointee.givenAs }
+        nonmutating set { fields.pointee.givenAs = newValue }
     }
     /// The relationships the response set, in the order first met (a few, so an array).
     var links: [Link] { fields.pointee.links }
@@ -432,6 +447,16 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
             return
         }
         setLink(relationship, members: members, partial: partial)
+    }
+
+    /// Notes that references by key named `members` through `relationship` before any
+    /// occurrence stated their entity (``Link/judged``), once the link is set.
+    func noteJudged(_ relationship: Representation.MappedRelationship, _ members: [(ProtoRecord, Bool)]) {
+        let fields = self.fields
+        for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == relationship.id {
+            fields.pointee.links[index].judged.append(contentsOf: members.map { (member: $0.0, fitsResponse: $0.1) })
+            return
+        }
     }
 
     /// Marks every link as given by the latest occurrence (``lastGiven``): a repeat of the

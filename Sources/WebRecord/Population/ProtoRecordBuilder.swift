@@ -19,6 +19,9 @@ final class ProtoRecordBuilder {
     /// The proto-records identified by key, by hierarchy root (its position in the set of
     /// representations) and normalized key.
     @exclusivity(unchecked) private var byKey: [[KeyValue: ProtoRecord]]
+    /// The members the references of the link being read named before any occurrence stated
+    /// their entity, with the response's verdict then (``ProtoRecord/Link/judged``).
+    private var judgedMembers: [(ProtoRecord, Bool)] = []
     /// The discriminator values naming no sub-entity already warned of (entity, key, value).
     private var warnedDiscriminatorValues: Set<String> = []
     /// The proto-records identified by their owner.
@@ -456,8 +459,12 @@ final class ProtoRecordBuilder {
                     proto.setLink(mapped, member: member)
                 }
             } else {
+                let outer = judgedMembers
+                judgedMembers = []
                 let named = try related(
                     found.value, relationship: mapped, parent: proto, depth: depth + 1, keyPath: found.keyPath)
+                let judged = judgedMembers
+                judgedMembers = outer
                 var members = named.members
                 // A rejected value never removes what is stored: nothing valid keeps a to-one as
                 // it was; a to-many with an element rejected adds its valid members, if any, and
@@ -482,6 +489,7 @@ final class ProtoRecordBuilder {
                 } else {
                     proto.setLink(mapped, members: members, partial: named.rejected > 0)
                 }
+                if !judged.isEmpty { proto.noteJudged(mapped, judged) }
             }
             if !proto.clearedRelationships.isEmpty {
                 proto.clearedRelationships.remove(mapped.name)
@@ -579,14 +587,23 @@ final class ProtoRecordBuilder {
                         : "an object or \(Self.keyDescription(representation)) primary key"))
             return nil
         }
+        // Through a relationship to a sub-entity, a reference that no occurrence before it
+        // stated the entity of is judged once its record is resolved (DESIGN §3.13): against the
+        // stored entity, which a missing discriminator keeps, or this verdict for a new record.
+        let judgedLater = relationship != nil && representation.index != representation.rootIndex
         if let existing = byKey[representation.keyScopeIndex][normalized] {
             // The record the response made of another branch (a Member, where this link holds an
             // Admin): not what the link may hold, so nothing links to it, as for a stored one.
             let have = existing.representation.name
-            if existing.representation.index != representation.index,
-                !store.schema.entity(have, isKindOf: entity.name),
-                !store.schema.entity(entity.name, isKindOf: have)
-            {
+            let fits =
+                existing.representation.index == representation.index
+                || store.schema.entity(have, isKindOf: entity.name)
+                || store.schema.entity(entity.name, isKindOf: have)
+            if judgedLater, existing.isReference || !existing.entityIsStated {
+                judgedMembers.append((existing, fits))
+                return existing
+            }
+            if !fits {
                 debugger.record(
                     WebRecordError(
                         .typeMismatch,
@@ -604,6 +621,7 @@ final class ProtoRecordBuilder {
         proto.primaryKeyValue = value
         byKey[representation.keyScopeIndex][normalized] = proto
         protoRecords.append(proto)
+        if judgedLater { judgedMembers.append((proto, true)) }
         return proto
     }
 
@@ -672,8 +690,15 @@ final class ProtoRecordBuilder {
                     let index = mapped.destination,
                     let member = reference(
                         key, to: representations.all[index], parent: proto, keyPath: mapped.name, via: mapped)
-                else { continue }
+                else {
+                    judgedMembers = []
+                    continue
+                }
                 proto.setLink(mapped, member: member)
+                if !judgedMembers.isEmpty {
+                    proto.noteJudged(mapped, judgedMembers)
+                    judgedMembers = []
+                }
             case .child(let id, let rowID, let shared):
                 guard let mapped = representation.relationships.first(where: { $0.id == id }),
                     !proto.clearedRelationships.contains(mapped.name),
@@ -744,7 +769,14 @@ final class ProtoRecordBuilder {
                 // discriminator keeps a stored record's sub-entity (DESIGN §3.13).
                 if stated || !schema.entity(proto.entity.name, isKindOf: representation.entity.name) {
                     proto.become(representation)
+                } else {
+                    proto.givenAs = representation
                 }
+            } else if !stated, let given = proto.givenAs,
+                schema.entity(representation.entity.name, isKindOf: given.entity.name),
+                schema.entity(proto.entity.name, isKindOf: representation.entity.name)
+            {
+                proto.givenAs = representation
             } else if stated || !schema.entity(proto.entity.name, isKindOf: representation.entity.name) {
                 // Two branches of the hierarchy for one record, or a later occurrence that states
                 // a more general entity: the later occurrence wins, as a later value does, and
@@ -755,6 +787,7 @@ final class ProtoRecordBuilder {
                         "a duplicate of \(proto) says it is \(representation.entity.name), not \(proto.entity.name); the later wins",
                         isFatal: false, entity: representation.entity.name, value: .object(dictionary)))
                 proto.become(representation)
+                proto.givenAs = nil
             }
         }
         proto.isReference = false

@@ -281,17 +281,25 @@ struct RecordResolver<Storage: RecordStorage> {
         // no sub-entity makes it the entity whose discriminator was read).
         let entityName = proto.representation.name
         if row.entityName != entityName, let stored = representations[row.entityName] {
-            if proto.isReference || !proto.entityIsStated, !store.schema.entity(stored.name, isKindOf: entityName),
+            // A record only references by key name is the stored one: each reference that names
+            // it as another branch (a Book-typed link naming a stored Film) links nothing, judged
+            // per link when the links are wired (``Marshaler``, DESIGN §3.13).
+            if !proto.isReference, !proto.entityIsStated, let given = proto.givenAs,
+                !store.schema.entity(entityName, isKindOf: stored.name),
+                store.schema.entity(stored.name, isKindOf: given.name)
+            {
+                // Data that states no entity, after a reference that named the record as its
+                // relationship's destination: the stored sub-entity stays (DESIGN §3.13), and the
+                // reference is judged against it.
+                proto.become(stored)
+            } else if !proto.isReference, !proto.entityIsStated,
+                !store.schema.entity(stored.name, isKindOf: entityName),
                 !store.schema.entity(entityName, isKindOf: stored.name)
             {
-                // A reference by key to a record of another branch (a Book-typed link naming a
-                // stored Film): that record is not what the link may hold, so nothing links to it.
-                // So for a record that gives no discriminator: a missing discriminator keeps the
-                // stored sub-entity (DESIGN §3.13), which the place it is given cannot hold.
+                // A record that gives no discriminator: a missing discriminator keeps the stored
+                // sub-entity (DESIGN §3.13), which the place it is given cannot hold.
                 let what =
-                    proto.isReference
-                    ? "names a stored \(stored.name), not a kind of \(entityName); nothing is linked to it"
-                    : "gives no discriminator and is a stored \(stored.name), not a kind of \(entityName); it stays a \(stored.name), not updated, and nothing is linked to it"
+                    "gives no discriminator and is a stored \(stored.name), not a kind of \(entityName); it stays a \(stored.name), not updated, and nothing is linked to it"
                 debugger.record(
                     WebRecordError(
                         .typeMismatch, "\(proto) \(what)", isFatal: false, entity: entityName,
@@ -299,7 +307,11 @@ struct RecordResolver<Storage: RecordStorage> {
                 proto.isRejected = true
                 return
             }
-            if proto.isReference || (!proto.entityIsStated && store.schema.entity(stored.name, isKindOf: entityName)) {
+            if proto.representation === stored {
+                // Kept as stored, above.
+            } else if proto.isReference
+                || (!proto.entityIsStated && store.schema.entity(stored.name, isKindOf: entityName))
+            {
                 proto.become(stored)
             } else {
                 row.isChanged = true
