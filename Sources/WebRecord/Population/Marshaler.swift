@@ -527,13 +527,15 @@ struct Marshaler {
     }
 
     /// Wires one relationship the response set on `proto`.
-    mutating func wire(_ given: ProtoRecord.Link, of proto: ProtoRecord) {
+    mutating func wire(_ set: ProtoRecord.Link, of proto: ProtoRecord) {
         guard let row = proto.row else { return }
-        var set = given
-        if !given.judged.isEmpty {
-            // Only where a reference by key named a record of a hierarchy with sub-entities.
-            guard let kept = judged(given, of: proto) else { return }
-            set = kept
+        if !set.judged.isEmpty {
+            // Only where a reference by key named a record of a hierarchy with sub-entities: the
+            // link is wired without the members judged not to fit (copied only then).
+            guard var kept = judged(set, of: proto) else { return }
+            kept.judged = []
+            wire(kept, of: proto)
+            return
         }
         // A sub-entity chosen after the link was set inherits the relationship and its storage;
         // one that lacks it relates nothing there (DESIGN §3.13), as when the occurrences are
