@@ -75,11 +75,13 @@ struct Marshaler {
         var clearsStore: Bool
     }
 
-    /// A member set on a stored owner's to-many, in the member's `column`.
+    /// A member set on a stored owner's to-many, in the member's `column`, and its position in
+    /// `positionColumn` for an ordered one.
     private struct Membership {
         let owner: RowState
         let member: RowState
         let column: Int
+        let positionColumn: Int?
     }
 
     init(store: any RecordStorage, options: PopulationOptions, coercion: ValueCoercion, debugger: Debugger) {
@@ -677,7 +679,10 @@ struct Marshaler {
                 rows = kept
             }
             for (position, member) in rows.enumerated() {
-                if !row.isNew { joined.append(Membership(owner: row, member: member, column: column)) }
+                if !row.isNew {
+                    joined.append(
+                        Membership(owner: row, member: member, column: column, positionColumn: positionColumn))
+                }
                 if !member.isNew, case .integer(let from)? = member.originalValue(at: column), from != row.rowID {
                     takenMembers.append((row, member, column))
                     takenFrom.append((row.table.index, from, member, column))
@@ -820,24 +825,31 @@ struct Marshaler {
         return .union
     }
 
-    /// Marks each stored owner that ends the batch with a member it did not have
-    /// (``RowState/gainedMembers``): a new member, or a stored one whose foreign key named
-    /// another record or none. Run after every relationship is wired, so that a member two
-    /// owners claim counts only for the one it ends with.
+    /// Marks each stored owner that ends the batch with a member it did not have, or, in an
+    /// ordered list, with a member it had at another position (``RowState/gainedMembers``: its
+    /// list changed): a new member, a stored one whose foreign key named another record or none,
+    /// or one it held whose position moved. Run after every relationship is wired, so that a
+    /// member two owners claim counts only for the one it ends with.
     ///
-    /// - Returns: each member gained, with its owner and the member's column that names it
-    ///   (a streamed population checks them again once every batch is written).
+    /// - Returns: each member gained, with its owner and the member's column that names it, and
+    ///   the position column of each member moved (nil for a member gained): a streamed
+    ///   population checks them again once every batch is written.
     @discardableResult
-    func noteGainedMembers() -> [(owner: RowState, member: RowState, column: Int)] {
-        var gained: [(owner: RowState, member: RowState, column: Int)] = []
+    func noteGainedMembers() -> [(owner: RowState, member: RowState, column: Int, movedIn: Int?)] {
+        var gained: [(owner: RowState, member: RowState, column: Int, movedIn: Int?)] = []
         for membership in joined {
             let owner = DatabaseValue.integer(membership.owner.rowID)
             let member = membership.member
-            guard member.values[membership.column] == owner,
-                member.originalValue(at: membership.column).map({ $0 != owner }) ?? true
-            else { continue }
-            membership.owner.gainedMembers = true
-            gained.append((membership.owner, member, membership.column))
+            guard member.values[membership.column] == owner else { continue }
+            if member.originalValue(at: membership.column).map({ $0 != owner }) ?? true {
+                membership.owner.gainedMembers = true
+                gained.append((membership.owner, member, membership.column, nil))
+            } else if let positionColumn = membership.positionColumn,
+                let before = member.originalValue(at: positionColumn), before != member.values[positionColumn]
+            {
+                membership.owner.gainedMembers = true
+                gained.append((membership.owner, member, membership.column, positionColumn))
+            }
         }
         return gained
     }

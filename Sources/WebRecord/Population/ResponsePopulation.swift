@@ -284,8 +284,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// What steps 3–6 leave behind: the writer (which rows it relinked).
     struct StoredGraph {
         let writer: PopulationWriter<Storage>
-        /// The members stored owners gained (``Marshaler/noteGainedMembers()``).
-        var gainedMembers: [(owner: RowState, member: RowState, column: Int)] = []
+        /// The members stored owners gained, or moved in an ordered list
+        /// (``Marshaler/noteGainedMembers()``).
+        var gainedMembers: [(owner: RowState, member: RowState, column: Int, movedIn: Int?)] = []
         /// The members lists took from other records (``Marshaler/takenMembers``).
         var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
         /// The members other owners lost to those lists (``Marshaler/lostMembers()``).

@@ -429,7 +429,12 @@ extension ResponsePopulation {
         try totals.noteDropped(protos)
         let relinked = stored.writer.relinkedOwners
         for gain in stored.gainedMembers {
-            totals.noteGain(owner: gain.owner, member: gain.member, column: gain.column)
+            if let positionColumn = gain.movedIn {
+                totals.noteMove(
+                    owner: gain.owner, member: gain.member, column: gain.column, positionColumn: positionColumn)
+            } else {
+                totals.noteGain(owner: gain.owner, member: gain.member, column: gain.column)
+            }
         }
         for taken in stored.takenMembers {
             totals.noteTaken(owner: taken.owner, member: taken.member, column: taken.column)
@@ -1635,11 +1640,26 @@ private struct StreamTotals {
         if gainedIn[key] == nil { gainedIn[key] = batch }
     }
 
+    /// A member a batch moved in a stored owner's ordered list, which it held before
+    /// (``Marshaler/noteGainedMembers()``): the owner's list changed, unless a later batch
+    /// moves the member back, as one batch, which wires only the list's latest occurrence, finds.
+    mutating func noteMove(owner: RowState, member: RowState, column: Int, positionColumn: Int) {
+        ownerMembers[RowKey(owner), default: []].append((track(member, at: column), track(member, at: positionColumn)))
+    }
+
     /// Follows the column `column` of `member`, which names or named `owner`, among the owner's
     /// members (``memberValues``, ``ownerMembers``): its value before the population, and its
     /// latest.
     @discardableResult
     private mutating func follow(_ member: RowState, at column: Int, of owner: RowKey) -> MemberColumn {
+        let key = track(member, at: column)
+        ownerMembers[owner, default: []].append((key, nil))
+        return key
+    }
+
+    /// Keeps the value of the column `column` of `member` before the population, and its latest
+    /// (``memberValues``), once.
+    private mutating func track(_ member: RowState, at column: Int) -> MemberColumn {
         let memberKey = RowKey(member)
         let key = MemberColumn(member: memberKey, column: column)
         if memberValues[key] == nil {
@@ -1648,7 +1668,6 @@ private struct StreamTotals {
             memberValues[key] = (original, member.values[column])
             memberColumns[memberKey, default: []].append(column)
         }
-        ownerMembers[owner, default: []].append((key, nil))
         return key
     }
 
@@ -1671,11 +1690,6 @@ private struct StreamTotals {
     /// Whether an earlier batch inserted the row `key`.
     func wasInserted(_ key: RowKey) -> Bool {
         statuses.indices.contains(key.table) && RowStatus(packed: statuses[key.table][key.rowID])?.status == .inserted
-    }
-
-    /// Whether a batch met the row `key` (and the population did not delete it).
-    private func isMet(_ key: RowKey) -> Bool {
-        statuses.indices.contains(key.table) && RowStatus(packed: statuses[key.table][key.rowID]) != nil
     }
 
     /// Whether a row a batch met unchanged ends, in a column a link changed in the store after
@@ -1732,9 +1746,9 @@ private struct StreamTotals {
             let namedBefore = values.original == ownerID
             let namesNow = values.latest == ownerID && !deletedRows.contains(member.reference.member)
             if namedBefore != namesNow { return true }
-            // A member the response names moves in memory, as one batch moves it, and counts itself.
-            if namesNow, let position = member.position, !isMet(position.member),
-                let positions = memberValues[position],
+            // Moved in an ordered list: the owner's list changed, whether the response names the
+            // member (moved in memory) or not (moved in the store).
+            if namesNow, let position = member.position, let positions = memberValues[position],
                 positions.original != positions.latest
             {
                 return true
