@@ -71,9 +71,18 @@ extension ResponsePopulation {
             let streams = included.isEmpty && !store.schema.hasOrderedSelfInverseList
             reader = try open(streams ? keyPath : nil)
             reader.preferBatchByteLimit(store.streamingBatchByteLimit)
-            if let projection = keyProjection() { reader.project(onto: projection) }
-            if case .whole(let response) = try reader.start() {
+            if streams, let projection = keyProjection() { reader.project(onto: projection) }
+            switch try reader.start() {
+            case .whole(let response):
                 return try await populate(response, entity: entityName, debugger: debugger)
+            case .streaming where !streams:
+                // A top-level array, which a reader streams whatever the key path: read whole.
+                var elements: [JSONValue] = []
+                while let batch = try reader.nextBatch() { elements.append(contentsOf: batch) }
+                _ = try reader.finish()
+                return try await populate(.array(elements), entity: entityName, debugger: debugger)
+            case .streaming:
+                break
             }
             try requireTransformers()
         } catch {
