@@ -589,6 +589,11 @@ struct Marshaler {
                 guard row.values[column] != value || target.map({ $0.values[column] != back }) == true else {
                     return
                 }
+                if let target, target != row, target.values[column] == .integer(target.rowID) {
+                    // A record that was its own partner lost it (itself) to `row`, as another
+                    // record would lose its partner: a later batch that lets go of it diverges.
+                    takenOneToOnes.append((row.table.name, columnName, row.rowID, .integer(target.rowID)))
+                }
                 row.values[column] = value
                 target?.values[column] = back
                 operations.append(
