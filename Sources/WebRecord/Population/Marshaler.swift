@@ -527,14 +527,20 @@ struct Marshaler {
     }
 
     /// Wires one relationship the response set on `proto`.
-    mutating func wire(_ set: ProtoRecord.Link, of proto: ProtoRecord) {
+    ///
+    /// `fellBackOnNull`: the link is a to-one whose latest record was judged not to fit, which
+    /// falls back on an earlier occurrence's `null` (``judged(_:of:)``): it clears as that `null`
+    /// does, as when the occurrences are applied in turn.
+    mutating func wire(_ set: ProtoRecord.Link, of proto: ProtoRecord, fellBackOnNull: Bool = false) {
         guard let row = proto.row else { return }
         if !set.judged.isEmpty {
             // Only where a reference by key named a record of a hierarchy with sub-entities: the
             // link is wired without the members judged not to fit (copied only then).
             guard var kept = judged(set, of: proto) else { return }
             kept.judged = []
-            wire(kept, of: proto)
+            wire(
+                kept, of: proto,
+                fellBackOnNull: !set.relationship.isToMany && kept.members.isEmpty && !set.members.isEmpty)
             return
         }
         // A sub-entity chosen after the link was set inherits the relationship and its storage;
@@ -553,7 +559,7 @@ struct Marshaler {
         guard let link = mapped.link else { return }
         let cleared =
             (!proto.clearedRelationships.isEmpty && proto.clearedRelationships.contains(mapped.name))
-            || (members.isEmpty && !set.members.isEmpty)
+            || (members.isEmpty && (!set.members.isEmpty || fellBackOnNull))
         // Members that end the batch as an entity without the inverse (a `Tile` in a list of
         // `Square`s whose `holder` is the inverse): looked at only where a sub-entity declares
         // the inverse.
