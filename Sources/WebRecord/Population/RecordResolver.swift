@@ -279,20 +279,24 @@ struct RecordResolver<Storage: RecordStorage> {
         // A stored record keeps its sub-entity unless the response picked a more specific or
         // another one, or its discriminator named the entity (DESIGN §3.13: a value that names
         // no sub-entity makes it the entity whose discriminator was read).
+        if row.entityName != proto.representation.name, let stored = representations[row.entityName],
+            !proto.isReference, !proto.entityIsStated, let given = proto.givenAs
+        {
+            // Data that states no entity, after a reference that named the record as its
+            // relationship's destination (a `Disc`): a reference never changes a stored record's
+            // entity (DESIGN §3.13), so the record is what the data alone makes it, as when the
+            // reference and the data fall in batches of their own. The stored sub-entity stays
+            // when it is a kind of the entity the data was given as (a stored plain `Shape` or
+            // `Circle` given as a `Shape`), and the reference is judged against it; else the data
+            // decides as that entity, more specific or another branch (below).
+            proto.become(store.schema.entity(stored.name, isKindOf: given.name) ? stored : given)
+        }
         let entityName = proto.representation.name
         if row.entityName != entityName, let stored = representations[row.entityName] {
             // A record only references by key name is the stored one: each reference that names
             // it as another branch (a Book-typed link naming a stored Film) links nothing, judged
             // per link when the links are wired (``Marshaler``, DESIGN §3.13).
-            if !proto.isReference, !proto.entityIsStated, let given = proto.givenAs,
-                !store.schema.entity(entityName, isKindOf: stored.name),
-                store.schema.entity(stored.name, isKindOf: given.name)
-            {
-                // Data that states no entity, after a reference that named the record as its
-                // relationship's destination: the stored sub-entity stays (DESIGN §3.13), and the
-                // reference is judged against it.
-                proto.become(stored)
-            } else if !proto.isReference, !proto.entityIsStated,
+            if !proto.isReference, !proto.entityIsStated,
                 !store.schema.entity(stored.name, isKindOf: entityName),
                 !store.schema.entity(entityName, isKindOf: stored.name)
             {

@@ -1,0 +1,280 @@
+import Foundation
+import Testing
+import WebRecordTesting
+
+@testable import WebRecord
+
+/// References by key through a relationship whose destination is a sub-entity (`Person.favorite`,
+/// a `Disc`), met in one batch of a streamed population while the record's data, or an earlier
+/// occurrence of the link, is in another (Docs/Population.md, decision 13): whatever the batch
+/// size, down to one record a batch, from a stream that cannot be read again, the store ends as
+/// the whole response leaves it, row for row with `_id`s and counts, and as the documented rule
+/// says.
+///
+/// The schema: `Shape` with the sub-entities `Circle` (and its `Disc`), `Square` and `Tile`;
+/// `Person.favorite` to a `Disc` (no inverse), `Person.rings` to `Circle`s, and two one-to-ones
+/// to a `Disc`: `Person.badge` (inverse `Disc.wearer`, kept in the disc's row) and `Agent.pin`
+/// (inverse `Disc.pinnedBy`, kept in the agent's row).
+@Suite struct SubentityReferenceAcrossBatchesTests {
+    static let schema: Schema = {
+        do {
+            return try Schema(
+                json: """
+                    {
+                      "version": 1,
+                      "entities": {
+                        "Shape": {
+                          "primaryKey": "id",
+                          "keyPathForResponseObject": "data",
+                          "subentities": {
+                            "key": "kind", "map": { "circle": "Circle", "disc": "Disc", "square": "Square", "tile": "Tile" }
+                          },
+                          "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
+                          "relationships": { "owner": { "destination": "Person", "inverse": "shapes" } }
+                        },
+                        "Circle": { "parent": "Shape", "attributes": { "radius": { "type": "double" } } },
+                        "Disc": {
+                          "parent": "Circle",
+                          "attributes": { "t": { "type": "integer" } },
+                          "relationships": {
+                            "wearer": { "destination": "Person", "inverse": "badge" },
+                            "pinnedBy": { "destination": "Agent", "inverse": "pin" }
+                          }
+                        },
+                        "Square": { "parent": "Shape", "attributes": { "side": { "type": "integer" } } },
+                        "Tile": { "parent": "Shape", "attributes": { "label": { "type": "string" } } },
+                        "Person": {
+                          "primaryKey": "id",
+                          "keyPathForResponseObject": "data",
+                          "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
+                          "relationships": {
+                            "shapes": { "destination": "Shape", "toMany": true, "inverse": "owner" },
+                            "favorite": { "destination": "Disc" },
+                            "badge": { "destination": "Disc", "inverse": "wearer" },
+                            "rings": { "destination": "Circle", "toMany": true }
+                          }
+                        },
+                        "Agent": {
+                          "primaryKey": "id",
+                          "keyPathForResponseObject": "data",
+                          "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
+                          "relationships": {
+                            "pin": { "destination": "Disc", "inverse": "pinnedBy" },
+                            "things": { "destination": "Shape", "toMany": true }
+                          }
+                        }
+                      }
+                    }
+                    """, fileName: "SubentityReferenceAcrossBatches.json")
+        } catch {
+            preconditionFailure("the schema must load: \(error)")
+        }
+    }()
+
+    /// One record a batch, a few, and the whole response in one batch.
+    static let batchSizes = [1, 40, 120, 1 << 20]
+
+    static func outcome(
+        of list: String, after earlier: String, entity: String, batchBytes: Int?, reopens: Bool = false
+    ) async throws -> PopulatedStore {
+        try await PopulatedStore.populating(
+            #"{"data": \#(list)}"#, after: #"{"data": \#(earlier)}"#, schema: schema, entity: entity,
+            batchBytes: batchBytes, reopens: reopens)
+    }
+
+    /// The first difference between the whole response and a stream of it, or nil: a stream
+    /// equals the whole response, or refuses as documented, writes nothing and equals it when
+    /// read again.
+    static func difference(_ list: String, after earlier: String, entity: String) async throws -> String? {
+        let whole = try await outcome(of: list, after: earlier, entity: entity, batchBytes: nil)
+        if let failure = whole.failure { return "the whole response failed: \(failure)" }
+        let before = try await outcome(of: "[]", after: earlier, entity: entity, batchBytes: nil)
+        for batchBytes in batchSizes {
+            let streamed = try await outcome(of: list, after: earlier, entity: entity, batchBytes: batchBytes)
+            if let failure = streamed.failure, AdversarialHierarchyStreamTests.isRefusal(failure) {
+                if streamed.rows != before.rows { return "batches of \(batchBytes) bytes: a refused stream wrote" }
+                let again = try await outcome(
+                    of: list, after: earlier, entity: entity, batchBytes: batchBytes, reopens: true)
+                if again != whole {
+                    return "batches of \(batchBytes) bytes, read again:\n\(again)\nwhole:\n\(whole)"
+                }
+                continue
+            }
+            if streamed != whole {
+                return "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)"
+            }
+        }
+        return nil
+    }
+
+    static func expectEqual(
+        _ list: String, after earlier: String, entity: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        if let difference = try await difference(list, after: earlier, entity: entity) {
+            Issue.record("\(difference)\nearlier: \(earlier)\nresponse: \(list)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The rows of `sql` once `list` is populated whole as `entity` records into a store that
+    /// holds `earlier`, each row as its values' descriptions joined by spaces.
+    static func query(_ sql: String, _ list: String, after earlier: String, entity: String) async throws -> [String] {
+        let store = try RecordStore(inMemory: schema)
+        _ = try await store.populate(try JSONReader().read(#"{"data": \#(earlier)}"#), entity: entity)
+        _ = try await store.populate(try JSONReader().read(#"{"data": \#(list)}"#), entity: entity)
+        let rows = try await store.read { try $0.rows(sql, []) }
+        return rows.map { $0.map(\.description).joined(separator: " ") }
+    }
+
+    // MARK: - The entity of a record a reference named, whose data states none
+
+    /// Decision 13: a missing discriminator keeps the stored sub-entity, and so does a
+    /// reference by key through a relationship to a sub-entity for the record's data given
+    /// elsewhere without a discriminator as a more general entity: a new record is the `Disc`
+    /// the reference named, a stored one stays what it was whenever it is a kind of what the
+    /// data was given as (a reference never changes a stored record's entity, and neither does
+    /// data without a discriminator). `favorite` links it where that entity may be linked there.
+    /// Whole and streamed alike, whichever batches hold the reference and the data.
+    @Test(
+        "a reference to a sub-entity, then the record's data stating no entity",
+        arguments: [
+            // New: the reference, then the data as a `Shape`, in one batch or two.
+            ("[]", #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 1, "name": "x"}]"#, "'Disc'", true),
+            (
+                "[]", #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 6}, {"id": 1, "name": "x"}]"#, "'Disc'",
+                true
+            ),
+            // New: the data first, then the reference: it stays the `Shape` the data made it.
+            ("[]", #"[{"id": 1, "name": "x"}, {"id": 5, "owner": {"id": 7, "favorite": 1}}]"#, "'Shape'", true),
+            // Then the data as a `Circle` (a `Circle`-typed list), stating none.
+            (
+                "[]",
+                #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 6, "owner": {"id": 8, "rings": [{"id": 1, "name": "r"}]}}]"#,
+                "'Disc'", true
+            ),
+            // Stored as a `Circle`, an ancestor of `Disc` and a kind of `Shape`: it stays a circle.
+            (
+                #"[{"id": 1, "kind": "circle"}]"#,
+                #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 1, "name": "x"}]"#,
+                "'Circle'", true
+            ),
+            (
+                #"[{"id": 1, "kind": "circle"}]"#,
+                #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 6}, {"id": 1, "name": "x"}]"#, "'Circle'", true
+            ),
+            (
+                #"[{"id": 1, "kind": "circle"}]"#,
+                #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 6, "owner": {"id": 8, "rings": [{"id": 1, "name": "r"}]}}]"#,
+                "'Circle'", true
+            ),
+            // Stored as a plain `Shape`: it stays a shape.
+            (
+                #"[{"id": 1}]"#, #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 1, "name": "x"}]"#, "'Shape'",
+                true
+            ),
+            (
+                #"[{"id": 1, "kind": null}]"#,
+                #"[{"id": 1, "name": "x"}, {"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 1, "name": "y"}]"#,
+                "'Shape'", true
+            ),
+            // Stored as a plain `Shape`, given as a `Circle`: the data makes it a circle, as it
+            // would alone.
+            (
+                #"[{"id": 1}]"#,
+                #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 6, "owner": {"id": 8, "rings": [{"id": 1, "name": "r"}]}}]"#,
+                "'Circle'", true
+            ),
+            // Stored as a `Square`, another branch: it stays a square, and `favorite` links nothing.
+            (
+                #"[{"id": 1, "kind": "square"}]"#,
+                #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 1, "name": "x"}]"#, "'Square'", false
+            ),
+            (
+                #"[{"id": 1, "kind": "square"}]"#,
+                #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 6}, {"id": 1, "name": "x"}]"#, "'Square'", false
+            ),
+            // Stored as a `Disc`.
+            (
+                #"[{"id": 1, "kind": "disc"}]"#,
+                #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 1, "name": "x"}]"#,
+                "'Disc'", true
+            ),
+            // Data that states its entity decides.
+            (
+                #"[{"id": 1}]"#,
+                #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 1, "name": "x"}, {"id": 1, "kind": "disc"}]"#,
+                "'Disc'", true
+            ),
+        ] as [(String, String, String, Bool)])
+    func referenceThenDataStatingNoEntity(earlier: String, list: String, entity: String, linked: Bool) async throws {
+        let shape = try await Self.query(
+            #"SELECT "_entity", "name" FROM "Shape" WHERE "id" = 1"#, list, after: earlier, entity: "Shape")
+        #expect(shape.first?.hasPrefix(entity + " ") == true, "\(shape)")
+        let favorite = try await Self.query(
+            #"SELECT s."id" FROM "Person" p JOIN "Shape" s ON s."_id" = p."favorite" WHERE p."id" = 7"#, list,
+            after: earlier, entity: "Shape")
+        #expect(favorite == (linked ? ["1"] : []), "\(favorite)")
+        try await Self.expectEqual(list, after: earlier, entity: "Shape")
+    }
+
+    // MARK: - A refused reference on a one-to-one, after a `null`
+
+    /// Decision 13: a to-one whose latest occurrence names a record of another branch "keeps
+    /// what the occurrence before it left it"; that occurrence's `null` then clears the
+    /// one-to-one as a plain `null` does: the disc person 8 wore before is worn by no one (or by
+    /// whoever claims it after the `null`), and the refused record is not linked. Whole and
+    /// streamed alike. `wearer` is kept in the disc's row.
+    @Test(
+        "a refused reference on a one-to-one kept in the other row falls back on a null",
+        arguments: [
+            (#"[{"id": 8, "badge": null}, {"id": 8, "badge": 2}]"#, [String]()),
+            (#"[{"id": 8, "badge": null}, {"id": 9, "name": "n"}, {"id": 8, "badge": 2}]"#, []),
+            // Another occurrence before: it falls back on the latest, the disc 3.
+            (#"[{"id": 8, "badge": 3}, {"id": 8, "badge": 2}]"#, ["3 8"]),
+            (#"[{"id": 8, "badge": null}, {"id": 8, "badge": 3}, {"id": 8, "badge": 2}]"#, ["3 8"]),
+            (#"[{"id": 8, "badge": 3}, {"id": 8, "badge": null}, {"id": 8, "badge": 2}]"#, []),
+            // Another person claims the disc before the `null`, or after it.
+            (#"[{"id": 9, "badge": 1}, {"id": 8, "badge": null}, {"id": 8, "badge": 2}]"#, ["1 9"]),
+            (#"[{"id": 8, "badge": null}, {"id": 9, "badge": 1}, {"id": 8, "badge": 2}]"#, ["1 9"]),
+            (#"[{"id": 8, "badge": null}, {"id": 8, "badge": 2}, {"id": 9, "badge": 1}]"#, ["1 9"]),
+        ] as [(String, [String])])
+    func refusedReferenceOnAOneToOneKeptThere(list: String, worn: [String]) async throws {
+        let layout = StorageLayout(schema: Self.schema)
+        guard case .foreignKeyThere? = layout.storage(of: "badge", in: "Person") else {
+            Issue.record("Person.badge is expected to be kept in the disc's row")
+            return
+        }
+        // Disc 1 worn by person 8, a tile 2 and a disc 3.
+        let earlier =
+            #"[{"id": 8, "badge": {"id": 1, "kind": "disc"}}, {"id": 9, "shapes": [{"id": 2, "kind": "tile"}, {"id": 3, "kind": "disc"}]}]"#
+        let wearers = try await Self.query(
+            #"SELECT s."id", p."id" FROM "Shape" s JOIN "Person" p ON p."_id" = s."wearer" ORDER BY s."id""#, list,
+            after: earlier, entity: "Person")
+        #expect(wearers == worn, "\(wearers)")
+        try await Self.expectEqual(list, after: earlier, entity: "Person")
+    }
+
+    /// The same, for a one-to-one kept in the linking record's row (`Agent.pin`).
+    @Test(
+        "a refused reference on a one-to-one kept here falls back on a null",
+        arguments: [
+            (#"[{"id": 8, "pin": null}, {"id": 8, "pin": 2}]"#, [String]()),
+            (#"[{"id": 8, "pin": null}, {"id": 9, "name": "n"}, {"id": 8, "pin": 2}]"#, []),
+            (#"[{"id": 8, "pin": 3}, {"id": 8, "pin": 2}]"#, ["8 3"]),
+            (#"[{"id": 9, "pin": 1}, {"id": 8, "pin": null}, {"id": 8, "pin": 2}]"#, ["9 1"]),
+            (#"[{"id": 8, "pin": null}, {"id": 8, "pin": 2}, {"id": 9, "pin": 1}]"#, ["9 1"]),
+        ] as [(String, [String])])
+    func refusedReferenceOnAOneToOneKeptHere(list: String, pinned: [String]) async throws {
+        let layout = StorageLayout(schema: Self.schema)
+        guard case .foreignKeyHere? = layout.storage(of: "pin", in: "Agent") else {
+            Issue.record("Agent.pin is expected to be kept in the agent's row")
+            return
+        }
+        let earlier =
+            #"[{"id": 8, "pin": {"id": 1, "kind": "disc"}}, {"id": 9, "things": [{"id": 2, "kind": "tile"}, {"id": 3, "kind": "disc"}]}]"#
+        let pins = try await Self.query(
+            #"SELECT a."id", s."id" FROM "Agent" a JOIN "Shape" s ON s."_id" = a."pin" ORDER BY a."id""#, list,
+            after: earlier, entity: "Agent")
+        #expect(pins == pinned, "\(pins)")
+        try await Self.expectEqual(list, after: earlier, entity: "Agent")
+    }
+}
