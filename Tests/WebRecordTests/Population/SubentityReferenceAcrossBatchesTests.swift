@@ -51,7 +51,9 @@ import WebRecordTesting
                             "shapes": { "destination": "Shape", "toMany": true, "inverse": "owner" },
                             "favorite": { "destination": "Disc" },
                             "badge": { "destination": "Disc", "inverse": "wearer" },
-                            "rings": { "destination": "Circle", "toMany": true }
+                            "rings": { "destination": "Circle", "toMany": true },
+                            "lucky": { "destination": "Coin" },
+                            "spare": { "destination": "Token" }
                           }
                         },
                         "Agent": {
@@ -62,7 +64,16 @@ import WebRecordTesting
                             "pin": { "destination": "Disc", "inverse": "pinnedBy" },
                             "things": { "destination": "Shape", "toMany": true }
                           }
-                        }
+                        },
+                        "Token": {
+                          "primaryKey": "id",
+                          "keyPathForResponseObject": "data",
+                          "subentities": { "key": "kind", "map": { "coin": "Coin", "chip": "Chip" } },
+                          "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
+                          "relationships": { "holder": { "destination": "Person" } }
+                        },
+                        "Coin": { "parent": "Token", "attributes": { "metal": { "type": "string", "optional": false } } },
+                        "Chip": { "parent": "Token", "attributes": { "value": { "type": "integer" } } }
                       }
                     }
                     """, fileName: "SubentityReferenceAcrossBatches.json")
@@ -214,6 +225,73 @@ import WebRecordTesting
             after: earlier, entity: "Shape")
         #expect(favorite == (linked ? ["1"] : []), "\(favorite)")
         try await Self.expectEqual(list, after: earlier, entity: "Shape")
+    }
+
+    /// The same where the record's data leaves it incomplete where it is given (a `Coin`
+    /// without its non-optional `metal`) and a later occurrence completes it. A stream drops it
+    /// and carries what its batch gave to the batch that completes it ("Carried as another
+    /// entity", `carried`), or, where an earlier batch stored it from the reference alone,
+    /// refuses as documented ("... was stored from a reference by key where it first occurs
+    /// ...") and reads the response again: either way it ends as the whole response leaves it,
+    /// the `Coin` the reference named, or what a stored record was.
+    @Test(
+        "a reference to a sub-entity, then data stating no entity that a later occurrence completes",
+        arguments: [
+            // The reference and the data in one record (`lucky` is read before `spare`), which a
+            // stream carries, person 7 stored.
+            (
+                #"[{"id": 50, "holder": {"id": 7}}]"#,
+                #"[{"id": 5, "kind": "chip", "holder": {"id": 7, "lucky": 1, "spare": {"id": 1, "name": "t"}}}, {"id": 1, "metal": "gold"}]"#,
+                "'Coin'", true, true
+            ),
+            (
+                #"[{"id": 50, "holder": {"id": 7}}]"#,
+                #"[{"id": 5, "kind": "chip", "holder": {"id": 7, "lucky": 1, "spare": {"id": 1, "name": "t"}}}, {"id": 9}, {"id": 1, "name": "u"}, {"id": 1, "metal": "gold"}]"#,
+                "'Coin'", true, true
+            ),
+            // The data first: it stays the `Token` the data made it.
+            (
+                "[]",
+                #"[{"id": 1, "name": "t", "holder": {"id": 7, "lucky": 1}}, {"id": 9, "kind": "chip"}, {"id": 1, "metal": "gold"}]"#,
+                "'Token'", true, true
+            ),
+            // The reference in a batch of its own: refused, read again.
+            (
+                "[]",
+                #"[{"id": 5, "kind": "chip", "holder": {"id": 7, "lucky": 1}}, {"id": 1, "name": "t"}, {"id": 1, "metal": "gold"}]"#,
+                "'Coin'", true, false
+            ),
+            (
+                "[]",
+                #"[{"id": 5, "kind": "chip", "holder": {"id": 7, "lucky": 1}}, {"id": 1, "name": "t"}, {"id": 9, "kind": "chip"}, {"id": 1, "kind": "coin", "metal": "gold"}]"#,
+                "'Coin'", true, false
+            ),
+            // Stored before: a stored record may omit any attribute; it stays what it was.
+            (
+                #"[{"id": 1}]"#,
+                #"[{"id": 5, "kind": "chip", "holder": {"id": 7, "lucky": 1}}, {"id": 1, "name": "t"}, {"id": 1, "metal": "gold"}]"#,
+                "'Token'", true, true
+            ),
+            (
+                #"[{"id": 1, "kind": "chip"}]"#,
+                #"[{"id": 5, "kind": "chip", "holder": {"id": 7, "lucky": 1}}, {"id": 1, "name": "t"}, {"id": 1, "metal": "gold"}]"#,
+                "'Chip'", false, true
+            ),
+        ] as [(String, String, String, Bool, Bool)])
+    func referenceThenIncompleteData(earlier: String, list: String, entity: String, linked: Bool, carried: Bool)
+        async throws
+    {
+        let token = try await Self.query(
+            #"SELECT "_entity" FROM "Token" WHERE "id" = 1"#, list, after: earlier, entity: "Token")
+        #expect(token == [entity], "\(token)")
+        let lucky = try await Self.query(
+            #"SELECT t."id" FROM "Person" p JOIN "Token" t ON t."_id" = p."lucky" WHERE p."id" = 7"#, list,
+            after: earlier, entity: "Token")
+        #expect(lucky == (linked ? ["1"] : []), "\(lucky)")
+        // One record a batch, read once: completed without reading the response again, or refused.
+        let streamed = try await Self.outcome(of: list, after: earlier, entity: "Token", batchBytes: 1)
+        #expect((streamed.failure == nil) == carried, "\(streamed)")
+        try await Self.expectEqual(list, after: earlier, entity: "Token")
     }
 
     // MARK: - A refused reference on a one-to-one, after a `null`
