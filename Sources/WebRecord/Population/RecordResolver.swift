@@ -16,6 +16,10 @@ struct RecordResolver<Storage: RecordStorage> {
     let debugger: Debugger
     /// The provisional `_id`s of the new rows: -1, -2, ...
     let provisionalRowIDs = ProvisionalRowIDs()
+    /// The stored rows of the records kept as stored, not updated, where the place they are
+    /// given cannot hold them (a stored `Tile` given without a discriminator in a
+    /// `Circle`-typed list): the response contained them all the same.
+    let keptRows = KeptRows()
 
     /// Resolves every proto-record to a ``RowState``, existing or new.
     ///
@@ -309,6 +313,7 @@ struct RecordResolver<Storage: RecordStorage> {
                         .typeMismatch, "\(proto) \(what)", isFatal: false, entity: entityName,
                         value: proto.primaryKeyValue))
                 proto.isRejected = true
+                keptRows.rows.append(row)
                 return
             }
             if proto.representation === stored {
@@ -347,6 +352,11 @@ final class ProvisionalRowIDs {
         last -= 1
         return last
     }
+}
+
+/// The stored rows a ``RecordResolver`` kept as stored, not updated (``RecordResolver/keptRows``).
+final class KeptRows {
+    var rows: [RowState] = []
 }
 
 // The resolver's own types, declared outside ``RecordResolver``, which is generic: nested in

@@ -296,6 +296,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         /// The stored rows of the records named only inside records not stored for want of a key
         /// (``ProtoRecordBuilder/namedOnly``), by table.
         var namedRows: [String: [Int64]] = [:]
+        /// The stored rows of the records kept as stored, not updated, where the place they are
+        /// given cannot hold them (``RecordResolver/keptRows``): contained, and unchanged.
+        var keptRows: [RowState] = []
     }
 
     /// Steps 3–6: resolves the graph's records against the store, creates what is missing,
@@ -385,7 +388,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         return StoredGraph(
             writer: writer, gainedMembers: gained, takenMembers: marshaler.takenMembers,
             lostMembers: marshaler.lostMembers(), takenOneToOnes: marshaler.takenOneToOnes,
-            namedRows: try Self.storedRows(of: graph.builder.namedOnly, in: transaction))
+            namedRows: try Self.storedRows(of: graph.builder.namedOnly, in: transaction),
+            keptRows: resolver.keptRows.rows)
     }
 
     /// The stored rows of `named` (records named only inside records that are not stored), by

@@ -203,6 +203,12 @@ import WebRecordTesting
                 #"[{"id": 1, "kind": "square"}]"#,
                 #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 6}, {"id": 1, "name": "x"}]"#, "'Square'", false
             ),
+            // Given as a `Circle`, which a stored square is not: kept as stored, not updated.
+            (
+                #"[{"id": 1, "kind": "square", "name": "s"}]"#,
+                #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 6, "owner": {"id": 8, "rings": [{"id": 1, "name": "r"}]}}]"#,
+                "'Square'", false
+            ),
             // Stored as a `Disc`.
             (
                 #"[{"id": 1, "kind": "disc"}]"#,
@@ -354,5 +360,45 @@ import WebRecordTesting
             after: earlier, entity: "Agent")
         #expect(pins == pinned, "\(pins)")
         try await Self.expectEqual(list, after: earlier, entity: "Agent")
+    }
+
+    // MARK: - A stored record kept as stored where the place it is given cannot hold it
+
+    /// Decision 13: a stored record given without a discriminator where the place cannot hold
+    /// it (a stored `Tile` in a `Circle`-typed list) is kept as stored, not updated, and nothing
+    /// is linked to it. The response contained it all the same (decision 14: "as an object or
+    /// as a reference by key"): orphan deletion keeps it, and it counts as unchanged, as a
+    /// reference by key to it does, so that a stream whose batch names it by key alone counts
+    /// it as the whole response does. Whole and streamed alike.
+    @Test(
+        "a stored record kept as stored where it is given is contained and unchanged",
+        arguments: [
+            #"[{"id": 6, "owner": {"id": 9, "rings": [{"id": 1}]}}]"#,
+            #"[{"id": 2, "owner": {"id": 8, "rings": [1]}}, {"id": 6, "owner": {"id": 9, "rings": [{"id": 1}]}}]"#,
+            #"[{"id": 6, "owner": {"id": 9, "rings": [{"id": 1}]}}, {"id": 2, "owner": {"id": 8, "rings": [1]}}]"#,
+            #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 6, "owner": {"id": 8, "rings": [{"id": 1, "name": "r"}]}}]"#,
+        ])
+    func keptAsStored(list: String) async throws {
+        let earlier = #"[{"id": 1, "kind": "tile", "name": "t"}, {"id": 3, "kind": "tile"}]"#
+        var options = PopulationOptions()
+        options.deleteOrphans = .all
+        for deletes in [false, true] {
+            let whole = try await PopulatedStore.populating(
+                #"{"data": \#(list)}"#, after: #"{"data": \#(earlier)}"#, schema: Self.schema, entity: "Shape",
+                batchBytes: nil, options: deletes ? options : PopulationOptions())
+            #expect(whole.failure == nil, "\(whole)")
+            // Tile 1 stays as stored; tile 3, which the response does not name, is an orphan.
+            #expect(whole.rows.contains { $0.hasPrefix("Shape: 1 | 'Tile' | 1 | 't' |") }, "\(whole)")
+            var tiles = ChangeCounts()
+            tiles.unchanged = 1
+            tiles.deleted = deletes ? 1 : 0
+            #expect(whole.counts["Tile"] == tiles, "\(whole)")
+            for batchBytes in Self.batchSizes {
+                let streamed = try await PopulatedStore.populating(
+                    #"{"data": \#(list)}"#, after: #"{"data": \#(earlier)}"#, schema: Self.schema, entity: "Shape",
+                    batchBytes: batchBytes, options: deletes ? options : PopulationOptions())
+                #expect(streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)")
+            }
+        }
     }
 }
