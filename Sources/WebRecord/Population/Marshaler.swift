@@ -742,6 +742,35 @@ struct Marshaler {
     /// (nil: nothing to wire, the stored link stands).
     private func judged(_ set: ProtoRecord.Link, of proto: ProtoRecord) -> ProtoRecord.Link? {
         let required = set.relationship.property.destination
+        let refusals = refusals(set)
+        guard !refusals.isEmpty else { return set }
+        for (member, what) in refusals {
+            debugger.record(
+                WebRecordError(
+                    .typeMismatch,
+                    "\(set.relationship.property.entityName).\(set.relationship.name) of \(proto) names \(member.named), \(what), not a kind of \(required); nothing is linked to it",
+                    isFatal: false, entity: set.relationship.property.entityName, property: set.relationship.name,
+                    value: member.primaryKeyValue))
+        }
+        return kept(set, refused: Set(refusals.map(\.member)))
+    }
+
+    /// When `set` is wired (``ProtoRecord/Link/givenAtInTurn``) once its members a reference by
+    /// key named are judged (``judged(_:of:)``): a to-one whose latest record is refused is
+    /// wired where the earlier occurrence it falls back on gave it, as one whose latest record
+    /// is not stored, so that a claim given in between takes the record from it.
+    func givenAtInTurn(_ set: ProtoRecord.Link) -> Int {
+        guard !set.judged.isEmpty, !set.relationship.isToMany else { return set.givenAtInTurn }
+        let refused = Set(refusals(set).map(\.member))
+        guard !refused.isEmpty, let kept = kept(set, refused: refused) else { return set.givenAtInTurn }
+        return kept.givenAtInTurn
+    }
+
+    /// The members of `set` that a reference by key named and that are judged not to fit
+    /// (``judged(_:of:)``), each once, with what they are, for the message.
+    private func refusals(_ set: ProtoRecord.Link) -> [(member: ProtoRecord, what: String)] {
+        let required = set.relationship.property.destination
+        var refusals: [(member: ProtoRecord, what: String)] = []
         var refused = Set<ProtoRecord>()
         for (member, fitsResponse) in set.judged where !refused.contains(member) {
             guard let row = member.row else { continue }
@@ -758,13 +787,14 @@ struct Marshaler {
             }
             guard !fits else { continue }
             refused.insert(member)
-            debugger.record(
-                WebRecordError(
-                    .typeMismatch,
-                    "\(set.relationship.property.entityName).\(set.relationship.name) of \(proto) names \(member.named), \(what), not a kind of \(required); nothing is linked to it",
-                    isFatal: false, entity: set.relationship.property.entityName, property: set.relationship.name,
-                    value: member.primaryKeyValue))
+            refusals.append((member, what))
         }
+        return refusals
+    }
+
+    /// `set` without the members `refused` (``judged(_:of:)``): nil for a to-one that nothing
+    /// earlier falls back on.
+    private func kept(_ set: ProtoRecord.Link, refused: Set<ProtoRecord>) -> ProtoRecord.Link? {
         guard !refused.isEmpty else { return set }
         var kept = set
         kept.judged = []

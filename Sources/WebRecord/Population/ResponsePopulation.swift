@@ -510,14 +510,15 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// stored is wired where the earlier occurrence it falls back on gave it
     /// (``ProtoRecord/Link/givenAtInTurn``), as that later occurrence changes nothing when the
     /// occurrences are applied in turn: the lists and claims given after that earlier one come
-    /// after it.
+    /// after it. So is one whose latest occurrence names a record judged not to fit
+    /// (``Marshaler/givenAtInTurn(_:)``).
     static func wireInOrderGiven(
         _ protos: [ProtoRecord], superseded: Set<LinkKey>, with marshaler: inout Marshaler
     ) {
         var later: [(givenAt: Int, proto: ProtoRecord, link: Int)] = []
         for proto in protos where proto.row != nil {
             for (index, link) in proto.links.enumerated() {
-                let givenAt = link.givenAtInTurn
+                let givenAt = marshaler.givenAtInTurn(link)
                 if givenAt != proto.firstGiven { later.append((givenAt, proto, index)) }
             }
         }
@@ -535,7 +536,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             .map(\.element)
         var next = 0
         for proto in protos where proto.row != nil {
-            for link in proto.links where link.givenAtInTurn == proto.firstGiven {
+            for link in proto.links where marshaler.givenAtInTurn(link) == proto.firstGiven {
                 while next < later.count, later[next].givenAt < proto.firstGiven {
                     let (_, owner, index) = later[next]
                     if wires(owner, owner.links[index]) { marshaler.wire(owner.links[index], of: owner) }

@@ -320,6 +320,9 @@ import WebRecordTesting
             (#"[{"id": 9, "badge": 1}, {"id": 8, "badge": null}, {"id": 8, "badge": 2}]"#, ["1 9"]),
             (#"[{"id": 8, "badge": null}, {"id": 9, "badge": 1}, {"id": 8, "badge": 2}]"#, ["1 9"]),
             (#"[{"id": 8, "badge": null}, {"id": 8, "badge": 2}, {"id": 9, "badge": 1}]"#, ["1 9"]),
+            // The disc it falls back on, which another person claims in between, stays theirs.
+            (#"[{"id": 8, "badge": 3}, {"id": 9, "badge": 3}, {"id": 8, "badge": 2}]"#, ["3 9"]),
+            (#"[{"id": 8, "badge": 3}, {"id": 8, "badge": 2}, {"id": 9, "badge": 3}]"#, ["3 9"]),
         ] as [(String, [String])])
     func refusedReferenceOnAOneToOneKeptThere(list: String, worn: [String]) async throws {
         let layout = StorageLayout(schema: Self.schema)
@@ -346,6 +349,8 @@ import WebRecordTesting
             (#"[{"id": 8, "pin": 3}, {"id": 8, "pin": 2}]"#, ["8 3"]),
             (#"[{"id": 9, "pin": 1}, {"id": 8, "pin": null}, {"id": 8, "pin": 2}]"#, ["9 1"]),
             (#"[{"id": 8, "pin": null}, {"id": 8, "pin": 2}, {"id": 9, "pin": 1}]"#, ["9 1"]),
+            (#"[{"id": 8, "pin": 3}, {"id": 9, "pin": 3}, {"id": 8, "pin": 2}]"#, ["9 3"]),
+            (#"[{"id": 8, "pin": 3}, {"id": 8, "pin": 2}, {"id": 9, "pin": 3}]"#, ["9 3"]),
         ] as [(String, [String])])
     func refusedReferenceOnAOneToOneKeptHere(list: String, pinned: [String]) async throws {
         let layout = StorageLayout(schema: Self.schema)
