@@ -323,6 +323,20 @@ import WebRecordTesting
             // The disc it falls back on, which another person claims in between, stays theirs.
             (#"[{"id": 8, "badge": 3}, {"id": 9, "badge": 3}, {"id": 8, "badge": 2}]"#, ["3 9"]),
             (#"[{"id": 8, "badge": 3}, {"id": 8, "badge": 2}, {"id": 9, "badge": 3}]"#, ["3 9"]),
+            // A new record, made a tile before or after the reference.
+            (
+                #"[{"id": 8, "badge": null}, {"id": 9, "shapes": [{"id": 5, "kind": "tile"}]}, {"id": 8, "badge": 5}]"#,
+                []
+            ),
+            (
+                #"[{"id": 8, "badge": 3}, {"id": 9, "shapes": [{"id": 5, "kind": "tile"}]}, {"id": 8, "badge": 5}]"#,
+                ["3 8"]
+            ),
+            (
+                #"[{"id": 8, "badge": null}, {"id": 8, "badge": 5}, {"id": 9, "shapes": [{"id": 5, "kind": "tile"}]}]"#,
+                []
+            ),
+            (#"[{"id": 8, "badge": 5}, {"id": 9, "shapes": [{"id": 5, "kind": "tile"}]}]"#, []),
         ] as [(String, [String])])
     func refusedReferenceOnAOneToOneKeptThere(list: String, worn: [String]) async throws {
         let layout = StorageLayout(schema: Self.schema)
@@ -351,6 +365,8 @@ import WebRecordTesting
             (#"[{"id": 8, "pin": null}, {"id": 8, "pin": 2}, {"id": 9, "pin": 1}]"#, ["9 1"]),
             (#"[{"id": 8, "pin": 3}, {"id": 9, "pin": 3}, {"id": 8, "pin": 2}]"#, ["9 3"]),
             (#"[{"id": 8, "pin": 3}, {"id": 8, "pin": 2}, {"id": 9, "pin": 3}]"#, ["9 3"]),
+            (#"[{"id": 8, "pin": null}, {"id": 9, "things": [{"id": 5, "kind": "tile"}]}, {"id": 8, "pin": 5}]"#, []),
+            (#"[{"id": 8, "pin": 3}, {"id": 9, "things": [{"id": 5, "kind": "tile"}]}, {"id": 8, "pin": 5}]"#, ["8 3"]),
         ] as [(String, [String])])
     func refusedReferenceOnAOneToOneKeptHere(list: String, pinned: [String]) async throws {
         let layout = StorageLayout(schema: Self.schema)
