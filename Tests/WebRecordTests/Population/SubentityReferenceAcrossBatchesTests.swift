@@ -194,6 +194,19 @@ import WebRecordTesting
                 #"[{"id": 5, "owner": {"id": 7, "favorite": 1}}, {"id": 6, "owner": {"id": 8, "rings": [{"id": 1, "name": "r"}]}}]"#,
                 "'Circle'", true
             ),
+            // Named first by a `Circle`-typed reference (`rings`), then given as a `Shape`, then
+            // as a `Circle` or a `Disc` (a `Disc`-typed object): the most specific the data was
+            // given as decides, as the data alone would.
+            (
+                #"[{"id": 1}]"#,
+                #"[{"id": 2, "owner": {"id": 7, "rings": [1]}}, {"id": 1, "name": "x"}, {"id": 6, "owner": {"id": 8, "rings": [{"id": 1, "name": "r"}]}}]"#,
+                "'Circle'", false
+            ),
+            (
+                #"[{"id": 1}]"#,
+                #"[{"id": 2, "owner": {"id": 7, "rings": [1]}}, {"id": 1, "name": "x"}, {"id": 4, "owner": {"id": 7, "favorite": {"id": 1, "name": "d"}}}]"#,
+                "'Disc'", true
+            ),
             // Stored as a `Square`, another branch: it stays a square, and `favorite` links nothing.
             (
                 #"[{"id": 1, "kind": "square"}]"#,
