@@ -14,7 +14,9 @@ import WebRecordTesting
 /// The schema: `Shape` with the sub-entities `Circle` (and its `Disc`), `Square` and `Tile`;
 /// `Person.favorite` to a `Disc` (no inverse), `Person.rings` to `Circle`s, and two one-to-ones
 /// to a `Disc`: `Person.badge` (inverse `Disc.wearer`, kept in the disc's row) and `Agent.pin`
-/// (inverse `Disc.pinnedBy`, kept in the agent's row).
+/// (inverse `Disc.pinnedBy`, kept in the agent's row); and `Token` with `Coin` (whose `metal`
+/// is non-optional, without a default) and `Chip`, which `Person.lucky` (a `Coin`) and
+/// `Person.spare` (a `Token`) name.
 @Suite struct SubentityReferenceAcrossBatchesTests {
     static let schema: Schema = {
         do {
@@ -433,6 +435,30 @@ import WebRecordTesting
                     batchBytes: batchBytes, options: deletes ? options : PopulationOptions())
                 #expect(streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)")
             }
+        }
+    }
+}
+
+extension SubentityReferenceAcrossBatchesTests {
+    /// A stored record of another branch (a `Square`) given in one batch both where it can be
+    /// held (a `Shape`, or with its discriminator) and, without a discriminator, where it cannot
+    /// (a `Circle`-typed list). One batch merges the occurrences and keeps the record as stored,
+    /// not updated, or takes the stated entity for every link; a stream whose batches hold one
+    /// occurrence each applies the one it can and refuses the other alone. No reference by key
+    /// is involved: this is the rule for the place that cannot hold a record, not that for a
+    /// reference to a sub-entity, and it is left as it is.
+    @Test(
+        "a stored record given where it can be held and where it cannot, in one batch",
+        arguments: [
+            // Whole: not updated (`name` NULL); streamed: `name` 'x'.
+            #"[{"id": 1, "name": "x"}, {"id": 6, "owner": {"id": 8, "rings": [{"id": 1}]}}]"#,
+            // Whole: `rings` links the disc; streamed: the square, refused, is not linked.
+            #"[{"id": 6, "owner": {"id": 8, "rings": [{"id": 1}]}}, {"id": 1, "kind": "disc"}]"#,
+        ])
+    func storedRecordGivenWhereItCannotBeHeld(list: String) async throws {
+        let difference = try await Self.difference(list, after: #"[{"id": 1, "kind": "square"}]"#, entity: "Shape")
+        withKnownIssue("a stored record given where it can be held and where it cannot, in one batch") {
+            #expect(difference == nil, "\(difference ?? "")")
         }
     }
 }
