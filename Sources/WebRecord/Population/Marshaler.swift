@@ -529,14 +529,20 @@ struct Marshaler {
     }
 
     /// Wires one relationship the response set on `proto`.
-    mutating func wire(_ set: ProtoRecord.Link, of proto: ProtoRecord) {
+    ///
+    /// `fellBackOnNull`: the link is a to-one whose latest record was judged not to fit, which
+    /// falls back on an earlier occurrence's `null` (``judged(_:of:)``): it clears as that `null`
+    /// does, as when the occurrences are applied in turn.
+    mutating func wire(_ set: ProtoRecord.Link, of proto: ProtoRecord, fellBackOnNull: Bool = false) {
         guard let row = proto.row else { return }
         if !set.judged.isEmpty {
             // Only where a reference by key named a record of a hierarchy with sub-entities: the
             // link is wired without the members judged not to fit (copied only then).
             guard var kept = judged(set, of: proto) else { return }
             kept.judged = []
-            wire(kept, of: proto)
+            wire(
+                kept, of: proto,
+                fellBackOnNull: !set.relationship.isToMany && kept.members.isEmpty && !set.members.isEmpty)
             return
         }
         // A sub-entity chosen after the link was set inherits the relationship and its storage;
@@ -555,7 +561,7 @@ struct Marshaler {
         guard let link = mapped.link else { return }
         let cleared =
             (!proto.clearedRelationships.isEmpty && proto.clearedRelationships.contains(mapped.name))
-            || (members.isEmpty && !set.members.isEmpty)
+            || (members.isEmpty && (!set.members.isEmpty || fellBackOnNull))
         // Members that end the batch as an entity without the inverse (a `Tile` in a list of
         // `Square`s whose `holder` is the inverse): looked at only where a sub-entity declares
         // the inverse.
@@ -746,6 +752,35 @@ struct Marshaler {
     /// (nil: nothing to wire, the stored link stands).
     private func judged(_ set: ProtoRecord.Link, of proto: ProtoRecord) -> ProtoRecord.Link? {
         let required = set.relationship.property.destination
+        let refusals = refusals(set)
+        guard !refusals.isEmpty else { return set }
+        for (member, what) in refusals {
+            debugger.record(
+                WebRecordError(
+                    .typeMismatch,
+                    "\(set.relationship.property.entityName).\(set.relationship.name) of \(proto) names \(member.named), \(what), not a kind of \(required); nothing is linked to it",
+                    isFatal: false, entity: set.relationship.property.entityName, property: set.relationship.name,
+                    value: member.primaryKeyValue))
+        }
+        return kept(set, refused: Set(refusals.map(\.member)))
+    }
+
+    /// When `set` is wired (``ProtoRecord/Link/givenAtInTurn``) once its members a reference by
+    /// key named are judged (``judged(_:of:)``): a to-one whose latest record is refused is
+    /// wired where the earlier occurrence it falls back on gave it, as one whose latest record
+    /// is not stored, so that a claim given in between takes the record from it.
+    func givenAtInTurn(_ set: ProtoRecord.Link) -> Int {
+        guard !set.judged.isEmpty, !set.relationship.isToMany else { return set.givenAtInTurn }
+        let refused = Set(refusals(set).map(\.member))
+        guard !refused.isEmpty, let kept = kept(set, refused: refused) else { return set.givenAtInTurn }
+        return kept.givenAtInTurn
+    }
+
+    /// The members of `set` that a reference by key named and that are judged not to fit
+    /// (``judged(_:of:)``), each once, with what they are, for the message.
+    private func refusals(_ set: ProtoRecord.Link) -> [(member: ProtoRecord, what: String)] {
+        let required = set.relationship.property.destination
+        var refusals: [(member: ProtoRecord, what: String)] = []
         var refused = Set<ProtoRecord>()
         for (member, fitsResponse) in set.judged where !refused.contains(member) {
             guard let row = member.row else { continue }
@@ -762,13 +797,14 @@ struct Marshaler {
             }
             guard !fits else { continue }
             refused.insert(member)
-            debugger.record(
-                WebRecordError(
-                    .typeMismatch,
-                    "\(set.relationship.property.entityName).\(set.relationship.name) of \(proto) names \(member.named), \(what), not a kind of \(required); nothing is linked to it",
-                    isFatal: false, entity: set.relationship.property.entityName, property: set.relationship.name,
-                    value: member.primaryKeyValue))
+            refusals.append((member, what))
         }
+        return refusals
+    }
+
+    /// `set` without the members `refused` (``judged(_:of:)``): nil for a to-one that nothing
+    /// earlier falls back on.
+    private func kept(_ set: ProtoRecord.Link, refused: Set<ProtoRecord>) -> ProtoRecord.Link? {
         guard !refused.isEmpty else { return set }
         var kept = set
         kept.judged = []

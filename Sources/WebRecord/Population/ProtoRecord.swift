@@ -186,8 +186,10 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
     }
     /// For a record a reference by key named as its relationship's destination (a `Disc`), whose
     /// data the response then gave, stating no entity, as a more general one (a `Shape`): the
-    /// most specific entity the data was given as. A stored record keeps its sub-entity when it
-    /// is a kind of that one (DESIGN §3.13), whatever the reference named.
+    /// most specific entity the data was given as, a later occurrence given as the `Disc` or a
+    /// more specific one included. A stored record keeps its sub-entity when it
+    /// is a kind of that one (DESIGN §3.13), else becomes that one, whatever the reference named
+    /// (``RecordResolver``): what the data alone makes it.
     var givenAs: Representation? {
         get { fields.pointee.givenAs }
         nonmutating set { fields.pointee.givenAs = newValue }

@@ -762,6 +762,9 @@ final class ProtoRecordBuilder {
         if representation !== proto.representation {
             if schema.entity(representation.entity.name, isKindOf: proto.entity.name) {
                 proto.become(representation)
+                // Data given as a more specific entity than the reference named: the most
+                // specific the data was given as.
+                if proto.givenAs != nil { proto.givenAs = representation }
             } else if proto.isReference {
                 // A reference names the record as its relationship's destination (a `Disc`):
                 // data that states its entity, or names another branch, decides; data of a more
@@ -789,6 +792,9 @@ final class ProtoRecordBuilder {
                 proto.become(representation)
                 proto.givenAs = nil
             }
+        } else if proto.givenAs != nil {
+            // Data given as the entity the reference named, after data of a more general one.
+            proto.givenAs = representation
         }
         proto.isReference = false
         // The common case in real streams: the same record repeated as is (a user on each of

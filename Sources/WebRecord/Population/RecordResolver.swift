@@ -16,6 +16,10 @@ struct RecordResolver<Storage: RecordStorage> {
     let debugger: Debugger
     /// The provisional `_id`s of the new rows: -1, -2, ...
     let provisionalRowIDs = ProvisionalRowIDs()
+    /// The stored rows of the records kept as stored, not updated, where the place they are
+    /// given cannot hold them (a stored `Tile` given without a discriminator in a
+    /// `Circle`-typed list): the response contained them all the same.
+    let keptRows = KeptRows()
 
     /// Resolves every proto-record to a ``RowState``, existing or new.
     ///
@@ -279,20 +283,24 @@ struct RecordResolver<Storage: RecordStorage> {
         // A stored record keeps its sub-entity unless the response picked a more specific or
         // another one, or its discriminator named the entity (DESIGN §3.13: a value that names
         // no sub-entity makes it the entity whose discriminator was read).
+        if row.entityName != proto.representation.name, let stored = representations[row.entityName],
+            !proto.isReference, !proto.entityIsStated, let given = proto.givenAs
+        {
+            // Data that states no entity, after a reference that named the record as its
+            // relationship's destination (a `Disc`): a reference never changes a stored record's
+            // entity (DESIGN §3.13), so the record is what the data alone makes it, as when the
+            // reference and the data fall in batches of their own. The stored sub-entity stays
+            // when it is a kind of the entity the data was given as (a stored plain `Shape` or
+            // `Circle` given as a `Shape`), and the reference is judged against it; else the data
+            // decides as that entity, more specific or another branch (below).
+            proto.become(store.schema.entity(stored.name, isKindOf: given.name) ? stored : given)
+        }
         let entityName = proto.representation.name
         if row.entityName != entityName, let stored = representations[row.entityName] {
             // A record only references by key name is the stored one: each reference that names
             // it as another branch (a Book-typed link naming a stored Film) links nothing, judged
             // per link when the links are wired (``Marshaler``, DESIGN §3.13).
-            if !proto.isReference, !proto.entityIsStated, let given = proto.givenAs,
-                !store.schema.entity(entityName, isKindOf: stored.name),
-                store.schema.entity(stored.name, isKindOf: given.name)
-            {
-                // Data that states no entity, after a reference that named the record as its
-                // relationship's destination: the stored sub-entity stays (DESIGN §3.13), and the
-                // reference is judged against it.
-                proto.become(stored)
-            } else if !proto.isReference, !proto.entityIsStated,
+            if !proto.isReference, !proto.entityIsStated,
                 !store.schema.entity(stored.name, isKindOf: entityName),
                 !store.schema.entity(entityName, isKindOf: stored.name)
             {
@@ -305,6 +313,7 @@ struct RecordResolver<Storage: RecordStorage> {
                         .typeMismatch, "\(proto) \(what)", isFatal: false, entity: entityName,
                         value: proto.primaryKeyValue))
                 proto.isRejected = true
+                keptRows.rows.append(row)
                 return
             }
             if proto.representation === stored {
@@ -343,6 +352,11 @@ final class ProvisionalRowIDs {
         last -= 1
         return last
     }
+}
+
+/// The stored rows a ``RecordResolver`` kept as stored, not updated (``RecordResolver/keptRows``).
+final class KeptRows {
+    var rows: [RowState] = []
 }
 
 // The resolver's own types, declared outside ``RecordResolver``, which is generic: nested in

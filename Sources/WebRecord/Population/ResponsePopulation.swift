@@ -297,6 +297,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         /// The stored rows of the records named only inside records not stored for want of a key
         /// (``ProtoRecordBuilder/namedOnly``), by table.
         var namedRows: [String: [Int64]] = [:]
+        /// The stored rows of the records kept as stored, not updated, where the place they are
+        /// given cannot hold them (``RecordResolver/keptRows``): contained, and unchanged.
+        var keptRows: [RowState] = []
     }
 
     /// Steps 3–6: resolves the graph's records against the store, creates what is missing,
@@ -386,7 +389,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         return StoredGraph(
             writer: writer, gainedMembers: gained, takenMembers: marshaler.takenMembers,
             lostMembers: marshaler.lostMembers(), takenOneToOnes: marshaler.takenOneToOnes,
-            namedRows: try Self.storedRows(of: graph.builder.namedOnly, in: transaction))
+            namedRows: try Self.storedRows(of: graph.builder.namedOnly, in: transaction),
+            keptRows: resolver.keptRows.rows)
     }
 
     /// The stored rows of `named` (records named only inside records that are not stored), by
@@ -507,14 +511,15 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// stored is wired where the earlier occurrence it falls back on gave it
     /// (``ProtoRecord/Link/givenAtInTurn``), as that later occurrence changes nothing when the
     /// occurrences are applied in turn: the lists and claims given after that earlier one come
-    /// after it.
+    /// after it. So is one whose latest occurrence names a record judged not to fit
+    /// (``Marshaler/givenAtInTurn(_:)``).
     static func wireInOrderGiven(
         _ protos: [ProtoRecord], superseded: Set<LinkKey>, with marshaler: inout Marshaler
     ) {
         var later: [(givenAt: Int, proto: ProtoRecord, link: Int)] = []
         for proto in protos where proto.row != nil {
             for (index, link) in proto.links.enumerated() {
-                let givenAt = link.givenAtInTurn
+                let givenAt = marshaler.givenAtInTurn(link)
                 if givenAt != proto.firstGiven { later.append((givenAt, proto, index)) }
             }
         }
@@ -532,7 +537,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             .map(\.element)
         var next = 0
         for proto in protos where proto.row != nil {
-            for link in proto.links where link.givenAtInTurn == proto.firstGiven {
+            for link in proto.links where marshaler.givenAtInTurn(link) == proto.firstGiven {
                 while next < later.count, later[next].givenAt < proto.firstGiven {
                     let (_, owner, index) = later[next]
                     if wires(owner, owner.links[index]) { marshaler.wire(owner.links[index], of: owner) }

@@ -435,6 +435,15 @@ extension ResponsePopulation {
             totals.contained.insert(contentsOf: rowIDs, in: table)
             if sparesLinks { totals.linkSpared.insert(contentsOf: rowIDs, in: table) }
         }
+        // A record kept as stored where the place it is given cannot hold it: contained, and
+        // unchanged, as the stored entity, as a reference by key to it is.
+        for row in stored.keptRows {
+            totals.contained.insert(contentsOf: [row.rowID], in: row.table.name)
+            if sparesLinks { totals.linkSpared.insert(contentsOf: [row.rowID], in: row.table.name) }
+            if let representation = graph.representations[row.entityName] {
+                totals.note(row, status: .unchanged, relinked: false, entity: representation)
+            }
+        }
         try totals.noteDropped(protos)
         let relinked = stored.writer.relinkedOwners
         for gain in stored.gainedMembers {
