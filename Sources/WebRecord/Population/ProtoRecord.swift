@@ -395,6 +395,20 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         links.contains { $0.relationship.id == relationship.id }
     }
 
+    /// Notes that an occurrence before every one this batch gives (an earlier batch's, carried)
+    /// set the to-one `relationship`, which this batch sets too, to `members`: the oldest of
+    /// the link's ``Link/earlier``, which the link falls back on where later ones name records
+    /// that are not stored.
+    func noteEarlierLink(_ relationship: Representation.MappedRelationship, members: [ProtoRecord]) {
+        let fields = self.fields
+        for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == relationship.id {
+            // The two lists are kept in step (``setLink(_:member:)``): before any occurrence.
+            fields.pointee.links[index].earlier.insert(members, at: 0)
+            fields.pointee.links[index].earlierGivenAt.insert(0, at: 0)
+            return
+        }
+    }
+
     /// Sets the members of `relationship`, replacing what an earlier occurrence set.
     func setLink(_ relationship: Representation.MappedRelationship, members: [ProtoRecord], partial: Bool = false) {
         let fields = self.fields

@@ -685,6 +685,21 @@ final class ProtoRecordBuilder {
         for link in links {
             switch link {
             case .reference(let id, let key):
+                if let mapped = representation.relationships.first(where: { $0.id == id }), proto.hasLink(mapped),
+                    !mapped.isToMany, !proto.clearedRelationships.contains(mapped.name), let index = mapped.destination
+                {
+                    // Set again by this batch, whose link wins; but where it names a record that
+                    // is not stored, the link is what the carried occurrence left it, as one
+                    // batch falls back on the occurrence before (``ProtoRecord/Link/membersInTurn``).
+                    if let member = reference(
+                        key, to: representations.all[index], parent: proto, keyPath: mapped.name, via: mapped),
+                        judgedMembers.isEmpty
+                    {
+                        proto.noteEarlierLink(mapped, members: [member])
+                    }
+                    judgedMembers = []
+                    continue
+                }
                 guard let mapped = representation.relationships.first(where: { $0.id == id }),
                     !proto.hasLink(mapped), !proto.clearedRelationships.contains(mapped.name),
                     let index = mapped.destination,
