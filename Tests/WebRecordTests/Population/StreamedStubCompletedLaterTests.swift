@@ -1,0 +1,265 @@
+import Foundation
+import Testing
+import WebRecordTesting
+
+@testable import WebRecord
+
+/// A record that one batch of a streamed population stores from a reference by key (a stub,
+/// stored without its non-optional values until its data comes), and whose data a later batch
+/// gives without a value for a non-optional attribute: one batch merges the occurrences first
+/// and does not store the record (decision 5), so the links to it come out as for a record that
+/// is not stored. Each case is compared with the whole response, row for row (`_id`s
+/// included), with the same counts, records and warnings, at batches of one record and more,
+/// from a stream that cannot be read again (Docs/Population.md, "A stub given incomplete data
+/// later").
+@Suite struct StreamedStubCompletedLaterTests {
+    static let schemaJSON = """
+        {
+          "version": 1,
+          "entities": {
+            "Post": {
+              "primaryKey": "id",
+              "keyPathForResponseObject": "data",
+              "attributes": {
+                "id": { "type": "integer" },
+                "body": { "type": "string", "optional": false }
+              },
+              "relationships": {
+                "user": { "destination": "User", "inverse": "posts" },
+                "editor": { "destination": "User" },
+                "pinned": { "destination": "User", "inverse": "pin" },
+                "repostOf": { "destination": "Post" },
+                "links": { "destination": "Link", "toMany": true, "inverse": "post" },
+                "tags": { "destination": "Tag", "toMany": true, "inverse": "posts" }
+              }
+            },
+            "User": {
+              "primaryKey": "id",
+              "attributes": {
+                "id": { "type": "integer" },
+                "name": { "type": "string", "optional": false },
+                "handle": { "type": "string" }
+              },
+              "relationships": {
+                "posts": { "destination": "Post", "toMany": true, "inverse": "user" },
+                "pin": { "destination": "Post", "inverse": "pinned" }
+              }
+            },
+            "Link": {
+              "primaryKey": "id",
+              "attributes": {
+                "id": { "type": "integer" },
+                "url": { "type": "string", "optional": false }
+              },
+              "relationships": { "post": { "destination": "Post", "inverse": "links" } }
+            },
+            "Tag": {
+              "primaryKey": "id",
+              "attributes": {
+                "id": { "type": "integer" },
+                "label": { "type": "string", "optional": false }
+              },
+              "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "tags" } }
+            }
+          }
+        }
+        """
+
+    static let schema: Schema = {
+        do {
+            return try Schema(json: schemaJSON, fileName: "StubCompletedLater.json")
+        } catch {
+            preconditionFailure("the schema must load: \(error)")
+        }
+    }()
+
+    /// The rows a population leaves in a store file, with its counts, its records' `_id`s and
+    /// its warnings, or its failure.
+    struct Outcome: Equatable, CustomStringConvertible {
+        var rows: [String]
+        var counts: [String: ChangeCounts]
+        var recordIDs: [Int64]
+        var warnings: [String]
+        var failure: String?
+
+        var description: String {
+            (failure.map { "failure: \($0)\n" } ?? "") + "counts: \(counts)\nrecords: \(recordIDs)\n"
+                + "warnings: \(warnings)\n" + rows.joined(separator: "\n")
+        }
+    }
+
+    /// `list` populated into a store file that holds `earlier` (both the list of posts at
+    /// `data`): whole, or streamed in batches of `batchBytes` from a reader that cannot be opened
+    /// twice (a second opening fails the test), or, with `reopens`, one that can.
+    static func outcome(
+        of list: String, after earlier: String = "[]", batchBytes: Int?, reopens: Bool = false,
+        union: Bool = false
+    ) async throws -> Outcome {
+        var options = PopulationOptions()
+        if union {
+            options.mergePolicies["Post.links"] = .union
+            options.mergePolicies["Post.tags"] = .union
+        }
+        let test = try RecordingStore(schema: schema)
+        let store = test.store
+        _ = try await store.populate(try JSONReader().read(#"{"data": \#(earlier)}"#), entity: "Post")
+        let text = #"{"data": \#(list)}"#
+        let result: PopulationResult
+        do {
+            if let batchBytes {
+                let data = Data(text.utf8)
+                let population = ResponsePopulation(store: try #require(store.sqlite), options: options)
+                if reopens {
+                    result = try await population.populate(
+                        streaming: { JSONStreamReader(data: data, keyPath: $0, batchByteLimit: batchBytes) },
+                        entity: "Post")
+                } else {
+                    result = try await population.populate(
+                        streaming: readingOnce(data, batchByteLimit: batchBytes), entity: "Post", reopens: false)
+                }
+            } else {
+                result = try await store.populate(try JSONReader().read(text), entity: "Post", options: options)
+            }
+        } catch let error as WebRecordError {
+            return Outcome(
+                rows: try dumpContent(store), counts: [:], recordIDs: [], warnings: [], failure: error.message)
+        }
+        return Outcome(
+            rows: try dumpContent(store), counts: result.changesByEntity, recordIDs: result.records.map(\.rowID),
+            warnings: result.debugger.warnings.map(\.message), failure: nil)
+    }
+
+    /// The batch sizes compared with the whole response: one record a batch, a few, and all.
+    static let batchSizes = [1, 60, 130, 1 << 20]
+
+    /// The stub named through a to-one kept in the naming record's row (a post's `user`,
+    /// `editor`, `repostOf`), which claims nothing: the stream deletes the stub and gives each
+    /// link to it back what it held before, unless a later batch set it otherwise, and carries
+    /// the record to a later batch that completes it. `rows` must be in the whole response's
+    /// store, and `absent` (prefixes) must not.
+    @Test(arguments: [
+        // A new post names user 5 by key; a later post gives user 5 nested, without its name.
+        (
+            "[]",
+            #"[{"id": 1, "body": "a", "user": 5}, {"id": 2, "body": "b", "user": {"id": 5, "handle": "h"}}]"#,
+            [
+                "Post: 1 | 'Post' | 1 | 'a' | NULL | NULL | NULL | NULL",
+                "Post: 2 | 'Post' | 2 | 'b' | NULL | NULL | NULL | NULL",
+            ],
+            ["User:"]
+        ),
+        // A stored post that had user 9 keeps it.
+        (
+            #"[{"id": 1, "body": "a", "user": {"id": 9, "name": "Z"}}]"#,
+            #"[{"id": 1, "user": 5}, {"id": 2, "body": "b", "user": {"id": 5, "handle": "h"}}]"#,
+            ["Post: 1 | 'Post' | 1 | 'a' | 1 | NULL | NULL | NULL", "User: 1 | 'User' | 9 | 'Z' | NULL"],
+            ["User: 2 "]
+        ),
+        // The data comes at the top level: a post named as another's `repostOf`, without its body.
+        (
+            #"[{"id": 3, "body": "x"}, {"id": 1, "body": "a", "repostOf": 3}]"#,
+            #"[{"id": 1, "repostOf": 12}, {"id": 12}, {"id": 4, "body": "d"}]"#,
+            [
+                "Post: 2 | 'Post' | 1 | 'a' | NULL | NULL | NULL | 1",
+                "Post: 4 | 'Post' | 4 | 'd' | NULL | NULL | NULL | NULL",
+            ],
+            ["Post: 3 "]
+        ),
+        // A batch in between names the stub again by key, through another relationship.
+        (
+            "[]",
+            #"[{"id": 1, "body": "a", "user": 5}, {"id": 3, "body": "c", "editor": 5}, {"id": 2, "body": "b", "user": {"id": 5, "handle": "h"}}]"#,
+            ["Post: 2 | 'Post' | 3 | 'c' | NULL | NULL | NULL | NULL"],
+            ["User:"]
+        ),
+        // A batch in between links the same post to another user: that link stays.
+        (
+            "[]",
+            #"[{"id": 1, "body": "a", "user": 5}, {"id": 1, "user": {"id": 8, "name": "E"}}, {"id": 2, "body": "b", "user": {"id": 5, "handle": "h"}}]"#,
+            ["Post: 1 | 'Post' | 1 | 'a' | 2 | NULL | NULL | NULL", "User: 2 | 'User' | 8 | 'E' | NULL"],
+            ["User: 1 "]
+        ),
+        // ... and a later one names the stub there again: the post ends with the user before it.
+        (
+            #"[{"id": 1, "body": "a", "user": {"id": 9, "name": "Z"}}]"#,
+            #"[{"id": 1, "user": 5}, {"id": 1, "user": {"id": 8, "name": "E"}}, {"id": 1, "user": 5}, {"id": 2, "body": "b", "user": {"id": 5, "handle": "h"}}]"#,
+            ["Post: 1 | 'Post' | 1 | 'a' | 3 | NULL | NULL | NULL", "User: 3 | 'User' | 8 | 'E' | NULL"],
+            ["User: 2 "]
+        ),
+        // The naming post itself gives the incomplete data later.
+        (
+            #"[{"id": 1, "body": "a", "user": {"id": 9, "name": "Z"}}]"#,
+            #"[{"id": 1, "user": 5}, {"id": 1, "body": "a2", "user": {"id": 5, "handle": "h"}}]"#,
+            ["Post: 1 | 'Post' | 1 | 'a2' | 1 | NULL | NULL | NULL"],
+            ["User: 2 "]
+        ),
+        // Completed by a third batch: stored with the stub's `_id`, every post linked to it.
+        (
+            "[]",
+            #"[{"id": 1, "body": "a", "user": 5}, {"id": 2, "body": "b", "user": {"id": 5, "handle": "h"}}, {"id": 3, "body": "c", "user": {"id": 5, "name": "N"}}]"#,
+            [
+                "Post: 1 | 'Post' | 1 | 'a' | 1 | NULL | NULL | NULL",
+                "Post: 2 | 'Post' | 2 | 'b' | 1 | NULL | NULL | NULL",
+                "Post: 3 | 'Post' | 3 | 'c' | 1 | NULL | NULL | NULL", "User: 1 | 'User' | 5 | 'N' | 'h'",
+            ],
+            []
+        ),
+        // Completed by a third batch at the top level.
+        (
+            "[]",
+            #"[{"id": 1, "body": "a", "repostOf": 12}, {"id": 12}, {"id": 12, "body": "b"}]"#,
+            [
+                "Post: 1 | 'Post' | 1 | 'a' | NULL | NULL | NULL | 2",
+                "Post: 2 | 'Post' | 12 | 'b' | NULL | NULL | NULL | NULL",
+            ],
+            []
+        ),
+    ])
+    func aStubGivenIncompleteDataLaterThroughAToOneEndsAsInOneBatch(
+        earlier: String, list: String, rows: [String], absent: [String]
+    ) async throws {
+        let whole = try await Self.outcome(of: list, after: earlier, batchBytes: nil)
+        #expect(whole.failure == nil, "\(whole)")
+        // Not only the same as the whole response: the rows the case is about.
+        for row in rows { #expect(whole.rows.contains(row), "\(row)\n\(whole)") }
+        for prefix in absent { #expect(!whole.rows.contains { $0.hasPrefix(prefix) }, "\(prefix)\n\(whole)") }
+        for batchBytes in Self.batchSizes {
+            let streamed = try await Self.outcome(of: list, after: earlier, batchBytes: batchBytes)
+            #expect(streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)")
+        }
+    }
+
+    /// The stub named through a to-many list (replaced or merged by union), join rows or a
+    /// one-to-one, whose links another record can take or move in between: the stream that
+    /// cannot be read again refuses the response and writes nothing, and one that can is read
+    /// again whole, at every batch size.
+    @Test(arguments: [
+        // A post's list of links, then the link without its URL.
+        (#"[{"id": 1, "body": "a", "links": [77]}, {"id": 2, "body": "b", "links": [{"id": 77}]}]"#, false, "Link:"),
+        (#"[{"id": 1, "body": "a", "links": [77]}, {"id": 2, "body": "b", "links": [{"id": 77}]}]"#, true, "Link:"),
+        // Join rows.
+        (#"[{"id": 1, "body": "a", "tags": [7]}, {"id": 2, "body": "b", "tags": [{"id": 7}]}]"#, false, "Tag:"),
+        (#"[{"id": 1, "body": "a", "tags": [7]}, {"id": 2, "body": "b", "tags": [{"id": 7}]}]"#, true, "Tag:"),
+        // A one-to-one.
+        (
+            #"[{"id": 1, "body": "a", "pinned": 5}, {"id": 2, "body": "b", "editor": {"id": 5, "handle": "h"}}]"#,
+            false, "User:"
+        ),
+    ])
+    func aStubGivenIncompleteDataLaterThroughAListOrAOneToOneIsReadAgain(
+        list: String, union: Bool, absent: String
+    ) async throws {
+        let whole = try await Self.outcome(of: list, batchBytes: nil, union: union)
+        #expect(whole.failure == nil, "\(whole)")
+        #expect(!whole.rows.contains { $0.hasPrefix(absent) }, "\(whole)")
+        let empty = try await Self.outcome(of: "[]", batchBytes: nil)
+        let once = try await Self.outcome(of: list, batchBytes: 1, union: union)
+        #expect(
+            once.failure?.contains("was stored from a reference by key where it first occurs") == true, "\(once)")
+        #expect(once.rows == empty.rows, "a refused stream writes nothing")
+        for batchBytes in Self.batchSizes {
+            let again = try await Self.outcome(of: list, batchBytes: batchBytes, reopens: true, union: union)
+            #expect(again == whole, "batches of \(batchBytes) bytes, read again:\n\(again)\nwhole:\n\(whole)")
+        }
+    }
+}
