@@ -1704,7 +1704,10 @@ private struct StreamTotals {
         }
         var links = stubLinks[row] ?? []
         for (incoming, holder, link) in holders {
-            guard case .foreignKeyHere(let column, _, _, _)? = link.relationship.link, let holderRow = holder.row,
+            // A holder carried to this batch (``applyCarried(to:debugger:)``) had occurrences in
+            // earlier batches, whose links one batch falls back on and this one does not see.
+            guard holder.reservedRowID == nil,
+                case .foreignKeyHere(let column, _, _, _)? = link.relationship.link, let holderRow = holder.row,
                 holderRow.values[column] == stub,
                 let before = before(link, stub: row, stored: holderRow.originalValue(at: column) ?? .null)
             else {
