@@ -220,8 +220,16 @@ struct Marshaler {
     /// attribute, and whatever lists them keeps its previous members. Records only referenced
     /// by key (stubs) are exempt until their data arrives; records identified by a dropped
     /// owner are dropped with it.
+    ///
+    /// - Parameter stubs: the rows an earlier batch of a streamed population inserted for
+    ///   records it named only by key, that may be dropped as a new row is: a record this batch
+    ///   gives the data of, resolved to one of them (and sharing it with no other), is dropped
+    ///   when that data lacks a non-optional value, as one batch drops the record whose merged
+    ///   occurrences lack it, and keeps that row's `_id` (``ProtoRecord/reservedRowID``). The
+    ///   stream then deletes the row (``StreamTotals/noteStubs(_:layout:in:)``).
     func dropIncompleteRecords(
-        _ protos: [ProtoRecord], superseded: Set<LinkKey> = [], sharing: [RowState: [ProtoRecord]] = [:]
+        _ protos: [ProtoRecord], superseded: Set<LinkKey> = [], sharing: [RowState: [ProtoRecord]] = [:],
+        stubs: Set<RowKey> = []
     ) {
         var droppedAny = false
         // The new rows dropped as incomplete, each of which keeps its `_id` once.
@@ -248,7 +256,10 @@ struct Marshaler {
             droppedAny = true
         }
         for proto in protos {
-            guard let row = proto.row, row.isNew, !proto.isReference else { continue }
+            guard let row = proto.row, !proto.isReference else { continue }
+            let isStub =
+                !row.isNew && !stubs.isEmpty && stubs.contains(RowKey(row)) && (sharing[row]?.count ?? 1) <= 1
+            guard row.isNew || isStub else { continue }
             guard
                 let missing = proto.representation.attributes.first(where: {
                     !$0.isOptional && row.values[$0.column].isNull
@@ -261,7 +272,11 @@ struct Marshaler {
                         + " '\(missing.name)' and no default; it is not stored",
                     isFatal: false, entity: proto.representation.name, property: missing.name,
                     keyPath: missing.keyPaths.first?.text, value: .object(proto.dictionary)))
-            if unstoredRows.insert(row).inserted { proto.unstoredTable = row.table.name }
+            if isStub {
+                proto.reservedRowID = row.rowID
+            } else if unstoredRows.insert(row).inserted {
+                proto.unstoredTable = row.table.name
+            }
             proto.row = nil
             proto.rowID = nil
             proto.isDroppedIncomplete = true

@@ -263,7 +263,7 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         nonmutating set { fields.pointee.isDroppedIncomplete = newValue }
     }
     /// The table whose `_id` a new record that was not stored keeps all the same, once per row
-    /// (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``): so that a streamed record
+    /// (``Marshaler/dropIncompleteRecords(_:superseded:sharing:stubs:)``): so that a streamed record
     /// that a later batch completes takes the `_id` it would have had in one batch
     /// (``ResponsePopulation/numberNewRows(_:in:)``).
     var unstoredTable: String? {
@@ -284,7 +284,7 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         nonmutating set { fields.pointee.dropReason = newValue }
     }
     /// Whether the record was not stored because its owner, as the response left it, does not
-    /// name it (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``).
+    /// name it (``Marshaler/dropIncompleteRecords(_:superseded:sharing:stubs:)``).
     var wasUnlinked: Bool {
         get { fields.pointee.wasUnlinked }
         nonmutating set { fields.pointee.wasUnlinked = newValue }

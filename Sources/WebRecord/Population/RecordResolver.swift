@@ -116,7 +116,7 @@ struct RecordResolver<Storage: RecordStorage> {
         for proto in protos {
             // An owner that ends as a sub-entity without the relationship (DESIGN §3.13) relates
             // nothing there: the record is new, and goes unstored with the link
-            // (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``).
+            // (``Marshaler/dropIncompleteRecords(_:superseded:sharing:stubs:)``).
             guard let owner = proto.owner, !proto.isNewThere,
                 owner.hasRelationship
             else {

@@ -305,12 +305,19 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// Steps 3–6: resolves the graph's records against the store, creates what is missing,
     /// populates attributes, wires relationships, and writes rows and links.
     ///
-    /// - Parameter checksStored: whether to apply the rules for top-level records that could
-    ///   not be stored now (a whole response) rather than over all batches (a streamed one).
+    /// - Parameters:
+    ///   - checksStored: whether to apply the rules for top-level records that could not be
+    ///     stored now (a whole response) rather than over all batches (a streamed one).
+    ///   - stubs: the rows earlier batches inserted for records they named only by key, whose
+    ///     data no batch has given yet (``giveDefaults(to:stubs:coercion:)``).
+    ///   - droppableStubs: those of `stubs` that are dropped, as a new record is, when this
+    ///     batch gives their data without a non-optional value
+    ///     (``Marshaler/dropIncompleteRecords(_:superseded:sharing:stubs:)``).
     func store(
         _ graph: Graph, in transaction: Storage.Transaction, deleter: inout RecordDeleter<Storage>,
         repeats: inout RepeatedRecords, switches: inout SwitchedSubentities, unlinkedIDs: inout UnlinkedChildIDs,
-        checksStored: Bool, stubs: Set<RowKey> = [], insertedEarlier: ((RowKey) -> Bool)? = nil
+        checksStored: Bool, stubs: Set<RowKey> = [], droppableStubs: Set<RowKey> = [],
+        insertedEarlier: ((RowKey) -> Bool)? = nil
     ) throws -> StoredGraph {
         let (debugger, representations) = (graph.debugger, graph.representations)
         let protos = graph.builder.protoRecords
@@ -343,7 +350,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             giveSwitchedDefaults(to: resolving, insertedEarlier: insertedEarlier, coercion: graph.coercion)
         }
         let superseded = Self.supersededLinks(sharing)
-        marshaler.dropIncompleteRecords(protos, superseded: superseded, sharing: sharing)
+        marshaler.dropIncompleteRecords(protos, superseded: superseded, sharing: sharing, stubs: droppableStubs)
         // What an earlier batch kept of a record's other sub-entities (DESIGN §3.13), once the
         // records that cannot be stored are known: a link to one of them leaves what is there.
         try switches.restore(resolving, coercion: graph.coercion, store: store)

@@ -283,6 +283,7 @@ extension ResponsePopulation {
                 let stored = try store(
                     graph, in: transaction, deleter: &deleter, repeats: &repeats, switches: &switches,
                     unlinkedIDs: &unlinkedIDs, checksStored: whole, stubs: totals.stubRows,
+                    droppableStubs: totals.droppableStubs,
                     insertedEarlier: whole ? nil : { [totals] in totals.wasInserted($0) })
                 if proposedBefore > 0 {
                     // A record identified by its owner that an earlier batch's link dropped, and
@@ -298,7 +299,10 @@ extension ResponsePopulation {
                     graph, stored: stored, to: &totals, entity: entity,
                     sparesLinks: !whole || !deleter.proposed.isEmpty)
                 if !whole {
-                    try totals.noteStubs(graph.builder.protoRecords)
+                    if try totals.noteStubs(graph.builder.protoRecords, layout: store.layout, in: transaction) {
+                        // Rows earlier batches wrote changed: nothing is taken as written.
+                        repeats.keep([], disturbed: true)
+                    }
                     try totals.noteHoldersMetWithoutKey(graph.builder.protoRecords)
                     try totals.requireSwitchedRowsComplete(graph.builder.protoRecords)
                 }
@@ -916,8 +920,9 @@ private struct StreamTotals {
         /// The links its occurrences set, given again by the batch that names it.
         let links: [ProtoRecordBuilder.CarriedLink]
         /// The to-ones that records of its batches set to it (``IncomingLink``), given again by
-        /// the batch that names it.
-        let incoming: [IncomingLink]
+        /// the batch that names it; for a stub dropped as incomplete, also those that earlier
+        /// batches set to its row and the stream gave back (``noteStubs(_:layout:in:)``).
+        var incoming: [IncomingLink]
         /// Its identity, for a record that can no longer be carried (``droppedIdentities``).
         let identity: RecordIdentity
     }
@@ -966,8 +971,36 @@ private struct StreamTotals {
     /// store (``requireNoObjectWithoutKeyForDropped(in:)``).
     private var droppedLinkHolders: [ScopedKey: [Int]] = [:]
     /// The rows a batch inserted for records it named only by key, which no batch has given
-    /// data since (``noteStubs(_:)``).
+    /// data since (``noteStubs(_:layout:in:)``).
     private(set) var stubRows = Set<RowKey>()
+    /// The rows of ``stubRows`` that a batch whose data of the record lacks a non-optional value
+    /// drops as a new record (``Marshaler/dropIncompleteRecords(_:superseded:sharing:stubs:)``):
+    /// those that every batch named only through to-ones it can give back (``stubLinks``).
+    private(set) var droppableStubs = Set<RowKey>()
+    /// The to-ones that stored records set to each row of ``droppableStubs``, with what each
+    /// held before, in the order met (``StubLink``).
+    private var stubLinks: [RowKey: [StubLink]] = [:]
+    /// How many links ``stubLinks`` holds, at most ``stubLinkCapacity``: a stub whose links
+    /// would pass it is no longer droppable, so that memory stays bounded.
+    private var stubLinkCount = 0
+    static let stubLinkCapacity = 65_536
+    /// The rows that links of ``stubLinks`` through a relationship with a list back held
+    /// before, with the stubs: a batch that gives such a row a list (or clears a relationship,
+    /// or switches its sub-entity) could drop the holder from it, where one batch takes the
+    /// link before for the holder where it stands, before that list. Those stubs are no longer
+    /// droppable (``noteStubs(_:layout:in:)``).
+    private var stubLinkTargets: [RowKey: [RowKey]] = [:]
+
+    /// A to-one kept in a stored record's row (the holder's) that a batch set to a stub, one
+    /// that can be given again (``IncomingLink``), with the column in the holder's row and
+    /// what it held before the batch that set it to the stub (what the occurrence before left
+    /// it). When a later batch gives the stub's data without a non-optional value, the stream
+    /// gives the column that value back, unless a batch set it otherwise since.
+    struct StubLink {
+        var incoming: IncomingLink
+        let column: Int
+        var before: DatabaseValue
+    }
 
     init(collectsRecords: Bool) {
         self.collectsRecords = collectsRecords
@@ -1277,15 +1310,20 @@ private struct StreamTotals {
         /// Each proto-record a link names, with the records whose links name it and how.
         private var naming: [ProtoRecord: [(holder: ProtoRecord, link: ProtoRecord.Link)]] = [:]
         /// The proto-records that an occurrence a later one superseded named
-        /// (``ProtoRecord/Link/earlier``).
-        private var superseded = Set<ProtoRecord>()
+        /// (``ProtoRecord/Link/earlier``), with the records whose links they were.
+        private var superseded: [ProtoRecord: [(holder: ProtoRecord, link: ProtoRecord.Link)]] = [:]
 
-        init(_ protos: [ProtoRecord]) {
+        /// The links of `protos` that name records `includes` accepts (all by default).
+        init(_ protos: [ProtoRecord], includes: (ProtoRecord) -> Bool = { _ in true }) {
             for proto in protos {
                 for link in proto.links {
-                    for member in link.members { naming[member, default: []].append((proto, link)) }
+                    for member in link.members where includes(member) {
+                        naming[member, default: []].append((proto, link))
+                    }
                     for given in link.earlier {
-                        for member in given { superseded.insert(member) }
+                        for member in given where includes(member) {
+                            superseded[member, default: []].append((proto, link))
+                        }
                     }
                 }
             }
@@ -1308,28 +1346,50 @@ private struct StreamTotals {
         /// inverse, a to-one kept in the other row or identifying its destination, from a
         /// record that is not stored or not identified by key, or a superseded occurrence.
         func incomingLinks(to proto: ProtoRecord) -> [IncomingLink]? {
-            guard !superseded.contains(proto) else { return nil }
+            guard superseded[proto] == nil else { return nil }
+            return holdersLinking(to: proto)?.map(\.incoming)
+        }
+
+        /// The records whose superseded occurrences named `proto` (``ProtoRecord/Link/earlier``),
+        /// with their links.
+        func supersededHolders(of proto: ProtoRecord) -> [(holder: ProtoRecord, link: ProtoRecord.Link)] {
+            superseded[proto] ?? []
+        }
+
+        /// ``incomingLinks(to:)``, each with the holder and its link, whatever superseded
+        /// occurrences named `proto`.
+        func holdersLinking(
+            to proto: ProtoRecord
+        ) -> [(incoming: IncomingLink, holder: ProtoRecord, link: ProtoRecord.Link)]? {
             guard let links = naming[proto] else { return [] }
-            var incoming: [IncomingLink] = []
+            var incoming: [(incoming: IncomingLink, holder: ProtoRecord, link: ProtoRecord.Link)] = []
             for (holder, link) in links {
-                let mapped = link.relationship
-                guard !mapped.isToMany, !mapped.isSymmetric, !mapped.identifiesDestination,
-                    case .foreignKeyHere? = mapped.link, link.members.count == 1, holder != proto,
-                    let row = holder.row, row.switchedFrom == nil, !holder.isDroppedIncomplete,
-                    let key = holder.normalizedKey, let keyValue = holder.primaryKeyValue
-                else { return nil }
-                if let inverse = mapped.inverse {
-                    guard let back = proto.representation.relationship(named: inverse), back.isToMany,
-                        !back.property.isOrdered
-                    else { return nil }
-                }
-                incoming.append(
-                    IncomingLink(
-                        holder: ScopedKey(holder, key), holderKey: keyValue,
-                        holderRepresentation: holder.representation.index, relationship: mapped.id,
-                        inverse: mapped.inverse, row: RowKey(row)))
+                guard let given = Self.incomingLink(from: holder, link, to: proto) else { return nil }
+                incoming.append((given, holder, link))
             }
             return incoming
+        }
+
+        /// The link `link` of `holder` to `proto` as a later batch can give it again; nil when
+        /// it cannot be (``incomingLinks(to:)``).
+        static func incomingLink(
+            from holder: ProtoRecord, _ link: ProtoRecord.Link, to proto: ProtoRecord
+        ) -> IncomingLink? {
+            let mapped = link.relationship
+            guard !mapped.isToMany, !mapped.isSymmetric, !mapped.identifiesDestination,
+                case .foreignKeyHere? = mapped.link, link.members.count == 1, holder != proto,
+                let row = holder.row, row.switchedFrom == nil, !holder.isDroppedIncomplete,
+                let key = holder.normalizedKey, let keyValue = holder.primaryKeyValue
+            else { return nil }
+            if let inverse = mapped.inverse {
+                guard let back = proto.representation.relationship(named: inverse), back.isToMany,
+                    !back.property.isOrdered
+                else { return nil }
+            }
+            return IncomingLink(
+                holder: ScopedKey(holder, key), holderKey: keyValue,
+                holderRepresentation: holder.representation.index, relationship: mapped.id,
+                inverse: mapped.inverse, row: RowKey(row))
         }
     }
 
@@ -1544,19 +1604,82 @@ private struct StreamTotals {
     }
 
     /// Notes the rows a batch inserted for records it named only by key (stubs, which are
-    /// stored without their non-optional values until their data comes), and throws
-    /// ``StreamedDivergence`` when a later batch gives the data of such a row, and it lacks a
-    /// non-optional value: one batch merges the occurrences first, and does not store the
-    /// record (decision 5), where the batches, applied in turn, would keep the stub and update
-    /// it. A later batch whose data is complete ends as one batch does.
-    mutating func noteStubs(_ protos: [ProtoRecord]) throws {
-        for proto in protos {
+    /// stored without their non-optional values until their data comes), with the to-ones
+    /// that name them (``stubLinks``), and applies what a later batch that gives a stub's data
+    /// without a non-optional value does. One batch merges the occurrences first and does not
+    /// store such a record (decision 5), so the links to it keep what the occurrence before
+    /// left them. When every batch named the stub only through to-ones kept in stored records'
+    /// rows that claim nothing (``IncomingLink``), that batch dropped the record as a new one
+    /// (``droppableStubs``), and the stream deletes the stub's row, gives each such to-one back
+    /// what it held before, unless a later batch set it otherwise (the claim named last wins,
+    /// decision 7), counts the row as never inserted, and carries those links with the record
+    /// (``noteDropped(_:)``), so that a batch that completes it gives them again.
+    ///
+    /// - Returns: whether a stub's row was deleted and links given back, which changes rows
+    ///   that earlier batches wrote.
+    /// - Throws: ``StreamedDivergence`` when a later batch gives the data of a stub that is not
+    ///   droppable, and it lacks a non-optional value: the batches, applied in turn, would keep
+    ///   the stub and update it, and another link to it (a list, join rows, a one-to-one) could
+    ///   not be given back as the whole response leaves it. A later batch whose data is complete
+    ///   ends as one batch does.
+    mutating func noteStubs(
+        _ protos: [ProtoRecord], layout: StorageLayout, in transaction: some RecordStorageTransaction
+    ) throws -> Bool {
+        var naming: LinksNaming?
+        var droppedAny = false
+        for proto in protos where proto.isReference {
             guard let row = proto.row else { continue }
-            if proto.isReference {
-                if row.isNew { stubRows.insert(RowKey(row)) }
+            let key = RowKey(row)
+            if row.isNew {
+                stubRows.insert(key)
+                // A top-level stub is among the records: not dropped.
+                let isTopLevel = topLevelRows.indices.contains(key.table) && topLevelRows[key.table].contains(key.rowID)
+                if !isTopLevel, stubLinkCount < Self.stubLinkCapacity {
+                    droppableStubs.insert(key)
+                    stubLinks[key] = []
+                }
+            }
+            guard droppableStubs.contains(key) else { continue }
+            // Only the links that name references by key: the stubs among them.
+            let links = naming ?? LinksNaming(protos, includes: \.isReference)
+            naming = links
+            noteLinks(to: proto, row: key, in: links)
+        }
+        if !stubLinkTargets.isEmpty {
+            if droppableStubs.isEmpty {
+                stubLinkTargets.removeAll()
+            } else {
+                for proto in protos {
+                    guard let row = proto.row, let stubs = stubLinkTargets[RowKey(row)] else { continue }
+                    guard
+                        row.switchedFrom != nil || !proto.clearedRelationships.isEmpty
+                            || proto.links.contains(where: { $0.relationship.isToMany })
+                    else { continue }
+                    for stub in stubs { forgetStubLinks(of: stub) }
+                }
+            }
+        }
+        for proto in protos {
+            if proto.isReference { continue }
+            if proto.isDroppedIncomplete, !stubRows.isEmpty, let rowID = proto.reservedRowID,
+                let table = proto.representation.table, stubRows.contains(RowKey(table: table.index, rowID: rowID))
+            {
+                let key = RowKey(table: table.index, rowID: rowID)
+                guard droppableStubs.contains(key) else {
+                    throw StreamedDivergence(
+                        record: proto.description,
+                        reason:
+                            "was stored from a reference by key where it first occurs, and a later occurrence gives its data without a value for a non-optional attribute, after a list was given to the record a link to it named before: populated in parts, that link given back could end otherwise than in the whole response, which does not store it"
+                    )
+                }
+                try dropStub(proto, row: key, layout: layout, in: transaction)
+                droppedAny = true
                 continue
             }
-            guard !stubRows.isEmpty, !row.isNew, stubRows.remove(RowKey(row)) != nil else { continue }
+            guard !stubRows.isEmpty, let row = proto.row, !row.isNew, stubRows.remove(RowKey(row)) != nil else {
+                continue
+            }
+            forgetStubLinks(of: RowKey(row))
             // Defaults are given as to a new row (``ResponsePopulation/giveDefaults(to:stubs:coercion:)``).
             if let missing = proto.representation.attributes.first(where: {
                 !$0.isOptional && row.values[$0.column].isNull
@@ -1564,10 +1687,173 @@ private struct StreamTotals {
                 throw StreamedDivergence(
                     record: proto.description,
                     reason:
-                        "was stored from a reference by key where it first occurs, and a later occurrence gives its data without a value for the non-optional attribute '\(missing.name)': populated in parts, it would stay stored, where the whole response does not store it"
+                        "was stored from a reference by key where it first occurs, and a later occurrence gives its data without a value for the non-optional attribute '\(missing.name)': populated in parts, it would stay stored, and a link to it (a list, join rows, a one-to-one) could not be given back as the whole response, which does not store it, leaves it"
                 )
             }
         }
+        return droppedAny
+    }
+
+    /// Notes the to-ones that `proto`, a reference by key to the stub `row`, is named through
+    /// in its batch (``stubLinks``), each with what it held before the batch set it to the stub
+    /// (``before(_:stub:stored:)``); a holder that held the stub already keeps what it held
+    /// before that. A to-one that a later occurrence of the same record set to another record
+    /// (``LinksNaming/supersededHolders(of:)``) needs nothing: the link to the stub was never
+    /// written; one that names the stub because the later occurrence names a record that is
+    /// not stored is noted too. The stub is no longer droppable when a link cannot be given
+    /// back (``LinksNaming/incomingLinks(to:)``), or past ``stubLinkCapacity``.
+    private mutating func noteLinks(to proto: ProtoRecord, row: RowKey, in naming: LinksNaming) {
+        let stub = DatabaseValue.integer(row.rowID)
+        guard var holders = naming.holdersLinking(to: proto) else {
+            forgetStubLinks(of: row)
+            return
+        }
+        for (holder, link) in naming.supersededHolders(of: proto) {
+            guard case .foreignKeyHere(let column, _, _, _)? = link.relationship.link, let holderRow = holder.row
+            else {
+                forgetStubLinks(of: row)
+                return
+            }
+            if holderRow.values[column] != stub { continue }
+            guard let incoming = LinksNaming.incomingLink(from: holder, link, to: proto) else {
+                forgetStubLinks(of: row)
+                return
+            }
+            holders.append((incoming, holder, link))
+        }
+        guard stubLinkCount + holders.count <= Self.stubLinkCapacity else {
+            forgetStubLinks(of: row)
+            return
+        }
+        var links = stubLinks[row] ?? []
+        for (incoming, holder, link) in holders {
+            // A holder carried to this batch (``applyCarried(to:debugger:)``) had occurrences in
+            // earlier batches, whose links one batch falls back on and this one does not see.
+            guard holder.reservedRowID == nil,
+                case .foreignKeyHere(let column, _, _, _)? = link.relationship.link, let holderRow = holder.row,
+                holderRow.values[column] == stub,
+                let before = before(link, stub: row, stored: holderRow.originalValue(at: column) ?? .null)
+            else {
+                forgetStubLinks(of: row)
+                return
+            }
+            if incoming.inverse != nil, case .integer(let target) = before, before != stub {
+                stubLinkTargets[RowKey(table: row.table, rowID: target), default: []].append(row)
+            }
+            if let index = links.firstIndex(where: {
+                $0.incoming.row == incoming.row && $0.incoming.relationship == incoming.relationship
+            }) {
+                links[index].incoming = incoming
+                // Set to another record and back since: what it held then.
+                if before != stub { links[index].before = before }
+            } else {
+                // A holder that held the stub through a link not noted cannot be given back.
+                guard before != stub else {
+                    forgetStubLinks(of: row)
+                    return
+                }
+                links.append(StubLink(incoming: incoming, column: column, before: before))
+                stubLinkCount += 1
+            }
+        }
+        stubLinks[row] = links
+    }
+
+    /// What the to-one `link`, which one batch wired to the stub `stub`, holds when the stub is
+    /// not stored, as one batch wires it (``ProtoRecord/Link/membersInTurn``): what the latest
+    /// occurrence before the one that named the stub set it to that is stored (null after a
+    /// `null`), or, with none, `stored`, what the holder's row held before the batch. Nil when
+    /// the link was not wired to the stub, or that occurrence names another stub, whose own
+    /// links are not followed through this one.
+    private func before(_ link: ProtoRecord.Link, stub: RowKey, stored: DatabaseValue) -> DatabaseValue? {
+        let given = link.earlier + [link.members]
+        guard let wired = given.lastIndex(where: { $0.isEmpty || $0.first?.row != nil }),
+            let named = given[wired].first?.row, RowKey(named) == stub
+        else { return nil }
+        for occurrence in given[..<wired].reversed() {
+            guard let member = occurrence.first else { return .null }
+            guard let row = member.row else { continue }
+            // A stub this batch made, or an earlier one.
+            guard occurrence.count == 1, !(member.isReference && row.isNew), !stubRows.contains(RowKey(row)) else {
+                return nil
+            }
+            return .integer(row.rowID)
+        }
+        return stored
+    }
+
+    /// Forgets the links to the stub `row`, which is no longer droppable.
+    private mutating func forgetStubLinks(of row: RowKey) {
+        guard droppableStubs.remove(row) != nil else { return }
+        stubLinkCount -= stubLinks.removeValue(forKey: row)?.count ?? 0
+    }
+
+    /// Deletes the row `row` of the stub that `proto`, dropped by this batch as incomplete,
+    /// resolved to, after giving each to-one an earlier batch set to it back what it held
+    /// before, where it still names the stub; and adds those to what the record carries
+    /// (``Carried/incoming``), if it is carried.
+    private mutating func dropStub(
+        _ proto: ProtoRecord, row: RowKey, layout: StorageLayout, in transaction: some RecordStorageTransaction
+    ) throws {
+        let links = stubLinks.removeValue(forKey: row) ?? []
+        stubLinkCount -= links.count
+        droppableStubs.remove(row)
+        stubRows.remove(row)
+        let stub = DatabaseValue.integer(row.rowID)
+        var givenBack: [IncomingLink] = []
+        for link in links {
+            let holder = link.incoming.row
+            guard layout.tables.indices.contains(holder.table) else { continue }
+            let table = layout.tables[holder.table]
+            guard table.valueColumns.indices.contains(link.column) else { continue }
+            let column = table.valueColumns[link.column]
+            // Only where it still names the stub: a batch since that set it otherwise wins.
+            let written = try transaction.update(
+                table.name, set: [column], where: ["_id", column], values: [link.before, .integer(holder.rowID), stub])
+            guard written > 0 else { continue }
+            touchedOtherRows = true
+            if changed[holder]?.latest.indices.contains(link.column) == true {
+                changed[holder]?.latest[link.column] = link.before
+            }
+            memberValues[MemberColumn(member: holder, column: link.column)]?.latest = link.before
+            givenBack.append(link.incoming)
+            // An object without a key a later batch relates there is, in one batch, this record
+            // (``requireNoObjectWithoutKeyForDropped(in:)``).
+            droppedLinkHolders[link.incoming.holder, default: []].append(link.incoming.relationship)
+        }
+        // A link to another stub that held this one before holds, when given back, what this
+        // one's link held before it (one batch falls back on the occurrence before).
+        for (other, otherLinks) in stubLinks where other.table == row.table {
+            for (index, link) in otherLinks.enumerated() where link.before == stub {
+                if let earlier = links.first(where: {
+                    $0.incoming.row == link.incoming.row && $0.incoming.relationship == link.incoming.relationship
+                }) {
+                    stubLinks[other]?[index].before = earlier.before
+                } else {
+                    forgetStubLinks(of: other)
+                    break
+                }
+            }
+        }
+        guard layout.tables.indices.contains(row.table) else { return }
+        let tableName = layout.tables[row.table].name
+        _ = try transaction.deleteRows([(table: tableName, rowID: row.rowID)])
+        // Never inserted, as in one batch; a later batch that completes the record inserts it
+        // again with this `_id` (``Carried/rowID``).
+        if statuses.indices.contains(row.table) { statuses[row.table][row.rowID] = 0 }
+        changed[row] = nil
+        contained.remove(row.rowID, in: tableName)
+        linkSpared.remove(row.rowID, in: tableName)
+        guard let key = proto.normalizedKey else { return }
+        let scoped = ScopedKey(proto, key)
+        guard var record = carried[scoped] else { return }
+        for link in givenBack
+        where !record.incoming.contains(where: { $0.row == link.row && $0.relationship == link.relationship }) {
+            record.incoming.append(link)
+            carriedHolders[link.holder, default: []].append(scoped)
+            carriedHolderRows[link.row, default: []].append(scoped)
+        }
+        carried[scoped] = record
     }
 
     /// The identity of a top-level record across batches.

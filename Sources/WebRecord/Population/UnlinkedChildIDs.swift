@@ -5,7 +5,7 @@
 /// One batch gives a new record its `_id` in the order the response first names it, stored or
 /// not: a record identified by its owner (a `Chip` keyed by its `animal`) that a later occurrence
 /// of the owner unlinks (`"chip": null`) takes an `_id` and leaves it unused
-/// (``Marshaler/dropIncompleteRecords(_:superseded:sharing:)``), as a stream does whose earlier
+/// (``Marshaler/dropIncompleteRecords(_:superseded:sharing:stubs:)``), as a stream does whose earlier
 /// batch stored it and whose later one unlinks it. When a still later batch gives the owner the
 /// record again, the whole response stores it under the `_id` of its first occurrence: so does
 /// the stream, from here.
