@@ -15,6 +15,12 @@ struct Marshaler {
     /// The members stored owners were given through a to-many kept on the members, for
     /// ``noteGainedMembers()``.
     private var joined: [Membership] = []
+    /// The stored owners whose list of a to-many kept on its members the batch wired, by the
+    /// member table's position and column and the owner's `_id`, and those tables: a member of
+    /// the batch whose own link then joins or leaves such an owner changes that list
+    /// (``noteGainedMembers()``).
+    private var listedOwners: [Claimed: RowState] = [:]
+    private var listedTables: [TablePlan] = []
     /// The members a list of the batch took from another record: stored, and naming another
     /// owner before the batch (``takenMembers``).
     private(set) var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
@@ -640,6 +646,10 @@ struct Marshaler {
                     by: row, clearsStore: changes && !target.isNew, notesTake: true)
             }
         case .foreignKeyThere(let table, let column, let positionColumn, let columnName, let positionColumnName):
+            if mapped.isToMany, !row.isNew {
+                if !listedTables.contains(where: { $0 === table }) { listedTables.append(table) }
+                listedOwners[Claimed(table: table.index, column: column, value: row.rowID)] = row
+            }
             var rows = members.compactMap(\.row)
             if mapped.isToMany, !set.memberTimes.isEmpty {
                 // A united list: a member only an earlier occurrence named, that another record
@@ -887,24 +897,51 @@ struct Marshaler {
     /// or one it held whose position moved. Run after every relationship is wired, so that a
     /// member two owners claim counts only for the one it ends with.
     ///
-    /// - Returns: each member gained, with its owner and the member's column that names it, and
-    ///   the position column of each member moved (nil for a member gained): a streamed
-    ///   population checks them again once every batch is written.
+    /// - Returns: each member gained, moved, or joining or leaving the owner by a link, with its
+    ///   owner and the member's column that names it: a streamed population checks them again
+    ///   once every batch is written.
     @discardableResult
-    func noteGainedMembers() -> [(owner: RowState, member: RowState, column: Int, movedIn: Int?)] {
-        var gained: [(owner: RowState, member: RowState, column: Int, movedIn: Int?)] = []
+    func noteGainedMembers() -> [ListMemberChange] {
+        var gained: [ListMemberChange] = []
         for membership in joined {
             let owner = DatabaseValue.integer(membership.owner.rowID)
             let member = membership.member
             guard member.values[membership.column] == owner else { continue }
             if member.originalValue(at: membership.column).map({ $0 != owner }) ?? true {
                 membership.owner.gainedMembers = true
-                gained.append((membership.owner, member, membership.column, nil))
+                gained.append(
+                    ListMemberChange(owner: membership.owner, member: member, column: membership.column, kind: .gained))
             } else if let positionColumn = membership.positionColumn,
                 let before = member.originalValue(at: positionColumn), before != member.values[positionColumn]
             {
                 membership.owner.gainedMembers = true
-                gained.append((membership.owner, member, membership.column, positionColumn))
+                gained.append(
+                    ListMemberChange(
+                        owner: membership.owner, member: member, column: membership.column,
+                        kind: .moved(positionColumn: positionColumn)))
+            }
+        }
+        guard !listedOwners.isEmpty else { return gained }
+        // A member of the batch that joins or leaves an owner that gave its list, through its own
+        // link or another's: the owner's list changed, as the list alone would not tell.
+        var columns: [Int: Set<Int>] = [:]
+        for key in listedOwners.keys { columns[key.table, default: []].insert(key.column) }
+        for table in listedTables {
+            guard let tableColumns = columns[table.index] else { continue }
+            for index in 0..<table.rows.count {
+                let member = RowState(in: table, at: index)
+                for column in tableColumns {
+                    let now = member.values[column]
+                    let before = member.originalValue(at: column) ?? .null
+                    guard before != now else { continue }
+                    for value in [before, now] {
+                        guard case .integer(let id) = value,
+                            let owner = listedOwners[Claimed(table: table.index, column: column, value: id)]
+                        else { continue }
+                        owner.gainedMembers = true
+                        gained.append(ListMemberChange(owner: owner, member: member, column: column, kind: .linked))
+                    }
+                }
             }
         }
         return gained
@@ -919,6 +956,25 @@ struct Marshaler {
 struct LinkKey: Hashable {
     let proto: ProtoRecord
     let relationship: Int
+}
+
+/// A member whose place in a stored owner's list (a to-many kept on its members) the batch
+/// changed (``Marshaler/noteGainedMembers()``).
+struct ListMemberChange {
+    enum Kind {
+        /// Given to the owner by the owner's list.
+        case gained
+        /// Kept by the owner's ordered list, at another position (in `positionColumn`).
+        case moved(positionColumn: Int)
+        /// Joining or leaving an owner that gave its list, through a link of its own or another's.
+        case linked
+    }
+
+    let owner: RowState
+    let member: RowState
+    /// The member's column that names the owner.
+    let column: Int
+    let kind: Kind
 }
 
 /// A change to links outside the rows a population holds, run by the ``PopulationWriter``.

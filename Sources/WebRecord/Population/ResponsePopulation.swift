@@ -286,7 +286,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         let writer: PopulationWriter<Storage>
         /// The members stored owners gained, or moved in an ordered list
         /// (``Marshaler/noteGainedMembers()``).
-        var gainedMembers: [(owner: RowState, member: RowState, column: Int, movedIn: Int?)] = []
+        var gainedMembers: [ListMemberChange] = []
         /// The members lists took from other records (``Marshaler/takenMembers``).
         var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
         /// The members other owners lost to those lists (``Marshaler/lostMembers()``).

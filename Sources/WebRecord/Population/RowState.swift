@@ -20,6 +20,12 @@ struct RowState: Hashable {
         index = table.rows.appendNew(rowID: rowID, entityName: entityName)
     }
 
+    /// The row at `index` among `table`'s rows.
+    init(in table: TablePlan, at index: Int) {
+        self.table = table
+        self.index = index
+    }
+
     /// A stored row, with its values in ``TablePlan/columns`` order.
     ///
     /// A `json` value is taken in its canonical form (``ValueCoercion/canonicalJSON(_:)``), the

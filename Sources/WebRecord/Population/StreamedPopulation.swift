@@ -450,12 +450,15 @@ extension ResponsePopulation {
         }
         try totals.noteDropped(protos)
         let relinked = stored.writer.relinkedOwners
-        for gain in stored.gainedMembers {
-            if let positionColumn = gain.movedIn {
+        for change in stored.gainedMembers {
+            switch change.kind {
+            case .gained:
+                totals.noteGain(owner: change.owner, member: change.member, column: change.column)
+            case .moved(let positionColumn):
                 totals.noteMove(
-                    owner: gain.owner, member: gain.member, column: gain.column, positionColumn: positionColumn)
-            } else {
-                totals.noteGain(owner: gain.owner, member: gain.member, column: gain.column)
+                    owner: change.owner, member: change.member, column: change.column, positionColumn: positionColumn)
+            case .linked:
+                totals.noteLinked(owner: change.owner, member: change.member, column: change.column)
             }
         }
         for taken in stored.takenMembers {
@@ -1942,6 +1945,13 @@ private struct StreamTotals {
     mutating func noteGain(owner: RowState, member: RowState, column: Int) {
         let key = follow(member, at: column, of: RowKey(owner))
         if gainedIn[key] == nil { gainedIn[key] = batch }
+    }
+
+    /// A member that joined or left, by a link, a stored owner that gave its list
+    /// (``Marshaler/noteGainedMembers()``): the owner's list changed, unless the member ends as
+    /// it was before the population.
+    mutating func noteLinked(owner: RowState, member: RowState, column: Int) {
+        follow(member, at: column, of: RowKey(owner))
     }
 
     /// A member a batch moved in a stored owner's ordered list, which it held before

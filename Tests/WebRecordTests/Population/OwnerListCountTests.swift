@@ -4,11 +4,11 @@ import WebRecordTesting
 
 @testable import WebRecord
 
-/// A stored user whose list of posts a response gives, and whose membership the response then
-/// changes through its posts' own links, should count as its lists end (Docs/Population.md,
-/// "Unchanged rows"): `updated` when it ends with a post more or fewer, whatever the batches.
-/// Known issue: the whole response counts the user `unchanged` in the first and third cases, and
-/// a stream, at some batch sizes, in the second; the rows are the same in every case. The
+/// A stored user whose list of posts a response gives, and whose membership its posts' own
+/// links change in the same part of the response, counts as its lists end (Docs/Population.md,
+/// "Unchanged rows"): `updated` when it ends with a post more or fewer. Known issue: a post that
+/// joins the user by its own link in an earlier batch than the one that gives the user's list
+/// is not seen by the stream, which counts the user `unchanged`; the rows are the same. The
 /// schema is ``AdversarialIncomingLinksTests``'s: a post's `user`, the user's replaced list
 /// `posts`.
 @Suite struct OwnerListCountTests {
@@ -19,6 +19,8 @@ import WebRecordTesting
         let list: String
         /// `[inserted, updated, unchanged, deleted]` of users.
         let users: [Int]
+        /// A known issue: a stream counts the user otherwise at some batch sizes.
+        var known = false
         var testDescription: String { list }
     }
 
@@ -32,7 +34,7 @@ import WebRecordTesting
         Case(
             earlier: #"[{"id": 2, "user": {"id": 5, "name": "s"}}]"#,
             list: #"[{"id": 1, "user": 5}, {"id": 2, "user": {"id": 5, "name": "s", "posts": [2, 1]}}]"#,
-            users: [0, 1, 0, 0]),
+            users: [0, 1, 0, 0], known: true),
         // The user's list gains post 1, and post 1 then names the same user.
         Case(
             earlier: #"[{"id": 1, "user": {"id": 5, "name": "s"}}]"#,
@@ -47,8 +49,12 @@ import WebRecordTesting
             let streamed = try await A.outcome(of: example.list, after: example.earlier, batchBytes: batchBytes)
             #expect(streamed.rows == whole.rows, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)")
         }
-        await withKnownIssue("a user's list given, then changed by its posts' own links, is counted as given") {
-            #expect(LinkDroppedLaterCountTests.counts(whole, "User") == example.users, "whole:\n\(whole)")
+        #expect(LinkDroppedLaterCountTests.counts(whole, "User") == example.users, "whole:\n\(whole)")
+        guard example.known else {
+            try await A.expectEqualOrRefused(example.list, after: example.earlier)
+            return
+        }
+        await withKnownIssue("a post that joins a user by its own link before the user's list is given") {
             try await A.expectEqualOrRefused(example.list, after: example.earlier)
         }
     }
