@@ -347,7 +347,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
         if !stubs.isEmpty { giveDefaults(to: resolving, stubs: stubs, coercion: graph.coercion) }
         if let insertedEarlier {
-            giveSwitchedDefaults(to: resolving, insertedEarlier: insertedEarlier, coercion: graph.coercion)
+            giveSwitchedDefaults(
+                to: resolving, insertedEarlier: insertedEarlier, stubs: stubs, coercion: graph.coercion,
+                debugger: debugger)
         }
         let superseded = Self.supersededLinks(sharing)
         marshaler.dropIncompleteRecords(protos, superseded: superseded, sharing: sharing, stubs: droppableStubs)
@@ -452,12 +454,31 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// merges the occurrences and creates the record as the entity it ends as, with that
     /// entity's defaults. (A value an earlier batch gave for such an attribute is given back
     /// after this, by ``SwitchedSubentities/restore(_:coercion:store:)``.)
+    ///
+    /// It also warns, as one batch does where two of a record's occurrences meet (DESIGN
+    /// §3.13), when the batch makes such a row, inserted from data, another branch of its
+    /// hierarchy, or states a more general entity for it: the later occurrence wins.
     func giveSwitchedDefaults(
-        to protos: [ProtoRecord], insertedEarlier: (RowKey) -> Bool, coercion: ValueCoercion
+        to protos: [ProtoRecord], insertedEarlier: (RowKey) -> Bool, stubs: Set<RowKey>, coercion: ValueCoercion,
+        debugger: Debugger
     ) {
+        let schema = store.schema
         for proto in protos where !proto.isReference {
             guard let row = proto.row, !row.isNew, let earlier = row.switchedFrom, insertedEarlier(RowKey(row)) else {
                 continue
+            }
+            let later = proto.representation.entity.name
+            if !stubs.contains(RowKey(row)), !schema.entity(later, isKindOf: earlier.name),
+                proto.entityIsStated || !schema.entity(earlier.name, isKindOf: later)
+            {
+                // Named as the entity the earlier batch made it, as one batch names it.
+                let named = proto.description
+                let record = named.hasPrefix(later) ? earlier.name + named.dropFirst(later.count) : named
+                debugger.record(
+                    WebRecordError(
+                        .invalidResponseFormat,
+                        "a duplicate of \(record) says it is \(later), not \(earlier.name); the later wins",
+                        isFatal: false, entity: later, value: .object(proto.dictionary)))
             }
             for mapped in proto.representation.attributes where row.values[mapped.column].isNull {
                 guard let stored = mapped.storedDefault, earlier.attribute(atColumn: mapped.column) == nil,
