@@ -26,6 +26,11 @@ final class ProtoRecordBuilder {
     private var warnedDiscriminatorValues: Set<String> = []
     /// The proto-records identified by their owner.
     @exclusivity(unchecked) private var byOwner: [OwnerKey: ProtoRecord] = [:]
+    /// For each proto-record a one-to-one named, the records that named it and the relationship
+    /// (``Representation/MappedRelationship/id``), in the order given (a record once each time).
+    /// What an object without a key related there is, applied in turn, depends on what their
+    /// links hold now (``relatedInTurn(to:through:)``).
+    private var oneToOneNamings: [ProtoRecord: [(by: ProtoRecord, relationship: Int)]] = [:]
     /// Every proto-record, in the order first met.
     @exclusivity(unchecked) private(set) var protoRecords: [ProtoRecord] = []
     /// Where the proto-records' fields are: freed with the graph (``releaseGraph()``).
@@ -262,14 +267,11 @@ final class ProtoRecordBuilder {
             // record, and must not be taken for the one related there.
             owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
             // Related there is what the response has related there so far, as when the
-            // occurrences are applied in turn: the record an earlier occurrence of the parent
-            // named (by key or otherwise), or, after its `null`, none.
-            if let link = parent.links.first(where: { $0.relationship.id == relationship.id }) {
-                if let member = link.members.first, link.members.count == 1 {
-                    relatedEarlier = member
-                } else if link.members.isEmpty {
-                    isNewThere = true
-                }
+            // occurrences are applied in turn (decision 6).
+            switch relatedInTurn(to: parent, through: relationship) {
+            case .record(let member): relatedEarlier = member
+            case .nothing: isNewThere = true
+            case .stored: break
             }
         }
         if normalized == nil, owner == nil, representation.hasPrimaryKey {
@@ -326,6 +328,7 @@ final class ProtoRecordBuilder {
                 // It gives its links again: of two records that claim one member, the one named
                 // last ends with it (ResponsePopulation.wireInOrderGiven).
                 earlier.regiveLinks()
+                for link in earlier.links where link.relationship.isOneToOne { noteOneToOne(link, of: earlier) }
                 return earlier
             }
             proto = earlier
@@ -494,6 +497,89 @@ final class ProtoRecordBuilder {
             if !proto.clearedRelationships.isEmpty {
                 proto.clearedRelationships.remove(mapped.name)
             }
+            if mapped.isOneToOne, let link = proto.links.first(where: { $0.relationship.id == mapped.id }) {
+                noteOneToOne(link, of: proto)
+            }
+        }
+    }
+
+    /// Notes that `proto` names the members of `link`, a one-to-one.
+    private func noteOneToOne(_ link: ProtoRecord.Link, of proto: ProtoRecord) {
+        for member in link.members {
+            let naming = (by: proto, relationship: link.relationship.id)
+            if oneToOneNamings[member]?.contains(where: { $0 == naming }) == true { continue }
+            oneToOneNamings[member, default: []].append(naming)
+        }
+    }
+
+    /// What a to-one of a record relates, for an object without a key reached through it.
+    private enum RelatedThere {
+        /// What the store relates: the response has related nothing there yet.
+        case stored
+        /// Nothing: the object is a new record.
+        case nothing
+        /// That record.
+        case record(ProtoRecord)
+    }
+
+    /// What `relationship`, a to-one of `parent`, relates as the occurrences of the response so
+    /// far, applied in turn, leave it (decision 6): what the parent's latest occurrence that gave
+    /// it set it to (a record, or nothing after a `null`), or, when none did, what the store
+    /// relates. Through a one-to-one, what other records name after that counts too, each as its
+    /// latest occurrence so far names it (as one batch wires only a link's latest occurrence):
+    /// another record that names the member through the relationship, or the member that names
+    /// another record or `null` through the inverse, takes the member from the parent, and
+    /// nothing is related there any more; a record that names the parent through the inverse
+    /// takes the parent, and is then the record related there (the member so given back too).
+    private func relatedInTurn(
+        to parent: ProtoRecord, through relationship: Representation.MappedRelationship
+    ) -> RelatedThere {
+        var related = RelatedThere.stored
+        var since = 0
+        if let link = parent.links.first(where: { $0.relationship.id == relationship.id }) {
+            if let member = link.members.first, link.members.count == 1 {
+                related = .record(member)
+            } else if link.members.isEmpty {
+                related = .nothing
+            }
+            since = link.givenAt
+        }
+        guard relationship.isOneToOne else { return related }
+        let inverse =
+            relationship.subentityInverseID
+            ?? relationship.inverse.flatMap { name in
+                relationship.destination.flatMap { representations.all[$0].relationship(named: name)?.id }
+            }
+        // The namings after `since`, earliest first, each applied in turn.
+        while true {
+            var next: (at: Int, related: RelatedThere)?
+            func consider(_ at: Int, _ then: RelatedThere) {
+                if at > since, next.map({ at < $0.at }) ?? true { next = (at, then) }
+            }
+            if let inverse {
+                for naming in oneToOneNamings[parent] ?? [] where naming.relationship == inverse {
+                    if let link = naming.by.links.first(where: { $0.relationship.id == inverse }),
+                        link.members == [parent]
+                    {
+                        consider(link.givenAt, .record(naming.by))
+                    }
+                }
+            }
+            if case .record(let member) = related {
+                for naming in oneToOneNamings[member] ?? []
+                where naming.relationship == relationship.id && naming.by != parent {
+                    if let link = naming.by.links.first(where: { $0.relationship.id == relationship.id }),
+                        link.members == [member]
+                    {
+                        consider(link.givenAt, .nothing)
+                    }
+                }
+                if let inverse, let link = member.links.first(where: { $0.relationship.id == inverse }) {
+                    consider(link.givenAt, link.members == [parent] ? related : .nothing)
+                }
+            }
+            guard let next else { return related }
+            (since, related) = (next.at, next.related)
         }
     }
 
