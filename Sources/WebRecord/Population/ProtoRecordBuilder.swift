@@ -31,6 +31,9 @@ final class ProtoRecordBuilder {
     /// What an object without a key related there is, applied in turn, depends on what their
     /// links hold now (``relatedInTurn(to:through:)``).
     private var oneToOneNamings: [ProtoRecord: [(by: ProtoRecord, relationship: Int)]] = [:]
+    /// For each one-to-one (by ``Representation/MappedRelationship/id``), the latest occurrence
+    /// that set it (to a record or `null`).
+    private var oneToOneSetAt: [Int: Int] = [:]
     /// Every proto-record, in the order first met.
     @exclusivity(unchecked) private(set) var protoRecords: [ProtoRecord] = []
     /// Where the proto-records' fields are: freed with the graph (``releaseGraph()``).
@@ -259,6 +262,10 @@ final class ProtoRecordBuilder {
         // key: that record, or (set to null) none, so that a new record is made.
         var relatedEarlier: ProtoRecord?
         var isNewThere = false
+        // An object without a key that an earlier occurrence of the parent related there, which
+        // may be the record the store relates, when a one-to-one was set since: made apart, so
+        // that the resolver finds whether another record took that stored record in between.
+        var apartFromEarlier = false
         if normalized == nil, owner == nil, let parent, let relationship, !relationship.isToMany,
             !representation.keyAttributes.contains(where: { $0.value(in: dictionary) != nil })
         {
@@ -269,7 +276,16 @@ final class ProtoRecordBuilder {
             // Related there is what the response has related there so far, as when the
             // occurrences are applied in turn (decision 6).
             switch relatedInTurn(to: parent, through: relationship) {
-            case .record(let member): relatedEarlier = member
+            case .record(let member):
+                relatedEarlier = member
+                if member.normalizedKey == nil, !member.isNewThere, member.owner?.proto == parent,
+                    member.owner?.relationship.id == relationship.id, relationship.isOneToOne,
+                    let since = parent.links.first(where: { $0.relationship.id == relationship.id })?.givenAt,
+                    isOneToOneSet(relationship, since: since)
+                {
+                    relatedEarlier = nil
+                    apartFromEarlier = true
+                }
             case .nothing: isNewThere = true
             case .stored: break
             }
@@ -298,7 +314,7 @@ final class ProtoRecordBuilder {
             earlier = byKey[representation.keyScopeIndex][normalized]
         } else if let relatedEarlier, relatedEarlier.representation.rootIndex == representation.rootIndex {
             earlier = relatedEarlier
-        } else if isNewThere {
+        } else if isNewThere || apartFromEarlier {
             earlier = nil
         } else if let ownerKey {
             earlier = byOwner[ownerKey]
@@ -444,6 +460,7 @@ final class ProtoRecordBuilder {
                 }
                 proto.setLink(mapped, members: [])
                 proto.clearedRelationships.insert(mapped.name)
+                if mapped.isOneToOne { oneToOneSetAt[mapped.id] = proto.lastGiven }
                 continue
             }
             if let owner, mapped === representation.keyRelationship {
@@ -505,11 +522,27 @@ final class ProtoRecordBuilder {
 
     /// Notes that `proto` names the members of `link`, a one-to-one.
     private func noteOneToOne(_ link: ProtoRecord.Link, of proto: ProtoRecord) {
+        oneToOneSetAt[link.relationship.id] = max(oneToOneSetAt[link.relationship.id] ?? 0, link.givenAt)
         for member in link.members {
             let naming = (by: proto, relationship: link.relationship.id)
             if oneToOneNamings[member]?.contains(where: { $0 == naming }) == true { continue }
             oneToOneNamings[member, default: []].append(naming)
         }
+    }
+
+    /// Whether `relationship`, a one-to-one, or its inverse was set by an occurrence after `since`.
+    private func isOneToOneSet(_ relationship: Representation.MappedRelationship, since: Int) -> Bool {
+        if oneToOneSetAt[relationship.id] ?? 0 > since { return true }
+        guard let inverse = inverseID(of: relationship) else { return false }
+        return oneToOneSetAt[inverse] ?? 0 > since
+    }
+
+    /// The ``Representation/MappedRelationship/id`` of `relationship`'s inverse, if it has one.
+    private func inverseID(of relationship: Representation.MappedRelationship) -> Int? {
+        relationship.subentityInverseID
+            ?? relationship.inverse.flatMap { name in
+                relationship.destination.flatMap { representations.all[$0].relationship(named: name)?.id }
+            }
     }
 
     /// What a to-one of a record relates, for an object without a key reached through it.
@@ -545,11 +578,7 @@ final class ProtoRecordBuilder {
             since = link.givenAt
         }
         guard relationship.isOneToOne else { return related }
-        let inverse =
-            relationship.subentityInverseID
-            ?? relationship.inverse.flatMap { name in
-                relationship.destination.flatMap { representations.all[$0].relationship(named: name)?.id }
-            }
+        let inverse = inverseID(of: relationship)
         // The namings after `since`, earliest first, each applied in turn.
         while true {
             var next: (at: Int, related: RelatedThere)?

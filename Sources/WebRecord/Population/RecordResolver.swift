@@ -166,14 +166,17 @@ struct RecordResolver<Storage: RecordStorage> {
                 // Related there in the store, but taken by another record of the response before
                 // this occurrence (or given another partner, or none, by its own): as the
                 // occurrences applied in turn have it, nothing is related there any more, and the
-                // object is a new record (decision 6).
-                if let known, Self.isTaken(known, before: proto, claims: claims) { return }
-                let more = moreByOwner.isEmpty ? [] : moreByOwner[ownerID] ?? []
+                // object is a new record (decision 6). Each object of the owner is judged apart:
+                // a later one may come after the taking (``ProtoRecordBuilder``).
+                let takes = known.map { !Self.isTaken($0, before: proto, claims: claims) } ?? true
+                var more = moreByOwner.isEmpty ? [] : moreByOwner[ownerID] ?? []
+                if let known, !more.isEmpty { more.removeAll { Self.isTaken(known, before: $0, claims: claims) } }
+                guard takes || !more.isEmpty else { return }
                 if known != nil || !more.isEmpty { stored.sharesRows = true }
                 let row =
                     known
                     ?? RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values)
-                attach(row, to: proto)
+                if takes { attach(row, to: proto) }
                 for other in more { attach(row, to: other) }
                 if known == nil, proto.row == row || more.contains(where: { $0.row == row }) { stored.add(row) }
             }

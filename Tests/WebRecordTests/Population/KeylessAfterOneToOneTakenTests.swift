@@ -244,6 +244,34 @@ struct KeylessAfterOneToOneTakenTests {
             after: #"[{"id": "p2", "att": {"id": "a1"}}]"#, mayRefuse: true)
     }
 
+    // MARK: - An earlier object without a key, the stored record
+
+    /// Post 2's first object without a key is a1, which the store relates there; post 1 then
+    /// takes a1 by key, so post 2's second object is a new record, and a1 keeps the first one's
+    /// `u` and goes with post 1.
+    @Test("The owner's earlier object without a key, the stored record, taken in between: a new record")
+    func earlierKeylessStoredRecordTaken() async throws {
+        try await Self.expectAttachments(
+            ["a1 u=x post=p1", "- u=k post=p2"],
+            of: #"[{"id": "p2", "att": {"u": "x"}}, {"id": "p1", "att": "a1"}, {"id": "p2", "att": {"u": "k"}}]"#,
+            after: #"[{"id": "p2", "att": {"id": "a1"}}]"#)
+    }
+
+    /// A one-to-one set in between that takes nothing from post 2 (post 1 given a5): both
+    /// objects without a key are the one record related there, the stored a1 or a new one.
+    @Test(
+        "The owner's earlier object without a key, not taken in between: one record",
+        arguments: [
+            (#"[{"id": "p2", "att": {"id": "a1"}}]"#, ["a1 u=k post=p2", "a5 u=NULL post=p1"]),
+            ("[]", ["- u=k post=p2", "a5 u=NULL post=p1"]),
+        ])
+    func earlierKeylessNotTaken(earlier: String, expected: [String]) async throws {
+        try await Self.expectAttachments(
+            expected,
+            of: #"[{"id": "p2", "att": {"u": "x"}}, {"id": "p1", "att": "a5"}, {"id": "p2", "att": {"u": "k"}}]"#,
+            after: earlier)
+    }
+
     // MARK: - The owner taken through the inverse
 
     /// Another attachment names post 2 from the other side: it takes post 2 from a1, and is the
