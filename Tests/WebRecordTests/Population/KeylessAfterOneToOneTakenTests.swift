@@ -247,13 +247,15 @@ struct KeylessAfterOneToOneTakenTests {
     // MARK: - An earlier object without a key, the stored record
 
     /// Post 2's first object without a key is a1, which the store relates there; post 1 then
-    /// takes a1 by key, so post 2's second object is a new record, and a1 keeps the first one's
-    /// `u` and goes with post 1.
-    @Test("The owner's earlier object without a key, the stored record, taken in between: a new record")
-    func earlierKeylessStoredRecordTaken() async throws {
+    /// takes a1 (by key, or a1 names post 1 from the other side), so post 2's second object is
+    /// a new record, and a1 keeps the first one's `u` and goes with post 1.
+    @Test(
+        "The owner's earlier object without a key, the stored record, taken in between: a new record",
+        arguments: [#"{"id": "p1", "att": "a1"}"#, #"{"id": "p9", "files": [{"id": "a1", "post": "p1"}]}"#])
+    func earlierKeylessStoredRecordTaken(taking: String) async throws {
         try await Self.expectAttachments(
             ["a1 u=x post=p1", "- u=k post=p2"],
-            of: #"[{"id": "p2", "att": {"u": "x"}}, {"id": "p1", "att": "a1"}, {"id": "p2", "att": {"u": "k"}}]"#,
+            of: #"[{"id": "p2", "att": {"u": "x"}}, \#(taking), {"id": "p2", "att": {"u": "k"}}]"#,
             after: #"[{"id": "p2", "att": {"id": "a1"}}]"#)
     }
 
