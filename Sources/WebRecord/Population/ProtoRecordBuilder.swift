@@ -26,6 +26,14 @@ final class ProtoRecordBuilder {
     private var warnedDiscriminatorValues: Set<String> = []
     /// The proto-records identified by their owner.
     @exclusivity(unchecked) private var byOwner: [OwnerKey: ProtoRecord] = [:]
+    /// For each proto-record a one-to-one named, the records that named it and the relationship
+    /// (``Representation/MappedRelationship/id``), in the order given (a record once each time).
+    /// What an object without a key related there is, applied in turn, depends on what their
+    /// links hold now (``relatedInTurn(to:through:)``).
+    private var oneToOneNamings: [ProtoRecord: [(by: ProtoRecord, relationship: Int)]] = [:]
+    /// For each one-to-one (by ``Representation/MappedRelationship/id``), the latest occurrence
+    /// that set it (to a record or `null`).
+    private var oneToOneSetAt: [Int: Int] = [:]
     /// Every proto-record, in the order first met.
     @exclusivity(unchecked) private(set) var protoRecords: [ProtoRecord] = []
     /// Where the proto-records' fields are: freed with the graph (``releaseGraph()``).
@@ -254,6 +262,10 @@ final class ProtoRecordBuilder {
         // key: that record, or (set to null) none, so that a new record is made.
         var relatedEarlier: ProtoRecord?
         var isNewThere = false
+        // An object without a key that an earlier occurrence of the parent related there, which
+        // may be the record the store relates, when a one-to-one was set since: made apart, so
+        // that the resolver finds whether another record took that stored record in between.
+        var apartFromEarlier = false
         if normalized == nil, owner == nil, let parent, let relationship, !relationship.isToMany,
             !representation.keyAttributes.contains(where: { $0.value(in: dictionary) != nil })
         {
@@ -262,14 +274,20 @@ final class ProtoRecordBuilder {
             // record, and must not be taken for the one related there.
             owner = ProtoRecord.Owner(proto: parent, relationship: relationship)
             // Related there is what the response has related there so far, as when the
-            // occurrences are applied in turn: the record an earlier occurrence of the parent
-            // named (by key or otherwise), or, after its `null`, none.
-            if let link = parent.links.first(where: { $0.relationship.id == relationship.id }) {
-                if let member = link.members.first, link.members.count == 1 {
-                    relatedEarlier = member
-                } else if link.members.isEmpty {
-                    isNewThere = true
+            // occurrences are applied in turn (decision 6).
+            switch relatedInTurn(to: parent, through: relationship) {
+            case .record(let member):
+                relatedEarlier = member
+                if member.normalizedKey == nil, !member.isNewThere, member.owner?.proto == parent,
+                    member.owner?.relationship.id == relationship.id, relationship.isOneToOne,
+                    let since = parent.links.first(where: { $0.relationship.id == relationship.id })?.givenAt,
+                    isOneToOneSet(relationship, since: since)
+                {
+                    relatedEarlier = nil
+                    apartFromEarlier = true
                 }
+            case .nothing: isNewThere = true
+            case .stored: break
             }
         }
         if normalized == nil, owner == nil, representation.hasPrimaryKey {
@@ -296,7 +314,7 @@ final class ProtoRecordBuilder {
             earlier = byKey[representation.keyScopeIndex][normalized]
         } else if let relatedEarlier, relatedEarlier.representation.rootIndex == representation.rootIndex {
             earlier = relatedEarlier
-        } else if isNewThere {
+        } else if isNewThere || apartFromEarlier {
             earlier = nil
         } else if let ownerKey {
             earlier = byOwner[ownerKey]
@@ -326,6 +344,7 @@ final class ProtoRecordBuilder {
                 // It gives its links again: of two records that claim one member, the one named
                 // last ends with it (ResponsePopulation.wireInOrderGiven).
                 earlier.regiveLinks()
+                for link in earlier.links where link.relationship.isOneToOne { noteOneToOne(link, of: earlier) }
                 return earlier
             }
             proto = earlier
@@ -441,6 +460,7 @@ final class ProtoRecordBuilder {
                 }
                 proto.setLink(mapped, members: [])
                 proto.clearedRelationships.insert(mapped.name)
+                if mapped.isOneToOne { oneToOneSetAt[mapped.id] = proto.lastGiven }
                 continue
             }
             if let owner, mapped === representation.keyRelationship {
@@ -494,6 +514,101 @@ final class ProtoRecordBuilder {
             if !proto.clearedRelationships.isEmpty {
                 proto.clearedRelationships.remove(mapped.name)
             }
+            if mapped.isOneToOne, let link = proto.links.first(where: { $0.relationship.id == mapped.id }) {
+                noteOneToOne(link, of: proto)
+            }
+        }
+    }
+
+    /// Notes that `proto` names the members of `link`, a one-to-one.
+    private func noteOneToOne(_ link: ProtoRecord.Link, of proto: ProtoRecord) {
+        oneToOneSetAt[link.relationship.id] = max(oneToOneSetAt[link.relationship.id] ?? 0, link.givenAt)
+        for member in link.members {
+            let naming = (by: proto, relationship: link.relationship.id)
+            if oneToOneNamings[member]?.contains(where: { $0 == naming }) == true { continue }
+            oneToOneNamings[member, default: []].append(naming)
+        }
+    }
+
+    /// Whether `relationship`, a one-to-one, or its inverse was set by an occurrence after `since`.
+    private func isOneToOneSet(_ relationship: Representation.MappedRelationship, since: Int) -> Bool {
+        if oneToOneSetAt[relationship.id] ?? 0 > since { return true }
+        guard let inverse = inverseID(of: relationship) else { return false }
+        return oneToOneSetAt[inverse] ?? 0 > since
+    }
+
+    /// The ``Representation/MappedRelationship/id`` of `relationship`'s inverse, if it has one.
+    private func inverseID(of relationship: Representation.MappedRelationship) -> Int? {
+        relationship.subentityInverseID
+            ?? relationship.inverse.flatMap { name in
+                relationship.destination.flatMap { representations.all[$0].relationship(named: name)?.id }
+            }
+    }
+
+    /// What a to-one of a record relates, for an object without a key reached through it.
+    private enum RelatedThere {
+        /// What the store relates: the response has related nothing there yet.
+        case stored
+        /// Nothing: the object is a new record.
+        case nothing
+        /// That record.
+        case record(ProtoRecord)
+    }
+
+    /// What `relationship`, a to-one of `parent`, relates as the occurrences of the response so
+    /// far, applied in turn, leave it (decision 6): what the parent's latest occurrence that gave
+    /// it set it to (a record, or nothing after a `null`), or, when none did, what the store
+    /// relates. Through a one-to-one, what other records name after that counts too, each as its
+    /// latest occurrence so far names it (as one batch wires only a link's latest occurrence):
+    /// another record that names the member through the relationship, or the member that names
+    /// another record or `null` through the inverse, takes the member from the parent, and
+    /// nothing is related there any more; a record that names the parent through the inverse
+    /// takes the parent, and is then the record related there (the member so given back too).
+    private func relatedInTurn(
+        to parent: ProtoRecord, through relationship: Representation.MappedRelationship
+    ) -> RelatedThere {
+        var related = RelatedThere.stored
+        var since = 0
+        if let link = parent.links.first(where: { $0.relationship.id == relationship.id }) {
+            if let member = link.members.first, link.members.count == 1 {
+                related = .record(member)
+            } else if link.members.isEmpty {
+                related = .nothing
+            }
+            since = link.givenAt
+        }
+        guard relationship.isOneToOne else { return related }
+        let inverse = inverseID(of: relationship)
+        // The namings after `since`, earliest first, each applied in turn.
+        while true {
+            var next: (at: Int, related: RelatedThere)?
+            func consider(_ at: Int, _ then: RelatedThere) {
+                if at > since, next.map({ at < $0.at }) ?? true { next = (at, then) }
+            }
+            if let inverse {
+                for naming in oneToOneNamings[parent] ?? [] where naming.relationship == inverse {
+                    if let link = naming.by.links.first(where: { $0.relationship.id == inverse }),
+                        link.members == [parent]
+                    {
+                        consider(link.givenAt, .record(naming.by))
+                    }
+                }
+            }
+            if case .record(let member) = related {
+                for naming in oneToOneNamings[member] ?? []
+                where naming.relationship == relationship.id && naming.by != parent {
+                    if let link = naming.by.links.first(where: { $0.relationship.id == relationship.id }),
+                        link.members == [member]
+                    {
+                        consider(link.givenAt, .nothing)
+                    }
+                }
+                if let inverse, let link = member.links.first(where: { $0.relationship.id == inverse }) {
+                    consider(link.givenAt, link.members == [parent] ? related : .nothing)
+                }
+            }
+            guard let next else { return related }
+            (since, related) = (next.at, next.related)
         }
     }
 

@@ -49,9 +49,10 @@ struct RecordResolver<Storage: RecordStorage> {
         var stored = StoredRows(
             keyed: keyed.keys.allSatisfy { representations[$0]?.rootName == $0 }
                 ? keyed : Dictionary(grouping: keyed.values.joined(), by: \.representation.rootName))
-        // The one-to-one links the response gives, by the row they name, for the records
-        // related there without a key (below).
-        let claims = Self.oneToOneClaims(in: protoRecords, through: Self.relatedThereOneToOnes(owned))
+        // The one-to-one links the response gives, either way, by the row of the record they
+        // give a partner, for the records related there without a key (below).
+        let claims = Self.oneToOneClaims(
+            in: protoRecords, through: Self.relatedThereOneToOnes(owned, representations: representations))
         // Owned records resolve in rounds: each round, those whose owners are resolved.
         var pending = owned
         while !pending.isEmpty {
@@ -167,15 +168,19 @@ struct RecordResolver<Storage: RecordStorage> {
                 guard let proto = byOwner[ownerID] else { return }
                 let known = stored.row(in: plan, rowID: found.rowID)
                 // Related there in the store, but taken by another record of the response before
-                // this occurrence: as the occurrences applied in turn have it, nothing is related
-                // there any more, and the object is a new record (decision 6).
-                if let known, Self.isTaken(known, before: proto, claims: claims) { return }
-                let more = moreByOwner.isEmpty ? [] : moreByOwner[ownerID] ?? []
+                // this occurrence (or given another partner, or none, by its own): as the
+                // occurrences applied in turn have it, nothing is related there any more, and the
+                // object is a new record (decision 6). Each object of the owner is judged apart:
+                // a later one may come after the taking (``ProtoRecordBuilder``).
+                let takes = known.map { !Self.isTaken($0, before: proto, claims: claims) } ?? true
+                var more = moreByOwner.isEmpty ? [] : moreByOwner[ownerID] ?? []
+                if let known, !more.isEmpty { more.removeAll { Self.isTaken(known, before: $0, claims: claims) } }
+                guard takes || !more.isEmpty else { return }
                 if known != nil || !more.isEmpty { stored.sharesRows = true }
                 let row =
                     known
                     ?? RowState(storedIn: plan, rowID: found.rowID, entityName: found.entityName, values: found.values)
-                attach(row, to: proto)
+                if takes { attach(row, to: proto) }
                 for other in more { attach(row, to: other) }
                 if known == nil, proto.row == row || more.contains(where: { $0.row == row }) { stored.add(row) }
             }
@@ -207,54 +212,75 @@ struct RecordResolver<Storage: RecordStorage> {
     }
 
     /// Whether `row`, the record the store relates to the owner of `proto` (an object without a
-    /// key, related there), was named through the same one-to-one by another record of the
-    /// response before `proto`'s occurrence: that record took it from the owner.
+    /// key, related there), was taken from the owner by a naming of the response before `proto`'s
+    /// occurrence, as the occurrences applied in turn have it: the latest such naming, through
+    /// the same one-to-one or its inverse, each record's as its latest occurrence gives it,
+    /// names it with another record than the owner, or with none (the record's own `null`).
     private static func isTaken(_ row: RowState, before proto: ProtoRecord, claims: [RowState: [OneToOneClaim]]) -> Bool
     {
         guard proto.normalizedKey == nil, proto.representation.keyRelationship == nil, let owner = proto.owner,
-            Self.isOneToOne(owner.relationship), let found = claims[row]
+            owner.relationship.isOneToOne, let found = claims[row]
         else { return false }
-        return found.contains { claim in
-            claim.relationship == owner.relationship.id && claim.owner != owner.proto && claim.at < proto.firstGiven
+        var latest: OneToOneClaim?
+        for claim in found where claim.relationship == owner.relationship.id && claim.at < proto.firstGiven {
+            if claim.at >= latest?.at ?? .min { latest = claim }
         }
+        guard let latest else { return false }
+        return latest.owner != owner.proto
     }
 
-    /// Whether `mapped`, a to-one, is one-to-one: its destination relates back to one record.
-    private static func isOneToOne(_ mapped: Representation.MappedRelationship) -> Bool {
-        guard !mapped.isToMany else { return false }
-        switch mapped.link {
-        case .foreignKeyHere(_, _, _, let isOneToOne)?: return isOneToOne
-        case .foreignKeyThere?: return true
-        default: return false
-        }
-    }
+    /// A one-to-one naming of the response, of the record whose row it is filed under: the
+    /// record it names as its partner (nil for a `null`), the one-to-one as seen from that
+    /// partner's side (its ``Representation/MappedRelationship/id``), and the occurrence that gave
+    /// it.
+    typealias OneToOneClaim = (owner: ProtoRecord?, relationship: Int, at: Int)
 
-    /// A one-to-one link of the response: the record that gives it, the relationship and the
-    /// occurrence that gave it.
-    typealias OneToOneClaim = (owner: ProtoRecord, relationship: Int, at: Int)
-
-    /// The one-to-ones through which `owned` holds objects without a key, related there.
-    private static func relatedThereOneToOnes(_ owned: [ProtoRecord]) -> Set<Int> {
-        var relationships = Set<Int>()
+    /// The one-to-ones through which `owned` holds objects without a key, related there, with
+    /// the `id` of each one's inverse, where it has one.
+    private static func relatedThereOneToOnes(
+        _ owned: [ProtoRecord], representations: RepresentationSet
+    ) -> [Int: Int?] {
+        var relationships: [Int: Int?] = [:]
         for proto in owned where proto.normalizedKey == nil && proto.representation.keyRelationship == nil {
-            guard let owner = proto.owner, isOneToOne(owner.relationship) else { continue }
-            relationships.insert(owner.relationship.id)
+            guard let owner = proto.owner, owner.relationship.isOneToOne,
+                relationships[owner.relationship.id] == nil
+            else { continue }
+            let mapped = owner.relationship
+            let inverse: Int? =
+                mapped.subentityInverseID
+                ?? mapped.inverse.flatMap { name in
+                    mapped.destination.flatMap { representations.all[$0].relationship(named: name)?.id }
+                }
+            relationships[mapped.id] = .some(inverse)
         }
         return relationships
     }
 
-    /// The links of `protos` through `relationships` to records that have rows, by those rows.
+    /// The namings of `protos` through `relationships` (by `id`, each with its inverse's) or
+    /// their inverses, as each record's latest occurrence gives them (one batch wires only that
+    /// one), by the row of the record they name through the one-to-one or, through the inverse,
+    /// of the record that names.
     private static func oneToOneClaims(
-        in protos: [ProtoRecord], through relationships: Set<Int>
+        in protos: [ProtoRecord], through relationships: [Int: Int?]
     ) -> [RowState: [OneToOneClaim]] {
         var claims: [RowState: [OneToOneClaim]] = [:]
         guard !relationships.isEmpty else { return claims }
+        var inverses: [Int: Int] = [:]
+        for (relationship, inverse) in relationships {
+            if let inverse { inverses[inverse] = relationship }
+        }
         for proto in protos {
-            let links = proto.links
-            for link in links.indices where relationships.contains(links[link].relationship.id) {
-                for member in links[link].members {
-                    guard let row = member.row else { continue }
-                    claims[row, default: []].append((proto, links[link].relationship.id, links[link].givenAt))
+            for link in proto.links {
+                let id = link.relationship.id
+                guard relationships[id] != nil || inverses[id] != nil else { continue }
+                if relationships[id] != nil {
+                    for member in link.members {
+                        guard let row = member.row else { continue }
+                        claims[row, default: []].append((proto, id, link.givenAt))
+                    }
+                }
+                if let relationship = inverses[id], let row = proto.row {
+                    claims[row, default: []].append((link.members.first, relationship, link.givenAt))
                 }
             }
         }

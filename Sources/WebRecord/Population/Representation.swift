@@ -154,6 +154,17 @@ final class Representation {
         func value(in dictionary: JSONObject) -> Found? {
             Found.first(of: keyPaths, in: dictionary)
         }
+
+        /// Whether the relationship is a to-one whose destination relates back to one record (a
+        /// one-to-one): a record that names the destination takes it from any other.
+        var isOneToOne: Bool {
+            guard !isToMany else { return false }
+            switch link {
+            case .foreignKeyHere(_, _, _, let isOneToOne)?: return isOneToOne
+            case .foreignKeyThere?: return true
+            default: return false
+            }
+        }
     }
 
     /// Where a relationship's links live (``StorageLayout/RelationshipStorage``), with column
