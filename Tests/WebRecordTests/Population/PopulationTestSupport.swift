@@ -107,4 +107,33 @@ struct PopulatedStore: Equatable, CustomStringConvertible {
             rows: try dumpContent(store), counts: result.changesByEntity, recordIDs: result.records.map(\.rowID),
             failure: nil)
     }
+
+    /// Streams `text` at each of `batchSizes`, from a reader that cannot be opened twice, and
+    /// checks each against `whole`: equal, or, where `isRefusal` accepts the failure, refused
+    /// with nothing written (the rows of `earlier` alone) and equal once read again.
+    static func expectStreamsEqual(
+        _ text: String, after earlier: String, schema: Schema, entity: String, whole: PopulatedStore,
+        batchSizes: [Int] = [1, 40, 1 << 20], isRefusal: (String) -> Bool = { _ in false },
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        for batchBytes in batchSizes {
+            let streamed = try await populating(
+                text, after: earlier, schema: schema, entity: entity, batchBytes: batchBytes)
+            guard let failure = streamed.failure, isRefusal(failure) else {
+                #expect(
+                    streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)",
+                    sourceLocation: sourceLocation)
+                continue
+            }
+            let before = try await populating("[]", after: earlier, schema: schema, entity: entity, batchBytes: nil)
+            #expect(
+                streamed.rows == before.rows, "batches of \(batchBytes) bytes: a refused stream wrote",
+                sourceLocation: sourceLocation)
+            let again = try await populating(
+                text, after: earlier, schema: schema, entity: entity, batchBytes: batchBytes, reopens: true)
+            #expect(
+                again == whole, "batches of \(batchBytes) bytes, read again:\n\(again)\nwhole:\n\(whole)",
+                sourceLocation: sourceLocation)
+        }
+    }
 }

@@ -36,20 +36,8 @@ import WebRecordTesting
         #expect(whole.failure == nil, "\(whole)")
         // One batch takes only p3's latest occurrence: p1 stays its own partner.
         #expect(whole.rows.contains { $0.hasPrefix("Post: 1 | 'Post' | 'p1' | NULL | 1") }, "\(whole)")
-        let before = try await PopulatedStore.populating(
-            "[]", after: Self.earlier, schema: Self.schema, entity: "Post", batchBytes: nil)
-        for batchBytes in [1, 40, 1 << 20] {
-            let streamed = try await PopulatedStore.populating(
-                list, after: Self.earlier, schema: Self.schema, entity: "Post", batchBytes: batchBytes)
-            guard let failure = streamed.failure else {
-                #expect(streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)")
-                continue
-            }
-            #expect(failure.contains("lets go of it in a later one"), "\(failure)")
-            #expect(streamed.rows == before.rows, "batches of \(batchBytes) bytes: a refused stream wrote")
-            let again = try await PopulatedStore.populating(
-                list, after: Self.earlier, schema: Self.schema, entity: "Post", batchBytes: batchBytes, reopens: true)
-            #expect(again == whole, "batches of \(batchBytes) bytes, read again:\n\(again)\nwhole:\n\(whole)")
-        }
+        try await PopulatedStore.expectStreamsEqual(
+            list, after: Self.earlier, schema: Self.schema, entity: "Post", whole: whole,
+            isRefusal: { $0.contains("lets go of it in a later one") })
     }
 }
