@@ -395,6 +395,28 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         links.contains { $0.relationship.id == relationship.id }
     }
 
+    /// Calls `body` with the members of the link of the relationship `id` and the occurrence that
+    /// set it last, read in place (no copy of the link), if the record has that link.
+    func withLink(_ id: Int, _ body: ([ProtoRecord], Int) -> Void) {
+        let fields = self.fields
+        for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == id {
+            body(fields.pointee.links[index].members, fields.pointee.links[index].givenAt)
+            return
+        }
+    }
+
+    /// Calls `body` with each of the record's links through a one-to-one: its relationship's
+    /// ``Representation/MappedRelationship/id``, its members and the occurrence that set it last,
+    /// read in place.
+    func forEachOneToOneLink(_ body: (Int, [ProtoRecord], Int) -> Void) {
+        let fields = self.fields
+        for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.isOneToOne {
+            body(
+                fields.pointee.links[index].relationship.id, fields.pointee.links[index].members,
+                fields.pointee.links[index].givenAt)
+        }
+    }
+
     /// Notes that an occurrence before every one this batch gives (an earlier batch's, carried)
     /// set the to-one `relationship`, which this batch sets too, to `members`: the oldest of
     /// the link's ``Link/earlier``, which the link falls back on where later ones name records

@@ -30,7 +30,19 @@ final class ProtoRecordBuilder {
     /// (``Representation/MappedRelationship/id``), in the order given (a record once each time).
     /// What an object without a key related there is, applied in turn, depends on what their
     /// links hold now (``relatedInTurn(to:through:)``).
-    private var oneToOneNamings: [ProtoRecord: [(by: ProtoRecord, relationship: Int)]] = [:]
+    ///
+    /// Most records are named by one record only (a user's cover image, by its user, on each of
+    /// the user's posts): the first naming is kept alone, with no list to allocate, and only a
+    /// record named otherwise too gets one (``otherOneToOneNamings``).
+    private var oneToOneNamings: [ProtoRecord: OneToOneNaming] = [:]
+    /// The namings after the first of the records named more than one way.
+    private var otherOneToOneNamings: [ProtoRecord: [OneToOneNaming]] = [:]
+
+    /// A record that named another through a one-to-one, and the relationship.
+    private struct OneToOneNaming: Equatable {
+        let by: ProtoRecord
+        let relationship: Int
+    }
     /// For each one-to-one (by ``Representation/MappedRelationship/id``), the latest occurrence
     /// that set it (to a record or `null`).
     private var oneToOneSetAt: [Int: Int] = [:]
@@ -344,7 +356,9 @@ final class ProtoRecordBuilder {
                 // It gives its links again: of two records that claim one member, the one named
                 // last ends with it (ResponsePopulation.wireInOrderGiven).
                 earlier.regiveLinks()
-                for link in earlier.links where link.relationship.isOneToOne { noteOneToOne(link, of: earlier) }
+                earlier.forEachOneToOneLink { relationship, members, givenAt in
+                    noteOneToOne(relationship, members: members, givenAt: givenAt, of: earlier)
+                }
                 return earlier
             }
             proto = earlier
@@ -514,20 +528,38 @@ final class ProtoRecordBuilder {
             if !proto.clearedRelationships.isEmpty {
                 proto.clearedRelationships.remove(mapped.name)
             }
-            if mapped.isOneToOne, let link = proto.links.first(where: { $0.relationship.id == mapped.id }) {
-                noteOneToOne(link, of: proto)
+            if mapped.isOneToOne {
+                proto.withLink(mapped.id) { members, givenAt in
+                    noteOneToOne(mapped.id, members: members, givenAt: givenAt, of: proto)
+                }
             }
         }
     }
 
-    /// Notes that `proto` names the members of `link`, a one-to-one.
-    private func noteOneToOne(_ link: ProtoRecord.Link, of proto: ProtoRecord) {
-        oneToOneSetAt[link.relationship.id] = max(oneToOneSetAt[link.relationship.id] ?? 0, link.givenAt)
-        for member in link.members {
-            let naming = (by: proto, relationship: link.relationship.id)
-            if oneToOneNamings[member]?.contains(where: { $0 == naming }) == true { continue }
-            oneToOneNamings[member, default: []].append(naming)
+    /// Notes that `proto` names `members` through the one-to-one `relationship` (its
+    /// ``Representation/MappedRelationship/id``), in the occurrence `givenAt`.
+    private func noteOneToOne(_ relationship: Int, members: [ProtoRecord], givenAt: Int, of proto: ProtoRecord) {
+        if oneToOneSetAt[relationship].map({ $0 < givenAt }) ?? true { oneToOneSetAt[relationship] = givenAt }
+        for member in members {
+            let naming = OneToOneNaming(by: proto, relationship: relationship)
+            // Sized once for the batch, rather than grown a record at a time.
+            if oneToOneNamings.isEmpty { oneToOneNamings.reserveCapacity(protoRecords.capacity) }
+            guard let first = oneToOneNamings[member] else {
+                oneToOneNamings[member] = naming
+                continue
+            }
+            if first == naming || otherOneToOneNamings[member]?.contains(naming) == true { continue }
+            otherOneToOneNamings[member, default: []].append(naming)
         }
+    }
+
+    /// Calls `body` with each record that named `member` through a one-to-one, each once, in the
+    /// order first given.
+    private func forEachNaming(of member: ProtoRecord, _ body: (OneToOneNaming) -> Void) {
+        guard let first = oneToOneNamings[member] else { return }
+        body(first)
+        guard let others = otherOneToOneNamings[member] else { return }
+        for naming in others { body(naming) }
     }
 
     /// Whether `relationship`, a one-to-one, or its inverse was set by an occurrence after `since`.
@@ -586,25 +618,24 @@ final class ProtoRecordBuilder {
                 if at > since, next.map({ at < $0.at }) ?? true { next = (at, then) }
             }
             if let inverse {
-                for naming in oneToOneNamings[parent] ?? [] where naming.relationship == inverse {
-                    if let link = naming.by.links.first(where: { $0.relationship.id == inverse }),
-                        link.members == [parent]
-                    {
-                        consider(link.givenAt, .record(naming.by))
+                forEachNaming(of: parent) { naming in
+                    guard naming.relationship == inverse else { return }
+                    naming.by.withLink(inverse) { members, givenAt in
+                        if members.count == 1, members[0] == parent { consider(givenAt, .record(naming.by)) }
                     }
                 }
             }
             if case .record(let member) = related {
-                for naming in oneToOneNamings[member] ?? []
-                where naming.relationship == relationship.id && naming.by != parent {
-                    if let link = naming.by.links.first(where: { $0.relationship.id == relationship.id }),
-                        link.members == [member]
-                    {
-                        consider(link.givenAt, .nothing)
+                forEachNaming(of: member) { naming in
+                    guard naming.relationship == relationship.id, naming.by != parent else { return }
+                    naming.by.withLink(relationship.id) { members, givenAt in
+                        if members.count == 1, members[0] == member { consider(givenAt, .nothing) }
                     }
                 }
-                if let inverse, let link = member.links.first(where: { $0.relationship.id == inverse }) {
-                    consider(link.givenAt, link.members == [parent] ? related : .nothing)
+                if let inverse {
+                    member.withLink(inverse) { members, givenAt in
+                        consider(givenAt, members.count == 1 && members[0] == parent ? related : .nothing)
+                    }
                 }
             }
             guard let next else { return related }
