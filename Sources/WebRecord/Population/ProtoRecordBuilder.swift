@@ -291,12 +291,14 @@ final class ProtoRecordBuilder {
             case .record(let member):
                 relatedEarlier = member
                 if member.normalizedKey == nil, !member.isNewThere, member.owner?.proto == parent,
-                    member.owner?.relationship.id == relationship.id, relationship.isOneToOne,
-                    let since = parent.links.first(where: { $0.relationship.id == relationship.id })?.givenAt,
-                    isOneToOneSet(relationship, since: since)
+                    member.owner?.relationship.id == relationship.id, relationship.isOneToOne
                 {
-                    relatedEarlier = nil
-                    apartFromEarlier = true
+                    var since: Int?
+                    parent.withLink(relationship.id) { _, givenAt in since = givenAt }
+                    if let since, isOneToOneSet(relationship, since: since) {
+                        relatedEarlier = nil
+                        apartFromEarlier = true
+                    }
                 }
             case .nothing: isNewThere = true
             case .stored: break
@@ -565,16 +567,8 @@ final class ProtoRecordBuilder {
     /// Whether `relationship`, a one-to-one, or its inverse was set by an occurrence after `since`.
     private func isOneToOneSet(_ relationship: Representation.MappedRelationship, since: Int) -> Bool {
         if oneToOneSetAt[relationship.id] ?? 0 > since { return true }
-        guard let inverse = inverseID(of: relationship) else { return false }
+        guard let inverse = relationship.inverseID(in: representations) else { return false }
         return oneToOneSetAt[inverse] ?? 0 > since
-    }
-
-    /// The ``Representation/MappedRelationship/id`` of `relationship`'s inverse, if it has one.
-    private func inverseID(of relationship: Representation.MappedRelationship) -> Int? {
-        relationship.subentityInverseID
-            ?? relationship.inverse.flatMap { name in
-                relationship.destination.flatMap { representations.all[$0].relationship(named: name)?.id }
-            }
     }
 
     /// What a to-one of a record relates, for an object without a key reached through it.
@@ -601,16 +595,16 @@ final class ProtoRecordBuilder {
     ) -> RelatedThere {
         var related = RelatedThere.stored
         var since = 0
-        if let link = parent.links.first(where: { $0.relationship.id == relationship.id }) {
-            if let member = link.members.first, link.members.count == 1 {
-                related = .record(member)
-            } else if link.members.isEmpty {
+        parent.withLink(relationship.id) { members, givenAt in
+            if members.count == 1 {
+                related = .record(members[0])
+            } else if members.isEmpty {
                 related = .nothing
             }
-            since = link.givenAt
+            since = givenAt
         }
         guard relationship.isOneToOne else { return related }
-        let inverse = inverseID(of: relationship)
+        let inverse = relationship.inverseID(in: representations)
         // The namings after `since`, earliest first, each applied in turn.
         while true {
             var next: (at: Int, related: RelatedThere)?
@@ -831,27 +825,25 @@ final class ProtoRecordBuilder {
         for link in links {
             switch link {
             case .reference(let id, let key):
-                if let mapped = representation.relationships.first(where: { $0.id == id }), proto.hasLink(mapped),
-                    !mapped.isToMany, !proto.clearedRelationships.contains(mapped.name), let index = mapped.destination
-                {
-                    // Set again by this batch, whose link wins; but where it names a record that
-                    // is not stored, the link is what the carried occurrence left it, as one
-                    // batch falls back on the occurrence before (``ProtoRecord/Link/membersInTurn``).
-                    if let member = reference(
-                        key, to: representations.all[index], parent: proto, keyPath: mapped.name, via: mapped),
-                        judgedMembers.isEmpty
-                    {
-                        proto.noteEarlierLink(mapped, members: [member])
-                    }
+                guard let mapped = representation.relationships.first(where: { $0.id == id }),
+                    !proto.clearedRelationships.contains(mapped.name), let index = mapped.destination
+                else {
                     judgedMembers = []
                     continue
                 }
-                guard let mapped = representation.relationships.first(where: { $0.id == id }),
-                    !proto.hasLink(mapped), !proto.clearedRelationships.contains(mapped.name),
-                    let index = mapped.destination,
+                // Set again by this batch, whose link wins; but where it names a record that is
+                // not stored, the to-one is what the carried occurrence left it, as one batch
+                // falls back on the occurrence before (``ProtoRecord/Link/membersInTurn``).
+                let setAgain = proto.hasLink(mapped)
+                guard !(setAgain && mapped.isToMany),
                     let member = reference(
                         key, to: representations.all[index], parent: proto, keyPath: mapped.name, via: mapped)
                 else {
+                    judgedMembers = []
+                    continue
+                }
+                if setAgain {
+                    if judgedMembers.isEmpty { proto.noteEarlierLink(mapped, members: [member]) }
                     judgedMembers = []
                     continue
                 }

@@ -245,13 +245,7 @@ struct RecordResolver<Storage: RecordStorage> {
             guard let owner = proto.owner, owner.relationship.isOneToOne,
                 relationships[owner.relationship.id] == nil
             else { continue }
-            let mapped = owner.relationship
-            let inverse: Int? =
-                mapped.subentityInverseID
-                ?? mapped.inverse.flatMap { name in
-                    mapped.destination.flatMap { representations.all[$0].relationship(named: name)?.id }
-                }
-            relationships[mapped.id] = .some(inverse)
+            relationships[owner.relationship.id] = .some(owner.relationship.inverseID(in: representations))
         }
         return relationships
     }

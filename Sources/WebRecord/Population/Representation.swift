@@ -165,6 +165,15 @@ final class Representation {
             default: return false
             }
         }
+
+        /// The ``id`` of the relationship's inverse among `representations`, if it has one: the
+        /// sub-entity's that declares it (``subentityInverseID``), else the destination's.
+        func inverseID(in representations: RepresentationSet) -> Int? {
+            subentityInverseID
+                ?? inverse.flatMap { name in
+                    destination.flatMap { representations.all[$0].relationship(named: name)?.id }
+                }
+        }
     }
 
     /// Where a relationship's links live (``StorageLayout/RelationshipStorage``), with column
