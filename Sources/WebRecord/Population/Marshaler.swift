@@ -32,6 +32,16 @@ struct Marshaler {
     /// The stored members a list of the batch took from another owner (the table of both, and
     /// that owner's `_id`), whose lists lose them: ``lostMembers``, once wired.
     private var takenFrom: [(ownerTable: Int, owner: Int64, member: RowState, column: Int)] = []
+    /// The stored rows whose own link through a to-one kept with a position in the owner's
+    /// ordered list moved them to another owner (or none), losing that position: the column,
+    /// the value it held and the one it took. A streamed population compares them across batches
+    /// (``StreamTotals/notePositionedMoves(_:)``).
+    private(set) var positionedMoves: [(row: RowState, column: Int, from: DatabaseValue, to: DatabaseValue)] = []
+    /// The stored members the batch's lists gave an owner and that named no other owner when the
+    /// batch began (none, or that owner): a streamed population asks whether an earlier batch
+    /// moved them from another owner, which then lost them to the list, as one batch finds
+    /// (``StreamTotals/noteListed(_:by:column:)``).
+    private(set) var listedStoredMembers: [(owner: RowState, member: RowState, column: Int)] = []
     /// The links not wired because the record ended as a sub-entity without their relationship,
     /// that named a record (``wire(_:of:)``).
     private(set) var unwiredLinks: [(row: RowState, relationship: Int)] = []
@@ -637,6 +647,9 @@ struct Marshaler {
                     at: max(set.givenAtInTurn, proto.completedAt))
             }
             if changes {
+                if positionColumn != nil, !row.isNew {
+                    positionedMoves.append((row, column, row.values[column], value))
+                }
                 row.values[column] = value
                 if let positionColumn { row.values[positionColumn] = .null }
             }
@@ -727,6 +740,12 @@ struct Marshaler {
                 {
                     // Taken from another list of the batch that gave it before.
                     takenMembers.append((row, member, column))
+                }
+                // A stored member that named no other owner when the batch began (none, or this one).
+                if !member.isNew, let before = member.originalValue(at: column),
+                    before.isNull || before == .integer(row.rowID)
+                {
+                    listedStoredMembers.append((row, member, column))
                 }
                 member.values[column] = .integer(row.rowID)
                 if let positionColumn, lacking.isEmpty { member.values[positionColumn] = .integer(Int64(position)) }
@@ -945,6 +964,14 @@ struct Marshaler {
             }
         }
         return gained
+    }
+
+    /// The stored owners that gave a list kept on its members in the batch, each with the
+    /// members' table position and the column that names the owner: a streamed population
+    /// counts such an owner by the links its members gave themselves in any batch
+    /// (``StreamTotals/noteOwnLinks(of:listed:)``).
+    var listedOwnerColumns: [(owner: RowState, table: Int, column: Int)] {
+        listedOwners.map { (owner: $0.value, table: $0.key.table, column: $0.key.column) }
     }
 
     private func mergePolicy(_ relationship: Relationship, entity: Entity) -> Relationship.MergePolicy {

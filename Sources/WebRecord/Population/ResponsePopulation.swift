@@ -291,6 +291,12 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
         /// The members other owners lost to those lists (``Marshaler/lostMembers()``).
         var lostMembers: [(ownerTable: Int, owner: Int64, member: RowState, column: Int)] = []
+        /// The stored rows an own link moved out of an ordered list (``Marshaler/positionedMoves``).
+        var positionedMoves: [(row: RowState, column: Int, from: DatabaseValue, to: DatabaseValue)] = []
+        /// The stored members lists gave an owner that named no other (``Marshaler/listedStoredMembers``).
+        var listedStoredMembers: [(owner: RowState, member: RowState, column: Int)] = []
+        /// The stored owners that gave a list kept on its members (``Marshaler/listedOwnerColumns``).
+        var listedOwners: [(owner: RowState, table: Int, column: Int)] = []
         /// The one-to-ones rows of the batch took from others of the batch
         /// (``Marshaler/takenOneToOnes``).
         var takenOneToOnes: [(table: String, column: String, holder: Int64, value: DatabaseValue)] = []
@@ -397,7 +403,10 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 || sharesRows || switched)
         return StoredGraph(
             writer: writer, gainedMembers: gained, takenMembers: marshaler.takenMembers,
-            lostMembers: marshaler.lostMembers(), takenOneToOnes: marshaler.takenOneToOnes,
+            lostMembers: marshaler.lostMembers(), positionedMoves: marshaler.positionedMoves,
+            listedStoredMembers: marshaler.listedStoredMembers,
+            listedOwners: marshaler.listedOwnerColumns,
+            takenOneToOnes: marshaler.takenOneToOnes,
             namedRows: try Self.storedRows(of: graph.builder.namedOnly, in: transaction),
             keptRows: resolver.keptRows.rows)
     }

@@ -468,6 +468,12 @@ extension ResponsePopulation {
             totals.noteLoss(
                 of: lost.member, by: RowKey(table: lost.ownerTable, rowID: lost.owner), column: lost.column)
         }
+        if !stored.positionedMoves.isEmpty { try totals.notePositionedMoves(stored.positionedMoves) }
+        if totals.batch > 1 {
+            for listed in stored.listedStoredMembers {
+                totals.noteListed(listed.member, by: listed.owner, column: listed.column)
+            }
+        }
         let logsChanges = store.logger.isEnabled(.debug)
         for proto in protos {
             guard let row = proto.row else { continue }
@@ -498,6 +504,7 @@ extension ResponsePopulation {
                 stored.writer.listChanges, cleared: stored.writer.clearedRows, switched: switched,
                 layout: store.layout)
         }
+        totals.noteOwnLinks(of: protos, listed: stored.listedOwners, representations: graph.representations)
         if !totals.createdThroughOwners.isEmpty {
             try Self.unmakeUnlinkedInOwnersRows(protos, totals: &totals, in: graph.representations)
         }
@@ -1914,6 +1921,48 @@ private struct StreamTotals {
         follow(member, at: column, of: owner)
     }
 
+    /// The moves of a stored row out of an owner's ordered list by its own link, by row and
+    /// column: the owner it left, and the batch (``notePositionedMoves(_:)``).
+    private var positionedMoves: [MemberColumn: (from: DatabaseValue, batch: Int)] = [:]
+
+    /// Notes the rows a batch's own links moved out of an ordered list (``Marshaler/positionedMoves``).
+    ///
+    /// - Throws: ``StreamedDivergence`` when a later batch's own link gives a row back to the
+    ///   owner an earlier batch's own link moved it from. One batch wires only the link's latest
+    ///   occurrence: the row never left that owner, and keeps its position in the list; applied in
+    ///   turn, it would come back without one.
+    mutating func notePositionedMoves(_ moves: [(row: RowState, column: Int, from: DatabaseValue, to: DatabaseValue)])
+        throws
+    {
+        for move in moves {
+            let key = MemberColumn(member: RowKey(move.row), column: move.column)
+            if let earlier = positionedMoves[key], earlier.batch < batch, earlier.from == move.to, !move.to.isNull {
+                throw StreamedDivergence(
+                    record: "\(move.row.entityName) _id \(move.row.rowID)",
+                    reason:
+                        "is moved out of an ordered list by its own link in one part of the response, and given back to that list's owner by a later occurrence of the link: populated in parts, it would come back without its position, where the whole response, which takes only the link's latest occurrence, keeps it"
+                )
+            }
+            if positionedMoves[key] == nil || !move.from.isNull { positionedMoves[key] = (move.from, batch) }
+        }
+    }
+
+    /// A stored member that a batch's list gave `owner`, and that named no other owner when the
+    /// batch began (``Marshaler/listedStoredMembers``): if it named another stored owner before
+    /// the population (an earlier batch unlinked it, or gave it to `owner` by its own link), that
+    /// owner lost it to the list, as one batch, which compares with the rows before the
+    /// population, finds (``noteLoss(of:by:column:)``).
+    mutating func noteListed(_ member: RowState, by owner: RowState, column: Int) {
+        let key = RowKey(member)
+        // Only a row an earlier batch changed can have named another owner before.
+        guard changed[key] != nil || clearedValues[key] != nil,
+            case .integer(let from)? = originalValue(of: key, at: column, now: .null), from != owner.rowID
+        else { return }
+        let lostBy = RowKey(table: owner.table.index, rowID: from)
+        guard !wasInserted(lostBy) else { return }
+        noteLoss(of: member, by: lostBy, column: column)
+    }
+
     /// Notes the join rows a batch added or removed (``PopulationWriter/joinPairs``), in the
     /// order the batch wrote them, under both of their rows.
     mutating func noteJoinPairs(_ pairs: [ListChange.JoinPair], layout: StorageLayout) {
@@ -1952,6 +2001,91 @@ private struct StreamTotals {
     /// it was before the population.
     mutating func noteLinked(owner: RowState, member: RowState, column: Int) {
         follow(member, at: column, of: RowKey(owner))
+    }
+
+    /// An owner's list kept on its members, through one column: the owner's row, and the
+    /// members' table position and column.
+    struct OwnerColumn: Hashable {
+        let owner: RowKey
+        let table: Int
+        let column: Int
+    }
+
+    /// The columns that name the owner of a list kept on its members, by the members' table
+    /// position: each column and the owner's table position (nil until the first batch).
+    private var ownerListColumns: [[(column: Int, ownerTable: Int)]]?
+    /// The members that joined or left a stored owner by a link of their own (or another
+    /// one-way link) in any batch, by owner and column (``noteOwnLinks(of:listed:)``).
+    private var ownLinks: [OwnerColumn: Set<MemberColumn>] = [:]
+    /// The stored owners that gave a list kept on its members in any batch, by column.
+    private var listedOwnerColumns = Set<OwnerColumn>()
+
+    /// Notes, for the rows of a batch, each column that names the owner of a list kept on its
+    /// members and that the batch changed (the member joined or left that owner, a stored one),
+    /// and the stored owners that gave such a list (`listed`, ``Marshaler/listedOwnerColumns``).
+    ///
+    /// One batch counts an owner that gives its list as updated when a member of the response
+    /// joins or leaves it, by its own link as much as by the list (``Marshaler/noteGainedMembers()``),
+    /// wherever in the response the list and the link are given. Across batches, the link and
+    /// the list can be in different batches, in either order: the owner then counts as its list
+    /// ends when the last batch is written (``ownLinksChanged(_:)``).
+    mutating func noteOwnLinks(
+        of protos: [ProtoRecord], listed: [(owner: RowState, table: Int, column: Int)],
+        representations: RepresentationSet
+    ) {
+        for item in listed {
+            listedOwnerColumns.insert(OwnerColumn(owner: RowKey(item.owner), table: item.table, column: item.column))
+        }
+        if ownerListColumns == nil {
+            var columns: [[(column: Int, ownerTable: Int)]] = []
+            for representation in representations.all {
+                guard let ownerTable = representation.table?.index else { continue }
+                for relationship in representation.relationships where relationship.isToMany {
+                    guard case .foreignKeyThere(let table, let column, _, _, _)? = relationship.link else { continue }
+                    while columns.count <= table.index { columns.append([]) }
+                    if !columns[table.index].contains(where: { $0 == (column, ownerTable) }) {
+                        columns[table.index].append((column, ownerTable))
+                    }
+                }
+            }
+            ownerListColumns = columns
+        }
+        guard let ownerListColumns, !ownerListColumns.isEmpty else { return }
+        for proto in protos {
+            guard let row = proto.row, row.table.index < ownerListColumns.count else { continue }
+            for (column, ownerTable) in ownerListColumns[row.table.index] {
+                let now = row.values[column]
+                let before = row.originalValue(at: column) ?? .null
+                guard before != now else { continue }
+                for value in [before, now] {
+                    guard case .integer(let id) = value else { continue }
+                    let owner = RowKey(table: ownerTable, rowID: id)
+                    // An owner the population inserted counts as inserted whatever its members.
+                    if wasInserted(owner) { continue }
+                    let member = track(row, at: column)
+                    ownLinks[OwnerColumn(owner: owner, table: row.table.index, column: column), default: []]
+                        .insert(member)
+                }
+            }
+        }
+    }
+
+    /// The stored owners whose list, given in some batch, a member joined or left by a link of
+    /// its own in some batch, and that end with it otherwise than before the population
+    /// (``noteOwnLinks(of:listed:representations:)``).
+    private func ownLinksChanged() -> Set<RowKey> {
+        var owners = Set<RowKey>()
+        for (key, members) in ownLinks where listedOwnerColumns.contains(key) && !owners.contains(key.owner) {
+            let ownerID = DatabaseValue.integer(key.owner.rowID)
+            let changed = members.contains { member in
+                guard !vanished.contains(member.member), let values = memberValues[member] else { return false }
+                let namedBefore = values.original == ownerID
+                let namesNow = values.latest == ownerID && !deletedRows.contains(member.member)
+                return namedBefore != namesNow
+            }
+            if changed { owners.insert(key.owner) }
+        }
+        return owners
     }
 
     /// A member a batch moved in a stored owner's ordered list, which it held before
@@ -2075,6 +2209,7 @@ private struct StreamTotals {
         var counts = [ChangeCounts](repeating: ChangeCounts(), count: entityNames.count)
         // The rows whose join rows differ, as they end, from before the population.
         let pairsChanged = Set(joinPairLedger.lazy.filter { $0.value.original != $0.value.latest }.map(\.key.row))
+        let ownLinksChanged = ownLinks.isEmpty ? [] : ownLinksChanged()
         for (table, rows) in statuses.enumerated() {
             for (rowID, packed) in rows {
                 guard let row = RowStatus(packed: packed) else { continue }
@@ -2083,6 +2218,7 @@ private struct StreamTotals {
                 if status == .unchanged,
                     endsChangedByLinks(RowKey(table: table, rowID: rowID))
                         || lostMembers(RowKey(table: table, rowID: rowID))
+                        || ownLinksChanged.contains(RowKey(table: table, rowID: rowID))
                 {
                     status = .updated
                 }
@@ -2091,7 +2227,7 @@ private struct StreamTotals {
                     // A row whose list gained the owner of a link that is its own inverse counts
                     // as updated, unless the join rows end as they were.
                     let relinked = relinkedRows.contains(key) && (joinPairLedger.isEmpty || pairsChanged.contains(key))
-                    if !relinked, !listsChanged(key), let values = changed[key],
+                    if !relinked, !listsChanged(key), !ownLinksChanged.contains(key), let values = changed[key],
                         values.original == values.latest, values.originalEntity == entity
                     {
                         status = .unchanged
