@@ -144,8 +144,9 @@ struct PostgreSQLComparison {
         return (result, lines(subjects, result: result, notMeasured: notMeasured))
     }
 
-    /// WebRecord into PostgreSQL takes at most this many times WebRecord into SQLite.
-    static let postgreSQLOverSQLiteTarget = 2.0
+    /// WebRecord into PostgreSQL takes at most this many times WebRecord into SQLite: the
+    /// pipeline's target (it was 2.0 when the PostgreSQL store was first measured).
+    static let postgreSQLOverSQLiteTarget = 1.5
     /// dlt into PostgreSQL takes at least this many times WebRecord into PostgreSQL.
     static let dltOverWebRecordTarget = 10.0
 
