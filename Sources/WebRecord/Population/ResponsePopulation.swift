@@ -291,6 +291,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
         /// The members other owners lost to those lists (``Marshaler/lostMembers()``).
         var lostMembers: [(ownerTable: Int, owner: Int64, member: RowState, column: Int)] = []
+        /// The stored rows that give their own list through a join table, with the table.
+        var joinListers: [(row: RowState, table: String)] = []
         /// The stored rows an own link moved out of an ordered list (``Marshaler/positionedMoves``).
         var positionedMoves: [(row: RowState, column: Int, from: DatabaseValue, to: DatabaseValue)] = []
         /// The stored members lists gave an owner that named no other (``Marshaler/listedStoredMembers``).
@@ -403,12 +405,23 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 || sharesRows || switched)
         return StoredGraph(
             writer: writer, gainedMembers: gained, takenMembers: marshaler.takenMembers,
-            lostMembers: marshaler.lostMembers(), positionedMoves: marshaler.positionedMoves,
+            lostMembers: marshaler.lostMembers(), joinListers: Self.joinListers(of: marshaler.operations),
+            positionedMoves: marshaler.positionedMoves,
             listedStoredMembers: marshaler.listedStoredMembers,
             listedOwners: marshaler.listedOwnerColumns,
             takenOneToOnes: marshaler.takenOneToOnes,
             namedRows: try Self.storedRows(of: graph.builder.namedOnly, in: transaction),
             keptRows: resolver.keptRows.rows)
+    }
+
+    /// The stored rows whose own lists `operations` write into a join table, with the table.
+    private static func joinListers(of operations: [LinkOperation]) -> [(row: RowState, table: String)] {
+        operations.compactMap { operation in
+            guard case .joinMembers(let owner, let table, _, _, _, _, _, _, _, _) = operation, !owner.isNew else {
+                return nil
+            }
+            return (owner, table)
+        }
     }
 
     /// The stored rows of `named` (records named only inside records that are not stored), by

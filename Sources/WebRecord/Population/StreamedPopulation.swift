@@ -509,6 +509,7 @@ extension ResponsePopulation {
             try Self.unmakeUnlinkedInOwnersRows(protos, totals: &totals, in: graph.representations)
         }
         if !stored.writer.joinPairs.isEmpty { totals.noteJoinPairs(stored.writer.joinPairs, layout: store.layout) }
+        for lister in stored.joinListers { totals.noteJoinLister(lister.row, table: lister.table) }
         if !stored.writer.orderedLists.isEmpty { totals.noteOrderedLists(stored.writer.orderedLists) }
         try totals.noteTakenOneToOnes(
             stored.writer.takenOneToOnes + stored.takenOneToOnes, rows: protos.lazy.compactMap(\.row),
@@ -864,6 +865,17 @@ private struct StreamTotals {
     /// The join rows the batches added or removed (``PopulationWriter/joinPairs``), each under both
     /// of its rows: whether it was there before the population and whether it is now.
     private var joinPairLedger: [JoinPairKey: (original: Bool, latest: Bool)] = [:]
+    /// The stored rows that gave their own list through a join table in any batch, by table
+    /// (``noteJoinLister(_:table:)``).
+    private var joinListers: [String: Set<RowKey>] = [:]
+
+    /// Notes that the stored row `row` gave its own list through the join table `table`: it
+    /// counts as updated when its join rows there end otherwise than before the population,
+    /// whichever record's list changed them and in whatever order, as a list it gives that gains
+    /// or loses a member does.
+    mutating func noteJoinLister(_ row: RowState, table: String) {
+        joinListers[table, default: []].insert(RowKey(row))
+    }
 
     /// A join row seen from one of its rows: the join table, that row, and the other's `_id`.
     struct JoinPairKey: Hashable {
@@ -2209,6 +2221,13 @@ private struct StreamTotals {
         var counts = [ChangeCounts](repeating: ChangeCounts(), count: entityNames.count)
         // The rows whose join rows differ, as they end, from before the population.
         let pairsChanged = Set(joinPairLedger.lazy.filter { $0.value.original != $0.value.latest }.map(\.key.row))
+        // The rows that give their own list through a join table whose join rows there changed.
+        var listsInJoinTablesChanged = Set<RowKey>()
+        if !joinListers.isEmpty {
+            for (key, value) in joinPairLedger where value.original != value.latest {
+                if joinListers[key.table]?.contains(key.row) == true { listsInJoinTablesChanged.insert(key.row) }
+            }
+        }
         let ownLinksChanged = ownLinks.isEmpty ? [] : ownLinksChanged()
         for (table, rows) in statuses.enumerated() {
             for (rowID, packed) in rows {
@@ -2219,6 +2238,7 @@ private struct StreamTotals {
                     endsChangedByLinks(RowKey(table: table, rowID: rowID))
                         || lostMembers(RowKey(table: table, rowID: rowID))
                         || ownLinksChanged.contains(RowKey(table: table, rowID: rowID))
+                        || listsInJoinTablesChanged.contains(RowKey(table: table, rowID: rowID))
                 {
                     status = .updated
                 }
@@ -2227,7 +2247,8 @@ private struct StreamTotals {
                     // A row whose list gained the owner of a link that is its own inverse counts
                     // as updated, unless the join rows end as they were.
                     let relinked = relinkedRows.contains(key) && (joinPairLedger.isEmpty || pairsChanged.contains(key))
-                    if !relinked, !listsChanged(key), !ownLinksChanged.contains(key), let values = changed[key],
+                    if !relinked, !listsChanged(key), !ownLinksChanged.contains(key),
+                        !listsInJoinTablesChanged.contains(key), let values = changed[key],
                         values.original == values.latest, values.originalEntity == entity
                     {
                         status = .unchanged
