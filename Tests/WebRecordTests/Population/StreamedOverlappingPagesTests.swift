@@ -34,11 +34,12 @@ import Testing
                 "Post: 1 | 'Post' | 1 | 'a' | 1 | NULL | NULL", "Post: 2 | 'Post' | 2 | 'b' | 1 | NULL | NULL",
                 "User: 1 | 'User' | 5 | 'N' | 'h'",
             ]),
-        // Both copies in one batch at 120 bytes, the full user in the next.
+        // Both copies in one batch at 120 bytes, the second naming the user by key, and the
+        // full user in the next.
         Case(
             earlier: "[]",
             list:
-                #"[{"id": 1, "title": "the last post of page 1", "user": {"id": 5, "handle": "h"}}, {"id": 1, "title": "the last post of page 1", "user": {"id": 5, "handle": "h"}}, {"id": 2, "title": "b", "user": {"id": 5, "name": "N"}}]"#,
+                #"[{"id": 1, "title": "the last post of page 1", "user": {"id": 5, "handle": "h"}}, {"id": 1, "title": "the last post of page 1", "user": 5}, {"id": 2, "title": "b", "user": {"id": 5, "name": "N"}}]"#,
             rows: [
                 "Post: 1 | 'Post' | 1 | 'the last post of page 1' | 1 | NULL | NULL",
                 "User: 1 | 'User' | 5 | 'N' | 'h'",
