@@ -36,7 +36,8 @@ extension ResponsePopulation {
     /// response merges the occurrences first, and may store the record with what each gave. So
     /// what they gave is carried to the later batch, with the links that can be carried (a
     /// to-one kept in the record's row to a stored record, through a relationship that claims
-    /// nothing; a child the relationship identifies), and with the to-ones that records of its
+    /// nothing; a child the relationship identifies, or an object without a key related
+    /// there), and with the to-ones that records of its
     /// batch set to it, kept in their rows, which claim nothing (``StreamTotals/IncomingLink``).
     /// When a dropped record has another link, or another link to it, the streamed population
     /// is rolled back where it
@@ -1284,7 +1285,7 @@ private struct StreamTotals {
             let mapped = link.relationship
             guard !mapped.isToMany, !mapped.isSymmetric, link.members.count == 1, let member = link.members.first
             else { return nil }
-            if mapped.identifiesDestination {
+            if mapped.identifiesDestination || isRelatedThere(member, through: link, of: proto) {
                 guard member.normalizedKey == nil, member.links.isEmpty, member.clearedRelationships.isEmpty else {
                     return nil
                 }
@@ -1301,6 +1302,18 @@ private struct StreamTotals {
             }
         }
         return (carried, targets)
+    }
+
+    /// Whether `member`, the one member of `proto`'s to-one `link`, is an object without a key
+    /// related there (decision 6), given by one occurrence of `proto` alone: a new record, as
+    /// `proto` is new and relates nothing there, that nothing else can name, carried as a child
+    /// the relationship identifies is (a user's `cover_image`, ``ProtoRecordBuilder/CarriedLink/child(relationship:rowID:shared:)``).
+    private static func isRelatedThere(_ member: ProtoRecord, through link: ProtoRecord.Link, of proto: ProtoRecord)
+        -> Bool
+    {
+        guard member.normalizedKey == nil, link.earlier.isEmpty, let owner = member.owner else { return false }
+        return owner.proto == proto && owner.relationship.id == link.relationship.id
+            && member.representation.keyRelationship == nil
     }
 
     /// Stops carrying the records whose carried links name a row that `protos` switch to
