@@ -1245,7 +1245,7 @@ private struct StreamTotals {
             for (holder, relationship) in naming.toOneHolders(of: proto) {
                 droppedLinkHolders[holder, default: []].append(relationship)
             }
-            if let key = proto.normalizedKey, proto.clearedRelationships.isEmpty,
+            if let key = proto.normalizedKey, Self.clearsOnlyOnce(proto),
                 let incoming = naming.incomingLinks(to: proto), let links = Self.carriedLinks(of: proto)
             {
                 let scoped = ScopedKey(proto, key)
@@ -1273,9 +1273,10 @@ private struct StreamTotals {
     /// batch, with the rows they name; nil when one cannot be: only a to-one kept in the
     /// record's row, to a stored record of a relationship that claims nothing (its inverse,
     /// if any, is a to-many: no other record's link takes the member away), and a to-one to a
-    /// child the relationship identifies, which has no links of its own, are carried. Any other
-    /// link could be undone in between by records of other batches, which one batch applies
-    /// after it.
+    /// child the relationship identifies, or to an object without a key related there
+    /// (``isRelatedThere(_:through:of:)``), which has no links of its own, are carried; a to-one
+    /// only ever set to `null` needs nothing (``clearsOnlyOnce(_:)``). Any other link could be
+    /// undone in between by records of other batches, which one batch applies after it.
     private static func carriedLinks(
         of proto: ProtoRecord
     ) -> (carried: [ProtoRecordBuilder.CarriedLink], targets: [RowKey])? {
@@ -1283,6 +1284,8 @@ private struct StreamTotals {
         var targets: [RowKey] = []
         for link in proto.links {
             let mapped = link.relationship
+            // Only `null`: nothing to carry (``clearsOnlyOnce(_:)``).
+            if Self.isOnlyNull(link) { continue }
             guard !mapped.isToMany, !mapped.isSymmetric, link.members.count == 1, let member = link.members.first
             else { return nil }
             if mapped.identifiesDestination || isRelatedThere(member, through: link, of: proto) {
@@ -1302,6 +1305,24 @@ private struct StreamTotals {
             }
         }
         return (carried, targets)
+    }
+
+    /// Whether every relationship that `proto`, a new record dropped as incomplete, sets to
+    /// `null` is a to-one that its occurrences set to nothing else (``isOnlyNull(_:)``). Such a
+    /// `null` changes nothing one batch would keep: the record has no row, so nothing it named
+    /// is let go of, and a later occurrence that sets the to-one decides, or, naming a record
+    /// that is not stored, falls back on the `null`, which leaves the new row's to-one empty,
+    /// as a link that changes nothing does. So it is not carried.
+    private static func clearsOnlyOnce(_ proto: ProtoRecord) -> Bool {
+        let cleared = proto.clearedRelationships
+        guard !cleared.isEmpty else { return true }
+        return cleared.allSatisfy { name in proto.links.contains { $0.relationship.name == name && isOnlyNull($0) } }
+    }
+
+    /// Whether `link` is a to-one (not its own inverse) that every occurrence set to `null`.
+    private static func isOnlyNull(_ link: ProtoRecord.Link) -> Bool {
+        !link.relationship.isToMany && !link.relationship.isSymmetric && link.members.isEmpty
+            && link.earlier.allSatisfy(\.isEmpty)
     }
 
     /// Whether `member`, the one member of `proto`'s to-one `link`, is an object without a key

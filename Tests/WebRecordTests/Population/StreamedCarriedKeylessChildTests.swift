@@ -24,7 +24,8 @@ import Testing
                           "username": {"type": "string"}},
                         "relationships": {
                           "posts": {"destination": "Post", "toMany": true, "merge": "union", "inverse": "user"},
-                          "coverImage": {"destination": "CoverImage", "key": "cover_image", "inverse": "user"}}},
+                          "coverImage": {"destination": "CoverImage", "key": "cover_image", "inverse": "user"},
+                          "pinned": {"destination": "Post"}}},
                       "CoverImage": {"primaryKey": "id",
                         "attributes": {"id": {"type": "integer"}, "url": {"type": "string"},
                           "width": {"type": "integer", "default": 0}},
@@ -48,7 +49,7 @@ import Testing
         Case(
             list:
                 #"[{"id": "1", "user": {"id": "5", "username": "h", "cover_image": {"url": "c"}}}, {"id": "2", "user": {"id": "5", "name": "N"}}]"#,
-            rows: ["CoverImage: 1 | 'CoverImage' | NULL | 'c' | 0 | 1", "User: 1 | 'User' | '5' | 'N' | 'h'"]),
+            rows: ["CoverImage: 1 | 'CoverImage' | NULL | 'c' | 0 | 1", "User: 1 | 'User' | '5' | 'N' | 'h' | NULL"]),
         // The full user with its cover image: one image, the later values over the earlier.
         Case(
             list:
@@ -58,12 +59,14 @@ import Testing
         Case(
             list:
                 #"[{"id": "1", "user": {"id": "5", "username": "h", "cover_image": {"url": "c"}}}, {"id": "2", "user": {"id": "5", "name": "N", "cover_image": null}}]"#,
-            rows: ["User: 1 | 'User' | '5' | 'N' | 'h'"], absent: ["CoverImage: 1 | 'CoverImage' | NULL | 'c' | 0 | 1"]),
+            rows: ["User: 1 | 'User' | '5' | 'N' | 'h' | NULL"],
+            absent: ["CoverImage: 1 | 'CoverImage' | NULL | 'c' | 0 | 1"]),
         // The full user names an image by key: the one without a key is not stored.
         Case(
             list:
                 #"[{"id": "1", "user": {"id": "5", "username": "h", "cover_image": {"url": "c"}}}, {"id": "2", "user": {"id": "5", "name": "N", "cover_image": {"id": 9, "url": "k"}}}]"#,
-            rows: ["User: 1 | 'User' | '5' | 'N' | 'h'"], absent: ["CoverImage: 1 | 'CoverImage' | NULL | 'c' | 0 | 1"]),
+            rows: ["User: 1 | 'User' | '5' | 'N' | 'h' | NULL"],
+            absent: ["CoverImage: 1 | 'CoverImage' | NULL | 'c' | 0 | 1"]),
         // Compact twice, each time with an image, then complete.
         Case(
             list:
@@ -95,5 +98,33 @@ import Testing
             #expect(streamed.failure == nil, "batches of \(batchBytes) bytes refused: \(streamed)")
             #expect(streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)")
         }
+    }
+
+    /// A compact copy that gives its to-ones as `null` (`"cover_image": null`, `"pinned": null`),
+    /// as many feeds give an absent nested object: the user has no row, so the `null` lets go
+    /// of nothing, and the batch that drops the user carries it without that link. The later
+    /// occurrences decide, as in one batch (Docs/Population.md, "Carried").
+    @Test(arguments: [
+        Case(
+            list:
+                #"[{"id": "1", "user": {"id": "5", "username": "h", "cover_image": null, "pinned": null}}, {"id": "2", "user": {"id": "5", "name": "N"}}]"#,
+            rows: ["User: 1 | 'User' | '5' | 'N' | 'h' | NULL"]),
+        Case(
+            list:
+                #"[{"id": "1", "user": {"id": "5", "username": "h", "cover_image": null}}, {"id": "2", "user": {"id": "5", "name": "N", "cover_image": {"url": "d"}, "pinned": "1"}}]"#,
+            rows: ["CoverImage: 1 | 'CoverImage' | NULL | 'd' | 0 | 1", "User: 1 | 'User' | '5' | 'N' | 'h' | 1"]),
+        // Null twice (two overlapping copies), then the full user pinning a post it gives.
+        Case(
+            list:
+                #"[{"id": "1", "user": {"id": "5", "username": "h", "pinned": null}}, {"id": "1", "user": {"id": "5", "username": "h", "pinned": null}}, {"id": "2", "user": {"id": "5", "name": "N", "pinned": {"id": "9", "text": "p"}}}]"#,
+            rows: ["User: 1 | 'User' | '5' | 'N' | 'h' | 3"]),
+        // Null in two batches, never completed.
+        Case(
+            list:
+                #"[{"id": "1", "user": {"id": "5", "username": "h", "cover_image": null}}, {"id": "3", "text": "t"}, {"id": "2", "user": {"id": "5", "cover_image": null}}]"#,
+            rows: ["Post: 1 | 'Post' | '1' | NULL | NULL"], absent: ["User: 1 | 'User' | '5' | NULL | 'h' | NULL"]),
+    ])
+    func aCompactUserWithNullsEndsAsInOneBatch(_ example: Case) async throws {
+        try await aCompactUserWithItsCoverImageEndsAsInOneBatch(example)
     }
 }
