@@ -806,9 +806,9 @@ final class ProtoRecordBuilder {
         /// A to-one kept in the record's row, to a stored record: named again by its key only,
         /// so that what the earlier batch stored of that record is not given again.
         case reference(relationship: Int, key: JSONValue)
-        /// A to-one to a record the relationship identifies (a child without a key of its
-        /// own): built again from the carried dictionary, keeping the `_id` it was given
-        /// (``ProtoRecord/reservedRowID``).
+        /// A to-one to a record the relationship identifies, or to an object without a key
+        /// related there (a child without a key of its own): built again from the carried
+        /// dictionary, keeping the `_id` it was given (``ProtoRecord/reservedRowID``).
         case child(relationship: Int, rowID: Int64?, shared: [Representation.SharedValue?]?)
     }
 
@@ -859,6 +859,9 @@ final class ProtoRecordBuilder {
                 else { continue }
                 // Given again by this batch: the earlier child's values beneath; else the earlier child.
                 if let given = proto.links.first(where: { $0.relationship.id == id })?.members.first {
+                    // An object without a key related there that this batch replaces with a
+                    // record named by key is unlinked, as in one batch: its `_id` stays unused.
+                    if !mapped.identifiesDestination && given.normalizedKey != nil { continue }
                     mergeEarlier(
                         earlier, shared: shared, as: given.representation, stated: given.entityIsStated, into: given)
                 } else {

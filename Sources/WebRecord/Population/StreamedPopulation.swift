@@ -36,7 +36,8 @@ extension ResponsePopulation {
     /// response merges the occurrences first, and may store the record with what each gave. So
     /// what they gave is carried to the later batch, with the links that can be carried (a
     /// to-one kept in the record's row to a stored record, through a relationship that claims
-    /// nothing; a child the relationship identifies), and with the to-ones that records of its
+    /// nothing; a child the relationship identifies, or an object without a key related
+    /// there), and with the to-ones that records of its
     /// batch set to it, kept in their rows, which claim nothing (``StreamTotals/IncomingLink``).
     /// When a dropped record has another link, or another link to it, the streamed population
     /// is rolled back where it
@@ -952,9 +953,11 @@ private struct StreamTotals {
     /// A to-one that a stored record (the holder) set to a record its batch dropped as
     /// incomplete and carried: kept in the holder's row, to a record whose inverse, if any, is
     /// an unordered to-many, so that it claims nothing another record's link could take away.
-    /// That batch left the holder's to-one as it was; the batch that names the carried record
-    /// again gives the holder the link again, by key, before its own occurrences, as one batch
-    /// applies the holder's occurrence before them (``applyCarried(to:debugger:)``).
+    /// That batch left the holder's to-one as it was (or as the holder's occurrences between
+    /// two that named the record left it); the batch that names the carried record again gives
+    /// the holder the link again, by key, before its own occurrences, as one batch applies the
+    /// holder's occurrence before them (``applyCarried(to:debugger:)``), or, when it names the
+    /// holder too and its occurrences set that to-one, as the oldest of them.
     struct IncomingLink {
         /// The holder's key, in its scope.
         let holder: ScopedKey
@@ -981,12 +984,18 @@ private struct StreamTotals {
     /// The records of ``carried`` that hold an ``IncomingLink`` to them, by the holder's key and
     /// by its row: a later batch that names the holder, or whose links change its row, could
     /// set that to-one otherwise than the link given again would. Such a record is then read
-    /// again whole when it occurs again.
+    /// again whole when it occurs again, unless the batch that names the holder names the
+    /// record too and sets that to-one itself (``holdersSettingAgain``).
     private var carriedHolders: [ScopedKey: [ScopedKey]] = [:]
     private var carriedHolderRows: [RowKey: [ScopedKey]] = [:]
     /// The holders' rows that the batch being written gave an ``IncomingLink`` again
     /// (``giveIncoming(_:to:key:in:)``).
     private var givenHolderRows = Set<RowKey>()
+    /// The holders of ``IncomingLink``s that the batch being written names with data, together
+    /// with the records carried for them, and whose occurrences there set each such to-one
+    /// again (``uncarryNamedHolders(in:)``): the link carried is given as the oldest occurrence
+    /// of theirs, not by naming the holder again.
+    private var holdersSettingAgain = Set<ScopedKey>()
     /// The to-ones (``Representation/MappedRelationship/id``) that stored records, by key, set
     /// to a record their batch dropped as incomplete: an object without a key that a later
     /// batch relates there is, in one batch, that record (decision 6), which the stream did not
@@ -1255,7 +1264,7 @@ private struct StreamTotals {
             for (holder, relationship) in naming.toOneHolders(of: proto) {
                 droppedLinkHolders[holder, default: []].append(relationship)
             }
-            if let key = proto.normalizedKey, proto.clearedRelationships.isEmpty,
+            if let key = proto.normalizedKey, Self.clearsOnlyOnce(proto),
                 let incoming = naming.incomingLinks(to: proto), let links = Self.carriedLinks(of: proto)
             {
                 let scoped = ScopedKey(proto, key)
@@ -1283,9 +1292,10 @@ private struct StreamTotals {
     /// batch, with the rows they name; nil when one cannot be: only a to-one kept in the
     /// record's row, to a stored record of a relationship that claims nothing (its inverse,
     /// if any, is a to-many: no other record's link takes the member away), and a to-one to a
-    /// child the relationship identifies, which has no links of its own, are carried. Any other
-    /// link could be undone in between by records of other batches, which one batch applies
-    /// after it.
+    /// child the relationship identifies, or to an object without a key related there
+    /// (``isRelatedThere(_:through:of:)``), which has no links of its own, are carried; a to-one
+    /// only ever set to `null` needs nothing (``clearsOnlyOnce(_:)``). Any other link could be
+    /// undone in between by records of other batches, which one batch applies after it.
     private static func carriedLinks(
         of proto: ProtoRecord
     ) -> (carried: [ProtoRecordBuilder.CarriedLink], targets: [RowKey])? {
@@ -1293,9 +1303,11 @@ private struct StreamTotals {
         var targets: [RowKey] = []
         for link in proto.links {
             let mapped = link.relationship
+            // Only `null`: nothing to carry (``clearsOnlyOnce(_:)``).
+            if Self.isOnlyNull(link) { continue }
             guard !mapped.isToMany, !mapped.isSymmetric, link.members.count == 1, let member = link.members.first
             else { return nil }
-            if mapped.identifiesDestination {
+            if mapped.identifiesDestination || isRelatedThere(member, through: link, of: proto) {
                 guard member.normalizedKey == nil, member.links.isEmpty, member.clearedRelationships.isEmpty else {
                     return nil
                 }
@@ -1312,6 +1324,36 @@ private struct StreamTotals {
             }
         }
         return (carried, targets)
+    }
+
+    /// Whether every relationship that `proto`, a new record dropped as incomplete, sets to
+    /// `null` is a to-one that its occurrences set to nothing else (``isOnlyNull(_:)``). Such a
+    /// `null` changes nothing one batch would keep: the record has no row, so nothing it named
+    /// is let go of, and a later occurrence that sets the to-one decides, or, naming a record
+    /// that is not stored, falls back on the `null`, which leaves the new row's to-one empty,
+    /// as a link that changes nothing does. So it is not carried.
+    private static func clearsOnlyOnce(_ proto: ProtoRecord) -> Bool {
+        let cleared = proto.clearedRelationships
+        guard !cleared.isEmpty else { return true }
+        return cleared.allSatisfy { name in proto.links.contains { $0.relationship.name == name && isOnlyNull($0) } }
+    }
+
+    /// Whether `link` is a to-one (not its own inverse) that every occurrence set to `null`.
+    private static func isOnlyNull(_ link: ProtoRecord.Link) -> Bool {
+        !link.relationship.isToMany && !link.relationship.isSymmetric && link.members.isEmpty
+            && link.earlier.allSatisfy(\.isEmpty)
+    }
+
+    /// Whether `member`, the one member of `proto`'s to-one `link`, is an object without a key
+    /// related there (decision 6), given by one occurrence of `proto` alone: a new record, as
+    /// `proto` is new and relates nothing there, that nothing else can name, carried as a child
+    /// the relationship identifies is (a user's `cover_image`, ``ProtoRecordBuilder/CarriedLink/child(relationship:rowID:shared:)``).
+    private static func isRelatedThere(_ member: ProtoRecord, through link: ProtoRecord.Link, of proto: ProtoRecord)
+        -> Bool
+    {
+        guard member.normalizedKey == nil, link.earlier.isEmpty, let owner = member.owner else { return false }
+        return owner.proto == proto && owner.relationship.id == link.relationship.id
+            && member.representation.keyRelationship == nil
     }
 
     /// Stops carrying the records whose carried links name a row that `protos` switch to
@@ -1366,9 +1408,15 @@ private struct StreamTotals {
         /// by a later batch (``IncomingLink``); nil when one cannot be: a link through a
         /// to-many, a one-to-one, an ordered list back, a relationship that is its own
         /// inverse, a to-one kept in the other row or identifying its destination, from a
-        /// record that is not stored or not identified by key, or a superseded occurrence.
+        /// record that is not stored or not identified by key, or a superseded occurrence
+        /// whose latest occurrence names another record. (One whose latest names `proto` too,
+        /// as the same post on two overlapping pages names the same compact user twice, is
+        /// the link given again: wired in turn, the occurrences between them fall back on
+        /// nothing past it.)
         func incomingLinks(to proto: ProtoRecord) -> [IncomingLink]? {
-            guard superseded[proto] == nil else { return nil }
+            if let earlier = superseded[proto], !earlier.allSatisfy({ $0.link.members.contains(proto) }) {
+                return nil
+            }
             return holdersLinking(to: proto)?.map(\.incoming)
         }
 
@@ -1417,7 +1465,11 @@ private struct StreamTotals {
 
     /// Stops carrying the records that a stored record's to-one names (``carriedHolders``)
     /// when this batch names that record: its occurrence could set the to-one otherwise, or a
-    /// list back could take it. A carried record this batch names too is read again whole.
+    /// list back could take it. A carried record this batch names too is read again whole,
+    /// unless the holder's occurrences in this batch set each of those to-ones themselves (the
+    /// same post on two overlapping pages, with the same compact user): the link carried is
+    /// then an earlier occurrence of theirs, given as one (``holdersSettingAgain``,
+    /// ``giveIncoming(_:to:key:in:)``).
     private mutating func uncarryNamedHolders(in builder: ProtoRecordBuilder) throws {
         let named = carriedHolders.filter { holder, _ in
             guard let proto = builder.proto(withKey: holder.key, scope: holder.scope) else { return false }
@@ -1425,9 +1477,14 @@ private struct StreamTotals {
         }
         for (holder, records) in named {
             carriedHolders[holder] = nil
+            let holderProto = builder.proto(withKey: holder.key, scope: holder.scope)
             for key in records {
                 guard let record = carried[key] else { continue }
                 if let proto = builder.proto(withKey: key.key, scope: key.scope) {
+                    if let holderProto, Self.setsAgain(record.incoming, of: holder, in: holderProto) {
+                        holdersSettingAgain.insert(holder)
+                        continue
+                    }
                     throw StreamedDivergence(
                         record: proto.description,
                         reason:
@@ -1436,6 +1493,18 @@ private struct StreamTotals {
                 }
                 uncarry(key, record)
             }
+        }
+    }
+
+    /// Whether `holder`, the record with the key `key` as this batch names it, sets again each
+    /// of the to-ones among `incoming` that it holds: an occurrence of this batch sets the
+    /// relationship (to a record, or to `null`), so that the link carried is an earlier
+    /// occurrence of the same link, which one batch falls back on only where the later ones
+    /// name records that are not stored (``ProtoRecord/Link/membersInTurn``).
+    private static func setsAgain(_ incoming: [IncomingLink], of key: ScopedKey, in holder: ProtoRecord) -> Bool {
+        incoming.allSatisfy { link in
+            guard link.holder == key else { return true }
+            return holder.representation.relationships.contains { $0.id == link.relationship && holder.hasLink($0) }
         }
     }
 
@@ -1478,6 +1547,7 @@ private struct StreamTotals {
     ///   this batch's schema, which cannot happen within one population.
     mutating func applyCarried(to builder: ProtoRecordBuilder, debugger: Debugger) throws {
         guard !carried.isEmpty else { return }
+        defer { holdersSettingAgain.removeAll() }
         if !carriedHolders.isEmpty { try uncarryNamedHolders(in: builder) }
         // Whichever is fewer is looked up in the other: the records carried, or the batch's.
         let protos = builder.protoRecords
@@ -1514,7 +1584,11 @@ private struct StreamTotals {
     /// Gives `proto`, a carried record this batch names again, the to-ones that records of
     /// earlier batches set to it (``IncomingLink``): each holder, which this batch does not
     /// name (``uncarryNamedHolders(in:)``), is named by key and given the link before this
-    /// batch's occurrences, as one batch applies the holder's occurrence first.
+    /// batch's occurrences, as one batch applies the holder's occurrence first. A holder this
+    /// batch names, and whose occurrences set that to-one again (``holdersSettingAgain``), is
+    /// given the link as the oldest of its occurrences (``ProtoRecord/noteEarlierLink(_:members:)``),
+    /// which it falls back on where the later ones name records that are not stored; one of
+    /// them that names `proto` already needs nothing, as the fallback never passes it.
     ///
     /// - Throws: ``StreamedDivergence`` when this batch sets the relationship back from the
     ///   carried record (its list of holders), which one batch would apply after the holders'
@@ -1539,12 +1613,22 @@ private struct StreamTotals {
                         "was not stored where it first occurs, as it lacks a non-optional value, and occurs again later in the response with its list '\(inverse)' of the records that link to it: populated in parts, that list could end otherwise than in the whole response"
                 )
             }
-            let representations = builder.representations.all
-            guard representations.indices.contains(link.holderRepresentation),
-                builder.linkDeferred(
-                    link.holderKey, of: representations[link.holderRepresentation], relationship: link.relationship,
-                    to: proto)
-            else { throw StreamedDivergence(record: proto.description) }
+            if holdersSettingAgain.contains(link.holder) {
+                guard let holder = builder.proto(withKey: link.holder.key, scope: link.holder.scope),
+                    let mapped = holder.representation.relationships.first(where: { $0.id == link.relationship }),
+                    let given = holder.links.first(where: { $0.relationship.id == mapped.id })
+                else { throw StreamedDivergence(record: proto.description) }
+                if !given.members.contains(proto) && !given.earlier.contains(where: { $0.contains(proto) }) {
+                    holder.noteEarlierLink(mapped, members: [proto])
+                }
+            } else {
+                let representations = builder.representations.all
+                guard representations.indices.contains(link.holderRepresentation),
+                    builder.linkDeferred(
+                        link.holderKey, of: representations[link.holderRepresentation],
+                        relationship: link.relationship, to: proto)
+                else { throw StreamedDivergence(record: proto.description) }
+            }
             givenHolderRows.insert(link.row)
             carriedHolders[link.holder]?.removeAll { $0 == key }
             if carriedHolders[link.holder]?.isEmpty == true { carriedHolders[link.holder] = nil }
