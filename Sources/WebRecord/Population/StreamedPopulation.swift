@@ -329,7 +329,14 @@ extension ResponsePopulation {
     private static func linkedThroughOwners(_ protos: [ProtoRecord]) -> [String: Set<Int64>] {
         var rows: [String: Set<Int64>] = [:]
         for proto in protos where proto.owner != nil && !proto.isNamedApartFromOwner && !proto.wasUnlinked {
-            guard let row = proto.row else { continue }
+            guard let row = proto.row, let owner = proto.owner else { continue }
+            // Linked by the owner's latest occurrence in the batch: one that a later occurrence
+            // unlinked (`"source": null` after it) links nothing, and the drop stands.
+            var linked = true
+            owner.proto.withLink(owner.relationship.id) { members, _ in
+                linked = members.contains { $0 == proto || $0.row == row }
+            }
+            guard linked else { continue }
             rows[row.table.name, default: []].insert(row.rowID)
         }
         return rows
