@@ -8,6 +8,8 @@ import WebRecord
 /// - A table has at most 1,600 columns (`MaxHeapAttributeNumber`).
 /// - An index covers at most 32 columns (`INDEX_MAX_KEYS`).
 /// - A column cannot take the name of a system column (`xmin`, `ctid`, ...).
+/// - Two relations (tables, indexes, sequences) of one schema cannot share a name, those the
+///   server names itself included (``nameCollisions(in:)``).
 ///
 /// The names checked are those ``PostgreSQLLayoutDDL`` creates: each table, column and join
 /// table of the layout, the unique indexes `_pk_<Table>` and `_pk_<Table>_<Entity>`, the indexes `_index_<Table>_<column>`
@@ -87,6 +89,59 @@ package enum PostgreSQLLimits {
             let owner = owner(of: join, in: layout)
             check(join.name, "join table", entity: owner?.entity, property: owner?.relationship)
             check("_index_\(join.name)_target", "index", entity: owner?.entity, property: owner?.relationship)
+        }
+        problems += nameCollisions(in: layout)
+        return problems
+    }
+
+    /// The names of the layout that PostgreSQL would take for two relations: a table, index or
+    /// sequence is a relation, and two relations of one schema cannot share a name. Besides the
+    /// names ``PostgreSQLLayoutDDL`` gives, the server names each table's primary key index
+    /// `<table>_pkey` and a record table's `_id` sequence `<table>__id_seq`: an entity named
+    /// `Post_pkey` beside `Post` would make every population fail with "relation already exists".
+    static func nameCollisions(in layout: StorageLayout) -> [WebRecordError] {
+        // Each relation name, with what it is and the entity (and relationship) it is for.
+        var relations: [(name: String, what: String, entity: String?, property: String?)] = []
+        for table in layout.tables {
+            relations.append((table.name, "table", table.name, nil))
+            relations.append(("\(table.name)_pkey", "primary key index of table '\(table.name)'", table.name, nil))
+            relations.append(("\(table.name)__id_seq", "`_id` sequence of table '\(table.name)'", table.name, nil))
+            if !table.primaryKeyColumns.isEmpty {
+                relations.append(("_pk_\(table.name)", "unique index of table '\(table.name)'", table.name, nil))
+            }
+            for key in table.subentityKeys {
+                relations.append(
+                    (key.indexName(table: table.name), "unique index of entity '\(key.entity)'", key.entity, nil))
+            }
+            for column in table.indexedColumns {
+                relations.append(("_index_\(table.name)_\(column)", "index of column '\(column)'", table.name, column))
+            }
+        }
+        for join in layout.joinTables {
+            let owner = owner(of: join, in: layout)
+            relations.append((join.name, "join table", owner?.entity, owner?.relationship))
+            relations.append(
+                (
+                    "\(join.name)_pkey", "primary key index of join table '\(join.name)'", owner?.entity,
+                    owner?.relationship
+                ))
+            relations.append(
+                ("_index_\(join.name)_target", "index of join table '\(join.name)'", owner?.entity, owner?.relationship)
+            )
+        }
+        var first: [String: Int] = [:]
+        var problems: [WebRecordError] = []
+        for (index, relation) in relations.enumerated() {
+            guard let earlier = first[relation.name] else {
+                first[relation.name] = index
+                continue
+            }
+            let other = relations[earlier]
+            problems.append(
+                WebRecordError(
+                    .invalidSchema,
+                    "the name '\(relation.name)' would be PostgreSQL's for both the \(other.what) and the \(relation.what); rename the entity or relationship so that they differ",
+                    entity: relation.entity ?? other.entity, property: relation.property ?? other.property))
         }
         return problems
     }

@@ -179,4 +179,30 @@ import Testing
         #expect(error.message.hasPrefix("3 problems for PostgreSQL's limits; the first: the schema (namespace) name"))
         #expect(error.problems.map(\.entity) == [nil, "Wide", "Wide"])
     }
+
+    /// Names that PostgreSQL would take for two relations: an entity named as another table's
+    /// primary key index or `_id` sequence, and a relationship whose join table is named as
+    /// another's primary key index. Each is reported with the two relations; a schema without
+    /// such a name reports none. (A name of WebRecord's own indexes starts with `_`, which no
+    /// entity's may.)
+    @Test(arguments: [
+        (#"{"Post": {}, "Post_pkey": {}}"#, "Post_pkey"),
+        (#"{"Post": {}, "Post__id_seq": {}}"#, "Post__id_seq"),
+        (
+            #"{"Post": {"relationships": {"tags": {"destination": "Tag", "toMany": true, "inverse": "posts"}, "tags_pkey": {"destination": "Tag", "toMany": true, "inverse": "pinned"}}}, "Tag": {"relationships": {"posts": {"destination": "Post", "toMany": true, "inverse": "tags"}, "pinned": {"destination": "Post", "toMany": true, "inverse": "tags_pkey"}}}}"#,
+            "_Post_tags_pkey"
+        ),
+    ])
+    func namesTheServerWouldGiveTwiceAreReported(entities: String, name: String) throws {
+        let problems = Self.problems(try Schema(json: "{\"entities\": \(entities)}"))
+        #expect(problems.count == 1, "\(problems.map(\.message))")
+        #expect(problems.first?.message.hasPrefix("the name '\(name)' would be PostgreSQL's for both the ") == true)
+        #expect(problems.first?.code == .invalidSchema)
+    }
+
+    @Test func namesThatDifferOnlyFromTheServersAreNotReported() throws {
+        let schema = try Schema(
+            json: #"{"entities": {"Post": {}, "Post_pkeys": {}, "Post_id_seq": {}, "pk_Post": {}}}"#)
+        #expect(Self.problems(schema).isEmpty)
+    }
 }
