@@ -658,7 +658,8 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
     /// names their records, table by table: one reservation per table that has new rows
     /// (``RecordStorageTransaction/reserveRowIDs(in:count:)``). A new record dropped as incomplete
     /// takes one as well, which stays unused unless a later batch of a streamed response
-    /// completes the record (``ProtoRecord/reservedRowID``); one unlinked from its owner takes none.
+    /// completes the record (``ProtoRecord/reservedRowID``), and so does a new record a later
+    /// occurrence of its owner unlinks (``ProtoRecord/unstoredTable``).
     ///
     /// The resolver gives new rows provisional `_id`s, table by table, records found by key
     /// before those found through their owner, and before the records lacking a non-optional
