@@ -904,8 +904,9 @@ struct PostgreSQLIncomingLinksParityTests {
         }
         #expect(reports.isEmpty, "\(reports.count) runs differ:\n\(reports.joined(separator: "\n\n"))")
         // Streams read once are populated with a user a later batch completes (22 seeds when this
-        // was written, at batches of one byte), and others are refused (111 runs).
-        #expect(carried >= 15 && stores.refused > 80, "carried \(carried), refused \(stores.refused)")
+        // was written, at batches of one byte, and 111 runs refused; 35 and 75 once overlapping
+        // pages and a compact user's keyless cover image were carried), and others are refused.
+        #expect(carried >= 30 && stores.refused > 50, "carried \(carried), refused \(stores.refused)")
     }
 
     /// The seeds of ``randomPostsWithCompactAndFullUsers()``.
