@@ -2114,6 +2114,17 @@ private struct StreamTotals {
         let column: Int
     }
 
+    /// A column of a record table: the table's position, and the column's.
+    struct TableColumn: Hashable {
+        let table: Int
+        let column: Int
+    }
+    /// The columns through which a child names the owner that identifies it, through a to-one
+    /// (a `Source`'s `post`): such an owner counts as updated when it loses a child it held
+    /// before the population, not when it gains one, as one batch counts it (nil until the
+    /// first batch).
+    private var ownedChildColumns: Set<TableColumn>?
+
     /// The columns that name the owner of a list kept on its members, by the members' table
     /// position: each column and the owner's table position (nil until the first batch).
     private var ownerListColumns: [[(column: Int, ownerTable: Int)]]?
@@ -2141,6 +2152,15 @@ private struct StreamTotals {
         }
         if ownerListColumns == nil {
             var columns: [[(column: Int, ownerTable: Int)]] = []
+            var owned = Set<TableColumn>()
+            for representation in representations.all {
+                for relationship in representation.relationships
+                where !relationship.isToMany && relationship.identifiesDestination {
+                    guard case .foreignKeyThere(let table, let column, _, _, _)? = relationship.link else { continue }
+                    owned.insert(TableColumn(table: table.index, column: column))
+                }
+            }
+            ownedChildColumns = owned
             for representation in representations.all {
                 guard let ownerTable = representation.table?.index else { continue }
                 for relationship in representation.relationships where relationship.isToMany {
@@ -2296,6 +2316,14 @@ private struct StreamTotals {
             guard let values = memberValues[member.reference] else { continue }
             let namedBefore = values.original == ownerID
             let namesNow = values.latest == ownerID && !deletedRows.contains(member.reference.member)
+            if let owned = ownedChildColumns, !owned.isEmpty,
+                owned.contains(TableColumn(table: member.reference.member.table, column: member.reference.column))
+            {
+                // A child its owner identifies, through a to-one: only one the owner held before
+                // the population and no longer holds changes it.
+                if namedBefore && !namesNow { return true }
+                continue
+            }
             if namedBefore != namesNow { return true }
             // Moved in an ordered list: the owner's list changed, whether the response names the
             // member (moved in memory) or not (moved in the store).
