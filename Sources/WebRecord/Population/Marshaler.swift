@@ -64,10 +64,34 @@ struct Marshaler {
     /// The replaced lists kept on their members the batch wired: the position of each one's
     /// ``LinkOperation/foreignKeyMembers(owner:table:column:positionColumn:members:replace:deleteRule:identifies:relationship:destination:heldMembers:)``.
     private var replacedLists: [(operation: Int, givenAt: Int, table: Int, column: Int)] = []
+    /// The lists kept in a join table the batch wired (``orderJoinLists()``).
+    private var joinLists: [JoinList] = []
     /// The first occurrence of the included records of a compound response (`Int.max` without
     /// them): a list one of them gives comes before every record's own link
     /// (``orderReplacedLists()``).
     var includedFrom = Int.max
+
+    /// One list kept in a join table, as the batch wired it: the position of its
+    /// ``LinkOperation/joinMembers(owner:table:selfColumn:otherColumn:positionColumn:members:replace:deleteRule:relationship:destination:)``,
+    /// its owner's side, and, for a united list, the occurrence that named each member last.
+    private struct JoinList {
+        let operation: Int
+        let side: JoinSide
+        let otherColumn: String
+        let members: [Int64]
+        /// For a list merged by union whose members earlier occurrences named: each member's
+        /// occurrence, in ``members``' order. Nil for a replaced list.
+        let memberTimes: [Int]?
+        let givenAt: Int
+        let replace: Bool
+    }
+
+    /// One owner's side of a join table: the table, the column that names the owner, and its `_id`.
+    private struct JoinSide: Hashable {
+        let table: String
+        let column: String
+        let owner: Int64
+    }
 
     /// A row held through a one-to-one's column: the table and column, and the row's `_id`.
     private struct Claimed: Hashable {
@@ -541,6 +565,40 @@ struct Marshaler {
         listedColumns.removeAll()
     }
 
+    /// Puts the united lists kept in a join table in response order with the other side's
+    /// replaced lists (decision 7, the list named last decides): a member that only an occurrence
+    /// before the member's own replaced list named, and that this list leaves the owner out of,
+    /// is not added back. A united list is wired at its latest occurrence; applied in turn, the
+    /// member's list, given after the occurrence that named it, drops the join row that
+    /// occurrence added. Lists kept on their members do the same through their members' links
+    /// (``orderReplacedLists()``).
+    private mutating func orderJoinLists() {
+        defer { joinLists.removeAll() }
+        guard joinLists.contains(where: { $0.memberTimes != nil }) else { return }
+        var replaced: [JoinSide: (givenAt: Int, members: Set<Int64>)] = [:]
+        for list in joinLists where list.replace {
+            if let found = replaced[list.side], found.givenAt > list.givenAt { continue }
+            replaced[list.side] = (list.givenAt, Set(list.members))
+        }
+        for list in joinLists {
+            guard let times = list.memberTimes,
+                case .joinMembers(
+                    let owner, let table, let selfColumn, let otherColumn, let positionColumn, _, let replace,
+                    let deleteRule, let relationship, let destination) = operations[list.operation]
+            else { continue }
+            let kept = list.members.indices.filter { position in
+                let side = JoinSide(table: list.side.table, column: list.otherColumn, owner: list.members[position])
+                guard let theirs = replaced[side], theirs.givenAt > times[position] else { return true }
+                return theirs.members.contains(list.side.owner)
+            }
+            guard kept.count < list.members.count else { continue }
+            operations[list.operation] = .joinMembers(
+                owner: owner, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
+                positionColumn: positionColumn, members: kept.map { list.members[$0] }, replace: replace,
+                deleteRule: deleteRule, relationship: relationship, destination: destination)
+        }
+    }
+
     /// Called once every link of the batch is wired: puts the replaced lists in response order
     /// with their members' own links (``orderReplacedLists()``), and clears, in the rows the batch
     /// does not hold, the one-to-ones the batch's links claimed
@@ -548,6 +606,7 @@ struct Marshaler {
     /// keeping the row that holds it last.
     mutating func finishWiring() {
         orderReplacedLists()
+        orderJoinLists()
         for key in claimOrder {
             guard let claim = claims[key], claim.clearsStore else { continue }
             operations.append(
@@ -768,9 +827,26 @@ struct Marshaler {
                     destination: relationship.destination))
         case .joinTable(let table, let selfColumn, let otherColumn, let positionColumn):
             var rows = members.compactMap(\.row)
-            if !lacking.isEmpty { rows.removeAll { lacking.contains($0) } }
+            var times =
+                set.memberTimes.isEmpty
+                ? nil
+                : members.indices.compactMap { position in
+                    members[position].row.map { _ in set.givenAt(member: position) }
+                }
+            if !lacking.isEmpty {
+                times = times.map { times in rows.indices.filter { !lacking.contains(rows[$0]) }.map { times[$0] } }
+                rows.removeAll { lacking.contains($0) }
+            }
             let relationship = mapped.property
             let policy = appliedPolicy(set, of: proto)
+            if !mapped.isSymmetric {
+                joinLists.append(
+                    JoinList(
+                        operation: operations.count,
+                        side: JoinSide(table: table, column: selfColumn, owner: row.rowID), otherColumn: otherColumn,
+                        members: rows.map(\.rowID), memberTimes: policy == .replace ? nil : times,
+                        givenAt: set.givenAt >= includedFrom ? 0 : set.givenAt, replace: policy == .replace))
+            }
             operations.append(
                 .joinMembers(
                     owner: row, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
