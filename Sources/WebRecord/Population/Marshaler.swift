@@ -341,17 +341,34 @@ struct Marshaler {
                 if unstoredRows.insert(row).inserted { proto.unstoredTable = row.table.name }
                 debugger.record(
                     WebRecordError(
-                        .typeMismatch, "\(proto) belongs to a record that was not stored; it is not stored either",
-                        isFatal: false, entity: proto.representation.name, value: .object(proto.dictionary)))
+                        .typeMismatch, Self.unstoredOwnerWarning(proto), isFatal: false,
+                        entity: proto.representation.name, value: .object(proto.dictionary)))
                 proto.row = nil
                 proto.rowID = nil
                 proto.isDroppedIncomplete = true
                 proto.dropReason =
-                    "\(proto.named) belongs to \(owner.proto.named), which was not stored"
+                    Self.ownerDropReasonStart(proto) + "\(owner.proto.named), which was not stored"
                     + (owner.proto.dropReason.map { " (\($0))" } ?? "")
                 changed = true
             }
         }
+    }
+
+    /// The warning that `proto`, a new record identified by its owner, is not stored because its
+    /// owner was not: `CoverImage(owned by User.coverImage) belongs to User '5', which was not
+    /// stored; it is not stored either`. A later batch that completes the owner withdraws it.
+    static func unstoredOwnerWarning(_ proto: ProtoRecord) -> String {
+        let owner = proto.owner.map { "\($0.proto.named), which" } ?? "a record that"
+        return "\(proto) belongs to \(owner) was not stored; it is not stored either"
+    }
+
+    /// How the reason begins that `proto` was not stored because its owner was not
+    /// (``ProtoRecord/dropReason``).
+    static func ownerDropReasonStart(_ proto: ProtoRecord) -> String { "\(proto.named) belongs to " }
+
+    /// Whether `proto` was not stored because its owner was not (``unstoredOwnerWarning(_:)``).
+    static func wasDroppedWithOwner(_ proto: ProtoRecord) -> Bool {
+        proto.isDroppedIncomplete && proto.dropReason?.hasPrefix(ownerDropReasonStart(proto)) == true
     }
 
     /// How the warning that a new record is not stored, lacking a non-optional value, begins,

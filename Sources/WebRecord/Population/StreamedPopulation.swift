@@ -279,6 +279,9 @@ extension ResponsePopulation {
                 if !whole {
                     try totals.requireNoObjectWithoutKeyForDropped(in: graph.builder)
                     try totals.applyCarried(to: graph.builder, debugger: debugger)
+                    // What merging the records carried into the batch's recorded (a duplicate
+                    // that names another entity), as one batch records it while building.
+                    graph.builder.debugger.releaseHeld()
                 }
                 let proposedBefore = deleter.proposed.count
                 let stored = try store(
@@ -955,6 +958,9 @@ private struct StreamTotals {
         var incoming: [IncomingLink]
         /// Its identity, for a record that can no longer be carried (``droppedIdentities``).
         let identity: RecordIdentity
+        /// The warnings that its children identified by it were not stored either
+        /// (``Marshaler/unstoredOwnerWarning(_:)``), withdrawn with its own when it is completed.
+        var childWarnings: [String] = []
     }
 
     /// A to-one that a stored record (the holder) set to a record its batch dropped as
@@ -1280,7 +1286,8 @@ private struct StreamTotals {
                     dictionary: proto.dictionary, sharedValues: proto.sharedValues, rowID: proto.reservedRowID,
                     primaryKeyValue: proto.primaryKeyValue,
                     description: proto.description,
-                    links: links.carried, incoming: incoming, identity: identity)
+                    links: links.carried, incoming: incoming, identity: identity,
+                    childWarnings: Self.unstoredChildren(of: proto).map(Marshaler.unstoredOwnerWarning))
                 for target in links.targets { carriedTargets[target, default: []].append(scoped) }
                 for link in incoming {
                     carriedHolders[link.holder, default: []].append(scoped)
@@ -1293,6 +1300,14 @@ private struct StreamTotals {
         if !carriedTargets.isEmpty { uncarrySwitchedTargets(protos) }
         droppedIdentities.formUnion(newlyDropped)
         newlyDropped.removeAll(keepingCapacity: true)
+    }
+
+    /// The children of `proto`, a record dropped as incomplete, that its links name and that
+    /// were not stored because it was not (``Marshaler/unstoredOwnerWarning(_:)``).
+    private static func unstoredChildren(of proto: ProtoRecord) -> [ProtoRecord] {
+        proto.links.flatMap { link in
+            link.members.filter { $0.owner?.proto == proto && Marshaler.wasDroppedWithOwner($0) }
+        }
     }
 
     /// The links of `proto`, a record dropped as incomplete, as they can be carried to a later
@@ -1585,6 +1600,9 @@ private struct StreamTotals {
             proto.reservedRowID = record.rowID
             let warning = Marshaler.incompleteWarningStart(record.description)
             debugger.withdrawWarning { $0.message.hasPrefix(warning) }
+            for childWarning in record.childWarnings {
+                debugger.withdrawWarning { $0.message == childWarning }
+            }
         }
     }
 

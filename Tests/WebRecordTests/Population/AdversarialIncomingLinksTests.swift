@@ -143,6 +143,7 @@ import WebRecordTesting
                     again == whole,
                     "\(note)batches of \(batchBytes) bytes, read again:\n\(shown(again))\nwhole:\n\(shown(whole))",
                     sourceLocation: sourceLocation)
+                PopulatedStore.expectWarningsEqual(again, whole, batchBytes: batchBytes, sourceLocation: sourceLocation)
                 continue
             }
             refused.append(false)
@@ -150,6 +151,7 @@ import WebRecordTesting
                 streamed == whole,
                 "\(note)batches of \(batchBytes) bytes:\n\(shown(streamed))\nwhole:\n\(shown(whole))\nearlier: \(earlier)\nresponse: \(list)",
                 sourceLocation: sourceLocation)
+            PopulatedStore.expectWarningsEqual(streamed, whole, batchBytes: batchBytes, sourceLocation: sourceLocation)
         }
         return refused
     }

@@ -70,9 +70,19 @@ struct PopulatedStore: Equatable, CustomStringConvertible {
     var counts: [String: ChangeCounts]
     var recordIDs: [Int64]
     var failure: String?
+    /// The population's warnings (its debugger's non-fatal errors), sorted. Not part of `==`:
+    /// ``expectStreamsEqual(_:after:schema:entity:whole:batchSizes:isRefusal:sourceLocation:)``
+    /// compares them, naming those only one side gave.
+    var warnings: [String] = []
+
+    static func == (left: PopulatedStore, right: PopulatedStore) -> Bool {
+        left.rows == right.rows && left.counts == right.counts && left.recordIDs == right.recordIDs
+            && left.failure == right.failure
+    }
 
     var description: String {
         (failure.map { "failure: \($0)\n" } ?? "") + "counts: \(counts)\n" + rows.joined(separator: "\n")
+            + warnings.map { "\nwarning: \($0)" }.joined()
     }
 
     /// `text` populated as `entity` records into an in-memory store of `schema` that holds
@@ -105,7 +115,27 @@ struct PopulatedStore: Equatable, CustomStringConvertible {
         }
         return PopulatedStore(
             rows: try dumpContent(store), counts: result.changesByEntity, recordIDs: result.records.map(\.rowID),
-            failure: nil)
+            failure: nil, warnings: result.debugger.warnings.map(\.message).sorted())
+    }
+
+    /// Checks that a stream reported the whole response's warnings, naming those only one of
+    /// them gave.
+    static func expectWarningsEqual(
+        _ streamed: PopulatedStore, _ whole: PopulatedStore, batchBytes: Int, sourceLocation: SourceLocation
+    ) {
+        guard streamed.warnings != whole.warnings else { return }
+        var onlyStreamed = streamed.warnings
+        var onlyWhole: [String] = []
+        for warning in whole.warnings {
+            if let position = onlyStreamed.firstIndex(of: warning) {
+                onlyStreamed.remove(at: position)
+            } else {
+                onlyWhole.append(warning)
+            }
+        }
+        Issue.record(
+            "batches of \(batchBytes) bytes: the warnings differ; only streamed: \(onlyStreamed); only whole: \(onlyWhole)",
+            sourceLocation: sourceLocation)
     }
 
     /// Streams `text` at each of `batchSizes`, from a reader that cannot be opened twice, and
@@ -123,6 +153,7 @@ struct PopulatedStore: Equatable, CustomStringConvertible {
                 #expect(
                     streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)",
                     sourceLocation: sourceLocation)
+                expectWarningsEqual(streamed, whole, batchBytes: batchBytes, sourceLocation: sourceLocation)
                 continue
             }
             let before = try await populating("[]", after: earlier, schema: schema, entity: entity, batchBytes: nil)
@@ -134,6 +165,7 @@ struct PopulatedStore: Equatable, CustomStringConvertible {
             #expect(
                 again == whole, "batches of \(batchBytes) bytes, read again:\n\(again)\nwhole:\n\(whole)",
                 sourceLocation: sourceLocation)
+            expectWarningsEqual(again, whole, batchBytes: batchBytes, sourceLocation: sourceLocation)
         }
     }
 }

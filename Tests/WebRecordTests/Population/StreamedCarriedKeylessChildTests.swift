@@ -97,6 +97,25 @@ import Testing
                 batchBytes: batchBytes)
             #expect(streamed.failure == nil, "batches of \(batchBytes) bytes refused: \(streamed)")
             #expect(streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)")
+            // A batch that drops the user warns that its image is not stored either; the batch
+            // that completes the user withdraws that warning, as it does the user's own.
+            PopulatedStore.expectWarningsEqual(
+                streamed, whole, batchBytes: batchBytes, sourceLocation: #_sourceLocation)
+        }
+    }
+
+    /// A user never completed: its image is not stored either, and the warning names the user,
+    /// whole and streamed alike, once.
+    @Test func anImageWhoseUserIsNeverCompletedIsReportedWithItsUser() async throws {
+        let list =
+            #"[{"id": "1", "user": {"id": "5", "username": "h", "cover_image": {"url": "c"}}}, {"id": "3", "text": "t"}, {"id": "2", "user": {"id": "5", "username": "i"}}]"#
+        let expected =
+            "CoverImage(owned by User.coverImage) belongs to User '5', which was not stored; it is not stored either"
+        for batchBytes in [nil, 1, 40, 1 << 20] {
+            let outcome = try await PopulatedStore.populating(
+                #"{"data": \#(list)}"#, after: #"{"data": []}"#, schema: Self.schema, entity: "Post",
+                batchBytes: batchBytes)
+            #expect(outcome.warnings.filter { $0 == expected }.count == 1, "\(batchBytes ?? 0): \(outcome)")
         }
     }
 
