@@ -993,7 +993,7 @@ struct Marshaler {
         let declared = mergePolicy(set.relationship.property, entity: proto.entity)
         guard set.isPartial else { return declared }
         // A new record has no stored member a list could have removed.
-        if declared == .replace, proto.row?.isNew == false {
+        if declared == .replace, !set.addsOnly, proto.row?.isNew == false {
             debugger.record(
                 WebRecordError(
                     .invalidResponseFormat,

@@ -32,6 +32,10 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
         /// Whether the response also named members that were rejected: the to-many then adds
         /// its members and removes none, whatever its merge rule.
         var isPartial = false
+        /// Whether the link only gives back members that an earlier batch of a streamed
+        /// response listed and dropped as incomplete (``ProtoRecord/addEarlierMember(_:_:)``):
+        /// applied as additions, as a partial one is, with nothing refused to report.
+        var addsOnly = false
         /// The occurrence of the record (``lastGiven``) that set the link last.
         var givenAt = 0
         /// For a list merged by union, the occurrence that named each member last, in
@@ -429,6 +433,31 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
             fields.pointee.links[index].earlierGivenAt.insert(0, at: 0)
             return
         }
+    }
+
+    /// Adds `member` to the to-many `relationship`, as listed by an occurrence before every one
+    /// this batch gives (an earlier batch's, which dropped `member` as incomplete and carried
+    /// it): to the list this batch's occurrences set, which then merges by `union` (one that
+    /// replaces leaves the earlier list, and `member` with it, out: the caller gives none), or,
+    /// where they set none, as a list that only adds (``Link/addsOnly``), removing nothing.
+    func addEarlierMember(_ relationship: Representation.MappedRelationship, _ member: ProtoRecord) {
+        let fields = self.fields
+        for index in fields.pointee.links.indices where fields.pointee.links[index].relationship.id == relationship.id {
+            if fields.pointee.links[index].members.contains(member) { return }
+            let count = fields.pointee.links[index].members.count
+            if fields.pointee.links[index].memberTimes.isEmpty {
+                fields.pointee.links[index].memberTimes = Array(
+                    repeating: fields.pointee.links[index].givenAt, count: count)
+            }
+            fields.pointee.links[index].members.append(member)
+            fields.pointee.links[index].memberTimes.append(0)
+            return
+        }
+        if fields.pointee.links.isEmpty {
+            fields.pointee.links.reserveCapacity(fields.pointee.representation.relationships.count)
+        }
+        fields.pointee.links.append(
+            Link(relationship: relationship, members: [member], isPartial: true, addsOnly: true, givenAt: 0))
     }
 
     /// Sets the members of `relationship`, replacing what an earlier occurrence set.

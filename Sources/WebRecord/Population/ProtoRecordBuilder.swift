@@ -892,6 +892,22 @@ final class ProtoRecordBuilder {
         return true
     }
 
+    /// Names the record with the key `key`, of `representation`, by key, unless this batch
+    /// names it already, and adds `member` to its to-many `relationship`: the list an earlier
+    /// batch's occurrence of that record gave with `member`'s record in it, which that batch
+    /// dropped as incomplete and this one names again. The member is added as listed before any
+    /// occurrence of this batch (``ProtoRecord/addEarlierMember(_:_:)``), removing no other.
+    /// Returns false when the key names no such record.
+    func addDeferred(
+        _ key: JSONValue, of representation: Representation, relationship id: Int, member: ProtoRecord
+    ) -> Bool {
+        guard let mapped = representation.relationships.first(where: { $0.id == id }), mapped.isToMany,
+            let holder = reference(key, to: representation, parent: nil, keyPath: mapped.name)
+        else { return false }
+        holder.addEarlierMember(mapped, member)
+        return true
+    }
+
     /// What a merge found.
     private enum MergeOutcome {
         case identical

@@ -952,9 +952,10 @@ private struct StreamTotals {
         let description: String
         /// The links its occurrences set, given again by the batch that names it.
         let links: [ProtoRecordBuilder.CarriedLink]
-        /// The to-ones that records of its batches set to it (``IncomingLink``), given again by
-        /// the batch that names it; for a stub dropped as incomplete, also those that earlier
-        /// batches set to its row and the stream gave back (``noteStubs(_:layout:in:)``).
+        /// The to-ones that records of its batches set to it, and the unordered lists that named
+        /// it (``IncomingLink``), given again by the batch that names it; for a stub dropped as
+        /// incomplete, also those that earlier batches set to its row and the stream gave back
+        /// (``noteStubs(_:layout:in:)``).
         var incoming: [IncomingLink]
         /// Its identity, for a record that can no longer be carried (``droppedIdentities``).
         let identity: RecordIdentity
@@ -971,7 +972,21 @@ private struct StreamTotals {
     /// the holder the link again, by key, before its own occurrences, as one batch applies the
     /// holder's occurrence before them (``applyCarried(to:debugger:)``), or, when it names the
     /// holder too and its occurrences set that to-one, as the oldest of them.
+    ///
+    /// Or an unordered to-many list of the holder that named the record (``list``): that batch
+    /// stored the list without it, as one batch leaves out a member it does not store; the
+    /// batch that names the record again adds it to the holder's list, removing no other
+    /// member, as listed before its own occurrences
+    /// (``ProtoRecordBuilder/addDeferred(_:of:relationship:member:)``); a list this batch's
+    /// occurrences of the holder replace leaves it out (``givingLists(of:_:from:in:options:)``).
     struct IncomingLink {
+        /// Where a list's links live: a join table (whose pairs claim nothing), or the members'
+        /// rows, whose foreign key names one holder.
+        enum List {
+            case joinTable
+            case onMembers
+        }
+
         /// The holder's key, in its scope.
         let holder: ScopedKey
         /// The holder's key as its occurrence gave it.
@@ -985,6 +1000,8 @@ private struct StreamTotals {
         let inverse: String?
         /// The holder's row.
         let row: RowKey
+        /// For a link through an unordered to-many, where it lives; nil for a to-one.
+        var list: List? = nil
     }
 
     /// The rows that the links of records in ``carried`` name, with the records: a batch that
@@ -1258,11 +1275,12 @@ private struct StreamTotals {
     ///
     /// A record identified by key, whose occurrences gave values and links that can be carried
     /// (``carriedLinks(of:)``), and to which the records of its batch link only through to-ones
-    /// that can be given again (``IncomingLink``), is carried instead: a later batch that names
-    /// it merges what it gave beneath its own occurrences, and gives those to-ones again, as
-    /// one batch would (``applyCarried(to:debugger:)``). Other links, or other links to it,
-    /// could be undone in between by records of other batches, which one batch would have
-    /// applied after them: those still read the response again.
+    /// and unordered lists that can be given again (``IncomingLink``), a list kept on the
+    /// members claiming it once (``claimedOnce(_:by:)``), is carried instead: a later batch
+    /// that names it merges what it gave beneath its own occurrences, and gives those links
+    /// again, as one batch would (``applyCarried(to:debugger:)``). Other links, or other links
+    /// to it, could be undone in between by records of other batches, which one batch would
+    /// have applied after them: those still read the response again.
     mutating func noteDropped(_ protos: [ProtoRecord]) throws {
         // Nothing to look up until a batch has dropped a record: most responses never do.
         var linked: LinksNaming?
@@ -1278,7 +1296,8 @@ private struct StreamTotals {
                 droppedLinkHolders[holder, default: []].append(relationship)
             }
             if let key = proto.normalizedKey, Self.clearsOnlyOnce(proto),
-                let incoming = naming.incomingLinks(to: proto), let links = Self.carriedLinks(of: proto)
+                let incoming = naming.incomingLinks(to: proto), Self.claimedOnce(proto, by: incoming),
+                let links = Self.carriedLinks(of: proto)
             {
                 let scoped = ScopedKey(proto, key)
                 carried[scoped] = Carried(
@@ -1346,6 +1365,25 @@ private struct StreamTotals {
             }
         }
         return (carried, targets)
+    }
+
+    /// Whether `proto`, a new record dropped as incomplete, is claimed through each list kept on
+    /// the members among `incoming` (``IncomingLink/List/onMembers``) by one holder alone, and
+    /// sets no link back through it itself: its foreign key names one holder, the claim named
+    /// last, which the batches could order otherwise than one batch does.
+    private static func claimedOnce(_ proto: ProtoRecord, by incoming: [IncomingLink]) -> Bool {
+        var claims: [Int: ScopedKey] = [:]
+        for link in incoming where link.list == .onMembers {
+            if let holder = claims[link.relationship], holder != link.holder { return false }
+            claims[link.relationship] = link.holder
+            if let inverse = link.inverse,
+                proto.clearedRelationships.contains(inverse)
+                    || proto.links.contains(where: { $0.relationship.name == inverse })
+            {
+                return false
+            }
+        }
+        return true
     }
 
     /// Whether every relationship that `proto`, a new record dropped as incomplete, sets to
@@ -1427,10 +1465,11 @@ private struct StreamTotals {
         }
 
         /// The links to `proto`, a record dropped as incomplete, as they can be given again
-        /// by a later batch (``IncomingLink``); nil when one cannot be: a link through a
-        /// to-many, a one-to-one, an ordered list back, a relationship that is its own
-        /// inverse, a to-one kept in the other row or identifying its destination, from a
-        /// record that is not stored or not identified by key, or a superseded occurrence
+        /// by a later batch (``IncomingLink``); nil when one cannot be: an ordered list, or a
+        /// list in a join table whose other side is ordered, a one-to-one, a to-one with an
+        /// ordered list back, a relationship that is its own inverse, a link that identifies
+        /// its destination, a to-one kept in the other row, one from a record that is not
+        /// stored or not identified by key, or a superseded occurrence
         /// whose latest occurrence names another record. (One whose latest names `proto` too,
         /// as the same post on two overlapping pages names the same compact user twice, is
         /// the link given again: wired in turn, the occurrences between them fall back on
@@ -1468,20 +1507,37 @@ private struct StreamTotals {
             from holder: ProtoRecord, _ link: ProtoRecord.Link, to proto: ProtoRecord
         ) -> IncomingLink? {
             let mapped = link.relationship
-            guard !mapped.isToMany, !mapped.isSymmetric, !mapped.identifiesDestination,
-                case .foreignKeyHere? = mapped.link, link.members.count == 1, holder != proto,
+            guard !mapped.isSymmetric, !mapped.identifiesDestination, holder != proto,
                 let row = holder.row, row.switchedFrom == nil, !holder.isDroppedIncomplete,
                 let key = holder.normalizedKey, let keyValue = holder.primaryKeyValue
             else { return nil }
-            if let inverse = mapped.inverse {
-                guard let back = proto.representation.relationship(named: inverse), back.isToMany,
-                    !back.property.isOrdered
-                else { return nil }
+            // The relationship back, which a list's other side, or a to-one's, needs unordered.
+            let back = mapped.inverse.flatMap { proto.representation.relationship(named: $0) }
+            let backIsUnorderedList =
+                mapped.inverse == nil || (back.map { $0.isToMany && !$0.property.isOrdered } ?? false)
+            var list: IncomingLink.List?
+            if mapped.isToMany {
+                // An unordered list: a position the list gave without the record would be given
+                // again otherwise than one batch gives it.
+                guard !mapped.property.isOrdered else { return nil }
+                switch mapped.link {
+                case .joinTable?:
+                    guard backIsUnorderedList else { return nil }
+                    list = .joinTable
+                case .foreignKeyThere?:
+                    guard let back, !back.isToMany else { return nil }
+                    list = .onMembers
+                default: return nil
+                }
+            } else {
+                guard case .foreignKeyHere? = mapped.link, link.members.count == 1, backIsUnorderedList else {
+                    return nil
+                }
             }
             return IncomingLink(
                 holder: ScopedKey(holder, key), holderKey: keyValue,
                 holderRepresentation: holder.representation.index, relationship: mapped.id,
-                inverse: mapped.inverse, row: RowKey(row))
+                inverse: mapped.inverse, row: RowKey(row), list: list)
         }
     }
 
@@ -1500,8 +1556,19 @@ private struct StreamTotals {
         for (holder, records) in named {
             carriedHolders[holder] = nil
             let holderProto = builder.proto(withKey: holder.key, scope: holder.scope)
+            var kept: [ScopedKey] = []
             for key in records {
-                guard let record = carried[key] else { continue }
+                guard var record = carried[key] else { continue }
+                if let holderProto,
+                    let lists = givingLists(of: key, record, from: holder, in: holderProto, options: builder.options)
+                {
+                    record = lists
+                    // Only lists in a join table left to give: nothing of the holder's can undo them.
+                    if !record.incoming.contains(where: { $0.holder == holder && $0.list != .joinTable }) {
+                        if record.incoming.contains(where: { $0.holder == holder }) { kept.append(key) }
+                        continue
+                    }
+                }
                 if let proto = builder.proto(withKey: key.key, scope: key.scope) {
                     if let holderProto, Self.setsAgain(record.incoming, of: holder, in: holderProto) {
                         holdersSettingAgain.insert(holder)
@@ -1515,17 +1582,56 @@ private struct StreamTotals {
                 }
                 uncarry(key, record)
             }
+            if !kept.isEmpty { carriedHolders[holder] = kept }
         }
+    }
+
+    /// Applies to the lists kept in a join table (``IncomingLink/List/joinTable``) that
+    /// `holder` gave `record`, whose pairs nothing but the holder's own list, or the record's
+    /// list back, removes, what `holderProto`, the holder as this batch names it again, does to
+    /// them, as one batch merges its occurrences (decision 7), and returns `record` so changed
+    /// (also in ``carried``). A list it gives again that replaces (or a `null`, under that
+    /// rule) replaces the one that named the record, which is then left out of it, as in one
+    /// batch: that link is no longer given. A list merged by `union` (whose `null` removes
+    /// nothing either), or none, keeps it. Returns nil, changing
+    /// nothing, when the holder is this batch's record of another entity.
+    private mutating func givingLists(
+        of key: ScopedKey, _ record: Carried, from holder: ScopedKey, in holderProto: ProtoRecord,
+        options: PopulationOptions
+    ) -> Carried? {
+        let given = record.incoming.filter { $0.holder == holder && $0.list == .joinTable }
+        guard given.allSatisfy({ $0.holderRepresentation == holderProto.representation.index }) else { return nil }
+        let replaced = Set(
+            holderProto.representation.relationships.filter { mapped in
+                given.contains { $0.relationship == mapped.id }
+                    && options.mergePolicy(of: mapped.property, on: holderProto.entity) != .union
+                    && (holderProto.clearedRelationships.contains(mapped.name)
+                        || holderProto.links.contains { $0.relationship.id == mapped.id && !$0.isPartial })
+            }.map(\.id))
+        guard !replaced.isEmpty else { return record }
+        var record = record
+        record.incoming.removeAll { $0.holder == holder && replaced.contains($0.relationship) }
+        carried[key] = record
+        for link in given where replaced.contains(link.relationship) {
+            guard !record.incoming.contains(where: { $0.row == link.row }) else { continue }
+            carriedHolderRows[link.row]?.removeAll { $0 == key }
+            if carriedHolderRows[link.row]?.isEmpty == true { carriedHolderRows[link.row] = nil }
+        }
+        return record
     }
 
     /// Whether `holder`, the record with the key `key` as this batch names it, sets again each
     /// of the to-ones among `incoming` that it holds: an occurrence of this batch sets the
     /// relationship (to a record, or to `null`), so that the link carried is an earlier
     /// occurrence of the same link, which one batch falls back on only where the later ones
-    /// name records that are not stored (``ProtoRecord/Link/membersInTurn``).
+    /// name records that are not stored (``ProtoRecord/Link/membersInTurn``). Its lists in a
+    /// join table need nothing here; one kept on the members is never set again so.
     private static func setsAgain(_ incoming: [IncomingLink], of key: ScopedKey, in holder: ProtoRecord) -> Bool {
         incoming.allSatisfy { link in
-            guard link.holder == key else { return true }
+            // A list in a join table is given as before (``givingLists(of:_:from:in:options:)``);
+            // one kept on the members could be claimed otherwise by the holder's list.
+            guard link.holder == key, link.list != .joinTable else { return true }
+            guard link.list == nil else { return false }
             return holder.representation.relationships.contains { $0.id == link.relationship && holder.hasLink($0) }
         }
     }
@@ -1638,7 +1744,27 @@ private struct StreamTotals {
                         "was not stored where it first occurs, as it lacks a non-optional value, and occurs again later in the response with its list '\(inverse)' of the records that link to it: populated in parts, that list could end otherwise than in the whole response"
                 )
             }
-            if holdersSettingAgain.contains(link.holder) {
+            if let list = link.list {
+                // A list kept on the members: no other record of this batch may claim the record
+                // through it, as the batches could order those claims otherwise.
+                if list == .onMembers,
+                    builder.protoRecords.contains(where: { other in
+                        other.links.contains { $0.relationship.id == link.relationship && $0.members.contains(proto) }
+                    })
+                {
+                    throw StreamedDivergence(
+                        record: proto.description,
+                        reason:
+                            "was not stored where it first occurs, as it lacks a non-optional value, and occurs again later in the response where another list claims it: populated in parts, the list that holds it could end otherwise than in the whole response"
+                    )
+                }
+                let representations = builder.representations.all
+                guard representations.indices.contains(link.holderRepresentation),
+                    builder.addDeferred(
+                        link.holderKey, of: representations[link.holderRepresentation],
+                        relationship: link.relationship, member: proto)
+                else { throw StreamedDivergence(record: proto.description) }
+            } else if holdersSettingAgain.contains(link.holder) {
                 guard let holder = builder.proto(withKey: link.holder.key, scope: link.holder.scope),
                     let mapped = holder.representation.relationships.first(where: { $0.id == link.relationship }),
                     let given = holder.links.first(where: { $0.relationship.id == mapped.id })
