@@ -34,7 +34,9 @@ final class ProtoRecordBuilder {
     /// Most records are named by one record only (a user's cover image, by its user, on each of
     /// the user's posts): the first naming is kept alone, with no list to allocate, and only a
     /// record named otherwise too gets one (``otherOneToOneNamings``).
-    private var oneToOneNamings: [ProtoRecord: OneToOneNaming] = [:]
+    ///
+    /// Kept by the named record's position in the arena (``ProtoRecord/index``): no hashing.
+    private var oneToOneNamings: [OneToOneNaming?] = []
     /// The namings after the first of the records named more than one way.
     private var otherOneToOneNamings: [ProtoRecord: [OneToOneNaming]] = [:]
 
@@ -544,10 +546,14 @@ final class ProtoRecordBuilder {
         if oneToOneSetAt[relationship].map({ $0 < givenAt }) ?? true { oneToOneSetAt[relationship] = givenAt }
         for member in members {
             let naming = OneToOneNaming(by: proto, relationship: relationship)
-            // Sized once for the batch, rather than grown a record at a time.
-            if oneToOneNamings.isEmpty { oneToOneNamings.reserveCapacity(protoRecords.capacity) }
-            guard let first = oneToOneNamings[member] else {
-                oneToOneNamings[member] = naming
+            if member.index >= oneToOneNamings.count {
+                // Grown to the batch's records so far, rather than a record at a time.
+                oneToOneNamings.append(
+                    contentsOf: repeatElement(
+                        nil, count: max(protoRecords.count, member.index + 1) - oneToOneNamings.count))
+            }
+            guard let first = oneToOneNamings[member.index] else {
+                oneToOneNamings[member.index] = naming
                 continue
             }
             if first == naming || otherOneToOneNamings[member]?.contains(naming) == true { continue }
@@ -558,7 +564,7 @@ final class ProtoRecordBuilder {
     /// Calls `body` with each record that named `member` through a one-to-one, each once, in the
     /// order first given.
     private func forEachNaming(of member: ProtoRecord, _ body: (OneToOneNaming) -> Void) {
-        guard let first = oneToOneNamings[member] else { return }
+        guard oneToOneNamings.indices.contains(member.index), let first = oneToOneNamings[member.index] else { return }
         body(first)
         guard let others = otherOneToOneNamings[member] else { return }
         for naming in others { body(naming) }
