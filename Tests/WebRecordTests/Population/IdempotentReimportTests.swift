@@ -1,0 +1,542 @@
+import Foundation
+import TestSupport
+import Testing
+import WebRecordTesting
+
+@testable import WebRecord
+
+/// A response populated a second time into the store its first population left changes
+/// nothing: every table keeps its rows, `_id`s, join rows and positions, and every record the
+/// response names counts as `unchanged` ([CLI](Docs/CLI.md), the summary: "Populating the same
+/// response again gives `inserted` 0, `updated` 0 and every record `unchanged`"), whole and
+/// streamed at any batch size, from a stream that cannot be read again. The one documented
+/// exception, a to-one set to `null` and then given an object without a key in the same
+/// response (Docs/Population.md, decision 6), is never generated.
+@Suite struct IdempotentReimportTests {
+    // MARK: - Populating twice
+
+    /// One population's rows and counts, or its failure.
+    struct Snapshot: Equatable, CustomStringConvertible {
+        var rows: [String]
+        var counts: [String: ChangeCounts]
+        var failure: String?
+
+        var description: String {
+            (failure.map { "failure: \($0)\n" } ?? "") + "counts: \(StreamedDifferentialTests.describe(counts))\n"
+                + rows.joined(separator: "\n")
+        }
+    }
+
+    /// A schema with the entity its responses populate and the transformers it names.
+    struct Layout: Sendable {
+        let schema: Schema
+        let entity: String
+        var configuration: RecordStore.Configuration {
+            var configuration = RecordStore.Configuration()
+            configuration.transformers["lowercased"] = { value in value.stringValue.map { .string($0.lowercased()) } }
+            return configuration
+        }
+    }
+
+    /// Whether a streamed population's failure is the documented refusal of a stream that cannot
+    /// be read again.
+    static func isRefusal(_ failure: String) -> Bool {
+        failure.contains("Populate the response whole") || failure.contains("save it to a file")
+            || failure.contains("cannot be read again")
+    }
+
+    /// Populates `text` into `store` whole (`batchBytes` nil) or streamed in batches of
+    /// `batchBytes` bytes from a reader that cannot be opened twice; a stream refused as
+    /// documented (nothing written) is populated again from a reader that can be.
+    static func populate(_ text: String, into store: RecordStore, entity: String, batchBytes: Int?) async throws
+        -> Snapshot
+    {
+        let once = try await populate(text, into: store, entity: entity, batchBytes: batchBytes, reopens: false)
+        guard batchBytes != nil, let failure = once.failure, isRefusal(failure) else { return once }
+        return try await populate(text, into: store, entity: entity, batchBytes: batchBytes, reopens: true)
+    }
+
+    static func populate(
+        _ text: String, into store: RecordStore, entity: String, batchBytes: Int?, reopens: Bool
+    ) async throws -> Snapshot {
+        let result: PopulationResult
+        do {
+            if let batchBytes {
+                let data = Data(text.utf8)
+                let population = ResponsePopulation(store: try #require(store.sqlite))
+                if reopens {
+                    result = try await population.populate(
+                        streaming: { JSONStreamReader(data: data, keyPath: $0, batchByteLimit: batchBytes) },
+                        entity: entity)
+                } else {
+                    result = try await population.populate(
+                        streaming: readingOnce(data, batchByteLimit: batchBytes), entity: entity, reopens: false)
+                }
+            } else {
+                result = try await store.populate(try JSONReader().read(text), entity: entity)
+            }
+        } catch let error as WebRecordError {
+            return Snapshot(rows: try StreamedDifferentialTests.rows(store), counts: [:], failure: error.message)
+        }
+        return Snapshot(rows: try StreamedDifferentialTests.rows(store), counts: result.changesByEntity)
+    }
+
+    /// `earlier` populated whole into a new store file, then `text` twice the given way.
+    static func twice(_ text: String, after earlier: String, layout: Layout, batchBytes: Int?) async throws -> (
+        first: Snapshot, second: Snapshot
+    ) {
+        let directory = try TemporaryDirectory()
+        let store = try RecordStore(
+            path: directory.path(), schema: layout.schema, configuration: layout.configuration)
+        _ = try? await store.populate(try JSONReader().read(earlier), entity: layout.entity)
+        let first = try await populate(text, into: store, entity: layout.entity, batchBytes: batchBytes)
+        let second = try await populate(text, into: store, entity: layout.entity, batchBytes: batchBytes)
+        return (first, second)
+    }
+
+    /// What is wrong with a second population, or nil: rows that differ from the first's, a
+    /// record counted otherwise than `unchanged`, or as many `unchanged` as the first counted
+    /// records it stored.
+    static func problems(_ first: Snapshot, _ second: Snapshot) -> String? {
+        var lines: [String] = []
+        if first.failure != second.failure {
+            lines.append("failures: \(first.failure ?? "none") / \(second.failure ?? "none")")
+        }
+        let before = Set(first.rows)
+        let after = Set(second.rows)
+        lines += first.rows.filter { !after.contains($0) }.map { "only after the first: \($0)" }
+        lines += second.rows.filter { !before.contains($0) }.map { "only after the second: \($0)" }
+        for (entity, counts) in second.counts.sorted(by: { $0.key < $1.key }) {
+            let earlier = first.counts[entity] ?? ChangeCounts()
+            let named = earlier.inserted + earlier.updated + earlier.unchanged
+            if counts.inserted != 0 || counts.updated != 0 || counts.deleted != 0 || counts.unchanged != named {
+                lines.append(
+                    "\(entity): second +\(counts.inserted) ~\(counts.updated) =\(counts.unchanged) -\(counts.deleted), "
+                        + "first named \(named)")
+            }
+        }
+        for (entity, counts) in first.counts where second.counts[entity] == nil {
+            if counts.inserted + counts.updated + counts.unchanged != 0 { lines.append("\(entity): not counted again") }
+        }
+        return lines.isEmpty ? nil : lines.joined(separator: "\n")
+    }
+
+    /// Checks that `text`, populated twice after `earlier`, changes nothing the second time,
+    /// whole and streamed at each of `batchSizes`, and that each stream's first population
+    /// leaves the whole one's rows and counts. Returns the problems found, or nil.
+    static func reimportProblems(
+        _ text: String, after earlier: String, layout: Layout, batchSizes: [Int] = [1, 120]
+    ) async throws -> String? {
+        var found: [String] = []
+        let whole = try await twice(text, after: earlier, layout: layout, batchBytes: nil)
+        if let problem = problems(whole.first, whole.second) { found.append("whole, again:\n\(problem)") }
+        for batchBytes in batchSizes {
+            let streamed = try await twice(text, after: earlier, layout: layout, batchBytes: batchBytes)
+            if streamed.first != whole.first {
+                found.append(
+                    "batches of \(batchBytes) bytes, first population:\n\(StreamedDifferentialTests.difference(streamed.first, whole.first))"
+                )
+            }
+            if let problem = problems(streamed.first, streamed.second) {
+                found.append("batches of \(batchBytes) bytes, again:\n\(problem)")
+            }
+        }
+        if found.isEmpty { return nil }
+        return "earlier: \(earlier)\nresponse: \(text)\n" + found.joined(separator: "\n")
+            + "\nwhole, first:\n\(whole.first)"
+    }
+}
+
+extension StreamedDifferentialTests {
+    /// `difference(_:_:_:)` for two snapshots.
+    static func difference(_ lhs: IdempotentReimportTests.Snapshot, _ rhs: IdempotentReimportTests.Snapshot) -> String {
+        difference(
+            Outcome(rows: lhs.rows, counts: lhs.counts, recordIDs: [], recordValues: [], failure: lhs.failure),
+            Outcome(rows: rhs.rows, counts: rhs.counts, recordIDs: [], recordValues: [], failure: rhs.failure),
+            ("streamed", "whole"))
+    }
+}
+
+// MARK: - Posts: owner-keyed children, keyless children, lists, one-to-ones, a spouse
+
+extension IdempotentReimportTests {
+    static let postsSchema: Schema = {
+        do {
+            return try Schema(
+                json: """
+                    {
+                      "version": 1,
+                      "entities": {
+                        "Post": {
+                          "primaryKey": "id",
+                          "attributes": { "id": { "type": "integer" }, "title": { "type": "string" }, "body": { "type": "string" } },
+                          "relationships": {
+                            "user": { "destination": "User", "inverse": "posts" },
+                            "stats": { "destination": "Stats", "inverse": "post" },
+                            "cover": { "destination": "Cover", "inverse": "post" },
+                            "tags": { "destination": "Tag", "toMany": true, "ordered": true, "inverse": "posts", "merge": "union" },
+                            "labels": { "destination": "Tag", "toMany": true },
+                            "comments": { "destination": "Comment", "toMany": true, "ordered": true, "inverse": "post" },
+                            "notes": { "destination": "Note", "toMany": true, "inverse": "post", "merge": "union" },
+                            "pin": { "destination": "Pin", "inverse": "post" },
+                            "twin": { "destination": "Post", "inverse": "twin" }
+                          }
+                        },
+                        "User": {
+                          "primaryKey": "id",
+                          "attributes": { "id": { "type": "string" }, "name": { "type": "string" } },
+                          "relationships": {
+                            "posts": { "destination": "Post", "toMany": true, "inverse": "user" },
+                            "profile": { "destination": "Profile", "inverse": "user" }
+                          }
+                        },
+                        "Profile": {
+                          "primaryKey": "user",
+                          "attributes": { "bio": { "type": "string" } },
+                          "relationships": { "user": { "destination": "User", "inverse": "profile" } }
+                        },
+                        "Stats": {
+                          "primaryKey": "post",
+                          "attributes": { "views": { "type": "integer" } },
+                          "relationships": { "post": { "destination": "Post", "inverse": "stats" } }
+                        },
+                        "Cover": {
+                          "attributes": { "w": { "type": "integer" } },
+                          "relationships": { "post": { "destination": "Post", "inverse": "cover" } }
+                        },
+                        "Tag": {
+                          "primaryKey": "code",
+                          "attributes": { "code": { "type": "string", "transformer": "lowercased" }, "weight": { "type": "integer" } },
+                          "relationships": { "posts": { "destination": "Post", "toMany": true, "inverse": "tags" } }
+                        },
+                        "Comment": {
+                          "primaryKey": "id",
+                          "attributes": { "id": { "type": "integer" }, "text": { "type": "string" } },
+                          "relationships": { "post": { "destination": "Post", "inverse": "comments" } }
+                        },
+                        "Note": {
+                          "primaryKey": "id",
+                          "attributes": { "id": { "type": "integer" }, "text": { "type": "string" } },
+                          "relationships": { "post": { "destination": "Post", "inverse": "notes" } }
+                        },
+                        "Pin": {
+                          "primaryKey": "id",
+                          "attributes": { "id": { "type": "integer" } },
+                          "relationships": { "post": { "destination": "Post", "inverse": "pin" } }
+                        }
+                      }
+                    }
+                    """, fileName: "IdempotentPosts.json")
+        } catch {
+            preconditionFailure("the schema must load: \(error)")
+        }
+    }()
+
+    static let posts = Layout(schema: postsSchema, entity: "Post")
+
+    /// Random text for the generators.
+    struct Maker {
+        var random: SeededRandom
+
+        mutating func chance(_ percent: Int) -> Bool { random.next(below: 100) < percent }
+        mutating func pick<T>(_ values: [T]) -> T { values[random.next(below: values.count)] }
+
+        /// A JSON list of `count` or fewer elements.
+        mutating func list(_ count: Int, _ element: (inout Maker) -> String) -> String {
+            "[" + (0..<random.next(below: count + 1)).map { _ in element(&self) }.joined(separator: ", ") + "]"
+        }
+
+        /// Appends `"key": value` to `members`, `percent` times in a hundred.
+        mutating func add(
+            _ members: inout [String], _ percent: Int, _ key: String, _ value: (inout Maker) -> String
+        ) {
+            guard chance(percent) else { return }
+            let text = value(&self)
+            members.append("\"\(key)\": " + text)
+        }
+
+        static func object(_ members: [String]) -> String { "{" + members.joined(separator: ", ") + "}" }
+
+        /// `text` as a JSON string.
+        static func quoted(_ text: String) -> String { "\"" + text + "\"" }
+
+        /// A number in `base..<base + count`, as JSON.
+        mutating func number(_ base: Int, _ count: Int) -> String { String(base + random.next(below: count)) }
+
+        /// A JSON string `prefix` and a digit below `count`.
+        mutating func word(_ prefix: String, _ count: Int) -> String { Self.quoted(prefix + number(0, count)) }
+
+        // Posts.
+
+        mutating func tag() -> String {
+            let code = Self.quoted(pick(["a", "A", "b", "B", "c"]))
+            if chance(50) { return code }
+            var members = ["\"code\": " + code]
+            add(&members, 60, "weight") { $0.number(0, 3) }
+            add(&members, 30, "posts") { $0.list(3) { $0.number(1, 5) } }
+            return Self.object(members)
+        }
+
+        mutating func user() -> String {
+            let id = word("u", 3)
+            if chance(30) { return id }
+            var members = ["\"id\": " + id]
+            add(&members, 50, "name") { $0.word("n", 2) }
+            add(&members, 30, "profile") { $0.chance(20) ? "null" : "{\"bio\": " + $0.word("b", 2) + "}" }
+            add(&members, 25, "posts") { $0.list(3) { $0.number(1, 5) } }
+            return Self.object(members)
+        }
+
+        mutating func comment() -> String {
+            let id = number(10, 5)
+            if chance(40) { return id }
+            var members = ["\"id\": " + id]
+            add(&members, 50, "text") { $0.word("t", 2) }
+            add(&members, 15, "post") { $0.number(1, 5) }
+            return Self.object(members)
+        }
+
+        mutating func note() -> String {
+            let id = number(20, 4)
+            if chance(40) { return id }
+            var members = ["\"id\": " + id]
+            add(&members, 50, "text") { $0.word("t", 2) }
+            return Self.object(members)
+        }
+
+        /// A post; `nested` posts name their twin by key only.
+        mutating func post(nested: Bool = false) -> String {
+            var members = ["\"id\": " + number(1, 5)]
+            add(&members, 50, "title") { $0.word("t", 3) }
+            add(&members, 20, "body") { $0.chance(20) ? "null" : $0.word("b", 2) }
+            add(&members, 40, "user") { $0.chance(10) ? "null" : $0.user() }
+            add(&members, 25, "stats") { $0.chance(25) ? "null" : "{\"views\": " + $0.number(0, 3) + "}" }
+            // Never `null`: a keyless cover after a `null` is a new record each time (decision 6).
+            add(&members, 25, "cover") { "{\"w\": " + $0.number(0, 3) + "}" }
+            add(&members, 35, "tags") { $0.chance(10) ? "null" : $0.list(3) { $0.tag() } }
+            add(&members, 25, "labels") {
+                $0.chance(10) ? "null" : $0.list(3) { Self.quoted($0.pick(["a", "B", "c"])) }
+            }
+            add(&members, 30, "comments") { $0.chance(10) ? "null" : $0.list(3) { $0.comment() } }
+            add(&members, 25, "notes") { $0.chance(10) ? "null" : $0.list(2) { $0.note() } }
+            add(&members, 25, "pin") { $0.chance(20) ? "null" : $0.pick(["30", "31", "{\"id\": 30}", "{\"id\": 31}"]) }
+            add(&members, 25, "twin") { maker in
+                if maker.chance(20) { return "null" }
+                if nested || maker.chance(60) { return maker.number(1, 5) }
+                return maker.post(nested: true)
+            }
+            return Self.object(members)
+        }
+
+        mutating func posts() -> String {
+            "[" + (0..<(3 + random.next(below: 6))).map { _ in post() }.joined(separator: ", ") + "]"
+        }
+    }
+
+    /// The seeds that find a known issue: 26, 27, 109 and 142 the positions of
+    /// ``anOrderedUnionMemberTheOtherSideDropsLeavesPositionsBatchingDecides()``, 203 the count
+    /// of ``aJoinRowAddedAndRemovedCountsAsBatchingDecides()``, 169 the count of
+    /// ``aStreamedReimportCountsAPostUpdated()``.
+    static let postSeedsWithKnownIssues: Set<Int> = [26, 27, 109, 142, 169, 203]
+
+    @Test(arguments: 0..<300)
+    func postsPopulatedAgainChangeNothing(seed: Int) async throws {
+        var maker = Maker(random: SeededRandom(seed: UInt64(seed) &+ 0x1DE3))
+        let earlier = maker.posts()
+        let response = maker.posts()
+        let check = {
+            let problems = try await Self.reimportProblems(response, after: earlier, layout: Self.posts)
+            #expect(problems == nil, "\(problems ?? "")")
+        }
+        if Self.postSeedsWithKnownIssues.contains(seed) {
+            await withKnownIssue("a re-import that changes something: \(response)") { try await check() }
+        } else {
+            try await check()
+        }
+    }
+}
+
+// MARK: - Boards: a hierarchy with a discriminator, join tables, a self-inverse list
+
+extension IdempotentReimportTests {
+    static let boardsSchema: Schema = {
+        do {
+            return try Schema(
+                json: """
+                    {
+                      "version": 1,
+                      "entities": {
+                        "Board": {
+                          "primaryKey": "id",
+                          "attributes": { "id": { "type": "integer" }, "title": { "type": "string" } },
+                          "relationships": {
+                            "shapes": { "destination": "Shape", "toMany": true, "ordered": true, "inverse": "boards" },
+                            "pinned": { "destination": "Shape", "toMany": true, "inverse": "pinnedOn", "merge": "union" },
+                            "main": { "destination": "Shape", "inverse": "mainOf" },
+                            "friends": { "destination": "Board", "toMany": true, "inverse": "friends" },
+                            "rivals": { "destination": "Board", "toMany": true, "inverse": "rivals", "merge": "union" }
+                          }
+                        },
+                        "Shape": {
+                          "primaryKey": "id",
+                          "subentities": { "key": "kind", "map": { "circle": "Circle", "square": "Square" } },
+                          "attributes": { "id": { "type": "integer" }, "label": { "type": "string" } },
+                          "relationships": {
+                            "boards": { "destination": "Board", "toMany": true, "inverse": "shapes", "merge": "union" },
+                            "pinnedOn": { "destination": "Board", "toMany": true, "ordered": true, "inverse": "pinned" },
+                            "mainOf": { "destination": "Board", "toMany": true, "inverse": "main" }
+                          }
+                        },
+                        "Circle": {
+                          "parent": "Shape",
+                          "attributes": { "radius": { "type": "double" } },
+                          "relationships": { "dots": { "destination": "Dot", "toMany": true, "ordered": true, "inverse": "circle" } }
+                        },
+                        "Square": {
+                          "parent": "Shape",
+                          "attributes": { "side": { "type": "double" } },
+                          "relationships": { "badge": { "destination": "Badge", "inverse": "square" } }
+                        },
+                        "Dot": {
+                          "primaryKey": "id",
+                          "attributes": { "id": { "type": "integer" } },
+                          "relationships": { "circle": { "destination": "Circle", "inverse": "dots" } }
+                        },
+                        "Badge": {
+                          "primaryKey": "square",
+                          "attributes": { "color": { "type": "string" } },
+                          "relationships": { "square": { "destination": "Square", "inverse": "badge" } }
+                        }
+                      }
+                    }
+                    """, fileName: "IdempotentBoards.json")
+        } catch {
+            preconditionFailure("the schema must load: \(error)")
+        }
+    }()
+
+    static let boards = Layout(schema: boardsSchema, entity: "Board")
+}
+
+extension IdempotentReimportTests.Maker {
+    mutating func shape() -> String {
+        let id = 50 + random.next(below: 4)
+        if chance(30) { return String(id) }
+        var members = ["\"id\": " + String(id)]
+        // A shape mostly keeps its kind, by its id, and now and then is given as another.
+        var circle = id % 2 == 0
+        if chance(15) { circle.toggle() }
+        if chance(70) { members.append("\"kind\": " + Self.quoted(circle ? "circle" : "square")) }
+        if chance(3) { members.append("\"kind\": \"hexagon\"") }
+        add(&members, 40, "label") { $0.word("l", 2) }
+        add(&members, 30, circle ? "radius" : "side") { $0.number(0, 3) }
+        if circle {
+            add(&members, 35, "dots") { $0.list(3) { $0.number(60, 4) } }
+        } else {
+            add(&members, 35, "badge") { $0.chance(20) ? "null" : "{\"color\": " + $0.word("c", 2) + "}" }
+        }
+        add(&members, 15, "boards") { $0.list(2) { $0.number(1, 4) } }
+        return Self.object(members)
+    }
+
+    mutating func board(nested: Bool = false) -> String {
+        let id = number(1, 4)
+        if nested, chance(50) { return id }
+        var members = ["\"id\": " + id]
+        add(&members, 40, "title") { $0.word("t", 3) }
+        add(&members, 40, "shapes") { $0.chance(10) ? "null" : $0.list(3) { $0.shape() } }
+        add(&members, 30, "pinned") { $0.chance(10) ? "null" : $0.list(2) { $0.shape() } }
+        add(&members, 30, "main") { $0.chance(15) ? "null" : $0.shape() }
+        if !nested {
+            add(&members, 25, "friends") { $0.chance(10) ? "null" : $0.list(2) { $0.board(nested: true) } }
+            add(&members, 25, "rivals") { $0.list(2) { $0.board(nested: true) } }
+        }
+        return Self.object(members)
+    }
+
+    mutating func boards() -> String {
+        "[" + (0..<(3 + random.next(below: 6))).map { _ in board() }.joined(separator: ", ") + "]"
+    }
+}
+
+extension IdempotentReimportTests {
+    /// The seeds that find a known issue: 22 and 91, the counts of
+    /// ``aJoinRowAddedAndRemovedCountsAsBatchingDecides()``.
+    static let boardSeedsWithKnownIssues: Set<Int> = [22, 91]
+
+    @Test(arguments: 0..<300)
+    func boardsPopulatedAgainChangeNothing(seed: Int) async throws {
+        var maker = Maker(random: SeededRandom(seed: UInt64(seed) &+ 0xB0A2))
+        let earlier = maker.boards()
+        let response = maker.boards()
+        let check = {
+            let problems = try await Self.reimportProblems(response, after: earlier, layout: Self.boards)
+            #expect(problems == nil, "\(problems ?? "")")
+        }
+        if Self.boardSeedsWithKnownIssues.contains(seed) {
+            await withKnownIssue("a re-import that changes something: \(response)") { try await check() }
+        } else {
+            try await check()
+        }
+    }
+}
+
+// MARK: - The cases the seeds found
+
+extension IdempotentReimportTests {
+    /// An ordered list merged by `union`, kept in a join table, whose member's own replaced list
+    /// drops the record (tag `b`'s `posts: []`): post 4 keeps tag `c`, at position 0 from one
+    /// batch and at position 1 from a stream of one record a batch (the merged list `[b, c]`
+    /// applied in turn, `b` then dropped). Docs/Population.md, decision 7, says these lists end
+    /// the same whatever the batches; the positions differ. Seeds 26, 27, 109 and 142.
+    @Test func anOrderedUnionMemberTheOtherSideDropsLeavesPositionsBatchingDecides() async throws {
+        let response = #"[{"id": 4, "tags": ["c"]}, {"id": 4, "tags": [{"code": "B", "posts": []}]}]"#
+        await withKnownIssue("the join row's position differs between one batch and a stream") {
+            let problems = try await Self.reimportProblems(response, after: "[]", layout: Self.posts, batchSizes: [1])
+            #expect(problems == nil, "\(problems ?? "")")
+        }
+    }
+
+    /// A join row that a list adds and the other side's replaced list removes in the same
+    /// response changes nothing, so the records count as their lists end (Docs/Population.md,
+    /// "Unchanged rows": "A join row is weighed as it ends"). Where the record that adds it is
+    /// new, one batch counts the other side `updated`, a stream of one record a batch
+    /// `unchanged`: tag `b` here (seed 203); board 3 given `[]` after new shape 53 listed it
+    /// (seed 91). Seed 22 is the other way round: stored shape 51, whose `union` list gains
+    /// board 3 through board 3's list, counts `unchanged` from one batch and `updated` streamed.
+    @Test func aJoinRowAddedAndRemovedCountsAsBatchingDecides() async throws {
+        let tag = try await Self.twice(
+            #"[{"id": 2}, {"id": 2, "tags": [{"code": "b", "posts": []}]}]"#, after: #"[{"id": 5, "labels": ["B"]}]"#,
+            layout: Self.posts, batchBytes: nil)
+        await withKnownIssue("one batch counts the tag updated") {
+            #expect(tag.first.counts["Tag"]?.unchanged == 1, "\(tag.first)")
+        }
+        let board = try await Self.twice(
+            #"[{"id": 2, "shapes": [{"id": 53, "boards": [3]}]}, {"id": 2, "shapes": []}, {"id": 3, "shapes": []}]"#,
+            after: #"[{"id": 3}]"#, layout: Self.boards, batchBytes: nil)
+        await withKnownIssue("one batch counts board 3 updated") {
+            #expect(board.first.counts["Board"]?.unchanged == 1, "\(board.first)")
+        }
+        let shape = #"[{"id": 3}, {"id": 3, "shapes": [{"id": 51, "boards": []}]}]"#
+        await withKnownIssue("a stream counts shape 51 otherwise than one batch") {
+            let problems = try await Self.reimportProblems(
+                shape, after: #"[{"id": 1, "shapes": [{"id": 51}]}]"#, layout: Self.boards, batchSizes: [1])
+            #expect(problems == nil, "\(problems ?? "")")
+        }
+    }
+
+    /// Populated again, streamed a record a batch, a response whose tag `a` lists post 4, which
+    /// post 4's own occurrence then names with the tag's `posts: []`, ends with the same rows and
+    /// no join row, but counts a post `updated` (seed 169): it must count both `unchanged`, as
+    /// one batch does.
+    @Test func aStreamedReimportCountsAPostUpdated() async throws {
+        let response =
+            #"[{"id": 3, "tags": [{"code": "A", "posts": [4]}]}, {"id": 4, "tags": [{"code": "a", "posts": []}]}]"#
+        let streamed = try await Self.twice(response, after: "[]", layout: Self.posts, batchBytes: 1)
+        #expect(streamed.second.rows == streamed.first.rows)
+        await withKnownIssue("the stream's second population counts a post updated") {
+            #expect(streamed.second.counts["Post"]?.unchanged == 2, "\(streamed.second)")
+            #expect(streamed.second.counts["Post"]?.updated == 0, "\(streamed.second)")
+        }
+    }
+}
