@@ -2217,12 +2217,16 @@ private struct StreamTotals {
             guard let memberTable = layout.tables.firstIndex(where: { $0.name == pair.memberTable }) else { continue }
             let owner = RowKey(pair.owner)
             let member = RowKey(table: memberTable, rowID: pair.member)
+            // A join row that names a row the population inserted was not there before it, even
+            // when the first change noted is its removal: a new owner's join rows are written
+            // without being noted (nothing was there to compare them with).
+            let wasThere = !pair.added && !wasInserted(owner) && !wasInserted(member)
             for key in [
                 JoinPairKey(table: pair.table, row: owner, other: member.rowID),
                 JoinPairKey(table: pair.table, row: member, other: owner.rowID),
             ] {
                 if joinPairLedger[key] == nil {
-                    joinPairLedger[key] = (!pair.added, pair.added)
+                    joinPairLedger[key] = (wasThere, pair.added)
                 } else {
                     joinPairLedger[key]?.latest = pair.added
                 }
