@@ -72,15 +72,15 @@ struct Marshaler {
     var includedFrom = Int.max
 
     /// One list kept in a join table, as the batch wired it: the position of its
-    /// ``LinkOperation/joinMembers(owner:table:selfColumn:otherColumn:positionColumn:members:replace:deleteRule:relationship:destination:)``,
-    /// its owner's side, and, for a united list, the occurrence that named each member last.
+    /// ``LinkOperation/joinMembers(owner:table:selfColumn:otherColumn:positionColumn:members:replace:deleteRule:relationship:destination:)``
+    /// (which holds its members), its owner's side, and, for a united list, the occurrence that
+    /// named each member last.
     private struct JoinList {
         let operation: Int
         let side: JoinSide
         let otherColumn: String
-        let members: [Int64]
         /// For a list merged by union whose members earlier occurrences named: each member's
-        /// occurrence, in ``members``' order. Nil for a replaced list.
+        /// occurrence, in the operation's order of members. Nil for a replaced list.
         let memberTimes: [Int]?
         let givenAt: Int
         let replace: Bool
@@ -594,24 +594,27 @@ struct Marshaler {
         guard joinLists.contains(where: { $0.memberTimes != nil }) else { return }
         var replaced: [JoinSide: (givenAt: Int, members: Set<Int64>)] = [:]
         for list in joinLists where list.replace {
+            guard case .joinMembers(_, _, _, _, _, let members, _, _, _, _) = operations[list.operation] else {
+                continue
+            }
             if let found = replaced[list.side], found.givenAt > list.givenAt { continue }
-            replaced[list.side] = (list.givenAt, Set(list.members))
+            replaced[list.side] = (list.givenAt, Set(members))
         }
         for list in joinLists {
             guard let times = list.memberTimes,
                 case .joinMembers(
-                    let owner, let table, let selfColumn, let otherColumn, let positionColumn, _, let replace,
+                    let owner, let table, let selfColumn, let otherColumn, let positionColumn, let members, let replace,
                     let deleteRule, let relationship, let destination) = operations[list.operation]
             else { continue }
-            let kept = list.members.indices.filter { position in
-                let side = JoinSide(table: list.side.table, column: list.otherColumn, owner: list.members[position])
+            let kept = members.indices.filter { position in
+                let side = JoinSide(table: list.side.table, column: list.otherColumn, owner: members[position])
                 guard let theirs = replaced[side], theirs.givenAt > times[position] else { return true }
                 return theirs.members.contains(list.side.owner)
             }
-            guard kept.count < list.members.count else { continue }
+            guard kept.count < members.count else { continue }
             operations[list.operation] = .joinMembers(
                 owner: owner, table: table, selfColumn: selfColumn, otherColumn: otherColumn,
-                positionColumn: positionColumn, members: kept.map { list.members[$0] }, replace: replace,
+                positionColumn: positionColumn, members: kept.map { members[$0] }, replace: replace,
                 deleteRule: deleteRule, relationship: relationship, destination: destination)
         }
     }
@@ -861,7 +864,7 @@ struct Marshaler {
                     JoinList(
                         operation: operations.count,
                         side: JoinSide(table: table, column: selfColumn, owner: row.rowID), otherColumn: otherColumn,
-                        members: rows.map(\.rowID), memberTimes: policy == .replace ? nil : times,
+                        memberTimes: policy == .replace ? nil : times,
                         givenAt: set.givenAt >= includedFrom ? 0 : set.givenAt, replace: policy == .replace))
             }
             operations.append(
