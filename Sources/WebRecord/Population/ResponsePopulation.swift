@@ -291,8 +291,9 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         var takenMembers: [(owner: RowState, member: RowState, column: Int)] = []
         /// The members other owners lost to those lists (``Marshaler/lostMembers()``).
         var lostMembers: [(ownerTable: Int, owner: Int64, member: RowState, column: Int)] = []
-        /// The stored rows that give their own list through a join table, with the table.
-        var joinListers: [(row: RowState, table: String)] = []
+        /// The stored rows that give their own list through a join table, with the table's side
+        /// they list from (``JoinListerSide``).
+        var joinListers: [(row: RowState, side: JoinListerSide)] = []
         /// The stored rows an own link moved out of an ordered list (``Marshaler/positionedMoves``).
         var positionedMoves: [(row: RowState, column: Int, from: DatabaseValue, to: DatabaseValue)] = []
         /// The stored members lists gave an owner that named no other (``Marshaler/listedStoredMembers``).
@@ -405,7 +406,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                 || sharesRows || switched)
         return StoredGraph(
             writer: writer, gainedMembers: gained, takenMembers: marshaler.takenMembers,
-            lostMembers: marshaler.lostMembers(), joinListers: Self.joinListers(of: marshaler.operations),
+            lostMembers: marshaler.lostMembers(), joinListers: joinListers(of: marshaler.operations),
             positionedMoves: marshaler.positionedMoves,
             listedStoredMembers: marshaler.listedStoredMembers,
             listedOwners: marshaler.listedOwnerColumns,
@@ -414,13 +415,21 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
             keptRows: resolver.keptRows.rows)
     }
 
-    /// The stored rows whose own lists `operations` write into a join table, with the table.
-    private static func joinListers(of operations: [LinkOperation]) -> [(row: RowState, table: String)] {
+    /// The stored rows whose own lists `operations` write into a join table, with the side of
+    /// the table they list from.
+    private func joinListers(of operations: [LinkOperation]) -> [(row: RowState, side: JoinListerSide)] {
         operations.compactMap { operation in
-            guard case .joinMembers(let owner, let table, _, _, _, _, _, _, _, _) = operation, !owner.isNew else {
-                return nil
-            }
-            return (owner, table)
+            guard
+                case .joinMembers(
+                    let owner, let table, let selfColumn, let otherColumn, _, _, _, _, _, let destination) =
+                    operation, !owner.isNew
+            else { return nil }
+            let memberTable = store.schema.entity(named: destination)?.rootName ?? destination
+            return (
+                owner,
+                JoinListerSide(
+                    table: table, ownerColumn: selfColumn, memberColumn: otherColumn, memberTable: memberTable)
+            )
         }
     }
 

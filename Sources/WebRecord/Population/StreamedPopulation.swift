@@ -520,7 +520,7 @@ extension ResponsePopulation {
             try Self.unmakeUnlinkedInOwnersRows(protos, totals: &totals, in: graph.representations)
         }
         if !stored.writer.joinPairs.isEmpty { totals.noteJoinPairs(stored.writer.joinPairs, layout: store.layout) }
-        for lister in stored.joinListers { totals.noteJoinLister(lister.row, table: lister.table) }
+        for lister in stored.joinListers { totals.noteJoinLister(lister.row, side: lister.side) }
         if !stored.writer.orderedLists.isEmpty { totals.noteOrderedLists(stored.writer.orderedLists) }
         try totals.noteTakenOneToOnes(
             stored.writer.takenOneToOnes + stored.takenOneToOnes, rows: protos.lazy.compactMap(\.row),
@@ -629,6 +629,7 @@ extension ResponsePopulation {
                 .run(entity: entity, keep: totals.contained, results: records, response: envelope, deleter: &deleter)
         }
         let inserted = totals.forgetDeleted(deleter.deletedRows, layout: store.layout)
+        try totals.noteListersNamingInsertedRows(in: transaction, layout: store.layout)
         var changes = totals.changeCounts()
         for (name, count) in Self.deletedCounts(deleter.deletedRows, insertedHere: inserted.contains) {
             changes[name, default: ChangeCounts()].deleted += count
@@ -877,15 +878,50 @@ private struct StreamTotals {
     /// of its rows: whether it was there before the population and whether it is now.
     private var joinPairLedger: [JoinPairKey: (original: Bool, latest: Bool)] = [:]
     /// The stored rows that gave their own list through a join table in any batch, by table
-    /// (``noteJoinLister(_:table:)``).
+    /// (``noteJoinLister(_:side:)``).
     private var joinListers: [String: Set<RowKey>] = [:]
+    /// The rows of ``joinListers``, by the side of the join table they list from.
+    private var joinListerSides: [JoinListerSide: Set<RowKey>] = [:]
+    /// Whether a batch inserted a row.
+    private var insertedAny = false
+    /// The rows of ``joinListers`` whose join rows name, at the end, a row the population inserted
+    /// (``noteListersNamingInsertedRows(in:layout:)``).
+    private var listersNamingInsertedRows = Set<RowKey>()
 
-    /// Notes that the stored row `row` gave its own list through the join table `table`: it
+    /// Notes that the stored row `row` gave its own list through a join table, from `side`: it
     /// counts as updated when its join rows there end otherwise than before the population,
     /// whichever record's list changed them and in whatever order, as a list it gives that gains
     /// or loses a member does.
-    mutating func noteJoinLister(_ row: RowState, table: String) {
-        joinListers[table, default: []].insert(RowKey(row))
+    mutating func noteJoinLister(_ row: RowState, side: JoinListerSide) {
+        joinListers[side.table, default: []].insert(RowKey(row))
+        joinListerSides[side, default: []].insert(RowKey(row))
+    }
+
+    /// Reads, once every batch is written, the join rows of ``joinListers`` that name a row the
+    /// population inserted: such a join row was not there before the population, so the
+    /// lister's list changed, however it came there. A new record's join rows are written
+    /// without being compared (nothing was there), so the ledger of join rows
+    /// (``noteJoinPairs(_:layout:)``) does not hold one that a new record's list added, in the
+    /// batch that lists the lister or in an earlier one. One query per side listed from, only
+    /// when the population inserted rows.
+    mutating func noteListersNamingInsertedRows(
+        in transaction: some RecordStorageTransaction, layout: StorageLayout
+    ) throws(WebRecordError) {
+        guard insertedAny, !joinListerSides.isEmpty else { return }
+        for (side, listers) in joinListerSides.sorted(by: { $0.key < $1.key }) {
+            guard let memberTable = layout.tables.firstIndex(where: { $0.name == side.memberTable }) else { continue }
+            // The owner column names rows of one table: the listers' `_id`s identify them.
+            let byID = Dictionary(listers.map { ($0.rowID, $0) }, uniquingKeysWith: { first, _ in first })
+            let rows = try transaction.values(
+                of: [side.ownerColumn, side.memberColumn], in: side.table, where: [side.ownerColumn],
+                areIn: KeyTuples(rowIDs: byID.keys.sorted()))
+            for row in rows {
+                guard row.count == 2, case .integer(let owner) = row[0], case .integer(let member) = row[1],
+                    let lister = byID[owner]
+                else { continue }
+                if wasInserted(RowKey(table: memberTable, rowID: member)) { listersNamingInsertedRows.insert(lister) }
+            }
+        }
     }
 
     /// A join row seen from one of its rows: the join table, that row, and the other's `_id`.
@@ -1083,6 +1119,7 @@ private struct StreamTotals {
         while statuses.count <= key.table { statuses.append(RowIDTable()) }
         let earlier = RowStatus(packed: statuses[key.table][key.rowID])
         if relinked { relinkedRows.insert(key) }
+        if status == .inserted { insertedAny = true }
         if status == .updated, earlier?.status != .inserted, changed[key] == nil, let original = row.original {
             // Met unchanged before, or not at all: `original` is the row before the population,
             // and its entity the one it was met as, or the one this batch switched it from.
@@ -2446,14 +2483,18 @@ private struct StreamTotals {
                 for member in Set(lists.original.keys).union(lists.latest.keys) {
                     let (before, now) = (lists.original[member], lists.latest[member])
                     if before == now { continue }
-                    // Moved in the list.
-                    if before != nil, now != nil { return true }
-                    // Added or removed, perhaps by the other side of the join table after: as
-                    // the rows end.
+                    // The join row's presence as it ends, whichever side's list added or removed
+                    // it: the ledger's, when a batch noted it. A join row that was not there before
+                    // the population and is not now leaves the list as it was, whatever positions
+                    // the owner's own lists noted for it in between (an earlier batch added it, and
+                    // the other side's list removed it after the owner's list was noted).
                     if let pair = joinPairLedger[JoinPairKey(table: table, row: owner, other: member)] {
                         if pair.original != pair.latest { return true }
+                        // There before and now: changed only if it moved in the list.
+                        if pair.latest, before != nil, now != nil { return true }
                         continue
                     }
+                    // Moved in the list, or added or removed.
                     return true
                 }
             }
@@ -2489,7 +2530,7 @@ private struct StreamTotals {
         // The rows whose join rows differ, as they end, from before the population.
         let pairsChanged = Set(joinPairLedger.lazy.filter { $0.value.original != $0.value.latest }.map(\.key.row))
         // The rows that give their own list through a join table whose join rows there changed.
-        var listsInJoinTablesChanged = Set<RowKey>()
+        var listsInJoinTablesChanged = listersNamingInsertedRows
         if !joinListers.isEmpty {
             for (key, value) in joinPairLedger where value.original != value.latest {
                 if joinListers[key.table]?.contains(key.row) == true { listsInJoinTablesChanged.insert(key.row) }
@@ -2626,6 +2667,20 @@ final class BatchPipeline<Batch>: @unchecked Sendable {
         done.forEach(discard)
         done.removeAll()
         condition.broadcast()
+    }
+}
+
+/// A side of a join table that a stored record listed its own members from: the table, the
+/// column that names the record, the column that names its members, and the members' record
+/// table.
+struct JoinListerSide: Hashable, Comparable {
+    let table: String
+    let ownerColumn: String
+    let memberColumn: String
+    let memberTable: String
+
+    static func < (lhs: JoinListerSide, rhs: JoinListerSide) -> Bool {
+        (lhs.table, lhs.ownerColumn, lhs.memberColumn) < (rhs.table, rhs.ownerColumn, rhs.memberColumn)
     }
 }
 
