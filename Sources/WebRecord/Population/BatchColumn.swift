@@ -32,9 +32,11 @@ struct BatchColumn<Element> {
         return UnsafeBufferPointer(start: base.map { $0 + start }, count: count)
     }
 
-    mutating func append(_ element: Element) {
+    /// Appends `element`, moved into place: an element holding references (a proto-record's
+    /// fields) is not copied, which would retain each of them and release them again.
+    mutating func append(_ element: consuming Element) {
         reserve(count + 1)
-        (base.unsafelyUnwrapped + count).initialize(to: element)
+        (base.unsafelyUnwrapped + count).initialize(to: consume element)
         count += 1
     }
 
