@@ -69,6 +69,16 @@ enum PopulateCommand: Subcommand {
         let paging = try PagingArguments(
             paginate: arguments.value("--paginate"), maxPages: arguments.value("--max-pages"),
             deleteOrphans: arguments.flag("--delete-orphans"), showsProgress: !json && !quiet && Output.isErrorTerminal)
+        if paging.pagination != nil, let unpaged = sources.first(where: { !$0.isURL }) {
+            // A file's next link names no page that can be fetched: with --delete-orphans, its
+            // first page alone would be taken for the whole list.
+            throw UsageError(
+                message:
+                    "--paginate follows the pages of http(s) URL sources, and '\(Redaction.redacted(url: unpaged.name))' "
+                    + "is \(unpaged.isStandardInput ? "standard input" : "a file"), read as one response; give the first "
+                    + "page's URL, or populate each page's file as a source of its own without --paginate",
+                command: spec)
+        }
         let schema: Schema
         do {
             schema = try StoreAccess.loadSchema(arguments.values("--schema"))
@@ -316,6 +326,18 @@ struct Source {
     /// The argument as given, for messages; a URL's secrets (password, token parameters) redacted.
     var name: String
     var kind: Kind
+
+    /// Whether the source is an http(s) URL, requested (and paged, with `--paginate`) rather than read.
+    var isURL: Bool {
+        if case .url = kind { return true }
+        return false
+    }
+
+    /// Whether the source is standard input (`-`).
+    var isStandardInput: Bool {
+        if case .standardInput = kind { return true }
+        return false
+    }
 
     init(_ argument: String) {
         name = argument
