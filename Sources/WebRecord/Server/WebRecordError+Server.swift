@@ -201,10 +201,12 @@ extension WebRecordError {
         return "\(bytes) bytes"
     }
 
-    /// `5 s`, `0.25 s`; never traps, whatever the value.
+    /// `5 s`, `0.25 s`, `0.001 s`; never traps, whatever the value.
     static func formatSeconds(_ seconds: TimeInterval) -> String {
         guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds) s" }
-        return seconds == seconds.rounded() ? "\(Int64(seconds)) s" : String(format: "%.2f s", seconds)
+        if seconds == seconds.rounded() { return "\(Int64(seconds)) s" }
+        // Below a hundredth, two decimals would read 0.00 s: give the value's own digits.
+        return abs(seconds) < 0.01 ? String(format: "%g s", seconds) : String(format: "%.2f s", seconds)
     }
 }
 
