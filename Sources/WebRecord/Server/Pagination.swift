@@ -119,7 +119,8 @@ public enum Pagination: Sendable, Hashable {
     /// (what a paged request counts when the body alone cannot say).
     ///
     /// Next links are resolved against the URL of the page that named them (RFC 3986, see
-    /// ``URLReference``). A page or offset kind that cannot count a page's records stops
+    /// ``URLReference``) when it is an http or https URL; a link on another page (a file's) is
+    /// the next URN as written. A page or offset kind that cannot count a page's records stops
     /// rather than assume there is more. `lastRecord` is the last value of the page's list, whose
     /// key ``hasMore(flagKeyPath:lastKeyPath:parameter:)`` sends on.
     func pageManager(
@@ -388,9 +389,13 @@ public enum Pagination: Sendable, Hashable {
     }
 
     /// A next link as the next request's URN: resolved against the URL of the page that named
-    /// it when there is one (an HTTP response), as written otherwise.
+    /// it when that is an http or https URL, as written otherwise. A file's page (from
+    /// ``JSONFileServer``) names the next page's URN: resolved against the file's URL, it would
+    /// become a `file:` URL, which no URN rule reads.
     static func resolved(_ reference: String, against base: URL?) -> String {
-        guard let base, let url = URLReference.resolve(reference, against: base) else { return reference }
+        guard let base, let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let url = URLReference.resolve(reference, against: base)
+        else { return reference }
         return url.absoluteString
     }
 }
