@@ -325,8 +325,6 @@ public enum Pagination: Sendable, Hashable {
             keyPath: keyPath, value: value)
     }
 
-    /// The number of records in a page body when it is an array, or an object with one array
-    /// member (the usual `{"data": [...], "meta": {...}}` shape); nil when unknown.
     /// Whether the response's `Link` header names a `rel="next"` page.
     static func namesNextLink(_ response: ServerResponse) -> Bool {
         response.header("Link").flatMap { LinkHeader($0).target(relation: "next") } != nil
@@ -336,7 +334,7 @@ public enum Pagination: Sendable, Hashable {
     /// that would follow it, in Swift: a `Link` next, else the first of the usual next-page
     /// and cursor members (`next`, `next_url`, `cursor`, ... at the top, or under `meta`,
     /// `pagination`, `paging` or `links`) that holds a string.
-    static func suggestion(for response: ServerResponse) -> (sign: String, pagination: String)? {
+    package static func suggestion(for response: ServerResponse) -> (sign: String, pagination: String)? {
         if namesNextLink(response) { return (#"Link: rel="next""#, ".linkHeader") }
         for parent in ["", "meta.", "pagination.", "paging.", "links."] {
             for member in ["next", "next_url", "nextUrl", "next_page_url", "nextPageUrl"] {
@@ -355,6 +353,8 @@ public enum Pagination: Sendable, Hashable {
         return nil
     }
 
+    /// The number of records in a page body when it is an array, or an object with one array
+    /// member (the usual `{"data": [...], "meta": {...}}` shape); nil when unknown.
     static func count(in body: JSONValue) -> Int? {
         list(in: body)?.count
     }

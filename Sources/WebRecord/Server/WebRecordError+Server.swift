@@ -6,6 +6,16 @@ extension WebRecordError {
     /// The longest body excerpt an HTTP error carries.
     static let bodyExcerptLimit = 200
 
+    /// A single request with orphan rules fetched one page of a longer list: `sign` says what
+    /// names the next page. Non-fatal: the page is populated, and no orphan deleted.
+    static func unpagedOrphans(entity: String, sign: String) -> WebRecordError {
+        WebRecordError(
+            .invalidResponseFormat,
+            "the response names a next page (\(sign)): it is one page of a longer list, so no orphans were "
+                + "deleted; a paged request (pages(...)) deletes the orphans of the whole list",
+            isFatal: false, entity: entity)
+    }
+
     /// A non-2xx HTTP status.
     static func httpStatus(_ status: Int, url: URL?, body: Data) -> WebRecordError {
         var message = "HTTP \(status) from \(redacted(url))"
