@@ -69,6 +69,16 @@ enum PopulateCommand: Subcommand {
         let paging = try PagingArguments(
             paginate: arguments.value("--paginate"), maxPages: arguments.value("--max-pages"),
             deleteOrphans: arguments.flag("--delete-orphans"), showsProgress: !json && !quiet && Output.isErrorTerminal)
+        if paging.pagination != nil, let unpaged = sources.first(where: { !$0.isURL }) {
+            // A file's next link names no page that can be fetched: with --delete-orphans, its
+            // first page alone would be taken for the whole list.
+            throw UsageError(
+                message:
+                    "--paginate follows the pages of http(s) URL sources, and '\(Redaction.redacted(url: unpaged.name))' "
+                    + "is \(unpaged.isStandardInput ? "standard input" : "a file"), read as one response; give the first "
+                    + "page's URL, or populate each page's file as a source of its own without --paginate",
+                command: spec)
+        }
         let schema: Schema
         do {
             schema = try StoreAccess.loadSchema(arguments.values("--schema"))
@@ -159,6 +169,9 @@ enum PopulateCommand: Subcommand {
         defer { store?.close() }
         var kept = ContainedRows()
         var pagingIncomplete = false
+        // The first URL source not paged whose response names a next page, and what names it: a
+        // file is taken as given, as the library takes a response it populates.
+        var unpagedNext: (source: String, sign: String, paginate: String)?
         var last: (records: [Record], response: JSONValue)?
         let progress = ProgressLine(isEnabled: paging.showsProgress, sources: sources.count)
         // The library reports each response as it goes: a URL's download, every population.
@@ -193,6 +206,9 @@ enum PopulateCommand: Subcommand {
                     )
                     kept.formUnion(result.containedRowIDs)
                     last = (result.records, result.response.body)
+                    if unpagedNext == nil, let next = nextPage(named: result.response) {
+                        unpagedNext = (source.name, next.sign, next.paginate)
+                    }
                     progress.completed(records: state.summary.records)
                     state.savedSources.append(source.name)
                     continue
@@ -267,6 +283,14 @@ enum PopulateCommand: Subcommand {
                     message:
                         "\(entity): paging ended before the server's last page (\(state.summary.paging.map(\.end.rawValue).joined(separator: ", "))); no orphans were deleted"
                 ))
+        } else if paging.deleteOrphans, let unpaged = unpagedNext {
+            // One page of a longer list: the records of the pages it names are no orphans.
+            state.summary.warnings.append(
+                PopulationSummary.Warning(
+                    code: "invalidResponseFormat",
+                    message:
+                        "\(entity): \(unpaged.source) names a next page (\(unpaged.sign)): it is one page of a longer "
+                        + "list, so no orphans were deleted; --paginate \(unpaged.paginate) follows its pages"))
         } else if paging.deleteOrphans, let store, let last {
             var orphanOptions = options
             orphanOptions.deleteOrphans = .all
@@ -282,6 +306,16 @@ enum PopulateCommand: Subcommand {
                 throw Failure("deleting orphans: \(StoreAccess.describe(error)); every source was saved")
             }
         }
+    }
+
+    /// What names a next page in a response that was not paged, and the `--paginate` value
+    /// that would follow it (the library's ``Pagination/suggestion(for:)``); nil when nothing does.
+    private static func nextPage(named response: ServerResponse) -> (sign: String, paginate: String)? {
+        guard let (sign, _) = Pagination.suggestion(for: response) else { return nil }
+        guard sign.hasPrefix("'"), sign.hasSuffix("'"), sign.count > 2 else { return (sign, "link-header") }
+        let keyPath = String(sign.dropFirst().dropLast())
+        let member = keyPath.split(separator: ".").last.map(String.init) ?? keyPath
+        return (sign, member.lowercased().contains("cursor") ? "cursor:\(keyPath):PARAM" : "next-url:\(keyPath)")
     }
 
     /// A URL source's failure: the population's names the source; the server's (no response
@@ -316,6 +350,18 @@ struct Source {
     /// The argument as given, for messages; a URL's secrets (password, token parameters) redacted.
     var name: String
     var kind: Kind
+
+    /// Whether the source is an http(s) URL, requested (and paged, with `--paginate`) rather than read.
+    var isURL: Bool {
+        if case .url = kind { return true }
+        return false
+    }
+
+    /// Whether the source is standard input (`-`).
+    var isStandardInput: Bool {
+        if case .standardInput = kind { return true }
+        return false
+    }
 
     init(_ argument: String) {
         name = argument

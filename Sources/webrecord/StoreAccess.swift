@@ -118,6 +118,11 @@ enum StoreAccess {
             case .postgreSQL(let url): return try RecordStore(postgreSQL: url, schema: schema)
             }
         } catch {
+            // The line starts with the store's name already: the library's own mention of the
+            // file at the start of its message (`the store 'PATH': ...`) would repeat it.
+            var error = error
+            let named = "the store '\(location.name)': "
+            if error.message.hasPrefix(named) { error.message.removeFirst(named.count) }
             throw Failure("\(location.name): \(describe(error))")
         }
     }

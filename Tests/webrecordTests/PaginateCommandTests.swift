@@ -63,6 +63,29 @@ import WebRecordTesting
         #expect(try storedPostIDs().count == 10, "both pages were populated before the bad link stopped paging")
     }
 
+    /// A URL source that names a next page, populated without --paginate, is one page of a
+    /// longer list: --delete-orphans deleted the posts of the pages it names. Now it deletes
+    /// nothing, and a warning says how to follow the pages.
+    @Test func aFirstPageWithoutPaginateDeletesNoOrphans() async throws {
+        servePages(size: 5)
+        let all = try await populate(["--paginate", "next-url:meta.next"])
+        #expect(all.status == 0, "\(all)")
+        #expect(try storedPostIDs().count == 20)
+
+        let result = try await populate(["--delete-orphans"])
+        #expect(result.status == 0, "\(result)")
+        let summary = try Summary(result)
+        #expect(summary.int("deleted") == 0, "\(result.stdout)")
+        #expect(try storedPostIDs().count == 20, "posts of the pages the first page names were deleted")
+        let messages = summary.warnings.compactMap { $0["message"]?.stringValue }
+        #expect(
+            messages.contains {
+                $0.contains("names a next page ('meta.next')") && $0.contains("no orphans were deleted")
+                    && $0.contains("--paginate next-url:meta.next")
+            }, "\(messages)")
+        #expect(server.requests(to: "/page2").count == 1, "only the paged run asked for page 2")
+    }
+
     @Test func followsEveryPage() async throws {
         servePages(size: 5)
         let result = try await populate(["--paginate", "next-url:meta.next"])

@@ -160,6 +160,39 @@ extension PopulateCommandTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path("s.sqlite")))
     }
 
+    // MARK: - --paginate
+
+    /// A file, or standard input, is one response: the next page its body names cannot be
+    /// fetched, so with `--delete-orphans` the first page would be taken for the whole list and
+    /// every record on the other pages deleted. `--paginate` with such a source is refused.
+    @Test(arguments: [
+        (["page1.json"], "'page1.json' is a file"),
+        (["-"], "'-' is standard input"),
+        (["http://127.0.0.1:9/posts", "page1.json"], "'page1.json' is a file"),
+    ])
+    func paginateWithASourceThatIsNoURLIsAUsageError(sources: [String], what: String) async throws {
+        let first = try await populate(db: "s.sqlite")
+        #expect(first.status == 0, "\(first)")
+        let all = try AppNetFixture().posts
+        let page = try JSONSerialization.data(withJSONObject: [
+            "data": Array(all.prefix(2)), "meta": ["next": "page2.json"],
+        ])
+        try page.write(to: directory.url.appendingPathComponent("page1.json"))
+
+        let result = try await CLI.run(
+            ["populate", "--schema", schema, "--db", "s.sqlite", "--entity", "Post", "--json"]
+                + ["--paginate", "next-url:meta.next", "--delete-orphans"] + sources,
+            in: directory.url, input: page)
+        expectUsageError(
+            result,
+            "--paginate follows the pages of http(s) URL sources, and \(what), read as one response; give the "
+                + "first page's URL, or populate each page's file as a source of its own without --paginate")
+        let store = try RecordStore(
+            path: directory.path("s.sqlite"), schema: Schema(contentsOf: URL(fileURLWithPath: schema)))
+        defer { store.close() }
+        #expect(try store.fetch("Post").count == all.count, "a refused run deleted posts")
+    }
+
     // MARK: - Headers
 
     @Test(arguments: [

@@ -333,4 +333,23 @@ struct Summary {
             result.stderrLines.first?.hasPrefix("webrecord: error: \(db): incompatibleStore: ") == true, "\(result)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
     }
+
+    /// The line names the store once, as Docs/CLI.md shows it:
+    /// `webrecord: error: appnet.sqlite: incompatibleStore: the schema changed incompatibly ...`.
+    @Test func incompatibleStoreNamesTheStoreOnce() async throws {
+        #expect(try await populate(["--quiet"]).status == 0)
+        let text = try String(contentsOf: URL(fileURLWithPath: schema), encoding: .utf8)
+            .replacingOccurrences(of: #""id": { "type": "string" },"#, with: #""id": { "type": "integer" },"#)
+        let changed = try directory.write("changed.json", text)
+        let result = try await CLI.run(
+            ["populate", "--schema", changed, "--db", db, "--entity", "Post", posts], in: directory.url)
+        #expect(result.status == 1)
+        let line = try #require(result.stderrLines.first, "\(result)")
+        #expect(
+            line.hasPrefix(
+                "webrecord: error: \(db): incompatibleStore: the schema changed incompatibly since the store was created"
+            ),
+            "\(result)")
+        #expect(line.components(separatedBy: db).count == 2, "the store is named more than once: \(line)")
+    }
 }

@@ -216,12 +216,25 @@ extension RecordStore {
             }
         }
 
+        let pageManager = server.pageManager(for: response, of: request)
+        var populationOptions = options.population
+        if populationOptions.deleteOrphans != nil || populationOptions.orphanDeletion != nil,
+            let sign = Self.nextPageSign(of: response, pageManager: pageManager)
+        {
+            // One page of a longer list: the records of the other pages are no orphans. The
+            // response is still held to orphan deletion's rules (DESIGN §3.5).
+            populationOptions.deleteOrphans = nil
+            populationOptions.orphanDeletion = nil
+            populationOptions.orphanDeletionFollows = true
+            debugger.record(.unpagedOrphans(entity: entity, sign: sign))
+        }
+
         // The last point where cancelling leaves the store untouched without a rollback.
         if Task.isCancelled { throw WebRecordError(.cancelled(entity: entity), debugger: debugger) }
         let population: PopulationResult
         do {
             population = try await database.populate(
-                response.body, entity: entity, options: options.population, progress: progress, debugger: debugger)
+                response.body, entity: entity, options: populationOptions, progress: progress, debugger: debugger)
         } catch {
             // The population rolled back; a cancellation noticed inside it is still a cancellation.
             if error.code == .cancelled || error.cause is CancellationError {
@@ -231,13 +244,22 @@ extension RecordStore {
             }
             throw error
         }
-        let pageManager = server.pageManager(for: response, of: request)
         database.logger.log(
             .debug, "request '\(Redaction.urn(request.urn))' populated \(population.records.count) record(s)",
             entity: entity)
         return RequestResult(
             population: population, customResponse: customResponse, response: response, request: request,
             pageManager: pageManager)
+    }
+
+    /// What says that a response a single request fetched is not the last page of its list:
+    /// the server's page manager naming a next page, else a `Link` next or a next-page or
+    /// cursor member (``Pagination/suggestion(for:)``); nil when nothing does.
+    static func nextPageSign(of response: ServerResponse, pageManager: (any PageManager)?) -> String? {
+        if let pageManager, pageManager.canRequestNextPage, let next = pageManager.nextPageURN {
+            return "the server's page manager names the page '\(Redaction.urn(next))'"
+        }
+        return Pagination.suggestion(for: response).map { "\($0.sign), which \($0.pagination) follows" }
     }
 
     /// The failure for an error a server threw.

@@ -474,8 +474,10 @@ public final class RecordStore: Sendable {
         contentsOf file: URL, entity: String, options: PopulationOptions = PopulationOptions()
     ) async throws(WebRecordError) -> sending PopulationResult {
         let path = file.path
+        // The file's size is what its progress reads toward (`ResponseProgress.expectedBytes`).
+        let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
         return try await database.populate(
             streaming: { keyPath throws(WebRecordError) in try JSONStreamReader.file(atPath: path, keyPath: keyPath) },
-            entity: entity, options: options)
+            expectedBytes: size, entity: entity, options: options)
     }
 }

@@ -119,7 +119,8 @@ public enum Pagination: Sendable, Hashable {
     /// (what a paged request counts when the body alone cannot say).
     ///
     /// Next links are resolved against the URL of the page that named them (RFC 3986, see
-    /// ``URLReference``). A page or offset kind that cannot count a page's records stops
+    /// ``URLReference``) when it is an http or https URL; a link on another page (a file's) is
+    /// the next URN as written. A page or offset kind that cannot count a page's records stops
     /// rather than assume there is more. `lastRecord` is the last value of the page's list, whose
     /// key ``hasMore(flagKeyPath:lastKeyPath:parameter:)`` sends on.
     func pageManager(
@@ -324,8 +325,6 @@ public enum Pagination: Sendable, Hashable {
             keyPath: keyPath, value: value)
     }
 
-    /// The number of records in a page body when it is an array, or an object with one array
-    /// member (the usual `{"data": [...], "meta": {...}}` shape); nil when unknown.
     /// Whether the response's `Link` header names a `rel="next"` page.
     static func namesNextLink(_ response: ServerResponse) -> Bool {
         response.header("Link").flatMap { LinkHeader($0).target(relation: "next") } != nil
@@ -335,7 +334,7 @@ public enum Pagination: Sendable, Hashable {
     /// that would follow it, in Swift: a `Link` next, else the first of the usual next-page
     /// and cursor members (`next`, `next_url`, `cursor`, ... at the top, or under `meta`,
     /// `pagination`, `paging` or `links`) that holds a string.
-    static func suggestion(for response: ServerResponse) -> (sign: String, pagination: String)? {
+    package static func suggestion(for response: ServerResponse) -> (sign: String, pagination: String)? {
         if namesNextLink(response) { return (#"Link: rel="next""#, ".linkHeader") }
         for parent in ["", "meta.", "pagination.", "paging.", "links."] {
             for member in ["next", "next_url", "nextUrl", "next_page_url", "nextPageUrl"] {
@@ -354,6 +353,8 @@ public enum Pagination: Sendable, Hashable {
         return nil
     }
 
+    /// The number of records in a page body when it is an array, or an object with one array
+    /// member (the usual `{"data": [...], "meta": {...}}` shape); nil when unknown.
     static func count(in body: JSONValue) -> Int? {
         list(in: body)?.count
     }
@@ -388,9 +389,13 @@ public enum Pagination: Sendable, Hashable {
     }
 
     /// A next link as the next request's URN: resolved against the URL of the page that named
-    /// it when there is one (an HTTP response), as written otherwise.
+    /// it when that is an http or https URL, as written otherwise. A file's page (from
+    /// ``JSONFileServer``) names the next page's URN: resolved against the file's URL, it would
+    /// become a `file:` URL, which no URN rule reads.
     static func resolved(_ reference: String, against base: URL?) -> String {
-        guard let base, let url = URLReference.resolve(reference, against: base) else { return reference }
+        guard let base, let scheme = base.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let url = URLReference.resolve(reference, against: base)
+        else { return reference }
         return url.absoluteString
     }
 }

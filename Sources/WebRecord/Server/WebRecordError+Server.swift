@@ -6,6 +6,16 @@ extension WebRecordError {
     /// The longest body excerpt an HTTP error carries.
     static let bodyExcerptLimit = 200
 
+    /// A single request with orphan rules fetched one page of a longer list: `sign` says what
+    /// names the next page. Non-fatal: the page is populated, and no orphan deleted.
+    static func unpagedOrphans(entity: String, sign: String) -> WebRecordError {
+        WebRecordError(
+            .invalidResponseFormat,
+            "the response names a next page (\(sign)): it is one page of a longer list, so no orphans were "
+                + "deleted; a paged request (pages(...)) deletes the orphans of the whole list",
+            isFatal: false, entity: entity)
+    }
+
     /// A non-2xx HTTP status.
     static func httpStatus(_ status: Int, url: URL?, body: Data) -> WebRecordError {
         var message = "HTTP \(status) from \(redacted(url))"
@@ -201,10 +211,12 @@ extension WebRecordError {
         return "\(bytes) bytes"
     }
 
-    /// `5 s`, `0.25 s`; never traps, whatever the value.
+    /// `5 s`, `0.25 s`, `0.001 s`; never traps, whatever the value.
     static func formatSeconds(_ seconds: TimeInterval) -> String {
         guard seconds.isFinite, abs(seconds) < 1e15 else { return "\(seconds) s" }
-        return seconds == seconds.rounded() ? "\(Int64(seconds)) s" : String(format: "%.2f s", seconds)
+        if seconds == seconds.rounded() { return "\(Int64(seconds)) s" }
+        // Below a hundredth, two decimals would read 0.00 s: give the value's own digits.
+        return abs(seconds) < 0.01 ? String(format: "%g s", seconds) : String(format: "%.2f s", seconds)
     }
 }
 

@@ -155,9 +155,10 @@ open class Record: CustomDebugStringConvertible {
     /// Asked for as a subclass (`related("user") as User?`), the record is made an instance of
     /// it when the class stands for the record's entity (it is registered for it, or named like
     /// it), registered or not. When it stands for another entity, the result is nil and a
-    /// warning names the class to register. An unknown relationship name, or a store error,
-    /// gives nil too, with an error logged: navigation never throws, so that typed accessors
-    /// stay plain properties.
+    /// warning says so: for an entity of the schema, to ask for the record's own class; for
+    /// any other, the registration that would make the class stand for the record's entity.
+    /// An unknown relationship name, or a store error, gives nil too, with an error logged:
+    /// navigation never throws, so that typed accessors stay plain properties.
     public func related<T: Record>(_ name: String, as type: T.Type = T.self) -> T? {
         related(name, limit: 1).first.flatMap { typed($0, as: T.self, relationship: name) }
     }
@@ -183,10 +184,16 @@ open class Record: CustomDebugStringConvertible {
         if let typed = record as? T { return typed }
         let standsFor = store.entityName(registeredFor: T.self) ?? T.entityName
         if store.schema.entity(record.entity.name, isKindOf: standsFor) { return T(row: record.storedRow) }
+        // A class of another entity of the schema is the wrong class to ask for, not one to
+        // register for this entity: that registration would make the other entity's records
+        // instances of a class that is not theirs.
+        let advice =
+            store.schema.entity(named: standsFor) != nil
+            ? "ask for it as the class of \(record.entity.name), or as Record"
+            : "register it with store.register(recordClass: \(T.self).self, forEntity: \"\(record.entity.name)\")"
         store.logger.log(
             .warning,
-            "\(self).\(relationship) is a \(record.entity.name), and \(T.self) stands for \(standsFor); "
-                + "register it with store.register(recordClass: \(T.self).self, forEntity: \"\(record.entity.name)\")",
+            "\(self).\(relationship) is a \(record.entity.name), and \(T.self) stands for \(standsFor); \(advice)",
             entity: entity.name)
         return nil
     }

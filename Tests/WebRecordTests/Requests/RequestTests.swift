@@ -61,6 +61,39 @@ import WebRecordTesting
         #expect(result.pageManager == nil)
     }
 
+    /// A single request with orphan rules, whose response names a next page, fetched one page
+    /// of a longer list: the records of the other pages are no orphans. It deletes none, and its
+    /// debugger says why; the last page (its next link null) deletes them.
+    @Test(arguments: ["body", "header"])
+    func aSingleRequestForOnePageOfALongerListDeletesNoOrphans(sign: String) async throws {
+        server.enqueue(RequestSupport.postsBody([1, 2, 3]))
+        _ = try await store.startRequest(entity: "Post", urn: "posts")
+        let records = RequestSupport.postsBody([1])["data"] ?? .null
+        if sign == "body" {
+            server.enqueue(JSONValue.object(["data": records, "meta": ["next": "posts?page=2"]]))
+        } else {
+            server.enqueue(
+                ServerResponse(body: ["data": records], headers: ["Link": #"<posts?page=2>; rel="next""#]))
+        }
+        var options = RequestOptions()
+        options.population.deleteOrphans = .all
+
+        let result = try await store.startRequest(entity: "Post", urn: "posts", options: options)
+
+        #expect(result.changes.deleted == 0)
+        #expect(try store.count("Post") == 3)
+        let warning = try #require(result.debugger.warnings.first { $0.message.contains("names a next page") })
+        #expect(warning.code == .invalidResponseFormat)
+        #expect(warning.message.contains(sign == "body" ? "'meta.next'" : #"Link: rel="next""#), "\(warning)")
+        #expect(warning.message.contains("no orphans were deleted"), "\(warning)")
+
+        // The last page says it is the last: its orphans go.
+        server.enqueue(JSONValue.object(["data": records, "meta": ["next": .null]]))
+        let last = try await store.startRequest(entity: "Post", urn: "posts", options: options)
+        #expect(last.changesByEntity["Post"]?.deleted == 2)
+        #expect(try store.count("Post") == 1)
+    }
+
     @Test func anEmptyResultIsASuccessWithAWarning() async throws {
         server.enqueue(["data": []])
 

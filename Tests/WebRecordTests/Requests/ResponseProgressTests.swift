@@ -175,6 +175,26 @@ import WebRecordTesting
         #expect(calls.all.last?.recordsPopulated == 200)
     }
 
+    /// A file populated as a stream reports the bytes read toward the file's size, as
+    /// `webrecord populate` shows them ("3.1 of 19.7 MB").
+    @Test func aStreamedFileReportsItsSize() async throws {
+        let text = RequestSupport.postsText(Array(1...200))
+        let file = URL(fileURLWithPath: try directory.write("streamed.json", text))
+        let calls = Calls()
+        var options = PopulationOptions()
+        options.progress = calls.callback
+        options.progressInterval = .zero
+
+        let result = try await store.populate(contentsOf: file, entity: "Post", options: options)
+
+        #expect(result.changes.inserted > 0)
+        let size = text.utf8.count
+        #expect(calls.all.last?.phase == .finished)
+        #expect(calls.all.last?.bytesRead == size)
+        #expect(calls.all.last?.expectedBytes == size, "\(calls.all.map(\.expectedBytes))")
+        #expect(calls.all.filter { $0.bytesRead > 0 }.allSatisfy { $0.expectedBytes == size })
+    }
+
     @Test func theRequestsAndThePopulationsCallbacksHearTheSame() async throws {
         let loopback = try LoopbackHTTPServer()
         loopback.route("/posts", .json(RequestSupport.postsText(Array(1...300))))

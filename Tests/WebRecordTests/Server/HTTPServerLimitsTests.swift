@@ -89,7 +89,10 @@ import WebRecordTesting
         #expect(server.retryWait(for: response, attempt: 4000) == HTTPServer.maximumTimeout)
     }
 
-    @Test(arguments: [(1e300, "1e+300 s"), (.infinity, "inf s"), (.nan, "nan s"), (5, "5 s"), (0.25, "0.25 s")])
+    @Test(arguments: [
+        (1e300, "1e+300 s"), (.infinity, "inf s"), (.nan, "nan s"), (5, "5 s"), (0.25, "0.25 s"), (0.001, "0.001 s"),
+        (0.0005, "0.0005 s"),
+    ])
     func secondsAreFormattedWithoutTrapping(seconds: Double, text: String) {
         #expect(WebRecordError.formatSeconds(seconds) == text)
     }

@@ -136,6 +136,38 @@ import WebRecordTesting
         #expect(escape?.code == .invalidArgument)
     }
 
+    /// Recorded pages name the next page's file by its URN: the link is not resolved against the
+    /// page's file URL, which made it a `file:` URL below no root, and failed the second page.
+    @Test func recordedPagesNameTheNextFileByItsURN() async throws {
+        try directory.write("responses/feed/1.json", #"{"data": [{"id": 1}, {"id": 2}], "meta": {"next": "feed/2"}}"#)
+        try directory.write("responses/feed/2.json", #"{"data": [{"id": 3}], "meta": {"next": null}}"#)
+        let schema = try Schema(
+            json: #"""
+                {"entities": {"Post": {"primaryKey": "id", "keyPathForResponseObject": "data",
+                  "attributes": {"id": {"type": "integer"}}}}}
+                """#)
+        let store = try RecordStore(path: directory.path("pages.sqlite"), schema: schema)
+        defer { store.close() }
+        store.register(try JSONFileServer(root: root), forEntity: "Post")
+        // A post no page holds: deleted once the last page is reached.
+        _ = try await store.populate(["data": [["id": 9]]], entity: "Post")
+        var options = PagingOptions(pagination: .nextURL(keyPath: "meta.next"))
+        options.request.population.deleteOrphans = .all
+
+        var pages: [[Int64]] = []
+        var urns: [String] = []
+        var end: PagingEnd?
+        for try await page in store.pages(entity: "Post", urn: "feed/1", options: options) {
+            pages.append(page.records.compactMap { $0["id"] as Int64? })
+            urns.append(page.result.request.urn)
+            end = page.end
+        }
+        #expect(pages == [[1, 2], [3]])
+        #expect(urns == ["feed/1", "feed/2"])
+        #expect(end == .noNextPage)
+        #expect(try store.fetch("Post", orderBy: [.ascending("id")]).compactMap { $0["id"] as Int64? } == [1, 2, 3])
+    }
+
     @Test func latencyDelaysTheResponse() async throws {
         let server = try JSONFileServer(root: root, latency: .milliseconds(300))
         let started = Date()

@@ -366,6 +366,26 @@ import WebRecordTesting
         #expect((post.related("author") as Writer?)?.primaryKeyValue == "u1")
     }
 
+    @Test(
+        "A relationship asked for as the class of another entity of the schema is nil, and the warning does not advise registering it"
+    )
+    func aClassOfAnotherSchemaEntityIsNotAdvisedForRegistration() throws {
+        let handler = InMemoryLogHandler()
+        var configuration = RecordStore.Configuration()
+        configuration.logging = LogSettings(handler: handler, level: .info)
+        let store = try RecordRelationshipTests.makeStore(configuration: configuration)
+        store.register(recordClass: Post.self)
+        let post = try #require(try store.fetchOne("Post", primaryKey: 1))
+
+        // The author is a User; Post stands for the schema's Post.
+        #expect(post.related("author") as Post? == nil)
+        let warning = try #require(handler.events.first { $0.level == .warning })
+        #expect(warning.message.contains("is a User, and Post stands for Post"), "\(warning.message)")
+        #expect(warning.message.contains("ask for it as the class of User, or as Record"), "\(warning.message)")
+        // Registering Post for User would make every user a Post.
+        #expect(!warning.message.contains("store.register"), "\(warning.message)")
+    }
+
     @Test("A typed accessor named description reads its attribute, and the record still describes itself")
     func aDescriptionAccessorDoesNotCollide() throws {
         let store = try RecordRelationshipTests.makeStore()
