@@ -460,6 +460,21 @@ struct ProtoRecord: Hashable, CustomStringConvertible {
             Link(relationship: relationship, members: [member], isPartial: true, addsOnly: true, givenAt: 0))
     }
 
+    /// Gives the ordered to-many `relationship` the list `members`, as listed by an occurrence
+    /// before every one this batch gives (an earlier batch's, whose list named a record it
+    /// dropped as incomplete and carried): applied by the relationship's own rule, as that
+    /// occurrence's list was. Where this batch's occurrences set the relationship, their list
+    /// (or the same list given already for another record carried) stands: the caller gives
+    /// none under a later list that replaces it.
+    func giveEarlierList(_ relationship: Representation.MappedRelationship, members: [ProtoRecord]) {
+        let fields = self.fields
+        guard !fields.pointee.links.contains(where: { $0.relationship.id == relationship.id }) else { return }
+        if fields.pointee.links.isEmpty {
+            fields.pointee.links.reserveCapacity(fields.pointee.representation.relationships.count)
+        }
+        fields.pointee.links.append(Link(relationship: relationship, members: members, givenAt: 0))
+    }
+
     /// Sets the members of `relationship`, replacing what an earlier occurrence set.
     func setLink(_ relationship: Representation.MappedRelationship, members: [ProtoRecord], partial: Bool = false) {
         let fields = self.fields

@@ -914,6 +914,29 @@ final class ProtoRecordBuilder {
         return true
     }
 
+    /// Names the record with the key `key`, of `representation`, by key, unless this batch
+    /// names it already, and gives it the ordered to-many `relationship` listing `members`: the
+    /// list an earlier batch's occurrence of that record gave, in order, which named a record
+    /// that batch dropped as incomplete and this one names again. The list is given as an
+    /// occurrence before any of this batch's (``ProtoRecord/giveEarlierList(_:members:)``).
+    /// Returns false when the key names no such record.
+    func giveEarlierList(
+        _ key: JSONValue, of representation: Representation, relationship id: Int, members: [ProtoRecord]
+    ) -> Bool {
+        guard let mapped = representation.relationships.first(where: { $0.id == id }), mapped.isToMany,
+            let holder = reference(key, to: representation, parent: nil, keyPath: mapped.name)
+        else { return false }
+        holder.giveEarlierList(mapped, members: members)
+        return true
+    }
+
+    /// The record with the key `key`, of `representation`, named by key as the member of a list
+    /// an earlier batch gave (``giveEarlierList(_:of:relationship:members:)``): this batch's
+    /// record with that key, or a reference to it; nil when the key names no such record.
+    func namedAgain(_ key: JSONValue, of representation: Representation, keyPath: String) -> ProtoRecord? {
+        reference(key, to: representation, parent: nil, keyPath: keyPath)
+    }
+
     /// What a merge found.
     private enum MergeOutcome {
         case identical

@@ -459,7 +459,7 @@ extension ResponsePopulation {
                 totals.note(row, status: .unchanged, relinked: false, entity: representation)
             }
         }
-        try totals.noteDropped(protos)
+        try totals.noteDropped(protos, options: builder.options)
         let relinked = stored.writer.relinkedOwners
         for change in stored.gainedMembers {
             switch change.kind {
@@ -1036,8 +1036,34 @@ private struct StreamTotals {
         let inverse: String?
         /// The holder's row.
         let row: RowKey
-        /// For a link through an unordered to-many, where it lives; nil for a to-one.
+        /// For a link through a to-many, where it lives; nil for a to-one.
         var list: List? = nil
+        /// For an ordered list in a join table, the list as the holder's occurrence gave it
+        /// (``ListOrder``), given again whole where the record is completed; nil otherwise.
+        var order: ListOrder? = nil
+    }
+
+    /// An ordered list in a join table, under `replace`, that named a record its batch dropped
+    /// as incomplete: the join table and the holder's column in it, and the members as the
+    /// holder's occurrence listed them, in order. That batch stored the list without the
+    /// record (and without any other member it dropped); the batch that completes the record
+    /// gives the holder this list again, as listed before its own occurrences
+    /// (``ProtoRecordBuilder/giveEarlierList(_:of:relationship:members:)``), so that the
+    /// writer places the record among the others, as one batch does.
+    struct ListOrder {
+        /// A member as the list named it: its key, in its scope and as given, the entity it
+        /// was met as (its representation's position), and, for a member its batch did not
+        /// store (dropped as incomplete), its identity.
+        struct Member {
+            let key: ScopedKey
+            let keyValue: JSONValue
+            let representation: Int
+            let dropped: RecordIdentity?
+        }
+
+        let table: String
+        let column: String
+        let members: [Member]
     }
 
     /// The rows that the links of records in ``carried`` name, with the records: a batch that
@@ -1054,6 +1080,21 @@ private struct StreamTotals {
     /// record too and sets that to-one itself (``holdersSettingAgain``).
     private var carriedHolders: [ScopedKey: [ScopedKey]] = [:]
     private var carriedHolderRows: [RowKey: [ScopedKey]] = [:]
+    /// The records of ``carried`` named in an ordered list (``IncomingLink/order``): a later
+    /// batch that could change that list otherwise than its holder's own occurrences do
+    /// (``ListOrderTouches``) reads them again (``uncarryReorderedLists(in:)``).
+    private var carriedInOrder = Set<ScopedKey>()
+    /// The ordered lists the batch being written gave again (``IncomingLink/order``), by holder
+    /// and relationship: a record of that list the batch drops again is carried with the list
+    /// as given first, which names the members the batch left out (those still carried), so
+    /// that the batch that completes it gives them again too (``noteDropped(_:options:)``).
+    private var givenOrders: [GivenList: ListOrder] = [:]
+
+    /// A holder's list, by the holder's key and the relationship's ``Representation/MappedRelationship/id``.
+    struct GivenList: Hashable {
+        let holder: ScopedKey
+        let relationship: Int
+    }
     /// The holders' rows that the batch being written gave an ``IncomingLink`` again
     /// (``giveIncoming(_:to:key:in:)``).
     private var givenHolderRows = Set<RowKey>()
@@ -1318,22 +1359,40 @@ private struct StreamTotals {
     /// again, as one batch would (``applyCarried(to:debugger:)``). Other links, or other links
     /// to it, could be undone in between by records of other batches, which one batch would
     /// have applied after them: those still read the response again.
-    mutating func noteDropped(_ protos: [ProtoRecord]) throws {
+    mutating func noteDropped(_ protos: [ProtoRecord], options: PopulationOptions) throws {
         // Nothing to look up until a batch has dropped a record: most responses never do.
         var linked: LinksNaming?
+        var touched: ListOrderTouches?
         for proto in protos where proto.isDroppedIncomplete || !droppedIdentities.isEmpty {
             guard let identity = RecordIdentity(proto) else { continue }
             if droppedIdentities.contains(identity) {
                 throw StreamedDivergence(record: proto.description)
             }
             guard proto.isDroppedIncomplete else { continue }
-            let naming = linked ?? LinksNaming(protos)
+            let naming = linked ?? LinksNaming(protos, options: options)
             linked = naming
             for (holder, relationship) in naming.toOneHolders(of: proto) {
                 droppedLinkHolders[holder, default: []].append(relationship)
             }
+            var incoming = naming.incomingLinks(to: proto)
+            if !givenOrders.isEmpty, var links = incoming {
+                // A list this batch gave again (``givenOrders``) is still the list as given
+                // first, with the members it left out.
+                for index in links.indices where links[index].order != nil {
+                    let given = GivenList(holder: links[index].holder, relationship: links[index].relationship)
+                    if let order = givenOrders[given] { links[index].order = order }
+                }
+                incoming = links
+            }
+            if let links = incoming, links.contains(where: { $0.order != nil }) {
+                let touches = touched ?? ListOrderTouches(protos)
+                touched = touches
+                if links.contains(where: { link in link.order.map { touches.change($0, of: link.holder) } ?? false }) {
+                    incoming = nil
+                }
+            }
             if let key = proto.normalizedKey, Self.clearsOnlyOnce(proto),
-                let incoming = naming.incomingLinks(to: proto), Self.claimedOnce(proto, by: incoming),
+                let incoming, Self.claimedOnce(proto, by: incoming),
                 let links = Self.carriedLinks(of: proto)
             {
                 let scoped = ScopedKey(proto, key)
@@ -1349,11 +1408,13 @@ private struct StreamTotals {
                     carriedHolders[link.holder, default: []].append(scoped)
                     carriedHolderRows[link.row, default: []].append(scoped)
                 }
+                if incoming.contains(where: { $0.order != nil }) { carriedInOrder.insert(scoped) }
             } else {
                 newlyDropped.append(identity)
             }
         }
         if !carriedTargets.isEmpty { uncarrySwitchedTargets(protos) }
+        givenOrders.removeAll()
         droppedIdentities.formUnion(newlyDropped)
         newlyDropped.removeAll(keepingCapacity: true)
     }
@@ -1474,8 +1535,15 @@ private struct StreamTotals {
         /// (``ProtoRecord/Link/earlier``), with the records whose links they were.
         private var superseded: [ProtoRecord: [(holder: ProtoRecord, link: ProtoRecord.Link)]] = [:]
 
+        /// The rules lists are merged by, which an ordered list given again needs
+        /// (``incomingLink(from:_:to:options:)``); nil: no ordered list can be.
+        private var options: PopulationOptions?
+
         /// The links of `protos` that name records `includes` accepts (all by default).
-        init(_ protos: [ProtoRecord], includes: (ProtoRecord) -> Bool = { _ in true }) {
+        init(
+            _ protos: [ProtoRecord], options: PopulationOptions? = nil, includes: (ProtoRecord) -> Bool = { _ in true }
+        ) {
+            self.options = options
             for proto in protos {
                 for link in proto.links {
                     for member in link.members where includes(member) {
@@ -1532,16 +1600,22 @@ private struct StreamTotals {
             guard let links = naming[proto] else { return [] }
             var incoming: [(incoming: IncomingLink, holder: ProtoRecord, link: ProtoRecord.Link)] = []
             for (holder, link) in links {
-                guard let given = Self.incomingLink(from: holder, link, to: proto) else { return nil }
+                guard let given = Self.incomingLink(from: holder, link, to: proto, options: options) else {
+                    return nil
+                }
                 incoming.append((given, holder, link))
             }
             return incoming
         }
 
         /// The link `link` of `holder` to `proto` as a later batch can give it again; nil when
-        /// it cannot be (``incomingLinks(to:)``).
+        /// it cannot be (``incomingLinks(to:)``). An ordered list is given again whole
+        /// (``ListOrder``): one in a join table, merged by `replace` under `options`, given
+        /// whole (no element refused), whose members each have a key and are stored, or were
+        /// dropped as incomplete.
         static func incomingLink(
-            from holder: ProtoRecord, _ link: ProtoRecord.Link, to proto: ProtoRecord
+            from holder: ProtoRecord, _ link: ProtoRecord.Link, to proto: ProtoRecord,
+            options: PopulationOptions? = nil
         ) -> IncomingLink? {
             let mapped = link.relationship
             guard !mapped.isSymmetric, !mapped.identifiesDestination, holder != proto,
@@ -1553,10 +1627,18 @@ private struct StreamTotals {
             let backIsUnorderedList =
                 mapped.inverse == nil || (back.map { $0.isToMany && !$0.property.isOrdered } ?? false)
             var list: IncomingLink.List?
+            var order: ListOrder?
             if mapped.isToMany {
-                // An unordered list: a position the list gave without the record would be given
-                // again otherwise than one batch gives it.
-                guard !mapped.property.isOrdered else { return nil }
+                // An ordered list is given again whole, in a join table only: a position the
+                // list gave without the record would otherwise be given again otherwise than one
+                // batch gives it.
+                if mapped.property.isOrdered {
+                    guard case .joinTable(let table, let column, _, _)? = mapped.link, let options,
+                        options.mergePolicy(of: mapped.property, on: holder.entity) == .replace,
+                        let members = Self.listOrder(link)
+                    else { return nil }
+                    order = ListOrder(table: table, column: column, members: members)
+                }
                 switch mapped.link {
                 case .joinTable?:
                     guard backIsUnorderedList else { return nil }
@@ -1574,7 +1656,30 @@ private struct StreamTotals {
             return IncomingLink(
                 holder: ScopedKey(holder, key), holderKey: keyValue,
                 holderRepresentation: holder.representation.index, relationship: mapped.id,
-                inverse: mapped.inverse, row: RowKey(row), list: list)
+                inverse: mapped.inverse, row: RowKey(row), list: list, order: order)
+        }
+
+        /// The members of `link`, a to-many given whole, as ``ListOrder`` keeps them; nil when
+        /// one has no key, or was neither stored nor dropped as incomplete.
+        private static func listOrder(_ link: ProtoRecord.Link) -> [ListOrder.Member]? {
+            guard !link.isPartial, !link.addsOnly, link.judged.isEmpty else { return nil }
+            var members: [ListOrder.Member] = []
+            members.reserveCapacity(link.members.count)
+            for member in link.members {
+                guard let key = member.normalizedKey, let keyValue = member.primaryKeyValue else { return nil }
+                var dropped: RecordIdentity?
+                if member.row == nil {
+                    guard member.isDroppedIncomplete, let identity = RecordIdentity(member) else { return nil }
+                    dropped = identity
+                } else if member.row?.switchedFrom != nil {
+                    return nil
+                }
+                members.append(
+                    ListOrder.Member(
+                        key: ScopedKey(member, key), keyValue: keyValue, representation: member.representation.index,
+                        dropped: dropped))
+            }
+            return members
         }
     }
 
@@ -1596,6 +1701,13 @@ private struct StreamTotals {
             var kept: [ScopedKey] = []
             for key in records {
                 guard var record = carried[key] else { continue }
+                if let holderProto, Self.changesInPart(record.incoming, of: holder, in: holderProto) {
+                    if let proto = builder.proto(withKey: key.key, scope: key.scope) {
+                        throw StreamedDivergence(record: proto.description, reason: Self.reorderedReason)
+                    }
+                    uncarry(key, record)
+                    continue
+                }
                 if let holderProto,
                     let lists = givingLists(of: key, record, from: holder, in: holderProto, options: builder.options)
                 {
@@ -1620,6 +1732,107 @@ private struct StreamTotals {
                 uncarry(key, record)
             }
             if !kept.isEmpty { carriedHolders[holder] = kept }
+        }
+    }
+
+    /// Why a stream reads a record again whose ordered list (``ListOrder``) could end otherwise.
+    private static let reorderedReason =
+        "was not stored where it first occurs, as it lacks a non-optional value, and is named in an ordered list that the response changes before the record occurs again complete, otherwise than by that list's own later occurrences: populated in parts, its position in the list could end otherwise than in the whole response"
+
+    /// Whether `holder`, the record with the key `key` as this batch names it, changes an
+    /// ordered list it gave a carried record (``IncomingLink/order``) otherwise than by giving
+    /// it again whole, which replaces it (``givingLists(of:_:from:in:options:)``): as another
+    /// entity, or by a list with an element refused, which one batch unites with the earlier.
+    private static func changesInPart(_ incoming: [IncomingLink], of key: ScopedKey, in holder: ProtoRecord) -> Bool {
+        incoming.contains { link in
+            guard link.holder == key, link.order != nil else { return false }
+            if link.holderRepresentation != holder.representation.index { return true }
+            return holder.links.contains {
+                $0.relationship.id == link.relationship && ($0.isPartial || $0.addsOnly || !$0.judged.isEmpty)
+            }
+        }
+    }
+
+    /// Stops carrying the records named in an ordered list (``carriedInOrder``) that a record
+    /// of this batch could change otherwise than the list's holder does (``ListOrderTouches``):
+    /// given again whole, the list would undo that change, where one batch applies it after
+    /// the list. A record this batch names is read again whole.
+    private mutating func uncarryReorderedLists(in builder: ProtoRecordBuilder) throws {
+        var tables = Set<String>()
+        for key in carriedInOrder {
+            for link in carried[key]?.incoming ?? [] { if let order = link.order { tables.insert(order.table) } }
+        }
+        let touches = ListOrderTouches(builder.protoRecords, tables: tables)
+        for key in carriedInOrder {
+            guard let record = carried[key], record.incoming.contains(where: { $0.order != nil }) else {
+                carriedInOrder.remove(key)
+                continue
+            }
+            guard
+                record.incoming.contains(where: { link in
+                    link.order.map { touches.change($0, of: link.holder) } ?? false
+                })
+            else { continue }
+            if let proto = builder.proto(withKey: key.key, scope: key.scope) {
+                throw StreamedDivergence(record: proto.description, reason: Self.reorderedReason)
+            }
+            carriedInOrder.remove(key)
+            uncarry(key, record)
+        }
+    }
+
+    /// The records of a batch that could change an ordered list kept in a join table
+    /// (``ListOrder``) other than its holder: those that set or clear a relationship kept in
+    /// that join table on the other side, with the records they name there, and those whose
+    /// sub-entity the batch switched. A list given again whole would undo what they did to it.
+    private struct ListOrderTouches {
+        /// By join table: the column of the side set, the record that set it, and the records
+        /// it named there.
+        private var sides: [String: [(column: String, record: ProtoRecord, named: [ProtoRecord])]] = [:]
+        private var switched = Set<ScopedKey>()
+
+        /// The records of `protos` that could change a list in one of `tables` (any, when nil).
+        init(_ protos: [ProtoRecord], tables: Set<String>? = nil) {
+            for proto in protos {
+                if proto.row?.switchedFrom != nil, let key = proto.normalizedKey {
+                    switched.insert(ScopedKey(proto, key))
+                }
+                for link in proto.links {
+                    note(link.relationship, of: proto, naming: link.members, tables: tables)
+                }
+                for name in proto.clearedRelationships {
+                    guard let mapped = proto.representation.relationship(named: name) else { continue }
+                    note(mapped, of: proto, naming: [], tables: tables)
+                }
+            }
+        }
+
+        private mutating func note(
+            _ mapped: Representation.MappedRelationship, of record: ProtoRecord, naming members: [ProtoRecord],
+            tables: Set<String>?
+        ) {
+            guard case .joinTable(let table, let column, _, _)? = mapped.link, tables?.contains(table) ?? true else {
+                return
+            }
+            sides[table, default: []].append((column, record, members))
+        }
+
+        /// Whether they could change `order`, the list of `holder`: a record listed in it sets
+        /// or clears its side of the join table, or is switched, or a record's side names the
+        /// holder.
+        func change(_ order: ListOrder, of holder: ScopedKey) -> Bool {
+            guard !switched.isEmpty || sides[order.table] != nil else { return false }
+            let members = Set(order.members.map(\.key))
+            if !switched.isDisjoint(with: members) { return true }
+            for side in sides[order.table] ?? [] where side.column != order.column {
+                if let key = side.record.normalizedKey, members.contains(ScopedKey(side.record, key)) { return true }
+                if side.named.contains(where: { member in
+                    member.normalizedKey.map { ScopedKey(member, $0) == holder } ?? false
+                }) {
+                    return true
+                }
+            }
+            return false
         }
     }
 
@@ -1701,7 +1914,7 @@ private struct StreamTotals {
         droppedIdentities.insert(record.identity)
     }
 
-    /// Merges what earlier batches gave each carried record (``noteDropped(_:)``) that this
+    /// Merges what earlier batches gave each carried record (``noteDropped(_:options:)``) that this
     /// batch names, beneath what this batch gives it, before the batch is resolved: the record
     /// then ends as in one batch, stored with the `_id` it kept if it is complete now, or
     /// dropped again. The warning that dropped it earlier is withdrawn: this batch's outcome
@@ -1714,6 +1927,7 @@ private struct StreamTotals {
         guard !carried.isEmpty else { return }
         defer { holdersSettingAgain.removeAll() }
         if !carriedHolders.isEmpty { try uncarryNamedHolders(in: builder) }
+        if !carriedInOrder.isEmpty { try uncarryReorderedLists(in: builder) }
         // Whichever is fewer is looked up in the other: the records carried, or the batch's.
         let protos = builder.protoRecords
         var found: [(ScopedKey, ProtoRecord)] = []
@@ -1796,11 +2010,43 @@ private struct StreamTotals {
                     )
                 }
                 let representations = builder.representations.all
-                guard representations.indices.contains(link.holderRepresentation),
-                    builder.addDeferred(
-                        link.holderKey, of: representations[link.holderRepresentation],
-                        relationship: link.relationship, member: proto)
-                else { throw StreamedDivergence(record: proto.description) }
+                guard representations.indices.contains(link.holderRepresentation) else {
+                    throw StreamedDivergence(record: proto.description)
+                }
+                let holder = representations[link.holderRepresentation]
+                if let order = link.order {
+                    // The list again as it was given: each member this batch names, or by key,
+                    // but one its batch dropped that no batch has stored since (carried on, or
+                    // never to be: it reads again if it occurs).
+                    let keyPath = holder.relationships.first(where: { $0.id == link.relationship })?.name ?? ""
+                    var members: [ProtoRecord] = []
+                    members.reserveCapacity(order.members.count)
+                    for member in order.members {
+                        if let named = builder.proto(withKey: member.key.key, scope: member.key.scope) {
+                            members.append(named)
+                            continue
+                        }
+                        if let identity = member.dropped,
+                            carried[member.key] != nil || droppedIdentities.contains(identity)
+                        {
+                            continue
+                        }
+                        guard representations.indices.contains(member.representation),
+                            let named = builder.namedAgain(
+                                member.keyValue, of: representations[member.representation], keyPath: keyPath)
+                        else { throw StreamedDivergence(record: proto.description) }
+                        members.append(named)
+                    }
+                    guard
+                        builder.giveEarlierList(
+                            link.holderKey, of: holder, relationship: link.relationship, members: members)
+                    else { throw StreamedDivergence(record: proto.description) }
+                    givenOrders[GivenList(holder: link.holder, relationship: link.relationship)] = order
+                } else {
+                    guard
+                        builder.addDeferred(link.holderKey, of: holder, relationship: link.relationship, member: proto)
+                    else { throw StreamedDivergence(record: proto.description) }
+                }
             } else if holdersSettingAgain.contains(link.holder) {
                 guard let holder = builder.proto(withKey: link.holder.key, scope: link.holder.scope),
                     let mapped = holder.representation.relationships.first(where: { $0.id == link.relationship }),
@@ -1907,7 +2153,7 @@ private struct StreamTotals {
     /// (``droppableStubs``), and the stream deletes the stub's row, gives each such to-one back
     /// what it held before, unless a later batch set it otherwise (the claim named last wins,
     /// decision 7), counts the row as never inserted, and carries those links with the record
-    /// (``noteDropped(_:)``), so that a batch that completes it gives them again.
+    /// (``noteDropped(_:options:)``), so that a batch that completes it gives them again.
     ///
     /// - Returns: whether a stub's row was deleted and links given back, which changes rows
     ///   that earlier batches wrote.
@@ -2703,7 +2949,7 @@ enum RecordIdentity: Hashable {
 
 /// Thrown inside a streamed population's transaction, which it rolls back, when applying the
 /// batches in turn could end otherwise than the whole response: a record that one batch dropped
-/// as incomplete occurs again in a later one (``StreamTotals/noteDropped(_:)``), a record a batch
+/// as incomplete occurs again in a later one (``StreamTotals/noteDropped(_:options:)``), a record a batch
 /// stored as a reference gets incomplete data later (``StreamTotals/noteStubs(_:)``), or a record
 /// switches back to a sub-entity whose links kept in other rows a switch cleared
 /// (``SwitchedSubentities/restore(_:coercion:store:)``).
