@@ -110,6 +110,21 @@ public final class Debugger: Sendable, CustomStringConvertible, CustomReflectabl
         holder?.hideSecrets(secrets)
     }
 
+    /// Logs `message` at `level` through the debugger's logger, with the request's secrets
+    /// (``hideSecrets(_:)``) and those ``Redaction`` finds by their names taken out: for a log
+    /// line that quotes a response's values (a record's changes, a duplicate's values, the
+    /// proto-record graph), into which a server may have echoed a credential.
+    package func log(_ level: LogLevel, _ message: @autoclosure () -> String, entity: String? = nil) {
+        guard logger.isEnabled(level) else { return }
+        logger.log(level, Redaction.scrubbing(message(), secrets: requestSecrets), entity: entity)
+    }
+
+    /// The secrets to take out of what is logged: this debugger's and, for one that holds its
+    /// errors, those of the debugger it holds them for.
+    private var requestSecrets: [String] {
+        state.withLock { $0.secrets } + (holder?.requestSecrets ?? [])
+    }
+
     /// Records `error` unless an error with the same message is recorded already (here, or, for
     /// a debugger that holds its errors, where they go): a warning given once a response,
     /// however many of its records repeat it.

@@ -1278,7 +1278,7 @@ final class ProtoRecordBuilder {
                             "\(mapped.type.withArticle) (a duplicate of \(proto) with a later value, which wins)"))
             }
             if reports {
-                store.logger.log(
+                debugger.log(
                     .debug,
                     "duplicate record in response: '\(later.keyPath)' changes from \(WebRecordError.excerpt(of: WebRecordError.shown(earlier.value, of: later.keyPath))) to \(WebRecordError.excerpt(of: WebRecordError.shown(later.value, of: later.keyPath))); the later value wins",
                     entity: proto.representation.name)

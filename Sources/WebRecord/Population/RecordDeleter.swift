@@ -181,7 +181,7 @@ struct RecordDeleter<Storage: RecordStorage> {
                 deleted[item.entity, default: 0] += 1
                 deletedRows[item.table, default: [:]][item.rowID] = item.entity
                 let key = keys["\(item.table)#\(item.rowID)"].map { "(\($0))" } ?? ""
-                store.logger.log(.debug, "deleted \(item.entity)\(key) _id \(item.rowID)", entity: item.entity)
+                debugger.log(.debug, "deleted \(item.entity)\(key) _id \(item.rowID)", entity: item.entity)
             }
             gone.insert("\(item.table)#\(item.rowID)")
         }
@@ -203,7 +203,7 @@ struct RecordDeleter<Storage: RecordStorage> {
         for ((row, entity), wasThere) in zip(zip(rows, entities), removed) where wasThere {
             deletedRows[row.table, default: [:]][row.rowID] = entity
             gone.insert("\(row.table)#\(row.rowID)")
-            store.logger.log(
+            debugger.log(
                 .debug, "took back \(entity) _id \(row.rowID): a later occurrence of its owner unlinked it",
                 entity: entity)
         }

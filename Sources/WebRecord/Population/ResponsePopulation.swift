@@ -211,7 +211,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
         }
         let protos = graph.builder.protoRecords
         if store.logger.isEnabled(.trace) {
-            store.logger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
+            debugger.log(.trace, "proto-record graph:\n" + Self.describeGraph(protos), entity: entity.name)
         }
         if orphanRuleApplies == false, protos.isEmpty {
             graph.release()
@@ -1012,7 +1012,7 @@ package struct ResponsePopulation<Storage: RecordStorage>: Sendable {
                                 + "they were skipped", isFatal: false, entity: entity.name, keyPath: group.keyPath))
                 }
                 for (tag, skippedCount) in skipped.sorted(by: { $0.key < $1.key }) {
-                    store.logger.log(
+                    debugger.log(
                         .debug,
                         "\(skippedCount) included record(s) at '\(group.keyPath)' with \(key) '\(tag)' were skipped: "
                             + "no entity is routed for it", entity: entity.name)

@@ -222,7 +222,7 @@ extension ResponsePopulation {
                     }
                     offset += values.count
                     if store.logger.isEnabled(.trace) {
-                        store.logger.log(
+                        debugger.log(
                             .trace, "proto-record graph:\n" + Self.describeGraph(graph.builder.protoRecords),
                             entity: entity.name)
                     }
@@ -500,7 +500,7 @@ extension ResponsePopulation {
             if logsChanges, status != .unchanged {
                 let change = status == .inserted ? "created" : "updated"
                 let detail = status == .inserted ? "" : Self.describeChanges(of: row)
-                store.logger.log(
+                graph.debugger.log(
                     .debug, "\(change) \(proto) _id \(row.rowID)\(detail)", entity: representation.name)
             }
         }
