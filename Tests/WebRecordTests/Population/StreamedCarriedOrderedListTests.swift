@@ -215,3 +215,24 @@ import WebRecordTesting
         #expect(refused <= 11, "\(refused) of 40 seeds refused")
     }
 }
+
+extension StreamedCarriedOrderedListTests {
+    /// Known issue (Docs/Population.md, "Lists kept in a join table, across batches"): a user's
+    /// list back (`rankedIn`, unordered, merged by `replace`) given twice in different batches,
+    /// the first dropping post 1 and the second naming it again. One batch merges the user's
+    /// occurrences, so post 1's join row is never removed and keeps the position post 1's own
+    /// list gave it; a stream removes it, then adds it back from the side without positions,
+    /// with no position, which orders it before the list's other members.
+    @Test func aJoinRowRemovedAndAddedBackByTheUnorderedSideLosesItsPosition() async throws {
+        let earlier = #"[{"id": 1, "ranked": [{"id": 6, "name": "S"}, {"id": 7, "name": "T"}]}]"#
+        let list =
+            #"[{"id": 1, "ranked": [{"id": 6}, {"id": 7, "name": "N7"}]}, {"id": 2, "ranked": [{"id": 7, "name": "N7", "rankedIn": [4]}]}, {"id": 2, "ranked": [{"id": 7, "name": "N7", "rankedIn": [1]}]}]"#
+        let whole = try await Lists.outcome(of: list, after: earlier, batchBytes: nil)
+        #expect(whole.failure == nil, "\(whole)")
+        #expect(whole.rows.contains("_Post_ranked: 1 | 2 | 1"), "\(whole)")
+        let streamed = try await Lists.outcome(of: list, after: earlier, batchBytes: 1)
+        withKnownIssue("the stream adds the join row back without its position") {
+            #expect(streamed.rows == whole.rows, "\(streamed)\nwhole:\n\(whole)")
+        }
+    }
+}
