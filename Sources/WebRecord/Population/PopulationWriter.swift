@@ -21,6 +21,14 @@ struct PopulationWriter<Storage: RecordStorage> {
     /// other side also wrote), each seen from one of its two rows (``ListChange/JoinPair``): what
     /// the counts weigh, so that a row one list adds and another removes changes nothing.
     private(set) var joinPairs: [ListChange.JoinPair] = []
+    /// In the order written, the join rows of ordered lists that a stored owner's list from the
+    /// side without positions deleted, with their positions, or added
+    /// (``ListChange/UnpositionedChange``), and the lists written from the ordered side (the
+    /// join table and the owner, with no change): a streamed population gives a row that a
+    /// later occurrence of the same list adds back the position it had, unless its ordered list
+    /// was written since (``StreamTotals/positionsToRestore(_:)``).
+    private(set) var orderedListEvents:
+        [(change: ListChange.UnpositionedChange?, positioned: (table: String, owner: Int64)?)] = []
     /// The rows whose reference to another row (`value`, in `column`) a one-to-one's link
     /// cleared, as it moved to another row: rows the batch may not hold, which a later batch that
     /// meets one again must not take for unlinked before the population.
@@ -147,11 +155,14 @@ struct PopulationWriter<Storage: RecordStorage> {
                 let destinationTable = store.schema.entity(named: destination)?.rootName ?? destination
                 let otherSideWrote = joinSidesWritten[table]?.contains(otherColumn) ?? false
                 joinSidesWritten[table, default: []].insert(selfColumn)
+                let otherPosition =
+                    positionColumn == nil && replace
+                    ? Self.otherPositionColumn(of: table, side: selfColumn, in: store.layout) : nil
                 let changed = try transaction.setJoinRows(
                     in: table, ownerColumn: selfColumn, memberColumn: otherColumn, positionColumn: positionColumn,
                     owner: owner.rowID,
                     ownerIsNew: owner.isNew && !mirroredJoinTables.contains(table) && !otherSideWrote,
-                    members: members, replace: replace
+                    members: members, replace: replace, otherPositionColumn: otherPosition
                 ) { member throws(WebRecordError) in
                     // Unlinked now, deleted at the end of the response unless it contained the member.
                     guard deleteRule == .cascade else { return }
@@ -171,6 +182,27 @@ struct PopulationWriter<Storage: RecordStorage> {
                             .init(
                                 table: table, owner: owner, memberTable: destinationTable, member: member, added: false)
                         )
+                    }
+                }
+                if positionColumn != nil { orderedListEvents.append((nil, (table, owner.rowID))) }
+                if let otherPosition, let changed {
+                    for (member, position) in changed.removedOtherPositions.sorted(by: { $0.key < $1.key }) {
+                        orderedListEvents.append(
+                            (
+                                ListChange.UnpositionedChange(
+                                    table: table, ownerColumn: selfColumn, memberColumn: otherColumn,
+                                    positionColumn: otherPosition, owner: owner.rowID, member: member,
+                                    removedAt: position), nil
+                            ))
+                    }
+                    for member in changed.after.keys.sorted() where changed.before[member] == nil {
+                        orderedListEvents.append(
+                            (
+                                ListChange.UnpositionedChange(
+                                    table: table, ownerColumn: selfColumn, memberColumn: otherColumn,
+                                    positionColumn: otherPosition, owner: owner.rowID, member: member, removedAt: nil),
+                                nil
+                            ))
                     }
                 }
                 if let changed {
@@ -206,6 +238,17 @@ struct PopulationWriter<Storage: RecordStorage> {
                 if outcome.changed { touchedOtherRows = true }
                 pairings.note(outcome.unlinked, row: row, partner: partner, table: table, column: column)
             }
+        }
+    }
+
+    /// The other side's position column of the join table `table`, seen from the column `side`,
+    /// when the other side's lists are ordered.
+    private static func otherPositionColumn(of table: String, side: String, in layout: StorageLayout) -> String? {
+        guard let joinTable = layout.joinTables.first(where: { $0.name == table }) else { return nil }
+        switch side {
+        case "target": return joinTable.hasPosition ? "position" : nil
+        case "owner": return joinTable.hasInversePosition ? "inverse_position" : nil
+        default: return nil
         }
     }
 
@@ -340,6 +383,20 @@ struct ListChange {
         let cleared: Bool
         let positionBefore: DatabaseValue
         let positionAfter: DatabaseValue
+    }
+
+    /// A join row of an ordered list that a stored owner's list from the side without positions
+    /// deleted (`removedAt`, the position the ordered list had given it) or added (nil): the
+    /// owner's column, the member's (the ordered list's owner), and the ordered side's position
+    /// column.
+    struct UnpositionedChange {
+        let table: String
+        let ownerColumn: String
+        let memberColumn: String
+        let positionColumn: String
+        let owner: Int64
+        let member: Int64
+        let removedAt: DatabaseValue?
     }
 
     /// A join row a batch added or removed, between `owner` and the row `member` of the record

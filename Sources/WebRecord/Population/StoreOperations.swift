@@ -233,19 +233,31 @@ extension RecordStorageTransaction {
     ///     numbered after the listed ones when the rows are ordered.
     ///   - removed: called with each member whose join row was deleted, right after, before
     ///     the next is deleted.
+    ///   - otherPositionColumn: for an owner whose side has no positions, the other side's
+    ///     position column, if its lists are ordered: the positions of the rows deleted there
+    ///     are reported (``JoinRowsChange/removedOtherPositions``), read with the rows, in the
+    ///     same query.
     /// - Returns: the owner's join rows before and after, each member's position (null without
     ///   one) by its `_id`, when any changed (both empty for a new owner); nil when none did.
     func setJoinRows(
         in table: String, ownerColumn: String, memberColumn: String, positionColumn: String?, owner: Int64,
-        ownerIsNew: Bool, members: [Int64], replace: Bool, removed: (Int64) throws(WebRecordError) -> Void
+        ownerIsNew: Bool, members: [Int64], replace: Bool, otherPositionColumn: String? = nil,
+        removed: (Int64) throws(WebRecordError) -> Void
     ) throws(WebRecordError) -> JoinRowsChange? {
         var current: [Int64: DatabaseValue] = [:]
+        var otherPositions: [Int64: DatabaseValue] = [:]
+        let readsOtherPositions = positionColumn == nil && replace && otherPositionColumn != nil
         if !ownerIsNew {
-            let columns = [memberColumn] + (positionColumn.map { [$0] } ?? [])
+            let columns =
+                [memberColumn] + (positionColumn.map { [$0] } ?? [])
+                + (readsOtherPositions ? otherPositionColumn.map { [$0] } ?? [] : [])
             for row in try values(of: columns, in: table, where: [ownerColumn], areIn: KeyTuples(rowIDs: [owner])) {
-                if case .integer(let id)? = row.first { current[id] = row.count > 1 ? row[1] : .null }
+                guard case .integer(let id)? = row.first else { continue }
+                current[id] = positionColumn != nil && row.count > 1 ? row[1] : .null
+                if readsOtherPositions, row.count > 1 { otherPositions[id] = row[1] }
             }
         }
+        var removedOtherPositions: [Int64: DatabaseValue] = [:]
         var moved: [DatabaseValue] = []
         var added: [DatabaseValue] = []
         for (index, member) in members.enumerated() {
@@ -285,6 +297,7 @@ extension RecordStorageTransaction {
                 try removed(id)
                 after[id] = nil
                 changed = true
+                if let position = otherPositions[id], !position.isNull { removedOtherPositions[id] = position }
             }
         } else if let positionColumn, changed, !unlisted.isEmpty {
             // The members not listed go after the listed ones, in the order they had.
@@ -301,7 +314,8 @@ extension RecordStorageTransaction {
                 try update(table, set: [positionColumn], where: [ownerColumn, memberColumn], values: renumbered)
             }
         }
-        return changed ? JoinRowsChange(before: current, after: after) : nil
+        return changed
+            ? JoinRowsChange(before: current, after: after, removedOtherPositions: removedOtherPositions) : nil
     }
 
     /// Whether the member `id` at `position` comes before the member `other` at `otherPosition`
@@ -516,4 +530,7 @@ extension RecordStorageTransaction {
 struct JoinRowsChange {
     let before: [Int64: DatabaseValue]
     let after: [Int64: DatabaseValue]
+    /// For an owner whose side has no positions, the positions the other side's ordered lists
+    /// gave the join rows deleted, by member (only those that had one).
+    var removedOtherPositions: [Int64: DatabaseValue] = [:]
 }

@@ -303,6 +303,15 @@ extension ResponsePopulation {
                     graph, stored: stored, to: &totals, entity: entity,
                     sparesLinks: !whole || !deleter.proposed.isEmpty)
                 if !whole {
+                    // A join row a list without positions gave back, which one batch, merging
+                    // that list's occurrences, never removed: the position it had.
+                    for restored in totals.positionsToRestore(stored.writer.orderedListEvents) {
+                        guard let position = restored.removedAt else { continue }
+                        try transaction.update(
+                            restored.table, set: [restored.positionColumn],
+                            where: [restored.memberColumn, restored.ownerColumn],
+                            values: [position, .integer(restored.member), .integer(restored.owner)])
+                    }
                     if try totals.noteStubs(graph.builder.protoRecords, layout: store.layout, in: transaction) {
                         // Rows earlier batches wrote changed: nothing is taken as written.
                         repeats.keep([], disturbed: true)
@@ -877,6 +886,52 @@ private struct StreamTotals {
     /// The join rows the batches added or removed (``PopulationWriter/joinPairs``), each under both
     /// of its rows: whether it was there before the population and whether it is now.
     private var joinPairLedger: [JoinPairKey: (original: Bool, latest: Bool)] = [:]
+    /// The join rows of ordered lists that a stored owner's list from the side without positions
+    /// removed, with the position each had and the batch (``positionsToRestore(_:)``).
+    private var removedPositions: [UnpositionedKey: (change: ListChange.UnpositionedChange, batch: Int)] = [:]
+
+    /// A join row, by table, the owner on the side without positions and the member.
+    struct UnpositionedKey: Hashable {
+        let table: String
+        let owner: Int64
+        let member: Int64
+    }
+
+    /// The join rows that this batch's lists from the side without positions added back after an
+    /// earlier batch's occurrence of the same list removed them, with the position each had.
+    ///
+    /// One batch merges a list's occurrences (the latest, under `replace`), so a join row that the
+    /// latest names again is never removed, and keeps the position the ordered list gave it; a
+    /// stream removes it and adds it back without one, which would order it first. A row whose
+    /// ordered list was written after the removal, in its batch or one in between, is left as
+    /// written: that list placed it. `events` are the batch's, in the order written
+    /// (``PopulationWriter/orderedListEvents``).
+    mutating func positionsToRestore(
+        _ events: [(change: ListChange.UnpositionedChange?, positioned: (table: String, owner: Int64)?)]
+    ) -> [ListChange.UnpositionedChange] {
+        var restored: [ListChange.UnpositionedChange] = []
+        for event in events {
+            if let list = event.positioned {
+                if !removedPositions.isEmpty {
+                    removedPositions = removedPositions.filter {
+                        $0.key.table != list.table || $0.key.member != list.owner
+                    }
+                }
+                continue
+            }
+            guard let change = event.change else { continue }
+            let key = UnpositionedKey(table: change.table, owner: change.owner, member: change.member)
+            if change.removedAt == nil {
+                if let removed = removedPositions.removeValue(forKey: key), removed.batch < batch {
+                    restored.append(removed.change)
+                }
+            } else {
+                removedPositions[key] = (change, batch)
+            }
+        }
+        return restored
+    }
+
     /// The stored rows that gave their own list through a join table in any batch, by table
     /// (``noteJoinLister(_:side:)``).
     private var joinListers: [String: Set<RowKey>] = [:]
