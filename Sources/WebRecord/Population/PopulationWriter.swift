@@ -27,8 +27,7 @@ struct PopulationWriter<Storage: RecordStorage> {
     /// join table and the owner, with no change): a streamed population gives a row that a
     /// later occurrence of the same list adds back the position it had, unless its ordered list
     /// was written since (``StreamTotals/positionsToRestore(_:)``).
-    private(set) var orderedListEvents:
-        [(change: ListChange.UnpositionedChange?, positioned: (table: String, owner: Int64)?)] = []
+    private(set) var orderedListEvents: [ListChange.OrderedListEvent] = []
     /// The rows whose reference to another row (`value`, in `column`) a one-to-one's link
     /// cleared, as it moved to another row: rows the batch may not hold, which a later batch that
     /// meets one again must not take for unlinked before the population.
@@ -157,7 +156,8 @@ struct PopulationWriter<Storage: RecordStorage> {
                 joinSidesWritten[table, default: []].insert(selfColumn)
                 let otherPosition =
                     positionColumn == nil && replace
-                    ? Self.otherPositionColumn(of: table, side: selfColumn, in: store.layout) : nil
+                    ? store.layout.joinTables.first(where: { $0.name == table })?.otherSidePositionColumn(
+                        from: selfColumn) : nil
                 let changed = try transaction.setJoinRows(
                     in: table, ownerColumn: selfColumn, memberColumn: otherColumn, positionColumn: positionColumn,
                     owner: owner.rowID,
@@ -184,25 +184,20 @@ struct PopulationWriter<Storage: RecordStorage> {
                         )
                     }
                 }
-                if positionColumn != nil { orderedListEvents.append((nil, (table, owner.rowID))) }
+                if positionColumn != nil { orderedListEvents.append(.positioned(table: table, owner: owner.rowID)) }
                 if let otherPosition, let changed {
+                    func change(_ member: Int64, removedAt: DatabaseValue?) -> ListChange.OrderedListEvent {
+                        .unpositioned(
+                            ListChange.UnpositionedChange(
+                                table: table, ownerColumn: selfColumn, memberColumn: otherColumn,
+                                positionColumn: otherPosition, owner: owner.rowID, member: member,
+                                removedAt: removedAt))
+                    }
                     for (member, position) in changed.removedOtherPositions.sorted(by: { $0.key < $1.key }) {
-                        orderedListEvents.append(
-                            (
-                                ListChange.UnpositionedChange(
-                                    table: table, ownerColumn: selfColumn, memberColumn: otherColumn,
-                                    positionColumn: otherPosition, owner: owner.rowID, member: member,
-                                    removedAt: position), nil
-                            ))
+                        orderedListEvents.append(change(member, removedAt: position))
                     }
                     for member in changed.after.keys.sorted() where changed.before[member] == nil {
-                        orderedListEvents.append(
-                            (
-                                ListChange.UnpositionedChange(
-                                    table: table, ownerColumn: selfColumn, memberColumn: otherColumn,
-                                    positionColumn: otherPosition, owner: owner.rowID, member: member, removedAt: nil),
-                                nil
-                            ))
+                        orderedListEvents.append(change(member, removedAt: nil))
                     }
                 }
                 if let changed {
@@ -238,17 +233,6 @@ struct PopulationWriter<Storage: RecordStorage> {
                 if outcome.changed { touchedOtherRows = true }
                 pairings.note(outcome.unlinked, row: row, partner: partner, table: table, column: column)
             }
-        }
-    }
-
-    /// The other side's position column of the join table `table`, seen from the column `side`,
-    /// when the other side's lists are ordered.
-    private static func otherPositionColumn(of table: String, side: String, in layout: StorageLayout) -> String? {
-        guard let joinTable = layout.joinTables.first(where: { $0.name == table }) else { return nil }
-        switch side {
-        case "target": return joinTable.hasPosition ? "position" : nil
-        case "owner": return joinTable.hasInversePosition ? "inverse_position" : nil
-        default: return nil
         }
     }
 
@@ -397,6 +381,14 @@ struct ListChange {
         let owner: Int64
         let member: Int64
         let removedAt: DatabaseValue?
+    }
+
+    /// What a batch wrote of a join table's ordered lists, in order: a list written from the
+    /// ordered side (the table and the owner), or a join row written from the side without
+    /// positions.
+    enum OrderedListEvent {
+        case positioned(table: String, owner: Int64)
+        case unpositioned(UnpositionedChange)
     }
 
     /// A join row a batch added or removed, between `owner` and the row `member` of the record

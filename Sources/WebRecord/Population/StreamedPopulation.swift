@@ -906,41 +906,35 @@ private struct StreamTotals {
     /// ordered list was written after the removal, in its batch or one in between, is left as
     /// written: that list placed it. `events` are the batch's, in the order written
     /// (``PopulationWriter/orderedListEvents``).
-    mutating func positionsToRestore(
-        _ events: [(change: ListChange.UnpositionedChange?, positioned: (table: String, owner: Int64)?)]
-    ) -> [ListChange.UnpositionedChange] {
+    mutating func positionsToRestore(_ events: [ListChange.OrderedListEvent]) -> [ListChange.UnpositionedChange] {
         var restored: [ListChange.UnpositionedChange] = []
         for event in events {
-            if let list = event.positioned {
+            switch event {
+            case .positioned(let table, let owner):
                 if !removedPositions.isEmpty {
-                    removedPositions = removedPositions.filter {
-                        $0.key.table != list.table || $0.key.member != list.owner
+                    removedPositions = removedPositions.filter { $0.key.table != table || $0.key.member != owner }
+                }
+            case .unpositioned(let change):
+                let key = UnpositionedKey(table: change.table, owner: change.owner, member: change.member)
+                if change.removedAt == nil {
+                    if let removed = removedPositions.removeValue(forKey: key), removed.batch < batch {
+                        restored.append(removed.change)
                     }
+                } else {
+                    removedPositions[key] = (change, batch)
                 }
-                continue
-            }
-            guard let change = event.change else { continue }
-            let key = UnpositionedKey(table: change.table, owner: change.owner, member: change.member)
-            if change.removedAt == nil {
-                if let removed = removedPositions.removeValue(forKey: key), removed.batch < batch {
-                    restored.append(removed.change)
-                }
-            } else {
-                removedPositions[key] = (change, batch)
             }
         }
         return restored
     }
 
-    /// The stored rows that gave their own list through a join table in any batch, by table
-    /// (``noteJoinLister(_:side:)``).
-    private var joinListers: [String: Set<RowKey>] = [:]
-    /// The rows of ``joinListers``, by the side of the join table they list from.
+    /// The stored rows that gave their own list through a join table in any batch, by the side
+    /// of the table they list from (``noteJoinLister(_:side:)``).
     private var joinListerSides: [JoinListerSide: Set<RowKey>] = [:]
     /// Whether a batch inserted a row.
     private var insertedAny = false
-    /// The rows of ``joinListers`` whose join rows name, at the end, a row the population inserted
-    /// (``noteListersNamingInsertedRows(in:layout:)``).
+    /// The rows of ``joinListerSides`` whose join rows name, at the end, a row the population
+    /// inserted (``noteListersNamingInsertedRows(in:layout:)``).
     private var listersNamingInsertedRows = Set<RowKey>()
 
     /// Notes that the stored row `row` gave its own list through a join table, from `side`: it
@@ -948,11 +942,10 @@ private struct StreamTotals {
     /// whichever record's list changed them and in whatever order, as a list it gives that gains
     /// or loses a member does.
     mutating func noteJoinLister(_ row: RowState, side: JoinListerSide) {
-        joinListers[side.table, default: []].insert(RowKey(row))
         joinListerSides[side, default: []].insert(RowKey(row))
     }
 
-    /// Reads, once every batch is written, the join rows of ``joinListers`` that name a row the
+    /// Reads, once every batch is written, the join rows of ``joinListerSides`` that name a row the
     /// population inserted: such a join row was not there before the population, so the
     /// lister's list changed, however it came there. A new record's join rows are written
     /// without being compared (nothing was there), so the ledger of join rows
@@ -2832,9 +2825,11 @@ private struct StreamTotals {
         let pairsChanged = Set(joinPairLedger.lazy.filter { $0.value.original != $0.value.latest }.map(\.key.row))
         // The rows that give their own list through a join table whose join rows there changed.
         var listsInJoinTablesChanged = listersNamingInsertedRows
-        if !joinListers.isEmpty {
+        if !joinListerSides.isEmpty {
+            var listersByTable: [String: Set<RowKey>] = [:]
+            for (side, rows) in joinListerSides { listersByTable[side.table, default: []].formUnion(rows) }
             for (key, value) in joinPairLedger where value.original != value.latest {
-                if joinListers[key.table]?.contains(key.row) == true { listsInJoinTablesChanged.insert(key.row) }
+                if listersByTable[key.table]?.contains(key.row) == true { listsInJoinTablesChanged.insert(key.row) }
             }
         }
         let ownLinksChanged = ownLinks.isEmpty ? [] : ownLinksChanged()

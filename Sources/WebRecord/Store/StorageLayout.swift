@@ -114,6 +114,16 @@ package struct StorageLayout: Sendable, Equatable {
         package var columnNames: [String] {
             ["owner", "target"] + (hasPosition ? ["position"] : []) + (hasInversePosition ? ["inverse_position"] : [])
         }
+
+        /// The position column of the other side's lists, seen from the lists written from
+        /// `column` (`owner` or `target`): nil when the other side's lists are not ordered.
+        package func otherSidePositionColumn(from column: String) -> String? {
+            switch column {
+            case "target": hasPosition ? "position" : nil
+            case "owner": hasInversePosition ? "inverse_position" : nil
+            default: nil
+            }
+        }
     }
 
     /// Where one relationship's links live.
