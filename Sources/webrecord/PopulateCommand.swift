@@ -245,9 +245,8 @@ enum PopulateCommand: Subcommand {
             progress.begin(source: index, paged: false)
             let open: (String?) throws(WebRecordError) -> JSONStreamReader
             let size: Int?
-            let reopens: Bool
             do {
-                (open, size, reopens) = try source.opener()
+                (open, size) = try source.opener()
             } catch let failure as Failure {
                 state.failureCode = "notFound"
                 progress.finish()
@@ -262,7 +261,7 @@ enum PopulateCommand: Subcommand {
             streamed.sparedByTheRun = kept
             do {
                 let result = try await opened.database.populate(
-                    streaming: open, expectedBytes: size, entity: entity, options: streamed, reopens: reopens)
+                    streaming: open, expectedBytes: size, entity: entity, options: streamed)
                 state.summary.add(result)
                 kept.formUnion(result.containedRowIDs)
                 last = ([], result.debugger.responseObject ?? .null)
@@ -379,11 +378,11 @@ struct Source {
     /// What opens a file or standard input for streaming (a URL source is requested instead,
     /// see ``URLSource``).
     ///
-    /// - Returns: what opens the source for a key path, the source's size when known, and
-    ///   whether it can be opened again to be read whole (a regular file; not standard input or
-    ///   a pipe).
+    /// - Returns: what opens the source for a key path, from its first byte each time (standard
+    ///   input and a pipe are kept as they are read, ``SpooledInput``), and the source's size
+    ///   when known.
     /// - Throws: ``Failure`` naming the source when it does not exist or is a directory.
-    func opener() throws -> (open: (String?) throws(WebRecordError) -> JSONStreamReader, size: Int?, reopens: Bool) {
+    func opener() throws -> (open: (String?) throws(WebRecordError) -> JSONStreamReader, size: Int?) {
         switch kind {
         case .file(let path):
             var isDirectory: ObjCBool = false
@@ -407,21 +406,12 @@ struct Source {
             }
             if isDirectory.boolValue { throw Failure("\(name): is a directory") }
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-            let size = attributes?[.size] as? Int
+            // A named pipe, which gives its bytes once, has no size, and is kept as it is read.
             let isRegular = attributes?[.type] as? FileAttributeType == .typeRegular
-            return (
-                { keyPath throws(WebRecordError) in try JSONStreamReader.file(atPath: path, keyPath: keyPath) }, size,
-                isRegular
-            )
+            return (JSONStreamReader.opener(forFileAtPath: path), isRegular ? attributes?[.size] as? Int : nil)
         case .standardInput:
-            let open: (String?) throws(WebRecordError) -> JSONStreamReader = { keyPath in
-                JSONStreamReader(keyPath: keyPath) { buffer in
-                    let count = read(FileHandle.standardInput.fileDescriptor, buffer.baseAddress, buffer.count)
-                    guard count >= 0 else { throw Failure("cannot be read") }
-                    return count
-                }
-            }
-            return (open, nil, false)
+            let input = SpooledInput.standardInput()
+            return ({ keyPath throws(WebRecordError) in try input.reader(keyPath: keyPath) }, nil)
         case .url:
             throw Failure("\(name): a URL source is requested, not read")
         }

@@ -9,8 +9,9 @@ import WebRecord
 /// its row to a stored record, and when a record of its batch links to it through a to-one kept
 /// in that record's row, the stream carries them to the later batch, from a file or from
 /// standard input alike; when that record occurs again in the last batch too, the command
-/// reads a file again whole, and refuses standard input, which it cannot read again, writing
-/// nothing.
+/// reads the response again whole: a file from its start, and standard input or a named pipe
+/// from the copy it kept as it read them, which it then removes. Without that copy (no
+/// temporary directory to keep it in), such a response fails and writes nothing.
 @Suite struct StreamedRereadCommandTests {
     let directory: TemporaryDirectory
 
@@ -50,13 +51,23 @@ import WebRecord
         return Data(("{\"data\": [" + items.joined(separator: ",\n") + "]}").utf8)
     }
 
-    func populate(_ source: String, input: Data? = nil) async throws -> CLIResult {
-        try await CLI.run(
+    /// Runs `webrecord populate` on `source`, with `TMPDIR` set to `temporary` (a directory
+    /// made for the run when nil, which must be left empty).
+    func populate(_ source: String, input: Data? = nil, temporary: String? = nil) async throws -> CLIResult {
+        let spool = temporary ?? directory.path("spool")
+        if temporary == nil {
+            try FileManager.default.createDirectory(atPath: spool, withIntermediateDirectories: true)
+        }
+        let result = try await CLI.run(
             [
                 "populate", "--schema", directory.path("items.json"), "--db", directory.path("store.sqlite"),
                 "--entity", "Item", "--json", source,
             ],
-            in: directory.url, input: input)
+            in: directory.url, input: input, environment: ["TMPDIR": spool])
+        if temporary == nil {
+            #expect(try FileManager.default.contentsOfDirectory(atPath: spool) == [], "the copy is left behind")
+        }
+        return result
     }
 
     func store() throws -> RecordStore {
@@ -104,13 +115,47 @@ import WebRecord
         try expectCompleted(result, links: links)
     }
 
-    @Test func standardInputCannotBeReadAgainAndWritesNothing() async throws {
+    /// Item 1 occurring again where item 2 does too needs the response read again whole:
+    /// standard input is read again from its copy, and ends as the file does.
+    @Test func standardInputIsReadAgainFromItsCopy() async throws {
         let result = try await populate("-", input: Self.response(.linkedToAndNamedAgain))
 
-        #expect(result.status != 0, "\(result)")
-        #expect(result.stderr.contains("occurs again later in the response"), "\(result)")
-        #expect(result.stderr.contains("Item"), "\(result)")
-        // The store file the failed first population created is removed again.
-        #expect(!FileManager.default.fileExists(atPath: directory.path("store.sqlite")))
+        try expectCompleted(result, links: .linkedToAndNamedAgain)
+    }
+
+    /// A named pipe, which gives its bytes once, is kept as it is read too.
+    @Test(arguments: [Links.parent, .linkedToAndNamedAgain])
+    func aNamedPipeIsReadAgainFromItsCopy(links: Links) async throws {
+        let file = directory.path("response.json")
+        try Self.response(links).write(to: URL(fileURLWithPath: file))
+        let pipe = directory.path("response.pipe")
+        #expect(mkfifo(pipe, 0o600) == 0)
+        let writer = try ChildProcess.Running(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", "cat \"$0\" > \"$1\"", file, pipe])
+
+        let result = try await populate(pipe)
+
+        try expectCompleted(result, links: links)
+        let written = try await writer.wait(timeout: MachineLoad.hangTimeout)
+        #expect(written.status == 0, "\(written)")
+    }
+
+    /// Without a temporary directory for the copy, a response that needs no second reading
+    /// is populated from standard input as it is read, and one that does fails, says why and
+    /// writes nothing.
+    @Test(arguments: [Links.linkedTo, .linkedToAndNamedAgain])
+    func standardInputWithoutACopy(links: Links) async throws {
+        let result = try await populate(
+            "-", input: Self.response(links), temporary: directory.path("no such directory"))
+
+        if links == .linkedToAndNamedAgain {
+            #expect(result.status != 0, "\(result)")
+            #expect(result.stderr.contains("could not be kept"), "\(result)")
+            #expect(result.stderr.contains("save it to a file"), "\(result)")
+            // The store file the failed first population created is removed again.
+            #expect(!FileManager.default.fileExists(atPath: directory.path("store.sqlite")))
+        } else {
+            try expectCompleted(result, links: links)
+        }
     }
 }

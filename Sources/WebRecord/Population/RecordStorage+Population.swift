@@ -46,8 +46,9 @@ extension RecordStorage {
 
     /// Populates this store from a streamed response (see
     /// ``ResponsePopulation/populate(streaming:expectedBytes:entity:debugger:reopens:)``). A
-    /// conflict is retried only when `open` can open the response again (`reopens`): standard
-    /// input, read once, reports the conflict instead.
+    /// conflict is retried only when `open` can open the response again (`reopens`; standard
+    /// input and pipes are kept as they are read, ``SpooledInput``, and can): a stream that
+    /// cannot reports the conflict instead.
     package func populate(
         streaming open: (String?) throws(WebRecordError) -> JSONStreamReader, expectedBytes: Int? = nil,
         entity: String, options: PopulationOptions, reopens: Bool = true

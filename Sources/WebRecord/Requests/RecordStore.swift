@@ -462,6 +462,8 @@ public final class RecordStore: Sendable {
     /// ``Debugger/responseObject``, and the response an orphan closure gets, are the response
     /// with an empty list (`[]`) at the key path. A response with no list there, or whose
     /// entity has included records, is read whole (Docs/Population.md, "Large responses").
+    /// A file that gives its bytes once (a named pipe, `/dev/stdin`) is kept as it is read in
+    /// an unnamed temporary file, which the population reads again if it must.
     ///
     /// - Parameters:
     ///   - file: a JSON file.
@@ -477,7 +479,7 @@ public final class RecordStore: Sendable {
         // The file's size is what its progress reads toward (`ResponseProgress.expectedBytes`).
         let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
         return try await database.populate(
-            streaming: { keyPath throws(WebRecordError) in try JSONStreamReader.file(atPath: path, keyPath: keyPath) },
-            expectedBytes: size, entity: entity, options: options)
+            streaming: JSONStreamReader.opener(forFileAtPath: path), expectedBytes: size, entity: entity,
+            options: options)
     }
 }
