@@ -230,7 +230,8 @@ extension RecordStorageTransaction {
     ///   - memberColumn: the column holding each member's `_id`.
     ///   - ownerIsNew: whether `owner` was inserted by this transaction (it has no join rows yet).
     ///   - replace: true to delete the join rows of members not listed; false to keep them,
-    ///     numbered after the listed ones when the rows are ordered.
+    ///     numbered after the listed ones when the rows are ordered (a row without a position
+    ///     keeps none).
     ///   - removed: called with each member whose join row was deleted, right after, before
     ///     the next is deleted.
     ///   - otherPositionColumn: for an owner whose side has no positions, the other side's
@@ -300,10 +301,14 @@ extension RecordStorageTransaction {
                 if let position = otherPositions[id], !position.isNull { removedOtherPositions[id] = position }
             }
         } else if let positionColumn, changed, !unlisted.isEmpty {
-            // The members not listed go after the listed ones, in the order they had.
+            // The members not listed go after the listed ones, in the order they had. One without
+            // a position (a join row the other side's list added) keeps none and reads first, as
+            // a member of a list kept on its members does: placed here, it would go after the
+            // listed ones or not depending on whether the other side's list was written first,
+            // and a list given again would move it.
             var renumbered: [DatabaseValue] = []
-            for (offset, id) in unlisted.sorted(by: { Self.order(current[$0], $0, before: current[$1], $1) })
-                .enumerated()
+            for (offset, id) in unlisted.filter({ current[$0].map { !$0.isNull } ?? false })
+                .sorted(by: { Self.order(current[$0], $0, before: current[$1], $1) }).enumerated()
             {
                 let position = DatabaseValue.integer(Int64(members.count + offset))
                 guard current[id] != position else { continue }
@@ -316,6 +321,47 @@ extension RecordStorageTransaction {
         }
         return changed
             ? JoinRowsChange(before: current, after: after, removedOtherPositions: removedOtherPositions) : nil
+    }
+
+    /// Numbers the positions of the ordered lists that `owners` give in the join table `table`
+    /// 0, 1, ... in the order they read (by position, then by the member's `_id`), closing the
+    /// gaps that join rows deleted from the other side of the relationship left: one read of
+    /// the owners' join rows, then one update of the rows whose position changes, each carrying
+    /// the position read. A join row without a position keeps none (it reads first).
+    ///
+    /// - Returns: each owner's join rows as they end, each member's position by its `_id`.
+    func renumberJoinLists(
+        in table: String, ownerColumn: String, memberColumn: String, positionColumn: String, owners: [Int64]
+    ) throws(WebRecordError) -> [Int64: [Int64: DatabaseValue]] {
+        var lists: [Int64: [Int64: DatabaseValue]] = [:]
+        guard !owners.isEmpty else { return lists }
+        for row in try values(
+            of: [ownerColumn, memberColumn, positionColumn], in: table, where: [ownerColumn],
+            areIn: KeyTuples(rowIDs: owners))
+        {
+            guard row.count == 3, case .integer(let owner) = row[0], case .integer(let member) = row[1] else {
+                continue
+            }
+            lists[owner, default: [:]][member] = row[2]
+        }
+        var renumbered: [DatabaseValue] = []
+        for owner in lists.keys.sorted() {
+            guard let members = lists[owner] else { continue }
+            var positioned: [(member: Int64, position: Int64)] = []
+            for (member, value) in members {
+                if case .integer(let position) = value { positioned.append((member, position)) }
+            }
+            positioned.sort { ($0.position, $0.member) < ($1.position, $1.member) }
+            for (index, row) in positioned.enumerated() where row.position != Int64(index) {
+                renumbered += [.integer(Int64(index)), .integer(owner), .integer(row.member), .integer(row.position)]
+                lists[owner]?[row.member] = .integer(Int64(index))
+            }
+        }
+        if !renumbered.isEmpty {
+            try update(
+                table, set: [positionColumn], where: [ownerColumn, memberColumn, positionColumn], values: renumbered)
+        }
+        return lists
     }
 
     /// Whether the member `id` at `position` comes before the member `other` at `otherPosition`

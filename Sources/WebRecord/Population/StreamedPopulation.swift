@@ -531,6 +531,7 @@ extension ResponsePopulation {
         if !stored.writer.joinPairs.isEmpty { totals.noteJoinPairs(stored.writer.joinPairs, layout: store.layout) }
         for lister in stored.joinListers { totals.noteJoinLister(lister.row, side: lister.side) }
         if !stored.writer.orderedLists.isEmpty { totals.noteOrderedLists(stored.writer.orderedLists) }
+        if !stored.writer.orderedListEvents.isEmpty { totals.noteGappedJoinLists(stored.writer.orderedListEvents) }
         try totals.noteTakenOneToOnes(
             stored.writer.takenOneToOnes + stored.takenOneToOnes, rows: protos.lazy.compactMap(\.row),
             layout: store.layout)
@@ -637,6 +638,9 @@ extension ResponsePopulation {
             try OrphanDeletion(store: store, options: options, transaction: transaction, debugger: debugger)
                 .run(entity: entity, keep: totals.contained, results: records, response: envelope, deleter: &deleter)
         }
+        // The ordered lists a list from the other side took a join row from, numbered again
+        // without the gap, as one batch, which may never have written the row, leaves them.
+        try totals.renumberGappedJoinLists(in: transaction, layout: store.layout)
         let inserted = totals.forgetDeleted(deleter.deletedRows, layout: store.layout)
         try totals.noteListersNamingInsertedRows(in: transaction, layout: store.layout)
         var changes = totals.changeCounts()
@@ -926,6 +930,66 @@ private struct StreamTotals {
             }
         }
         return restored
+    }
+
+    /// The ordered lists kept in a join table that a list from the other side took a join row
+    /// with a position from, by side of the table: their owners' `_id`s
+    /// (``noteGappedJoinLists(_:)``).
+    private var gappedJoinLists: [GappedJoinSide: Set<Int64>] = [:]
+
+    /// One side of a join table whose lists are ordered: the column that names a list's owner,
+    /// the member's, and the position's.
+    struct GappedJoinSide: Hashable, Comparable {
+        let table: String
+        let ownerColumn: String
+        let memberColumn: String
+        let positionColumn: String
+
+        static func < (lhs: GappedJoinSide, rhs: GappedJoinSide) -> Bool {
+            (lhs.table, lhs.ownerColumn) < (rhs.table, rhs.ownerColumn)
+        }
+    }
+
+    /// Notes the ordered lists that a batch's lists from the side without positions took a join
+    /// row with a position from (``PopulationWriter/orderedListEvents``): the row leaves a gap
+    /// in the positions, where one batch, which may not have written the row at all (it wires a
+    /// list's latest occurrence, and leaves out a member the other side drops), leaves none.
+    mutating func noteGappedJoinLists(_ events: [ListChange.OrderedListEvent]) {
+        for case .unpositioned(let change) in events {
+            guard let removedAt = change.removedAt, !removedAt.isNull else { continue }
+            let side = GappedJoinSide(
+                table: change.table, ownerColumn: change.memberColumn, memberColumn: change.ownerColumn,
+                positionColumn: change.positionColumn)
+            gappedJoinLists[side, default: []].insert(change.member)
+        }
+    }
+
+    /// Numbers the positions of the lists of ``gappedJoinLists`` 0, 1, ... in the order they
+    /// read, once every batch is written (and the deletes the links started are made), so that
+    /// the rows end the same whatever the batching and a list populated again keeps its
+    /// positions: one read per side of a join table, one update per row moved
+    /// (``RecordStorageTransaction/renumberJoinLists(in:ownerColumn:memberColumn:positionColumn:owners:)``).
+    /// The counts then compare the stored owners' join rows as they end.
+    mutating func renumberGappedJoinLists(
+        in transaction: some RecordStorageTransaction, layout: StorageLayout
+    ) throws(WebRecordError) {
+        for (side, owners) in gappedJoinLists.sorted(by: { $0.key < $1.key }) {
+            let lists = try transaction.renumberJoinLists(
+                in: side.table, ownerColumn: side.ownerColumn, memberColumn: side.memberColumn,
+                positionColumn: side.positionColumn, owners: owners.sorted())
+            // The owners' rows, where the table's two sides name rows of different tables (the
+            // join rows an owner's own lists noted are kept by the owner's row and the table).
+            guard let joinTable = layout.joinTables.first(where: { $0.name == side.table }),
+                joinTable.ownerTable != joinTable.targetTable
+            else { continue }
+            let ownerTableName = side.ownerColumn == "owner" ? joinTable.ownerTable : joinTable.targetTable
+            guard let ownerTable = layout.tables.firstIndex(where: { $0.name == ownerTableName }) else { continue }
+            for owner in owners {
+                let key = RowKey(table: ownerTable, rowID: owner)
+                guard joinLists[key]?[side.table] != nil else { continue }
+                joinLists[key]?[side.table]?.latest = lists[owner] ?? [:]
+            }
+        }
     }
 
     /// The stored rows that gave their own list through a join table in any batch, by the side

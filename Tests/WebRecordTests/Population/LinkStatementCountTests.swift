@@ -137,6 +137,36 @@ import WebRecordTesting
         #expect(board.relatedRecords("tags").map { $0["id"] as String? } == ["t3", "t1"])
     }
 
+    /// A list from the side without positions (a tag's `boards`) that takes a join row out of an
+    /// ordered list (board b1's `tags`) leaves a gap there: once every batch is written, one read
+    /// of the ordered lists' join rows, and one update per row whose position closes it.
+    @Test func aJoinRowTheOtherSideRemovesLeavesNoGapInTheOrderedList() throws {
+        let test = try store()
+        _ = try test.store.populate(
+            json(#"[{"id": "b1", "tags": [{"id": "t1"}, {"id": "t2"}, {"id": "t3"}, {"id": "t4"}]}]"#),
+            entity: "Board")
+        test.resetStatements()
+        _ = try test.store.populate(json(#"[{"id": "t2", "boards": []}]"#), entity: "Tag")
+        #expect(count(test, #"SELECT "owner", "target", "position" FROM "_Board_tags""#) == 1, "\(test.statements)")
+        // t3 and t4 move up one place; t1 stays.
+        #expect(
+            count(
+                test,
+                #"UPDATE "_Board_tags" SET "position" = ? WHERE "owner" = ? AND "target" = ? AND "position" = ?"#)
+                == 2)
+        let board = try #require(try test.store.fetchOne("Board", primaryKey: "b1"))
+        #expect(board.relatedRecords("tags").map { $0["id"] as String? } == ["t1", "t3", "t4"])
+        let positions = try test.store.read { connection in
+            try connection.rows(#"SELECT "position" FROM "_Board_tags" ORDER BY "position""#).map { $0[0] }
+        }
+        #expect(positions == [.integer(0), .integer(1), .integer(2)])
+
+        // Given again, it takes nothing out: nothing is read again.
+        test.resetStatements()
+        _ = try test.store.populate(json(#"[{"id": "t2", "boards": []}]"#), entity: "Tag")
+        #expect(count(test, #"SELECT "owner", "target", "position" FROM "_Board_tags""#) == 0, "\(test.statements)")
+    }
+
     @Test func aMirroredListReadsWhoListsTheOwnerAndTheirPositionsOnce() throws {
         let test = try store()
         _ = try test.store.populate(json(#"[{"id": "p1", "friends": [{"id": "p2"}, {"id": "p3"}]}]"#), entity: "Person")
