@@ -333,12 +333,15 @@ extension IdempotentReimportTests {
         }
     }
 
-    /// The seeds that find a known issue: 26, 27, 109 and 142 the positions of
+    /// The seeds that find a known issue: 27, 109 and 142 the positions of
     /// ``anOrderedUnionMemberTheOtherSideDropsLeavesPositionsBatchingDecides()``, 203 those
     /// positions too (it also found the count of ``aJoinRowAddedAndRemovedCountsAsBatchingDecides()``,
     /// mended), 169 the count of
-    /// ``aStreamedReimportCountsAPostUpdated()``.
-    static let postSeedsWithKnownIssues: Set<Int> = [26, 27, 109, 142, 203]
+    /// ``aStreamedReimportCountsAPostUpdated()``. Seed 26 found those positions too, and a twin
+    /// taken and let go across batches of its streamed re-import
+    /// (``aTwinTakenFromARowOfItsBatchAndLetGoLaterKeepsItsPartner()``): that stream is now read
+    /// again whole, and ends as one batch.
+    static let postSeedsWithKnownIssues: Set<Int> = [27, 109, 142, 203]
 
     @Test(arguments: 0..<300)
     func postsPopulatedAgainChangeNothing(seed: Int) async throws {
