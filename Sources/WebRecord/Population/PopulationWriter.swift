@@ -41,23 +41,39 @@ struct PopulationWriter<Storage: RecordStorage> {
 
     /// The rows pairings unlinked, in turn, and the link each row ends with after them.
     private struct Pairings {
-        var unlinked: [(table: String, column: String, rowID: Int64, held: DatabaseValue, taker: Int64?)] = []
+        var unlinked:
+            [(table: String, column: String, rowID: Int64, held: DatabaseValue, taker: Int64?, pairing: Int)] = []
         var final: [String: [Int64: DatabaseValue]] = [:]
+        /// The last pairing (by its place among the batch's pairings) that named each row, as
+        /// the row paired or its partner.
+        var lastNamed: [String: [Int64: Int]] = [:]
+        /// How many pairings were noted.
+        var count = 0
 
         mutating func note(
             _ rows: [(rowID: Int64, held: DatabaseValue)], row: Int64, partner: Int64?, table: String, column: String
         ) {
             for unlinked in rows {
                 let taker = partner.flatMap { unlinked.held == .integer($0) ? row : nil }
-                self.unlinked.append((table, column, unlinked.rowID, unlinked.held, taker))
+                self.unlinked.append((table, column, unlinked.rowID, unlinked.held, taker, count))
                 final[table, default: [:]][unlinked.rowID] = .null
             }
             final[table, default: [:]][row] = partner.map { .integer($0) } ?? .null
             if let partner { final[table, default: [:]][partner] = .integer(row) }
+            lastNamed[table, default: [:]][row] = count
+            if let partner { lastNamed[table, default: [:]][partner] = count }
+            count += 1
+        }
+
+        /// Whether no pairing after the `pairing`th named `row`.
+        func isNotNamed(_ row: Int64, in table: String, after pairing: Int) -> Bool {
+            (lastNamed[table]?[row] ?? -1) <= pairing
         }
     }
-    /// The one-to-ones a row of the batch took from rows it does not hold: the row that holds it
-    /// now (`holder`, in `column` of `table`) and the row held (`value`).
+    /// The one-to-ones a row of the batch took from rows it does not hold (or holds only as
+    /// stored): the row that holds it now (`holder`, in `column` of `table`) and the row held
+    /// (`value`); or, where another record of the batch then took the holder, the row the holder
+    /// ends the batch with.
     private(set) var takenOneToOnes: [(table: String, column: String, holder: Int64, value: DatabaseValue)] = []
     /// Whether a link operation changed rows the population does not hold (so snapshots may be stale).
     private(set) var touchedOtherRows = false
@@ -241,7 +257,8 @@ struct PopulationWriter<Storage: RecordStorage> {
     /// one-to-one's clearing reports the rows it clears (``clearedRows``): rows outside the
     /// batch, and rows of the batch that no pairing the batch wired named (a pairing that a
     /// later one of the batch undoes unlinks a row only until that one is written). And the
-    /// partners the batch took from rows outside it (``takenOneToOnes``).
+    /// partners the batch took from those rows (``takenOneToOnes``): from rows outside it, and
+    /// from rows of the batch that held them as stored, which no claim of the batch noted.
     private mutating func notePairings() {
         guard !pairings.unlinked.isEmpty else { return }
         var held: [String: [Int64: RowState]] = [:]
@@ -250,8 +267,23 @@ struct PopulationWriter<Storage: RecordStorage> {
             guard pairings.final[unlinked.table]?[unlinked.rowID] == .null else { continue }
             if let row = held[unlinked.table]?[unlinked.rowID] {
                 guard let column = row.table.columnIndex[unlinked.column], !row.values[column].isNull else { continue }
-            } else if let taker = unlinked.taker, pairings.final[unlinked.table]?[taker] == unlinked.held {
-                takenOneToOnes.append((unlinked.table, unlinked.column, taker, unlinked.held))
+            }
+            // A row of the batch that held its partner as stored (a member of a list, a record
+            // of the batch that sets no partner) loses it as a row outside the batch does.
+            if let taker = unlinked.taker, let takerEnds = pairings.final[unlinked.table]?[taker] {
+                if takerEnds == unlinked.held {
+                    takenOneToOnes.append((unlinked.table, unlinked.column, taker, unlinked.held))
+                } else if case .integer(let taken) = unlinked.held,
+                    pairings.final[unlinked.table]?[taken] == .null,
+                    pairings.isNotNamed(taken, in: unlinked.table, after: unlinked.pairing),
+                    pairings.isNotNamed(unlinked.rowID, in: unlinked.table, after: unlinked.pairing)
+                {
+                    // The taker lost the partner it took to a later pairing of its own (another
+                    // record took the taker), which named neither the partner nor the row it was
+                    // taken from: both end unlinked by the taker's link alone, which a later
+                    // occurrence of the taker that lets go of its link supersedes in one batch.
+                    takenOneToOnes.append((unlinked.table, unlinked.column, taker, takerEnds))
+                }
             }
             clearedRows.append((unlinked.table, unlinked.column, unlinked.held, [unlinked.rowID]))
         }

@@ -333,13 +333,14 @@ extension IdempotentReimportTests {
         }
     }
 
-    /// The seeds that find a known issue: 26, a one-to-one that is its own inverse (`twin`)
-    /// that one batch and a stream pair otherwise (Docs/Population.md, "Found by a longer run").
-    /// 27, 109, 142 and 203 found the positions of
-    /// ``anOrderedUnionMemberTheOtherSideDropsLeavesNoGap()`` (26 too, mended), 203 the count of
-    /// ``aJoinRowAddedAndRemovedCountsAsBatchingDecides()`` (mended), 169 the count of
-    /// ``aStreamedReimportCountsBothPostsUnchanged()`` (mended).
-    static let postSeedsWithKnownIssues: Set<Int> = [26]
+    /// The seeds that once found a known issue, all mended: 27, 109, 142 and 203 the positions
+    /// of ``anOrderedUnionMemberTheOtherSideDropsLeavesNoGap()``, 203 the count of
+    /// ``aJoinRowAddedAndRemovedCountsAsBatchingDecides()``, 169 the count of
+    /// ``aStreamedReimportCountsBothPostsUnchanged()``, and 26 those positions and a twin taken
+    /// and let go across batches of its streamed re-import
+    /// (``aTwinTakenFromARowOfItsBatchAndLetGoLaterKeepsItsPartner()``), a stream now read again
+    /// whole, which ends as one batch.
+    static let postSeedsWithKnownIssues: Set<Int> = []
 
     @Test(arguments: 0..<300)
     func postsPopulatedAgainChangeNothing(seed: Int) async throws {
@@ -608,5 +609,123 @@ extension IdempotentReimportTests {
         #expect(streamed.second.counts["Post"]?.unchanged == 2, "\(streamed.second)")
         #expect(streamed.second.counts["Post"]?.updated == 0, "\(streamed.second)")
         #expect(streamed.second.counts["Tag"]?.unchanged == 1, "\(streamed.second)")
+    }
+}
+
+// MARK: - A one-to-one taken from a row of its batch
+
+extension IdempotentReimportTests {
+    /// A long title that ends a batch of 120 bytes after the records before it.
+    static let padding =
+        #"{"id": 1, "title": "padding padding padding padding padding padding padding padding padding padding"}"#
+
+    /// A one-to-one that is its own inverse (`twin`), taken from the partner it had by an
+    /// earlier occurrence of a record whose later occurrence lets go of it (clears it, moves to
+    /// another post or to itself), ends as one batch leaves it: one batch wires only the link's
+    /// latest occurrence, so the pair it was taken from stays linked (Docs/Population.md, "A
+    /// member a list takes from another record and a later occurrence drops"), and a stream that
+    /// splits the two occurrences is read again whole. It was not when the row that lost its
+    /// partner was a row of the same batch that named it only as stored (a member of a user's
+    /// list, a record of the batch, the partner of a nested post): no claim of the batch noted
+    /// the take (`PopulationWriter.notePairings`), nor when another record of the batch then
+    /// took the taker, leaving the partner it took without one, and the stream left both posts
+    /// without a twin and counted them `updated` (seeds 420, 507 and 618 of 300 to 1,099).
+    @Test func aTwinTakenFromARowOfItsBatchAndLetGoLaterKeepsItsPartner() async throws {
+        let cases: [(earlier: String, response: String)] = [
+            // Seed 420: post 2, a member of the new user's list, loses post 1 to post 3.
+            (
+                #"[{"id": 2, "twin": 1}]"#,
+                #"[{"id": 3, "twin": {"id": 1, "user": {"id": "u0", "posts": [2]}}}, {"id": 3, "twin": 3}]"#
+            ),
+            (
+                #"[{"id": 2, "twin": 1}]"#,
+                #"[{"id": 3, "twin": 1, "user": {"id": "u0", "posts": [2]}}, {"id": 3, "twin": null}]"#
+            ),
+            (
+                #"[{"id": 2, "twin": 1}]"#,
+                #"[{"id": 3, "twin": 1, "user": {"id": "u0", "posts": [2]}}, {"id": 3, "twin": 4}]"#
+            ),
+            // Seed 507: post 2, a record of the first batch of 120 bytes, loses post 3 to post 4.
+            (
+                #"[{"id": 2, "twin": 3}]"#,
+                #"[{"id": 2, "title": "t0"}, {"id": 4, "twin": 3}, "# + Self.padding + #", {"id": 4, "twin": 5}]"#
+            ),
+            // Seed 618: nested post 2 takes post 5 from post 1, a row of its batch.
+            (
+                #"[{"id": 1, "twin": 5}]"#,
+                #"[{"id": 1}, {"id": 4, "twin": {"id": 2, "twin": 5}}, "# + Self.padding + #", {"id": 2, "twin": 3}]"#
+            ),
+            (
+                #"[{"id": 1, "twin": 5}]"#,
+                #"[{"id": 4, "user": {"id": "u0", "posts": [1]}, "twin": {"id": 2, "twin": 5}}, {"id": 2, "twin": 3}]"#
+            ),
+            // Seed 507 again: post 4 takes post 3 from post 2, then post 1 takes post 4 in the
+            // same batch, leaving post 3 without a twin; post 4's later occurrence lets go.
+            (
+                #"[{"id": 2, "twin": 3}]"#,
+                #"[{"id": 4, "twin": 3}, {"id": 1, "twin": 4}, "# + Self.padding + #", {"id": 4, "twin": 5}]"#
+            ),
+            (
+                #"[{"id": 2, "twin": 3}]"#,
+                #"[{"id": 4, "twin": 3}, {"id": 1, "twin": 4}, "# + Self.padding + #", {"id": 4, "twin": null}]"#
+            ),
+            // A later occurrence of post 4 that sets no twin supersedes nothing.
+            (
+                #"[{"id": 2, "twin": 3}]"#,
+                #"[{"id": 4, "twin": 3}, {"id": 1, "twin": 4}, "# + Self.padding + #", {"id": 4, "title": "x"}]"#
+            ),
+        ]
+        for (earlier, response) in cases {
+            let problems = try await Self.reimportProblems(response, after: earlier, layout: Self.posts)
+            #expect(problems == nil, "\(problems ?? "")")
+        }
+        // The pair the first occurrence broke up stays linked, and both posts are unchanged.
+        let whole = try await Self.twice(
+            cases[0].response, after: cases[0].earlier, layout: Self.posts, batchBytes: nil)
+        #expect(whole.first.rows.contains("Post: 1 | 'Post' | 2 | NULL | NULL | 1 | 2"), "\(whole.first)")
+        #expect(whole.first.rows.contains("Post: 2 | 'Post' | 1 | NULL | NULL | NULL | 1"), "\(whole.first)")
+        #expect(whole.first.counts["Post"]?.unchanged == 1, "\(whole.first)")
+    }
+
+    /// The same occurrences through a one-to-one between two entities (a post's `pin`): the pin
+    /// taken from post 2, a row of the batch, by an occurrence of post 3 whose later occurrence
+    /// names another pin or none, stays with post 2, whole and streamed.
+    @Test func aPinTakenFromARowOfItsBatchAndLetGoLaterStaysWithItsPost() async throws {
+        let cases: [(earlier: String, response: String)] = [
+            (
+                #"[{"id": 2, "pin": 30}]"#,
+                #"[{"id": 3, "pin": 30, "user": {"id": "u0", "posts": [2]}}, {"id": 3, "pin": 31}]"#
+            ),
+            (
+                #"[{"id": 2, "pin": 30}]"#,
+                #"[{"id": 3, "pin": {"id": 30}, "user": {"id": "u0", "posts": [2]}}, {"id": 3, "pin": null}]"#
+            ),
+            (
+                #"[{"id": 2, "pin": 30}]"#,
+                #"[{"id": 2, "title": "t0"}, {"id": 3, "pin": 30}, "# + Self.padding + #", {"id": 3, "pin": 31}]"#
+            ),
+        ]
+        for (earlier, response) in cases {
+            let problems = try await Self.reimportProblems(response, after: earlier, layout: Self.posts)
+            #expect(problems == nil, "\(problems ?? "")")
+        }
+    }
+}
+
+extension IdempotentReimportTests {
+    /// Post 4 takes post 3 from post 2, post 1 then takes post 4 in the same batch, and a later
+    /// batch's occurrence of post 4 names post 1 again, the partner it ended that batch with:
+    /// one batch, which wires only post 4's latest occurrence, leaves posts 2 and 3 paired; the
+    /// stream sees no change in post 4's row and leaves both without a twin. Known issue
+    /// (Docs/Population.md, "A member a list takes from another record and a later occurrence
+    /// drops").
+    @Test func aTwinTakenThenTakerTakenAndNamedAgainDiffersWhenStreamed() async throws {
+        let response =
+            #"[{"id": 4, "twin": 3}, {"id": 1, "twin": 4}, "# + Self.padding + #", {"id": 4, "twin": 1}]"#
+        await withKnownIssue("the stream leaves posts 2 and 3 without a twin") {
+            let problems = try await Self.reimportProblems(
+                response, after: #"[{"id": 2, "twin": 3}]"#, layout: Self.posts, batchSizes: [120])
+            #expect(problems == nil, "\(problems ?? "")")
+        }
     }
 }
