@@ -570,3 +570,25 @@ extension IdempotentReimportTests {
         #expect(streamed.second.counts["Tag"]?.unchanged == 1, "\(streamed.second)")
     }
 }
+
+extension IdempotentReimportTests {
+    /// A stored square's badge (a `Badge` keyed by its owner `square`), given again by an
+    /// occurrence of the square that a later one makes a circle, is the stored badge: updated,
+    /// then deleted with the switch, as a stream that finds it in an earlier batch has it. One
+    /// batch took it for a new record, unstored, which took an `_id` and left it unused, so that
+    /// the next new badge got `_id` 3 whole and 2 streamed (seeds 451 and 716 of the boards).
+    @Test func aStoredOwnerKeyedChildOfAnOwnerSwitchedAwayTakesNoNewID() async throws {
+        let earlier = #"[{"id": 1, "main": {"id": 53, "kind": "square", "badge": {"color": "c1"}}}]"#
+        let response = #"""
+            [{"id": 1, "main": {"id": 53, "kind": "square", "badge": {"color": "c0"}}}, {"id": 1, "main": {"id": 53, "kind": "circle"}},
+             {"id": 2, "main": {"id": 50, "kind": "square", "badge": {"color": "c0"}}}]
+            """#
+        let whole = try await Self.twice(response, after: earlier, layout: Self.boards, batchBytes: nil)
+        #expect(
+            whole.first.rows.filter { $0.hasPrefix("Badge:") } == ["Badge: 2 | 'Badge' | 'c0' | 2"], "\(whole.first)")
+        #expect(whole.first.counts["Badge"]?.inserted == 1, "\(whole.first)")
+        #expect(whole.first.counts["Badge"]?.deleted == 1, "\(whole.first)")
+        let problems = try await Self.reimportProblems(response, after: earlier, layout: Self.boards)
+        #expect(problems == nil, "\(problems ?? "")")
+    }
+}
