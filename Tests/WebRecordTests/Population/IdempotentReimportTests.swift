@@ -591,4 +591,22 @@ extension IdempotentReimportTests {
         let problems = try await Self.reimportProblems(response, after: earlier, layout: Self.boards)
         #expect(problems == nil, "\(problems ?? "")")
     }
+
+    /// A stored post moved by its own link from user `u1` to user `u2`, then taken by new user
+    /// `u0`'s list: `u1`, which held the post before the population, lost it to a list, and
+    /// counts `updated` (Docs/Population.md, "Unchanged rows"), whole and streamed. A stream
+    /// whose earlier batch had moved the post to `u2` noted the loss for `u2` alone and counted
+    /// `u1` `unchanged` (seed 761 of the posts).
+    @Test func aMemberMovedByItsOwnLinkThenTakenByAListCountsItsFormerOwnerUpdated() async throws {
+        let earlier = #"[{"id": 3, "user": "u1"}]"#
+        let response =
+            #"[{"id": 3, "user": "u2"}, {"id": 5, "user": {"id": "u0", "posts": [3]}}, {"id": 1, "user": "u1"}]"#
+        for batchBytes in [nil, 1, 40] as [Int?] {
+            let posts = try await Self.twice(response, after: earlier, layout: Self.posts, batchBytes: batchBytes)
+            #expect(posts.first.counts["User"]?.updated == 1, "batches of \(batchBytes ?? 0): \(posts.first)")
+            #expect(posts.first.counts["User"]?.unchanged == 0, "batches of \(batchBytes ?? 0): \(posts.first)")
+        }
+        let problems = try await Self.reimportProblems(response, after: earlier, layout: Self.posts)
+        #expect(problems == nil, "\(problems ?? "")")
+    }
 }
