@@ -116,10 +116,14 @@ struct RecordResolver<Storage: RecordStorage> {
         var newChildren: [NewChild: RowState] = [:]
         for proto in protos {
             // An owner that ends as a sub-entity without the relationship (DESIGN §3.13) relates
-            // nothing there: the record is new, and goes unstored with the link
-            // (``Marshaler/dropIncompleteRecords(_:superseded:sharing:stubs:)``).
+            // nothing there once the response is applied. A new owner's record is new, and goes
+            // unstored with the link (``Marshaler/dropIncompleteRecords(_:superseded:sharing:stubs:)``);
+            // a stored owner's is the record the store relates there, as when the occurrences
+            // are applied in turn: updated, then unlinked (deleted, if the owner identifies it)
+            // by the switch, with no `_id` taken for a record never stored. One taken as new would
+            // take an `_id` that a stream whose earlier batch found the stored record does not.
             guard let owner = proto.owner, !proto.isNewThere,
-                owner.hasRelationship
+                owner.hasRelationship || owner.proto.row?.isNew == false
             else {
                 try makeNew(proto)
                 continue
@@ -149,9 +153,15 @@ struct RecordResolver<Storage: RecordStorage> {
             guard let first = group.first, let owner = first.owner,
                 let plan = plans[first.representation.rootName]
             else { continue }
+            // An owner that switched to a sub-entity without the relationship is looked up as the
+            // entity that declares it, which its stored row was.
+            let ownerEntity =
+                owner.hasRelationship
+                ? owner.proto.entity
+                : store.schema.entity(named: owner.relationship.property.entityName) ?? owner.proto.entity
             guard
                 let lookup = ownerLookup(
-                    plan: plan, ownerEntity: owner.proto.entity, relationship: owner.relationship.property)
+                    plan: plan, ownerEntity: ownerEntity, relationship: owner.relationship.property)
             else {
                 for proto in group { try makeNew(proto) }
                 continue

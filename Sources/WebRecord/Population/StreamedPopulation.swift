@@ -2558,9 +2558,15 @@ private struct StreamTotals {
 
     /// A member that the owner `owner` lost to another's list in a batch
     /// (``Marshaler/lostMembers()``): if the owner is met, its lists count as changed unless a
-    /// later batch gives the member back.
+    /// later batch gives the member back. When the member named another stored owner before
+    /// the population (an earlier batch moved it to `owner` by its own link), that owner lost it
+    /// to the list too, as one batch, which compares with the rows before the population, finds.
     mutating func noteLoss(of member: RowState, by owner: RowKey, column: Int) {
-        follow(member, at: column, of: owner)
+        let key = follow(member, at: column, of: owner)
+        guard case .integer(let from)? = memberValues[key]?.original, from != owner.rowID else { return }
+        let before = RowKey(table: owner.table, rowID: from)
+        guard !wasInserted(before) else { return }
+        ownerMembers[before, default: []].append((key, nil))
     }
 
     /// The moves of a stored row out of an owner's ordered list by its own link, by row and

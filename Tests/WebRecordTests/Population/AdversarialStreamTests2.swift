@@ -122,6 +122,42 @@ extension AdversarialStreamTests2 {
         }
     }
 
+    /// The keyless and owner-keyed children of a stored circle, given again by an occurrence of
+    /// the circle that a later one makes a square, are the records the store relates there:
+    /// updated, then unlinked by the switch (the `Label`, keyed by its circle, deleted), whole
+    /// and streamed. One batch took each for a new record, not stored, that left the stored
+    /// one as it was and took an `_id` a stream does not, so that the next new child was
+    /// numbered 3 whole and 2 streamed.
+    @Test(
+        "A stored child of a sub-entity that a later occurrence switches away is updated, and takes no new _id",
+        arguments: ["style", "frame", "label"])
+    func storedChildOfAnOwnerSwitchedAway(relationship: String) async throws {
+        // A frame's width is an integer; a style's color and a label's text are strings.
+        func child(_ value: Int) -> String {
+            switch relationship {
+            case "frame": #"{"width": \#(value)}"#
+            case "style": #"{"color": "\#(value)"}"#
+            default: #"{"text": "\#(value)"}"#
+            }
+        }
+        let (first, second) = (child(7), child(8))
+        let earlier = Self.data([#"{"id": 1, "kind": "circle", "\#(relationship)": \#(first)}"#])
+        let text = Self.data([
+            #"{"id": 1, "kind": "circle", "\#(relationship)": \#(second)}"#, #"{"id": 1, "kind": "square"}"#,
+            #"{"id": 2, "kind": "circle", "\#(relationship)": \#(first)}"#,
+        ])
+        let whole = try await A.expectSameAtEveryBatchSize(text, after: earlier, schema: Self.shapes, entity: "Shape")
+        let table = relationship.prefix(1).uppercased() + relationship.dropFirst()
+        let rows = whole.rows.filter { $0.hasPrefix("\(table): ") }
+        #expect(rows.contains { $0.hasPrefix("\(table): 2 |") && $0.contains("7") }, "\(whole)")
+        #expect(!rows.contains { $0.hasPrefix("\(table): 3 |") }, "\(whole)")
+        if relationship == "label" {
+            #expect(!rows.contains { $0.hasPrefix("\(table): 1 |") }, "\(whole)")
+        } else {
+            #expect(rows.contains { $0.hasPrefix("\(table): 1 |") && $0.contains("8") }, "\(whole)")
+        }
+    }
+
     static let keys = A.schema(
         #"""
         {"entities": {

@@ -729,3 +729,43 @@ extension IdempotentReimportTests {
         }
     }
 }
+
+extension IdempotentReimportTests {
+    /// A stored square's badge (a `Badge` keyed by its owner `square`), given again by an
+    /// occurrence of the square that a later one makes a circle, is the stored badge: updated,
+    /// then deleted with the switch, as a stream that finds it in an earlier batch has it. One
+    /// batch took it for a new record, unstored, which took an `_id` and left it unused, so that
+    /// the next new badge got `_id` 3 whole and 2 streamed (seeds 451 and 716 of the boards).
+    @Test func aStoredOwnerKeyedChildOfAnOwnerSwitchedAwayTakesNoNewID() async throws {
+        let earlier = #"[{"id": 1, "main": {"id": 53, "kind": "square", "badge": {"color": "c1"}}}]"#
+        let response = #"""
+            [{"id": 1, "main": {"id": 53, "kind": "square", "badge": {"color": "c0"}}}, {"id": 1, "main": {"id": 53, "kind": "circle"}},
+             {"id": 2, "main": {"id": 50, "kind": "square", "badge": {"color": "c0"}}}]
+            """#
+        let whole = try await Self.twice(response, after: earlier, layout: Self.boards, batchBytes: nil)
+        #expect(
+            whole.first.rows.filter { $0.hasPrefix("Badge:") } == ["Badge: 2 | 'Badge' | 'c0' | 2"], "\(whole.first)")
+        #expect(whole.first.counts["Badge"]?.inserted == 1, "\(whole.first)")
+        #expect(whole.first.counts["Badge"]?.deleted == 1, "\(whole.first)")
+        let problems = try await Self.reimportProblems(response, after: earlier, layout: Self.boards)
+        #expect(problems == nil, "\(problems ?? "")")
+    }
+
+    /// A stored post moved by its own link from user `u1` to user `u2`, then taken by new user
+    /// `u0`'s list: `u1`, which held the post before the population, lost it to a list, and
+    /// counts `updated` (Docs/Population.md, "Unchanged rows"), whole and streamed. A stream
+    /// whose earlier batch had moved the post to `u2` noted the loss for `u2` alone and counted
+    /// `u1` `unchanged` (seed 761 of the posts).
+    @Test func aMemberMovedByItsOwnLinkThenTakenByAListCountsItsFormerOwnerUpdated() async throws {
+        let earlier = #"[{"id": 3, "user": "u1"}]"#
+        let response =
+            #"[{"id": 3, "user": "u2"}, {"id": 5, "user": {"id": "u0", "posts": [3]}}, {"id": 1, "user": "u1"}]"#
+        for batchBytes in [nil, 1, 40] as [Int?] {
+            let posts = try await Self.twice(response, after: earlier, layout: Self.posts, batchBytes: batchBytes)
+            #expect(posts.first.counts["User"]?.updated == 1, "batches of \(batchBytes ?? 0): \(posts.first)")
+            #expect(posts.first.counts["User"]?.unchanged == 0, "batches of \(batchBytes ?? 0): \(posts.first)")
+        }
+        let problems = try await Self.reimportProblems(response, after: earlier, layout: Self.posts)
+        #expect(problems == nil, "\(problems ?? "")")
+    }
+}
