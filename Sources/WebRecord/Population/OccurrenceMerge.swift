@@ -16,7 +16,9 @@ enum OccurrenceMerge {
     struct Choice {
         let attribute: Representation.MappedAttribute
         let found: Representation.Found
-        /// Whether the value is the later occurrence's.
+        /// Whether the later occurrence gave the value: its own, or the same value as the
+        /// earlier one given again. The occurrence that gave it last is the one it is timed by
+        /// (``ProtoRecord/attributeTimes``).
         var isLater = false
     }
 

@@ -1249,8 +1249,10 @@ final class ProtoRecordBuilder {
             return earlier.map { OccurrenceMerge.Choice(attribute: mapped, found: $0) }
         }
         if let earlier, earlier.value == later.value {
-            // The same value, wherever each found it: nothing to move.
-            return OccurrenceMerge.Choice(attribute: mapped, found: earlier)
+            // The same value, wherever each found it: nothing to move. The later occurrence gave
+            // it again, though: applied in turn, it sets the value after anything given between
+            // the two (an object without a key taken for the record, decision 6).
+            return OccurrenceMerge.Choice(attribute: mapped, found: earlier, isLater: true)
         }
         if let earlier {
             if !mapped.accepts(later.value, coercion: coercion, store: store),
