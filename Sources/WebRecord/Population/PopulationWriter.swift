@@ -75,6 +75,11 @@ struct PopulationWriter<Storage: RecordStorage> {
     /// (`value`); or, where another record of the batch then took the holder, the row the holder
     /// ends the batch with.
     private(set) var takenOneToOnes: [(table: String, column: String, holder: Int64, value: DatabaseValue)] = []
+    /// The takers among ``takenOneToOnes`` that then lost the partner they took to a later
+    /// pairing of their own (another record of the batch took the taker): a later occurrence of
+    /// such a taker that sets the one-to-one at all, even to the partner it ends the batch with,
+    /// supersedes the occurrence that took, which one batch then never wires.
+    private(set) var takersTaken: [(table: String, column: String, holder: Int64)] = []
     /// Whether a link operation changed rows the population does not hold (so snapshots may be stale).
     private(set) var touchedOtherRows = false
     /// The ordered lists kept on their members that the batch wrote for a stored owner, in turn:
@@ -283,6 +288,7 @@ struct PopulationWriter<Storage: RecordStorage> {
                     // taken from: both end unlinked by the taker's link alone, which a later
                     // occurrence of the taker that lets go of its link supersedes in one batch.
                     takenOneToOnes.append((unlinked.table, unlinked.column, taker, takerEnds))
+                    takersTaken.append((unlinked.table, unlinked.column, taker))
                 }
             }
             clearedRows.append((unlinked.table, unlinked.column, unlinked.held, [unlinked.rowID]))

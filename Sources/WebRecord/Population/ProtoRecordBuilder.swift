@@ -24,6 +24,11 @@ final class ProtoRecordBuilder {
     private var judgedMembers: [(ProtoRecord, Bool)] = []
     /// The discriminator values naming no sub-entity already warned of (entity, key, value).
     private var warnedDiscriminatorValues: Set<String> = []
+    /// For each proto-record whose occurrences with data named another entity than the ones
+    /// before them, the entity it had before the first such occurrence, and whether it was
+    /// stated then: where a streamed record carried from an earlier batch meets this batch's
+    /// occurrences (``mergeEarlier(_:shared:as:stated:into:)``), as one batch meets them in turn.
+    private var entityBeforeChange: [ProtoRecord: (representation: Representation, stated: Bool)] = [:]
     /// The proto-records identified by their owner.
     @exclusivity(unchecked) private var byOwner: [OwnerKey: ProtoRecord] = [:]
     /// For each proto-record a one-to-one named, the records that named it and the relationship
@@ -785,13 +790,28 @@ final class ProtoRecordBuilder {
     /// are merged into it as one later occurrence: their entity decides as a later one does
     /// (a more specific one, or a stated one, wins). A batch that names the record only by key
     /// changes nothing, as a reference to a record met before does in one batch.
+    ///
+    /// Where this batch's occurrences with data named more than one entity (a `Puppy`, then a
+    /// `Cat`), the earlier entity meets the first of them, as in one batch: the batch's own
+    /// merge already decided, and warned of, the changes after it. Returns false, changing
+    /// nothing, when that first entity would not decide (a more general one that states none
+    /// keeps the earlier entity, from which this batch's later occurrences could have decided
+    /// otherwise): merged as one occurrence, the record could end otherwise than in one batch.
+    @discardableResult
     func mergeEarlier(
         _ earlier: JSONObject, shared earlierShared: [Representation.SharedValue?]?, as representation: Representation,
         stated: Bool, into proto: ProtoRecord
-    ) {
+    ) -> Bool {
         let (later, laterRepresentation, laterIsStated) = (proto.dictionary, proto.representation, proto.entityIsStated)
         let laterShared = proto.sharedValues
         let wasReference = proto.isReference
+        let first = wasReference ? nil : entityBeforeChange[proto]
+        if let first, first.representation !== representation,
+            !schema.entity(first.representation.entity.name, isKindOf: representation.entity.name),
+            !first.stated, schema.entity(representation.entity.name, isKindOf: first.representation.entity.name)
+        {
+            return false
+        }
         // What earlier batches gave is older than any occurrence of this batch.
         let (laterTimes, laterGiven) = (proto.attributeTimes, proto.lastGiven)
         proto.become(representation)
@@ -799,11 +819,27 @@ final class ProtoRecordBuilder {
         proto.sharedValues = earlierShared
         proto.isReference = false
         proto.entityIsStated = stated
+        if let first, first.representation !== representation {
+            // The first entity this batch gave decides, as it does in one batch (above), and
+            // says so where it names another branch or states a more general entity.
+            if !schema.entity(first.representation.entity.name, isKindOf: representation.entity.name) {
+                debugger.record(
+                    WebRecordError(
+                        .invalidResponseFormat,
+                        "a duplicate of \(proto) says it is \(first.representation.entity.name), not \(proto.entity.name); the later wins",
+                        isFatal: false, entity: first.representation.entity.name, value: .object(later)))
+            }
+            proto.become(laterRepresentation)
+            proto.givenAs = nil
+        } else if first != nil {
+            proto.become(laterRepresentation)
+        }
         _ = merge(
             later, shared: laterShared, into: proto, as: wasReference ? representation : laterRepresentation,
             stated: laterIsStated,
             times: (earlier: { _ in 0 }, later: { laterTimes.indices.contains($0) ? laterTimes[$0] : laterGiven }))
         if laterIsStated { proto.entityIsStated = true }
+        return true
     }
 
     /// A link that earlier batches of a streamed response gave a record they dropped as
@@ -961,6 +997,9 @@ final class ProtoRecordBuilder {
     ) -> MergeOutcome {
         let wasReference = proto.isReference
         if representation !== proto.representation {
+            if !wasReference, entityBeforeChange[proto] == nil {
+                entityBeforeChange[proto] = (proto.representation, proto.entityIsStated)
+            }
             if schema.entity(representation.entity.name, isKindOf: proto.entity.name) {
                 proto.become(representation)
                 // Data given as a more specific entity than the reference named: the most

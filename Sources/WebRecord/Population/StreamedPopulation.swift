@@ -461,6 +461,7 @@ extension ResponsePopulation {
         }
         // A record kept as stored where the place it is given cannot hold it: contained, and
         // unchanged, as the stored entity, as a reference by key to it is.
+        try totals.noteKeptAsStored(stored.keptRows, protos: builder.protoRecords)
         for row in stored.keptRows {
             totals.contained.insert(contentsOf: [row.rowID], in: row.table.name)
             if sparesLinks { totals.linkSpared.insert(contentsOf: [row.rowID], in: row.table.name) }
@@ -535,6 +536,7 @@ extension ResponsePopulation {
         try totals.noteTakenOneToOnes(
             stored.writer.takenOneToOnes + stored.takenOneToOnes, rows: protos.lazy.compactMap(\.row),
             layout: store.layout)
+        try totals.noteTakersTaken(stored.writer.takersTaken, protos: protos, layout: store.layout)
         for proto in protos where proto.owner != nil && proto.representation.keyRelationship == nil {
             guard let row = proto.row, !proto.isNamedApartFromOwner else { continue }
             let key = RowKey(row)
@@ -887,6 +889,15 @@ private struct StreamTotals {
     /// The one-to-ones a batch's rows took from rows the batch did not hold, by holder row and
     /// column: the row held, and the batch (``noteTakenOneToOnes(_:rows:layout:)``).
     private var takenOneToOnes: [RowKey: [(column: Int, value: DatabaseValue, batch: Int)]] = [:]
+    /// The rows stored before the population, of hierarchies with sub-entities, that a batch
+    /// gave data for where they could be held; and those a batch kept as stored, where the place
+    /// it gave them cannot hold them (``noteKeptAsStored(_:protos:)``).
+    private var heldWithData = ContainedRows()
+    private var keptAsStored = ContainedRows()
+    /// The holders of ``takenOneToOnes`` that lost the partner they took to another record of
+    /// their batch, by holder row: the one-to-one's column name, and the batch
+    /// (``noteTakersTaken(_:protos:layout:)``).
+    private var takersTaken: [RowKey: [(column: String, batch: Int)]] = [:]
     /// The join rows the batches added or removed (``PopulationWriter/joinPairs``), each under both
     /// of its rows: whether it was there before the population and whether it is now.
     private var joinPairLedger: [JoinPairKey: (original: Bool, latest: Bool)] = [:]
@@ -2034,7 +2045,9 @@ private struct StreamTotals {
     /// into it as one later occurrence does (``ProtoRecordBuilder/mergeEarlier(_:shared:as:stated:into:)``).
     ///
     /// - Throws: ``StreamedDivergence`` when the entity the record was carried as is not in
-    ///   this batch's schema, which cannot happen within one population.
+    ///   this batch's schema, which cannot happen within one population; or when this batch's
+    ///   occurrences name the record first as a more general entity that states none, then as
+    ///   another (``ProtoRecordBuilder/mergeEarlier(_:shared:as:stated:into:)``).
     mutating func applyCarried(to builder: ProtoRecordBuilder, debugger: Debugger) throws {
         guard !carried.isEmpty else { return }
         defer { holdersSettingAgain.removeAll() }
@@ -2060,9 +2073,17 @@ private struct StreamTotals {
             guard representations.indices.contains(record.representation) else {
                 throw StreamedDivergence(record: proto.description)
             }
-            builder.mergeEarlier(
-                record.dictionary, shared: record.sharedValues, as: representations[record.representation],
-                stated: record.entityIsStated, into: proto)
+            guard
+                builder.mergeEarlier(
+                    record.dictionary, shared: record.sharedValues, as: representations[record.representation],
+                    stated: record.entityIsStated, into: proto)
+            else {
+                throw StreamedDivergence(
+                    record: proto.description,
+                    reason:
+                        "was not stored where it first occurs, as it lacks a non-optional value, and occurs again later in the response as a more general entity and then as others: populated in parts, its entity could end otherwise than in the whole response"
+                )
+            }
             if let key = record.primaryKeyValue { proto.primaryKeyValue = key }
             try builder.linkCarried(record.links, from: record.dictionary, into: proto)
             try giveIncoming(record, to: proto, key: key, in: builder)
@@ -2553,6 +2574,74 @@ private struct StreamTotals {
             let holder = RowKey(table: table, rowID: item.holder)
             takenOneToOnes[holder, default: []].removeAll { $0.column == column }
             takenOneToOnes[holder, default: []].append((column, item.value, batch))
+        }
+    }
+
+    /// Notes the stored rows a batch kept as stored where the place it gave them cannot hold
+    /// them (``RecordResolver/keptRows``), and the stored rows of hierarchies with sub-entities
+    /// it gave data for where they can be held.
+    ///
+    /// - Throws: ``StreamedDivergence`` when one batch keeps as stored a row another batch gave
+    ///   data for (in either order): one batch merges the occurrences first and keeps the record
+    ///   as stored for all of them (or takes an entity a discriminator states for every link),
+    ///   where in turn the occurrence that can be held would be applied alone.
+    mutating func noteKeptAsStored(_ kept: [RowState], protos: [ProtoRecord]) throws {
+        for row in kept where heldWithData.contains(row.rowID, in: row.table.name) {
+            throw StreamedDivergence(
+                record: "\(row.entityName) _id \(row.rowID)",
+                reason: Self.keptAsStoredReason)
+        }
+        for proto in protos where !proto.isReference {
+            let representation = proto.representation
+            guard let row = proto.row, !row.isNew,
+                representation.hasSubentities || representation.name != representation.rootName,
+                !wasInserted(RowKey(row))
+            else { continue }
+            if keptAsStored.contains(row.rowID, in: row.table.name) {
+                throw StreamedDivergence(record: proto.description, reason: Self.keptAsStoredReason)
+            }
+            heldWithData.insert(row.rowID, in: row.table.name)
+        }
+        for row in kept { keptAsStored.insert(row.rowID, in: row.table.name) }
+    }
+
+    private static let keptAsStoredReason =
+        "is a stored record given in one part of the response where it cannot be held (as an entity its stored one is not a kind of, with no discriminator) and in another with data where it can: populated in parts, one occurrence would be applied alone, where the whole response merges them first"
+
+    /// Notes the takers a batch's pairings took from (``PopulationWriter/takersTaken``), and
+    /// checks that no occurrence of this batch sets the one-to-one of one an earlier batch noted.
+    ///
+    /// - Throws: ``StreamedDivergence`` when a record took a one-to-one that is its own inverse
+    ///   from another record, lost what it took to a later record of that batch that took the
+    ///   taker itself, and a later batch's occurrence of it sets that one-to-one again, even to
+    ///   the partner it ended that batch with (which leaves its row as it was): one batch wires
+    ///   only that latest occurrence, and leaves the pair the taker broke up linked, where in
+    ///   turn both stay without a partner.
+    mutating func noteTakersTaken(
+        _ takers: [(table: String, column: String, holder: Int64)], protos: [ProtoRecord], layout: StorageLayout
+    ) throws {
+        if !takersTaken.isEmpty {
+            for proto in protos where !proto.links.isEmpty {
+                guard let row = proto.row, let held = takersTaken[RowKey(row)] else { continue }
+                for earlier in held where earlier.batch < batch {
+                    let setsIt = proto.links.contains { link in
+                        guard case .foreignKeyHere(_, _, let columnName, _)? = link.relationship.link else {
+                            return false
+                        }
+                        return columnName == earlier.column
+                    }
+                    guard setsIt else { continue }
+                    throw StreamedDivergence(
+                        record: "\(row.entityName) _id \(row.rowID)",
+                        reason:
+                            "takes a one-to-one from another record in one part of the response, loses it to a record that takes it in turn, and sets it again in a later part: populated in parts, the record it took from would be left without its partner, where the whole response, which takes only the link's latest occurrence, leaves the two linked"
+                    )
+                }
+            }
+        }
+        for taker in takers {
+            guard let (table, _) = Self.column(taker.column, of: taker.table, in: layout) else { continue }
+            takersTaken[RowKey(table: table, rowID: taker.holder), default: []].append((taker.column, batch))
         }
     }
 
