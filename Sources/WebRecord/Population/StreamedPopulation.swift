@@ -1841,6 +1841,12 @@ private struct StreamTotals {
                         continue
                     }
                 }
+                if let holderProto,
+                    Self.leavesAlone(record.incoming, of: holder, in: holderProto, among: builder.protoRecords)
+                {
+                    kept.append(key)
+                    continue
+                }
                 if let proto = builder.proto(withKey: key.key, scope: key.scope) {
                     if let holderProto, Self.setsAgain(record.incoming, of: holder, in: holderProto) {
                         holdersSettingAgain.insert(holder)
@@ -2006,6 +2012,33 @@ private struct StreamTotals {
             guard link.holder == key, link.list != .joinTable else { return true }
             guard link.list == nil else { return false }
             return holder.representation.relationships.contains { $0.id == link.relationship && holder.hasLink($0) }
+        }
+    }
+
+    /// Whether `holder`, the record with the key `key` named again with data by this batch,
+    /// leaves each link it gave a carried record as it was: every such link is a to-one kept in
+    /// the holder's row (lists in a join table are given as before,
+    /// ``givingLists(of:_:from:in:options:)``), which the holder's occurrences neither set nor
+    /// clear, as the entity it was stored as, and no list of `protos` claims the holder (a
+    /// to-many whose inverse could be that to-one). One batch keeps the link the earlier
+    /// occurrence gave, as no later one sets it: the record stays carried, and the link is
+    /// given again where it is completed, as when the holder is named by key only
+    /// (``onlyNamesByKey(_:in:)``).
+    private static func leavesAlone(
+        _ incoming: [IncomingLink], of key: ScopedKey, in holder: ProtoRecord, among protos: [ProtoRecord]
+    ) -> Bool {
+        let own = incoming.filter { $0.holder == key && $0.list != .joinTable }
+        guard !own.isEmpty, holder.row?.switchedFrom == nil else { return false }
+        for link in own {
+            guard link.list == nil, link.holderRepresentation == holder.representation.index,
+                let mapped = holder.representation.relationships.first(where: { $0.id == link.relationship }),
+                !holder.hasLink(mapped), !holder.clearedRelationships.contains(mapped.name)
+            else { return false }
+        }
+        return !protos.contains { other in
+            other.links.contains { link in
+                (link.relationship.isToMany || link.relationship.isSymmetric) && link.members.contains(holder)
+            }
         }
     }
 
