@@ -664,6 +664,18 @@ struct Marshaler {
             !representation.relationships.contains(where: { $0.id == mapped.id })
         {
             if !set.members.isEmpty { unwiredLinks.append((row, mapped.id)) }
+            // Applied in turn, a one-to-one kept in the other row took its record from whoever
+            // held it (its claim, decision 7), and the switch then cleared it: the record ends
+            // held by no one (an employee's desk, once the employee is a contractor).
+            if !mapped.isToMany, case .foreignKeyThere(let table, let column, _, let columnName, _)? = mapped.link,
+                !mapped.identifiesDestination, let target = set.membersInTurn?.first?.row,
+                case .integer(let holder) = target.values[column], holder != row.rowID
+            {
+                target.values[column] = .null
+                claim(
+                    holder, in: table, column: column, positionColumn: nil, columnName: columnName, by: nil,
+                    clearsStore: false)
+            }
             return
         }
         // A to-one whose latest record is not stored is what an earlier occurrence left it.
@@ -743,6 +755,16 @@ struct Marshaler {
                 listedOwners[Claimed(table: table.index, column: column, value: row.rowID)] = row
             }
             var rows = members.compactMap(\.row)
+            // For a united list, the occurrence that named each member last: the member's claim
+            // is that occurrence's, not the list's latest one (an owner's later `[]` under union
+            // names nothing, so it claims nothing either).
+            var namedAt: [Int64: Int] = [:]
+            if mapped.isToMany, !set.memberTimes.isEmpty {
+                for position in members.indices {
+                    guard let member = members[position].row, namedAt[member.rowID] == nil else { continue }
+                    namedAt[member.rowID] = set.givenAt(member: position)
+                }
+            }
             if mapped.isToMany, !set.memberTimes.isEmpty {
                 // A united list: a member only an earlier occurrence named, that another record
                 // claimed after that, stays with that record (decision 7, the claim named last).
@@ -828,7 +850,9 @@ struct Marshaler {
                 }
                 member.values[column] = .integer(row.rowID)
                 if let positionColumn, lacking.isEmpty { member.values[positionColumn] = .integer(Int64(position)) }
-                noteMemberLink(member, table: table.index, column: column, owner: row.rowID, at: set.givenAt)
+                noteMemberLink(
+                    member, table: table.index, column: column, owner: row.rowID,
+                    at: namedAt[member.rowID] ?? set.givenAt)
             }
             let relationship = mapped.property
             let policy = appliedPolicy(set, of: proto)

@@ -624,6 +624,31 @@ import WebRecordTesting
         }
     }
 
+    /// Known issue (Docs/Population.md, "A replaced list and its members' own links, in response
+    /// order", across batches): shape 1 is given three times, the second time as a tile naming
+    /// person 8 as its owner, whose nested `shapes` list, given after that link, leaves shape 1
+    /// out. Whole, the list named last drops it: shape 1 ends without an owner. Streamed in
+    /// batches of 40 bytes, shape 1 is carried to its last occurrence's batch and its owner link
+    /// is written there, after person 8's list: it ends with person 8.
+    @Test("a record whose nested owner's list drops it ends without the owner when streamed")
+    func ownerListNestedInAnOccurrenceOfACarriedRecord() async throws {
+        let earlier =
+            #"[{"id": 3, "kind": "circle", "t": {"t": 6}, "color": null, "holder": {"id": 7, "favorite": 2}, "owner": {"id": 8}}]"#
+        let list =
+            #"[{"id": 1}, {"id": 1, "kind": "tile", "owner": {"id": 8, "name": "p1", "shapes": [3, 2]}}, {"id": 1, "kind": "circle"}]"#
+        let whole = try await Self.outcome(of: list, after: earlier, entity: "Shape", batchBytes: nil)
+        #expect(whole.failure == nil, "\(Self.shown(whole))")
+        var differing: [Int] = []
+        for batchBytes in [1, 40, 200, 1 << 20] {
+            let streamed = try await Self.outcome(of: list, after: earlier, entity: "Shape", batchBytes: batchBytes)
+            if streamed != whole { differing.append(batchBytes) }
+        }
+        #expect(!differing.contains(1 << 20), "one batch of 1 MB")
+        withKnownIssue("a carried record's owner link is written after the owner's list that dropped it") {
+            #expect(differing.isEmpty, "batches of \(differing) bytes differ from whole")
+        }
+    }
+
     // MARK: - Random responses
 
     /// Random shapes of ids 1 to 3 whose occurrences state a kind or not, and give values for

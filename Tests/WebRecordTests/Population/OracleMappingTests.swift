@@ -90,10 +90,32 @@ struct OracleMappingTests {
     // MARK: - Responses, as values
 
     /// A stored value, as the model and the store's columns give it.
+    ///
+    /// Text compares byte for byte, not as Swift's `String` does (canonical equivalence):
+    /// Docs/Population.md, decision 7, "Values compare byte for byte: a later `"cafe\u0301"`
+    /// replaces an earlier `"café"`", so a stored record given its name decomposed after it was
+    /// stored composed counts as `updated`.
     enum Value: Hashable, CustomStringConvertible {
         case int(Int64)
         case text(String)
         case real(Double)
+
+        static func == (lhs: Value, rhs: Value) -> Bool {
+            switch (lhs, rhs) {
+            case (.int(let left), .int(let right)): return left == right
+            case (.text(let left), .text(let right)): return left.utf8.elementsEqual(right.utf8)
+            case (.real(let left), .real(let right)): return left == right
+            default: return false
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            switch self {
+            case .int(let number): hasher.combine(number)
+            case .text(let text): hasher.combine(Array(text.utf8))
+            case .real(let number): hasher.combine(number)
+            }
+        }
 
         var description: String {
             switch self {
@@ -673,6 +695,28 @@ struct OracleMappingTests {
         let streamed = try await PopulatedStore.populating(
             text, after: #"{"data": []}"#, schema: Self.schema, entity: "Item", batchBytes: 1)
         #expect(streamed == whole, "batches of 1 byte:\n\(streamed)\nwhole:\n\(whole)")
+    }
+
+    /// Decision 7 (Docs/Population.md): "Values compare byte for byte: a later `"cafe\u0301"`
+    /// replaces an earlier `"café"`"; decision 3: strings compare "byte for byte, with no Unicode
+    /// normalization". A stored item named `é` composed, given `e\u{301}` decomposed, stores the
+    /// decomposed name and counts as `updated`, and the model agrees (it compared text as Swift's
+    /// `String` does, canonically, and expected `unchanged`). Whole, and streamed at 1 and 40 bytes
+    /// and in one batch of 1 MB.
+    @Test("a name given again decomposed after it was stored composed counts as updated")
+    func decomposedNameAfterComposedCountsUpdated() async throws {
+        let earlier = #"{"data": [{"ident": 2, "state": {"on": 1}, "user": {"profile": {"name": "\#u{e9}"}}}]}"#
+        let text = #"{"data": [{"ident": 2, "user": {"profile": {"name": "e\u0301"}}}]}"#
+        let whole = try await PopulatedStore.populating(
+            text, after: earlier, schema: Self.schema, entity: "Item", batchBytes: nil)
+        let counted = whole.counts["Item"].map { [$0.inserted, $0.updated, $0.unchanged, $0.deleted] }
+        #expect(counted == [0, 1, 0, 0], "\(whole)")
+        for batchBytes in [1, 40, 1 << 20] {
+            let streamed = try await PopulatedStore.populating(
+                text, after: earlier, schema: Self.schema, entity: "Item", batchBytes: batchBytes)
+            #expect(streamed == whole, "batches of \(batchBytes) bytes:\n\(streamed)\nwhole:\n\(whole)")
+        }
+        #expect(Value.text("\u{e9}") != Value.text("e\u{301}"))
     }
 
     /// Decision 7 (Docs/Population.md): "The merge is decided as if after coercion: a later

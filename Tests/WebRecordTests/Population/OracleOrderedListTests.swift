@@ -622,6 +622,127 @@ struct OracleOrderedListTests {
         #expect(streamedRows == wholeRows, "(+ streamed, - whole):\n\(streamedRows.difference(from: wholeRows))")
     }
 
+    /// Responses where two owners each list one member under `union`, and each gives the list again
+    /// later naming nothing (`[]` or `null`), or naming another member: the member, the owner
+    /// whose occurrence named it last, and the owner that lost it.
+    static let unionClaims: [(name: String, history: [Sync], last: Sync, item: Int, holder: Int)] = {
+        func owner(_ id: Int, _ given: Given) -> Occurrence { Occurrence(id: id, lists: ["uu": given]) }
+        func list(_ ids: Int...) -> Given { .list(ids.map { Element(id: $0) }) }
+        return [
+            (
+                "owner 2 named last, both give []", [],
+                [owner(1, list(2)), owner(2, list(2)), owner(1, list()), owner(2, list())], 2, 2
+            ),
+            (
+                "owner 1 named last, both give []", [],
+                [owner(2, list(5)), owner(1, list(5)), owner(2, list()), owner(1, list())], 5, 1
+            ),
+            ("both give null", [], [owner(1, list(2)), owner(2, list(2)), owner(1, .null), owner(2, .null)], 2, 2),
+            (
+                "both list another member", [],
+                [owner(1, list(2)), owner(2, list(2)), owner(1, list(3)), owner(2, list(4))], 2, 2
+            ),
+            (
+                "the first owner held it before", [[owner(1, list(2))]],
+                [owner(1, list(2)), owner(2, list(2)), owner(1, list()), owner(2, list())], 2, 2
+            ),
+            (
+                "the later owner held it before", [[owner(2, list(2))]],
+                [owner(2, list(2)), owner(1, list(2)), owner(2, list()), owner(1, list())], 2, 1
+            ),
+        ]
+    }()
+
+    /// Decision 7 (Docs/Population.md): "Under `union`, each member of a merged list is claimed by
+    /// the occurrence that named it last", and under `union` "its `[]` or `null` removes nothing an
+    /// earlier occurrence listed" (nor names anything). In `[{"id": 1, "uu": [2]}, {"id": 2,
+    /// "uu": [2]}, {"id": 1, "uu": []}, {"id": 2, "uu": []}]` owner 2 named item 2 last and holds
+    /// it, as the occurrences applied in turn leave it. One batch gave it to owner 1: it weighed
+    /// each owner's claim by its list's latest occurrence (the `[]`), not by the occurrence that
+    /// named the member. Whole, and streamed at 1 and 40 bytes and in one batch of 1 MB, row for
+    /// row.
+    @Test("a member two united lists named is held by the occurrence that named it last", arguments: 0..<6)
+    func unionMemberClaimedByTheOccurrenceThatNamedItLast(index: Int) async throws {
+        let (name, history, last, item, holder) = Self.unionClaims[index]
+        #expect(try await Self.firstMismatch(history + [last]) == nil, "\(name)")
+        let store = try RecordStore(inMemory: Self.schema)
+        for sync in history + [last] {
+            _ = try await store.populate(try JSONReader().read(Self.json(sync)), entity: "Owner")
+        }
+        let held = try await store.read { connection in
+            try connection.rows(
+                """
+                SELECT o."id" FROM "Item" i JOIN "Owner" o ON o."_id" = i."uOwner" WHERE i."id" = \(item)
+                """
+            ).map { row -> Int? in
+                if case .integer(let number) = row[0] { return Int(number) }
+                return nil
+            }
+        }
+        #expect(held == [holder], "\(name): item \(item) is held by \(held)")
+        let whole = try await Self.outcome(history, then: last, batchBytes: nil)
+        for size in [1, 40, 1 << 20] {
+            let streamed = try await Self.outcome(history, then: last, batchBytes: size)
+            #expect(
+                streamed == whole,
+                "\(name), batches of \(size) bytes (+ streamed, - whole):\n\(streamed.difference(from: whole))")
+        }
+    }
+
+    /// Docs/Population.md, "Unchanged rows": "A record the response names counts as `updated`
+    /// when its row changed or its to-many membership changed: a list it gives gains or loses a
+    /// member, or, for an ordered list, holds a member at another position"; "Positions moved
+    /// again at the end": "A member that the list itself listed and a later occurrence takes
+    /// leaves its place empty". Owner 1 lists items 3 and 2, and owner 2 takes item 3: item 2
+    /// stays at position 1. Given `[2]` again, item 2 moves to position 0, and owner 1 counts as
+    /// `updated` though its list reads `[2]` before and after; likewise under `union`, and where
+    /// the take that leaves the place empty is in the same response. (The suite's model compares
+    /// the order the positions give, not the positions, and expects `unchanged` here: it is left
+    /// to compare only what it decides, see the longer run in Docs/Population.md.) Whole, and
+    /// streamed at 1 and 40 bytes and in one batch of 1 MB, with the same counts.
+    @Test("an owner whose member moves into the place a take left empty counts as updated", arguments: 0..<3)
+    func memberMovedIntoAnEmptiedPlaceCountsTheOwnerUpdated(index: Int) async throws {
+        func owner(_ id: Int, _ list: String, _ ids: Int...) -> Occurrence {
+            Occurrence(id: id, lists: [list: .list(ids.map { Element(id: $0) })])
+        }
+        let cases: [(history: [Sync], last: Sync, owners: [Int])] = [
+            ([[owner(1, "ru", 3, 2), owner(2, "ru", 3)]], [owner(1, "ru", 2)], [0, 1, 0, 0]),
+            ([[owner(1, "uu", 2, 3), owner(2, "uu", 2)]], [owner(1, "uu", 3)], [0, 1, 0, 0]),
+            ([[owner(2, "ru", 5)]], [owner(2, "ru", 4, 5), owner(3, "ru", 4)], [1, 1, 0, 0]),
+        ]
+        let (history, last, owners) = cases[index]
+        let whole = try await Self.outcome(history, then: last, batchBytes: nil)
+        let counted = whole.counts["Owner"].map { [$0.inserted, $0.updated, $0.unchanged, $0.deleted] }
+        #expect(counted == owners, "\(whole)")
+        for size in [1, 40, 1 << 20] {
+            let streamed = try await Self.outcome(history, then: last, batchBytes: size)
+            #expect(
+                streamed == whole,
+                "batches of \(size) bytes (+ streamed, - whole):\n\(streamed.difference(from: whole))")
+        }
+    }
+
+    /// Known issue (Docs/Population.md, "Positions moved again at the end"): owner 1 holds item 3
+    /// under `union`; the response lists item 5 for it, then item 4, and then owner 3 takes item 5.
+    /// One batch merges owner 1's lists into `[4, 5]` and moves item 3 after both, to position 2,
+    /// where owner 3's take leaves position 1 empty, as the occurrences applied in turn leave it.
+    /// A stream of one record a batch moves item 3 again at the end after the latest list it
+    /// wrote, `[4]`, to position 1. The list reads `[4, 3]` either way; only the position differs.
+    @Test("a union member moved after an owner's lists that a later batch takes from keeps its place streamed")
+    func unionPositionsAfterListsOfAnOwnerRepeatedAcrossBatches() async throws {
+        let history = [#"[{"id": 1, "uu": [3]}]"#]
+        let last = #"[{"id": 1, "uu": [5]}, {"id": 1, "uu": [4]}, {"id": 3, "uu": [5]}]"#
+        let whole = try await Self.unionPositions(history, then: last, batchBytes: nil, owner: 1)
+        #expect(whole == [[4, 0], [3, 2]])
+        let oneBatch = try await Self.unionPositions(history, then: last, batchBytes: 1 << 20, owner: 1)
+        #expect(oneBatch == whole, "one batch of 1 MB")
+        let streamed = try await Self.unionPositions(history, then: last, batchBytes: 1, owner: 1)
+        #expect(streamed.map { $0.first } == whole.map { $0.first }, "the order read, batches of 1 byte")
+        withKnownIssue("a stream moves the members not listed after the latest list it wrote, not the merged one") {
+            #expect(streamed == whole, "batches of 1 byte")
+        }
+    }
+
     /// Docs/Population.md, "Decisions where the design is silent": "A to-one set from the to-one
     /// side of an ordered one-to-many (a category naming its venue) leaves the member without a
     /// position: only the to-many side sets positions, and a member without one reads first."

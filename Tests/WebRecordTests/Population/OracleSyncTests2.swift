@@ -985,6 +985,52 @@ struct OracleSyncTests2 {
             counts: [2, 0, 1, 0])
     }
 
+    /// Decision 7 (Docs/Population.md): "a whole response ends as its occurrences applied in
+    /// turn", and "Of two records that claim one member (a one-to-one target ...), the one whose
+    /// occurrence names it last in the response ends with it"; decision 13: a one-to-one given
+    /// where the record ends the response as an entity without the relationship "still takes its
+    /// record from any other that held it (its claim)". Person 4, an employee, names desk 2, which
+    /// person 5 holds, and then becomes a contractor (or, through an unmapped kind, a plain
+    /// person), which clears its desk: desk 2 ends held by no one. One batch left it with person
+    /// 5, as if person 4 had never named it. Whole, and streamed at 1 and 40 bytes and in one
+    /// batch of 1 MB, row for row.
+    @Test(
+        "a desk an employee takes before becoming a contractor ends held by no one",
+        arguments: [
+            [
+                #"[{"id": 5, "kind": "emp", "name": "c", "desk": 2}]"#,
+                #"[{"id": 4, "kind": "emp", "desk": 2}, {"id": 4, "kind": "ctr", "name": "c"}]"#,
+            ],
+            [
+                #"[{"id": 5, "kind": "emp", "name": "c", "desk": 2}]"#,
+                #"[{"id": 4, "kind": "emp", "name": "b", "desk": {"id": 2, "floor": 1}}, {"id": 4, "kind": "zz"}]"#,
+            ],
+            [
+                #"[{"id": 5, "kind": "emp", "name": "c", "desk": 2}, {"id": 4, "kind": "emp", "name": "b", "desk": 2}, {"id": 4, "kind": "ctr"}]"#
+            ],
+        ])
+    func deskTakenBeforeASwitchAwayIsHeldByNoOne(responses: [String]) async throws {
+        let whole = try await Self.populated(responses, batchBytes: nil)
+        #expect(whole.lines.contains { $0.hasPrefix("Desk 2:") && $0.hasSuffix("employee=nil") }, "\(whole.lines)")
+        #expect(!whole.lines.contains { $0.contains("employee=5") }, "\(whole.lines)")
+        for size in [1, 40, 1 << 20] {
+            let streamed = try await Self.populated(responses, batchBytes: size)
+            #expect(streamed.lines == whole.lines, "batches of \(size) bytes: \(streamed.lines)")
+            #expect(streamed.people == whole.people, "batches of \(size) bytes")
+        }
+        let store = try RecordStore(inMemory: try Self.schema())
+        for text in responses { _ = try await store.populate(try JSONReader().read(text), entity: "Person") }
+        let rows = try AdversarialStreamTests.rows(of: store)
+        for size in [1, 40, 1 << 20] {
+            let streamed = try RecordStore(inMemory: try Self.schema())
+            for (index, text) in responses.enumerated() {
+                _ = try await Self.populate(
+                    text, into: streamed, deleteOrphans: false, batchBytes: index == responses.count - 1 ? size : nil)
+            }
+            #expect(try AdversarialStreamTests.rows(of: streamed) == rows, "batches of \(size) bytes, row for row")
+        }
+    }
+
     // MARK: - The randomized comparison
 
     @Test("random re-syncs of people leave the store and the counts the model gives")
