@@ -53,10 +53,9 @@ import WebRecordTesting
     }
 
     /// The seeds whose stream differs from the whole response: a known issue (Docs/Population.md,
-    /// "Lists kept in a join table, across batches"). A union list's member named only in an
-    /// earlier occurrence, whose other side's replaced list drops it in that occurrence: one batch
-    /// adds it again, a stream leaves it out.
-    static let seedsWithKnownIssues: Set<Int> = []
+    /// "A longer run of the other generators"). Seed 592, found past the suite's range, is run
+    /// with it so that the difference stays in sight until it is mended.
+    static let seedsWithKnownIssues: Set<Int> = [592]
 
     /// A post that gives its list of topics counts as updated when it ends with a topic more,
     /// whichever side's list added the join row: here tag 7's list, written before the post's
@@ -89,7 +88,7 @@ import WebRecordTesting
             batchSizes: [1, 40, 200, 1 << 20])
     }
 
-    @Test(arguments: 0..<150)
+    @Test(arguments: Array(0..<150) + [592])
     func listsFromBothSidesEndAsOneBatch(seed: Int) async throws {
         var random = SeededRandom(seed: UInt64(seed) &+ 0x7A65)
         var items: [String] = []

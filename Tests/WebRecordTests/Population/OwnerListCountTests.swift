@@ -75,7 +75,7 @@ import WebRecordTesting
     /// and `reviewer`, whose list back is ordered), before and after users that give their lists:
     /// a stream from a reader opened once equals the whole response at every batch size, counts
     /// included, or refuses as documented.
-    @Test(arguments: 0..<200)
+    @Test(arguments: Array(0..<200) + Array(seedsWithKnownIssues).sorted())
     func ownLinksAndListsInAnyOrderCountAsOneBatch(seed: Int) async throws {
         var random = SeededRandom(seed: UInt64(seed) &+ 0x0_11A7)
         let earlier = #"""
@@ -109,10 +109,22 @@ import WebRecordTesting
         let whole = try await A.outcome(of: response, after: earlier, batchBytes: nil)
         #expect(whole.failure == nil, "\(response)\n\(whole)")
         // A stream refuses only as documented: it writes nothing, and read again it is whole.
-        try await PopulatedStore.expectStreamsEqual(
-            #"{"data": \#(response)}"#, after: #"{"data": \#(earlier)}"#, schema: A.schema, entity: "Post",
-            whole: whole, batchSizes: A.batchSizes, isRefusal: { $0.contains("Populate the response whole") })
+        let compare = {
+            try await PopulatedStore.expectStreamsEqual(
+                #"{"data": \#(response)}"#, after: #"{"data": \#(earlier)}"#, schema: A.schema, entity: "Post",
+                whole: whole, batchSizes: A.batchSizes, isRefusal: { $0.contains("Populate the response whole") })
+        }
+        if Self.seedsWithKnownIssues.contains(seed) {
+            await withKnownIssue("a post's link that a stream leaves unset: \(response)") { try await compare() }
+        } else {
+            try await compare()
+        }
     }
+
+    /// Seeds past the suite's range whose stream differs from the whole response: a known issue
+    /// (Docs/Population.md, "A longer run of the other generators"), run so that it stays in
+    /// sight until it is mended.
+    static let seedsWithKnownIssues: Set<Int> = [810, 843, 957]
 
     /// A post that its own link moves out of a user's ordered list (`reviewed`) in one batch, and
     /// that a later occurrence of the link gives back to that user: one batch wires only the
